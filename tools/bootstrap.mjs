@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// Entry point of `npm start` and `npm test`: a fresh machine has Node and npm only, so this
+// makes sure the pinned pnpm is available, installs the workspace from the lockfile, then runs
+// one root script with pnpm. pnpm goes into .tools/ (git-ignored) rather than the global prefix,
+// so nothing outside the checkout changes and no root rights are needed.
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const script = process.argv[2];
+if (!script) {
+  console.error("usage: node tools/bootstrap.mjs <root script>");
+  process.exit(2);
+}
+const pinned = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).packageManager.split("@")[1];
+const localBin = join(root, ".tools", "pnpm", "node_modules", ".bin");
+const env = {
+  ...process.env,
+  PATH: `${localBin}${delimiter}${process.env.PATH}`,
+  TURBO_TELEMETRY_DISABLED: "1",
+  DO_NOT_TRACK: "1",
+  REDOCLY_TELEMETRY: "off",
+  REDOCLY_SUPPRESS_UPDATE_NOTICE: "true",
+};
+
+function pnpmVersion() {
+  try {
+    return execFileSync("pnpm", ["--version"], { env, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+if (pnpmVersion() !== pinned) {
+  console.log(`bootstrap: installing pnpm ${pinned} into .tools/pnpm`);
+  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+  const r = spawnSync(npm, ["install", "--prefix", join(root, ".tools", "pnpm"), "--no-save", "--no-audit", "--no-fund", `pnpm@${pinned}`], { stdio: "inherit", env });
+  if (r.status !== 0 || pnpmVersion() !== pinned) {
+    console.error(`bootstrap: could not install pnpm ${pinned}`);
+    process.exit(1);
+  }
+}
+
+function run(args) {
+  console.log(`bootstrap: pnpm ${args.join(" ")}`);
+  const r = spawnSync("pnpm", args, { stdio: "inherit", env, cwd: root });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+
+run(existsSync(join(root, "pnpm-lock.yaml")) ? ["install", "--frozen-lockfile"] : ["install"]);
+run(["run", script]);

@@ -1,0 +1,89 @@
+// Our own spec rules, beyond what Redocly's configurable rules can express. Each returns a list of
+// problems ("<spec>: <where>: <what>"); `pnpm lint:specs` fails when any list is non-empty.
+import { checkExamples } from "./examples.js";
+import { type Json, bundle, classifySource, commonSchemaFiles, loadFile, loadSpec, operations, type SpecInfo, specs, walk } from "./index.js";
+
+const worded = /^[A-Z`{"(].{18,}[.)]$/s;
+const placeholder = /\b(TODO|TBD|FIXME|XXX)\b|\?\?/;
+
+/** x-gap and x-note are sentences a reader can act on, not markers. */
+export function checkWording(label: string, doc: Json): string[] {
+  const problems: string[] = [];
+  walk(doc, (node, pointer) => {
+    for (const key of ["x-gap", "x-note"]) {
+      if (!(key in node)) continue;
+      const text = node[key];
+      if (typeof text !== "string" || !worded.test(text.trim()) || placeholder.test(text)) {
+        problems.push(`${label}: ${pointer}/${key}: must be a sentence of 20+ characters ending with a full stop, got ${JSON.stringify(text)}`);
+      }
+    }
+  });
+  return problems;
+}
+
+/** Every x-source value names a known kind of source. */
+export function checkSources(label: string, doc: Json): string[] {
+  const problems: string[] = [];
+  walk(doc, (node, pointer) => {
+    if (!("x-source" in node)) return;
+    const values = Array.isArray(node["x-source"]) ? node["x-source"] : [node["x-source"]];
+    for (const v of values) {
+      if (typeof v !== "string" || classifySource(v) === undefined) {
+        problems.push(`${label}: ${pointer}/x-source: ${JSON.stringify(v)} is not "seed", an official address, "third-party: …" or "server-sample: github.com/…@<commit> …"`);
+      }
+    }
+  });
+  return problems;
+}
+
+/** Operation-level rules: money never retried, sensitive marks well-formed, a reason for every non-idempotent call. */
+export function checkOperations(spec: SpecInfo, doc: Json): string[] {
+  const problems: string[] = [];
+  const ids = new Set<string>();
+  for (const { method, path, op, webhook } of operations(doc)) {
+    const where = `${spec.name}: ${method.toUpperCase()} ${path}`;
+    if (ids.has(op.operationId)) problems.push(`${where}: duplicate operationId ${op.operationId}`);
+    ids.add(op.operationId);
+    if (typeof op["x-idempotent"] !== "boolean") problems.push(`${where}: x-idempotent must be true or false`);
+    if (op["x-moves-money"] === true && op["x-idempotent"] !== false) problems.push(`${where}: moves money, so x-idempotent must be false`);
+    if (op["x-idempotent"] === false && op["x-moves-money"] !== true && !op["x-idempotent-reason"]) {
+      problems.push(`${where}: not idempotent and moves no money: say why in x-idempotent-reason`);
+    }
+    if (!["result", "data", "either", "rows", "none"].includes(op["x-unwrap"])) problems.push(`${where}: x-unwrap must be result, data, either, rows or none`);
+    if (!webhook && !op.responses?.["200"]) problems.push(`${where}: no 200 response`);
+  }
+  walk(doc, (node, pointer) => {
+    if ("x-sensitive" in node && node["x-sensitive"] !== true) problems.push(`${spec.name}: ${pointer}: x-sensitive is only ever true`);
+  });
+  return problems;
+}
+
+/** Secrets the rules expect to be marked: a password or token property not marked is a leak waiting to happen. */
+export function checkSensitiveNames(label: string, doc: Json): string[] {
+  const problems: string[] = [];
+  const secret = /^(psw|password|captcha|token|refreshToken|accessToken|cardData|cardToken|cvv|pan)$/i;
+  walk(doc, (node, pointer) => {
+    if (node.properties && typeof node.properties === "object") {
+      for (const [name, schema] of Object.entries<Json>(node.properties)) {
+        if (secret.test(name) && schema?.["x-sensitive"] !== true) problems.push(`${label}: ${pointer}/properties/${name}: a secret must carry x-sensitive: true`);
+      }
+    }
+  });
+  return problems;
+}
+
+/** All rules over all specs and the common schemas. */
+export function lintAll(): string[] {
+  const problems: string[] = [];
+  for (const spec of specs) {
+    const doc = loadSpec(spec);
+    problems.push(...checkWording(spec.name, doc), ...checkSources(spec.name, doc), ...checkOperations(spec, doc), ...checkSensitiveNames(spec.name, doc));
+    problems.push(...checkExamples(spec.name, bundle(spec)));
+  }
+  for (const file of commonSchemaFiles) {
+    const label = `common/${file.split("/").pop()}`;
+    const doc = loadFile(file);
+    problems.push(...checkWording(label, doc), ...checkSources(label, doc), ...checkSensitiveNames(label, doc));
+  }
+  return problems;
+}

@@ -1,0 +1,43 @@
+// The spec rules must be able to fail: each is fed a small document that breaks it.
+import { describe, expect, it } from "vitest";
+import { checkExamples } from "../src/examples.js";
+import { classifySource } from "../src/index.js";
+import { checkOperations, checkSensitiveNames, checkSources, checkWording } from "../src/rules.js";
+
+const spec = { name: "t", iface: "portal" as const, file: "t.yaml" };
+const op = (extra: object) => ({ paths: { "/x": { post: { operationId: "a.b", responses: { "200": { description: "ok" } }, "x-unwrap": "none", ...extra } } } });
+
+describe("spec rules", () => {
+  it("classifies the four kinds of source and refuses anything else", () => {
+    expect(classifySource("seed")).toBe("document");
+    expect(classifySource("https://docs.kassa24.kz/books/x/page/y")).toBe("official");
+    expect(classifySource("third-party: github.com/a/b lib/c.rb")).toBe("third-party");
+    expect(classifySource(`server-sample: github.com/a/b@${"a".repeat(40)} x.go`)).toBe("server-sample");
+    expect(classifySource("https://example.com/x")).toBeUndefined();
+    expect(classifySource("somewhere")).toBeUndefined();
+    expect(checkSources("t", { a: { "x-source": ["seed", "blog"] } })).toHaveLength(1);
+  });
+  it("wants gaps worded as sentences", () => {
+    expect(checkWording("t", { a: { "x-gap": "The base address is not shown." } })).toEqual([]);
+    expect(checkWording("t", { a: { "x-gap": "TODO" } })).toHaveLength(1);
+    expect(checkWording("t", { a: { "x-gap": "The base address is TBD later." } })).toHaveLength(1);
+    expect(checkWording("t", { a: { "x-note": "" } })).toHaveLength(1);
+  });
+  it("refuses money operations that may be retried and unexplained non-idempotent ones", () => {
+    expect(checkOperations(spec, op({ "x-idempotent": true, "x-moves-money": true }))).toEqual([expect.stringContaining("moves money")]);
+    expect(checkOperations(spec, op({ "x-idempotent": false }))).toEqual([expect.stringContaining("x-idempotent-reason")]);
+    expect(checkOperations(spec, op({}))).toEqual([expect.stringContaining("true or false")]);
+    expect(checkOperations(spec, op({ "x-idempotent": false, "x-moves-money": true }))).toEqual([]);
+  });
+  it("wants secrets marked", () => {
+    expect(checkSensitiveNames("t", { properties: { password: { type: "string" } } })).toHaveLength(1);
+    expect(checkSensitiveNames("t", { properties: { password: { type: "string", "x-sensitive": true } } })).toEqual([]);
+  });
+  it("checks examples against their schemas", () => {
+    const doc = {
+      ...op({ "x-idempotent": true }),
+      components: { schemas: { N: { type: "integer", examples: [1, "two"] } } },
+    };
+    expect(checkExamples("t", doc)).toEqual([expect.stringContaining("examples[1]")]);
+  });
+});
