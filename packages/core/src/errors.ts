@@ -1,0 +1,105 @@
+// Typed errors. Every error carries the operation, the HTTP status, the service's own code and
+// message, and the number of attempts, so callers can branch on the class and log the fields
+// without ever logging a secret: messages are built from redacted or non-sensitive parts only.
+
+/** What every SDK error carries. */
+export interface ErrorContext {
+  /** Operation id, e.g. `reports.payments`. */
+  operation?: string;
+  /** HTTP status of the last attempt, if an answer arrived. */
+  status?: number;
+  /** The service's own error code (envelope `code`, `Code`, `Status`), if any. */
+  serviceCode?: number | string;
+  /** The service's own message, if any. */
+  serviceMessage?: string;
+  /** How many HTTP attempts were made (0 when the request was refused before sending). */
+  attempts?: number;
+  cause?: unknown;
+}
+
+/** Base class of every error thrown by the SDK. */
+export class PaysysError extends Error {
+  readonly operation: string | undefined;
+  readonly status: number | undefined;
+  readonly serviceCode: number | string | undefined;
+  readonly serviceMessage: string | undefined;
+  readonly attempts: number;
+
+  constructor(message: string, ctx: ErrorContext = {}) {
+    super(message, ctx.cause === undefined ? undefined : { cause: ctx.cause });
+    this.name = new.target.name;
+    this.operation = ctx.operation;
+    this.status = ctx.status;
+    this.serviceCode = ctx.serviceCode;
+    this.serviceMessage = ctx.serviceMessage;
+    this.attempts = ctx.attempts ?? 0;
+  }
+}
+
+/** Client options are wrong (e.g. passed from plain JavaScript). Thrown by the client factory. */
+export class ConfigurationError extends PaysysError {}
+
+/** One problem found by a validator: where, and what is wrong. */
+export interface ValidationIssue {
+  /** JSON pointer into the checked value, e.g. `/params/dateFrom`. */
+  path: string;
+  message: string;
+}
+
+/** The caller's input does not match the spec. Thrown before anything is sent. */
+export class RequestValidationError extends PaysysError {
+  readonly issues: readonly ValidationIssue[];
+  constructor(operation: string, issues: readonly ValidationIssue[]) {
+    super(`${operation}: invalid request: ${issues.map((i) => `${i.path || "(root)"} ${i.message}`).join("; ")}`, { operation, attempts: 0 });
+    this.issues = issues;
+  }
+}
+
+/** The operation does not exist in this version of the interface (e.g. `user.me` on portal v1). */
+export class UnsupportedOperationError extends PaysysError {}
+
+/** The caller's `AbortSignal` fired. */
+export class RequestAbortedError extends PaysysError {}
+
+/** No answer: DNS, refused connection, reset. For operations that move money the outcome is unknown. */
+export class ConnectionError extends PaysysError {}
+
+/** An attempt took longer than the per-attempt timeout. */
+export class TimeoutError extends ConnectionError {}
+
+/** The service answered with an HTTP error status. */
+export class APIError extends PaysysError {}
+export class BadRequestError extends APIError {}
+export class AuthenticationError extends APIError {}
+export class PermissionDeniedError extends APIError {}
+export class NotFoundError extends APIError {}
+export class ConflictError extends APIError {}
+export class UnprocessableEntityError extends APIError {}
+export class RateLimitError extends APIError {}
+export class InternalServerError extends APIError {}
+
+/** The class that names an HTTP error status. */
+export function apiErrorClass(status: number): typeof APIError {
+  if (status === 400) return BadRequestError;
+  if (status === 401) return AuthenticationError;
+  if (status === 403) return PermissionDeniedError;
+  if (status === 404) return NotFoundError;
+  if (status === 409) return ConflictError;
+  if (status === 422) return UnprocessableEntityError;
+  if (status === 429) return RateLimitError;
+  if (status >= 500) return InternalServerError;
+  return APIError;
+}
+
+/** HTTP 200, but the envelope reports a failure (portal `code` ≠ 0, fiscal `Status` ≠ 200). */
+export class ServiceError extends PaysysError {}
+
+/** The answer is not what the spec says: HTML instead of JSON, truncated JSON, wrong envelope. */
+export class UnexpectedResponseError extends PaysysError {
+  /** The first characters of the body, with known secrets removed. */
+  readonly bodyExcerpt: string;
+  constructor(message: string, ctx: ErrorContext & { bodyExcerpt: string }) {
+    super(`${message}; body begins: ${JSON.stringify(ctx.bodyExcerpt)}`, ctx);
+    this.bodyExcerpt = ctx.bodyExcerpt;
+  }
+}

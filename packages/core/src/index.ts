@@ -1,0 +1,10 @@
+// @paysys/core: the runtime the generated clients stand on.
+export { DEFAULT_TIME_ZONE, type DateFormatOptions, type DateInput, formatPortalDate, isPortalDate, parsePortalDate } from "./dates.js";
+export * from "./errors.js";
+export { BinaryFile } from "./file.js";
+export { type Codec, type OperationSpec, type Unwrap, type Validator, validatorIssues } from "./operation.js";
+export { type EncodeOptions, encodeParams } from "./params.js";
+export { collectSecrets, REDACTED, redactHeaders, redactValue, scrub } from "./redact.js";
+export { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDefaults } from "./retry.js";
+export { TokenManager, type TokenManagerOptions, type TokenSet } from "./tokens.js";
+export { type CallOptions, type CallResult, type Hooks, type HttpInput, type LogEvent, Transport, type TransportAuth, type TransportOptions } from "./transport.js";

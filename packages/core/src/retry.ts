@@ -1,0 +1,54 @@
+// When and how long to wait before another attempt. Pure functions, so the policy is tested
+// without timers.
+
+export interface RetryOptions {
+  /** Further attempts after the first, for idempotent operations only. Default 2. */
+  maxRetries?: number;
+  /** First backoff step in ms. Default 300. */
+  baseDelayMs?: number;
+  /** Largest backoff step in ms. Default 8000. */
+  maxDelayMs?: number;
+  /** Longest `Retry-After` the client will wait; a longer one ends the retries. Default 30000. */
+  retryAfterCapMs?: number;
+}
+
+export const retryDefaults: Required<RetryOptions> = { maxRetries: 2, baseDelayMs: 300, maxDelayMs: 8000, retryAfterCapMs: 30_000 };
+
+/** 408, 429 and every 5xx are worth another attempt (network errors are decided elsewhere). */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+/** `Retry-After` in ms: delta-seconds or an HTTP date; undefined when absent or unreadable. */
+export function parseRetryAfter(header: string | null, now: number = Date.now()): number | undefined {
+  if (header === null || header.trim() === "") return undefined;
+  const trimmed = header.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const at = Date.parse(trimmed);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * Backoff before retry number `retry` (1-based): exponential, capped, with "equal jitter" —
+ * half the step is fixed and half random — so waits stay between step/2 and step.
+ */
+export function backoffDelay(retry: number, options: Required<RetryOptions>, random: () => number = Math.random): number {
+  const step = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (retry - 1));
+  return Math.round(step / 2 + random() * (step / 2));
+}
+
+/** Waits `ms`, or rejects as soon as the signal aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,106 @@
+// One token manager per credential. At most one authorization (obtain or refresh) is in flight
+// at any time: callers that need a token while one is being fetched wait for the same promise.
+// There is no background timer; a token is renewed only when a caller needs one and it is
+// expired, or when a request came back 401 with it. That matters for cash-out, where a new token
+// kills the old one at once: a background refresh would break requests in flight.
+import { AuthenticationError } from "./errors.js";
+
+/** Tokens as the SDK keeps them. */
+export interface TokenSet {
+  accessToken: string;
+  refreshToken?: string;
+  /** Epoch ms after which the access token is treated as expired; unknown → only a 401 renews it. */
+  expiresAt?: number;
+}
+
+export interface TokenManagerOptions {
+  /** Full authorization (login). Absent when it needs a person, e.g. the portal without a captcha solver. */
+  obtain?: () => Promise<TokenSet>;
+  /** Renewal with the refresh token. If it fails, `obtain` is tried (when there is one). */
+  refresh?: (current: TokenSet) => Promise<TokenSet>;
+  /** Renew this long before `expiresAt`, so a token does not expire on the wire. Default 10 s. */
+  earlyRenewalMs?: number;
+  now?: () => number;
+}
+
+export class TokenManager {
+  #tokens: TokenSet | undefined;
+  #stale = false;
+  #inflight: Promise<TokenSet> | undefined;
+  readonly #options: TokenManagerOptions;
+
+  constructor(options: TokenManagerOptions) {
+    this.#options = options;
+  }
+
+  /** The current tokens, if any (for logout). */
+  get tokens(): TokenSet | undefined {
+    return this.#tokens;
+  }
+
+  /** Stores tokens obtained outside the manager (an explicit sign-in). */
+  set(tokens: TokenSet): void {
+    this.#tokens = tokens;
+    this.#stale = false;
+  }
+
+  clear(): void {
+    this.#tokens = undefined;
+    this.#stale = false;
+  }
+
+  /** A usable access token, renewing it first if needed. */
+  async accessToken(): Promise<string> {
+    return (await this.#usable()).accessToken;
+  }
+
+  /**
+   * Marks `token` as rejected by the server. Only the current token is affected, so 200 requests
+   * that all got 401 with the same token cause one renewal, and a request that got 401 with an
+   * older token simply retries with the newer one.
+   */
+  reject(token: string): void {
+    if (this.#tokens?.accessToken === token) this.#stale = true;
+  }
+
+  #fresh(t: TokenSet): boolean {
+    if (this.#stale) return false;
+    if (t.expiresAt === undefined) return true;
+    const now = (this.#options.now ?? Date.now)();
+    return now < t.expiresAt - (this.#options.earlyRenewalMs ?? 10_000);
+  }
+
+  #usable(): Promise<TokenSet> {
+    if (this.#inflight) return this.#inflight;
+    const current = this.#tokens;
+    if (current && this.#fresh(current)) return Promise.resolve(current);
+    this.#inflight = this.#renew(current).then(
+      (t) => {
+        this.#tokens = t;
+        this.#stale = false;
+        this.#inflight = undefined;
+        return t;
+      },
+      (e) => {
+        this.#inflight = undefined;
+        throw e;
+      },
+    );
+    return this.#inflight;
+  }
+
+  async #renew(current: TokenSet | undefined): Promise<TokenSet> {
+    const { obtain, refresh } = this.#options;
+    if (current?.refreshToken && refresh) {
+      try {
+        return await refresh(current);
+      } catch (e) {
+        if (!obtain) throw e;
+      }
+    }
+    if (!obtain) {
+      throw new AuthenticationError(current ? "the session expired and cannot be renewed: sign in again" : "not signed in: sign in first, or configure credentials the client can sign in with", { attempts: 0 });
+    }
+    return obtain();
+  }
+}

@@ -1,0 +1,265 @@
+// Unit tests of the transport with an injected `fetch` (the only tests that do not talk HTTP to
+// the sandbox): which requests are retried, how often, how long each attempt may take, and that
+// no secret leaks into a log line or an error.
+import { describe, expect, it } from "vitest";
+import {
+  AuthenticationError,
+  BadRequestError,
+  ConnectionError,
+  InternalServerError,
+  type LogEvent,
+  type OperationSpec,
+  RateLimitError,
+  RequestAbortedError,
+  RequestValidationError,
+  TimeoutError,
+  TokenManager,
+  Transport,
+  type TransportOptions,
+  UnexpectedResponseError,
+  type Validator,
+} from "../src/index.js";
+
+const op = (extra: Partial<OperationSpec> = {}): OperationSpec => ({
+  id: "test.op",
+  method: "post",
+  path: "/op",
+  auth: false,
+  idempotent: true,
+  movesMoney: false,
+  unwrap: "none",
+  codecs: {},
+  ...extra,
+});
+
+const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+
+/** A stub `fetch` answering from a script, recording what each attempt sent. */
+function script(...answers: Array<Response | Error | ((r: Request) => Promise<Response>)>) {
+  const seen: { url: string; body: string; headers: Headers }[] = [];
+  const fetch = async (r: Request) => {
+    seen.push({ url: r.url, body: await r.clone().text(), headers: r.headers });
+    const next = answers[Math.min(seen.length - 1, answers.length - 1)]!;
+    if (next instanceof Error) throw next;
+    if (typeof next === "function") return next(r);
+    return next.clone();
+  };
+  return { fetch, seen };
+}
+
+const transport = (fetch: TransportOptions["fetch"], extra: Partial<TransportOptions> = {}) =>
+  new Transport({ baseUrl: "http://sandbox.test", fetch, retry: { baseDelayMs: 1, maxDelayMs: 4 }, ...extra });
+
+describe("retries", () => {
+  it("retries an idempotent call on 5xx and re-sends the same body each time", async () => {
+    const s = script(json({}, 503), json({}, 502), json({ ok: true }));
+    const r = await transport(s.fetch).call(op(), { body: { params: { a: 1 } } });
+    expect(r).toMatchObject({ kind: "json", body: { ok: true }, attempts: 3 });
+    expect(s.seen.map((x) => x.body)).toEqual(Array(3).fill('{"params":{"a":1}}'));
+  });
+
+  it.each([408, 429, 500, 503])("retries %i", async (status) => {
+    const s = script(json({}, status), json({ ok: 1 }));
+    await transport(s.fetch).call(op(), {});
+    expect(s.seen).toHaveLength(2);
+  });
+
+  it.each([400, 401, 403, 404, 409, 422])("does not retry %i", async (status) => {
+    const s = script(json({ message: "no" }, status), json({ ok: 1 }));
+    await expect(transport(s.fetch).call(op(), {})).rejects.toMatchObject({ status, attempts: 1 });
+    expect(s.seen).toHaveLength(1);
+  });
+
+  it("gives up after maxRetries and reports every attempt", async () => {
+    const s = script(json({}, 500));
+    const err = await transport(s.fetch, { retry: { maxRetries: 3, baseDelayMs: 1 } }).call(op(), {}).catch((e) => e);
+    expect(err).toBeInstanceOf(InternalServerError);
+    expect(err).toMatchObject({ status: 500, attempts: 4, operation: "test.op" });
+    expect(s.seen).toHaveLength(4);
+  });
+
+  it("never retries an operation that moves money, and says the outcome is unknown", async () => {
+    const s = script(new TypeError("socket hang up"), json({ id: "x" }));
+    const err = await transport(s.fetch).call(op({ idempotent: false, movesMoney: true }), { body: {} }).catch((e) => e);
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect(err.message).toMatch(/not idempotent.*outcome is unknown/);
+    expect(err.attempts).toBe(1);
+    expect(s.seen).toHaveLength(1);
+  });
+
+  it("does not retry a 503 of a non-idempotent operation", async () => {
+    const s = script(json({}, 503), json({ id: "x" }));
+    await expect(transport(s.fetch).call(op({ idempotent: false }), {})).rejects.toThrow(/not retried/);
+    expect(s.seen).toHaveLength(1);
+  });
+
+  it("retries network errors of idempotent operations", async () => {
+    const s = script(new TypeError("fetch failed"), json({ ok: 1 }));
+    expect((await transport(s.fetch).call(op(), {})).attempts).toBe(2);
+  });
+
+  it("waits what Retry-After asks, up to the cap", async () => {
+    const events: LogEvent[] = [];
+    const s = script(json({}, 429, { "retry-after": "0.05" }), json({ ok: 1 }));
+    await transport(s.fetch, { logger: (e) => events.push(e) }).call(op(), {});
+    expect(events.find((e) => e.type === "retry")).toMatchObject({ delayMs: 50, reason: "HTTP 429" });
+  });
+
+  it("stops when Retry-After is longer than the cap", async () => {
+    const s = script(json({ message: "slow down" }, 429, { "retry-after": "120" }), json({ ok: 1 }));
+    const err = await transport(s.fetch, { retry: { retryAfterCapMs: 1000 } }).call(op(), {}).catch((e) => e);
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(s.seen).toHaveLength(1);
+  });
+});
+
+describe("timeouts and abort", () => {
+  const hang = (r: Request) =>
+    new Promise<Response>((_, reject) => r.signal.addEventListener("abort", () => reject(r.signal.reason)));
+
+  it("times out each attempt and retries idempotent calls with a fresh timer", async () => {
+    const s = script(hang, hang, json({ ok: 1 }));
+    const r = await transport(s.fetch, { timeoutMs: 30 }).call(op(), {});
+    expect(r.attempts).toBe(3);
+  });
+
+  it("throws TimeoutError when every attempt times out", async () => {
+    const s = script(hang);
+    const err = await transport(s.fetch, { timeoutMs: 20 }).call(op(), {}).catch((e) => e);
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(err.attempts).toBe(3);
+  });
+
+  it("stops at once when the caller aborts, with no further attempt", async () => {
+    const s = script(hang);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 20);
+    const err = await transport(s.fetch, { timeoutMs: 10_000 }).call(op(), {}, { signal: controller.signal }).catch((e) => e);
+    expect(err).toBeInstanceOf(RequestAbortedError);
+    expect(s.seen).toHaveLength(1);
+  });
+
+  it("stops during the backoff wait when the caller aborts", async () => {
+    const s = script(json({}, 503));
+    const controller = new AbortController();
+    const t = transport(s.fetch, { retry: { baseDelayMs: 5_000, maxDelayMs: 5_000 } });
+    setTimeout(() => controller.abort(), 30);
+    const started = Date.now();
+    await expect(t.call(op(), {}, { signal: controller.signal })).rejects.toBeInstanceOf(RequestAbortedError);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+});
+
+describe("answers that are not what the spec says", () => {
+  it("HTML instead of JSON is an UnexpectedResponseError with an excerpt", async () => {
+    const s = script(new Response("<html><body>502 Bad Gateway</body></html>", { status: 200, headers: { "content-type": "text/html" } }));
+    const err = await transport(s.fetch).call(op(), {}).catch((e) => e);
+    expect(err).toBeInstanceOf(UnexpectedResponseError);
+    expect(err.bodyExcerpt).toContain("<html><body>502");
+  });
+
+  it("truncated JSON is an UnexpectedResponseError", async () => {
+    const s = script(new Response('{"code":0,"data":[{"a":', { headers: { "content-type": "application/json" } }));
+    await expect(transport(s.fetch).call(op(), {})).rejects.toBeInstanceOf(UnexpectedResponseError);
+  });
+
+  it("an answer that fails the spec's validator is refused when response validation is on", async () => {
+    const validate: Validator = Object.assign((d: unknown) => typeof (d as { code?: unknown }).code === "number", {
+      errors: [{ instancePath: "/code", message: "must be integer" }],
+    });
+    const s = script(json({ code: "0" }));
+    await expect(transport(s.fetch, { validateResponses: true }).call(op({ validateResponse: validate }), {})).rejects.toThrow(/\/code must be integer/);
+    await expect(transport(s.fetch).call(op({ validateResponse: validate }), {})).resolves.toMatchObject({ body: { code: "0" } });
+  });
+
+  it("an HTTP error carries the service's code and message", async () => {
+    const s = script(json({ code: 17, message: "bad period" }, 400));
+    const err = await transport(s.fetch).call(op(), {}).catch((e) => e);
+    expect(err).toBeInstanceOf(BadRequestError);
+    expect(err).toMatchObject({ status: 400, serviceCode: 17, serviceMessage: "bad period" });
+  });
+});
+
+describe("request validation", () => {
+  it("refuses a bad request before anything is sent, saying where", async () => {
+    const validate: Validator = Object.assign(() => false, { errors: [{ instancePath: "/params/dateFrom", message: "must match pattern" }] });
+    const s = script(json({}));
+    const err = await transport(s.fetch).call(op({ validateRequest: validate }), { body: { params: { dateFrom: "x" } } }).catch((e) => e);
+    expect(err).toBeInstanceOf(RequestValidationError);
+    expect(err.issues).toEqual([{ path: "/params/dateFrom", message: "must match pattern" }]);
+    expect(err.attempts).toBe(0);
+    expect(s.seen).toHaveLength(0);
+  });
+});
+
+describe("tokens", () => {
+  it("presents the token, and after a 401 renews it once and re-sends once (even a money operation)", async () => {
+    let n = 0;
+    const tokens = new TokenManager({ obtain: async () => ({ accessToken: `tok-${++n}` }) });
+    const s = script(json({}, 401), json({ id: "p1" }));
+    const t = transport(s.fetch, { auth: { tokens, authorize: (tok) => ({ Authorization: `Bearer ${tok}` }) } });
+    const r = await t.call(op({ auth: true, idempotent: false, movesMoney: true }), { body: {} });
+    expect(r).toMatchObject({ kind: "json", body: { id: "p1" } });
+    expect(s.seen.map((x) => x.headers.get("authorization"))).toEqual(["Bearer tok-1", "Bearer tok-2"]);
+  });
+
+  it("a second 401 is an AuthenticationError, not a loop", async () => {
+    const tokens = new TokenManager({ obtain: async () => ({ accessToken: "t" }) });
+    const s = script(json({}, 401));
+    const t = transport(s.fetch, { auth: { tokens, authorize: (tok) => ({ Authorization: tok }) } });
+    await expect(t.call(op({ auth: true }), {})).rejects.toBeInstanceOf(AuthenticationError);
+    expect(s.seen).toHaveLength(2);
+  });
+});
+
+describe("redaction", () => {
+  const password = "Sup3r-Secret-Pa55";
+  const token = "tok-VERY-SECRET-123";
+
+  it("no password or token in any log line or error message", async () => {
+    const lines: string[] = [];
+    const tokens = new TokenManager({ obtain: async () => ({ accessToken: token }) });
+    // The server echoes the password in its error text and the token in an HTML page.
+    const s = script(json({ message: `wrong psw ${password}` }, 400), new Response(`<p>token ${token} expired</p>`, { headers: { "content-type": "text/html" } }));
+    const t = transport(s.fetch, {
+      auth: { tokens, authorize: (tok) => ({ Authorization: `Bearer ${tok}` }) },
+      sensitiveKeys: ["psw"],
+      logger: (e) => lines.push(JSON.stringify(e)),
+    });
+    const errors: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const e = await t.call(op({ auth: true }), { body: { params: { lgn: "dealer01", psw: password } } }).catch((err) => err);
+      errors.push(String(e), e.message, JSON.stringify(e), e.bodyExcerpt ?? "", e.serviceMessage ?? "");
+    }
+    const everything = [...lines, ...errors].join("\n");
+    expect(lines.some((l) => l.includes('"psw":"[REDACTED]"'))).toBe(true);
+    expect(lines.some((l) => l.includes('"authorization":"[REDACTED]"'))).toBe(true);
+    expect(everything).toContain("dealer01");
+    expect(everything).not.toContain(password);
+    expect(everything).not.toContain(token);
+  });
+});
+
+describe("hooks", () => {
+  it("runs beforeRequest and afterResponse once per call, around all attempts", async () => {
+    const calls: string[] = [];
+    const s = script(json({}, 503), json({ ok: 1 }));
+    const t = transport(s.fetch, {
+      hooks: {
+        beforeRequest: ({ operation, request }) => {
+          calls.push(`before ${operation}`);
+          const r = new Request(request);
+          r.headers.set("x-trace", "abc");
+          return r;
+        },
+        afterResponse: ({ response }) => {
+          calls.push(`after ${response.status}`);
+        },
+      },
+    });
+    await t.call(op(), {});
+    expect(calls).toEqual(["before test.op", "after 200"]);
+    expect(s.seen.every((x) => x.headers.get("x-trace") === "abc")).toBe(true);
+  });
+});
