@@ -3,7 +3,8 @@ export { DEFAULT_TIME_ZONE, type DateFormatOptions, type DateInput, formatPortal
 export * from "./errors.js";
 export { BinaryFile } from "./file.js";
 export { type Codec, type OperationSpec, type Unwrap, type Validator, validatorIssues } from "./operation.js";
-export { type EncodeOptions, encodeParams } from "./params.js";
+export { checkClientOptions } from "./options.js";
+export { type EncodeOptions, encodeParams, type WithCodecs } from "./params.js";
 export { collectSecrets, REDACTED, redactHeaders, redactValue, scrub } from "./redact.js";
 export { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDefaults } from "./retry.js";
 export { TokenManager, type TokenManagerOptions, type TokenSet } from "./tokens.js";

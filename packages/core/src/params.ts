@@ -4,6 +4,14 @@ import { type DateInput, formatPortalDate } from "./dates.js";
 import { RequestValidationError } from "./errors.js";
 import type { Codec } from "./operation.js";
 
+/**
+ * The caller-facing type of wire parameters `T`: date keys also take a `Date`, flag keys also take
+ * `true`/`false`. Optional keys stay optional; open objects stay open.
+ */
+export type WithCodecs<T, DateKeys extends PropertyKey, FlagKeys extends PropertyKey> = {
+  [K in keyof T]: K extends DateKeys ? DateInput : K extends FlagKeys ? boolean | T[K] : T[K];
+};
+
 export interface EncodeOptions {
   timeZone?: string;
 }

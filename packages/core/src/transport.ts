@@ -72,9 +72,15 @@ export interface HttpInput {
   header?: Record<string, string>;
 }
 
-export type CallResult =
-  | { kind: "json"; body: unknown; status: number; headers: Headers; attempts: number }
-  | { kind: "file"; file: BinaryFile; status: number; headers: Headers; attempts: number };
+interface CallFacts {
+  status: number;
+  headers: Headers;
+  attempts: number;
+  /** Removes every secret known to this call from a text (for messages built from the answer). */
+  scrub: (text: string) => string;
+}
+
+export type CallResult = ({ kind: "json"; body: unknown; excerpt: () => string } | { kind: "file"; file: BinaryFile }) & CallFacts;
 
 /** The state one call shares with its attempts. */
 interface CallState {
@@ -155,7 +161,7 @@ export class Transport {
       // The attempt timer stops at the headers for files, so a large download is not cut off;
       // the caller's signal still applies to the body.
       state.endAttempt();
-      return { kind: "file", file: new BinaryFile(response), status: response.status, headers: response.headers, attempts: state.attempts };
+      return { kind: "file", file: new BinaryFile(response), ...this.#facts(response, state) };
     }
     if (!response.ok) {
       state.endAttempt();
@@ -179,7 +185,11 @@ export class Transport {
       const issues = validatorIssues(op.validateResponse).slice(0, 3).map((i) => `${i.path || "(root)"} ${i.message}`).join("; ");
       throw this.#logged(op, new UnexpectedResponseError(`${op.id}: the answer does not match the spec: ${issues}`, { ...ctx, bodyExcerpt: this.#excerpt(text, state) }));
     }
-    return { kind: "json", body, status: response.status, headers: response.headers, attempts: state.attempts };
+    return { kind: "json", body, excerpt: () => this.#excerpt(text, state), ...this.#facts(response, state) };
+  }
+
+  #facts(response: Response, state: CallState): CallFacts {
+    return { status: response.status, headers: response.headers, attempts: state.attempts, scrub: (text) => scrub(text, state.secrets) };
   }
 
   /** The typed error for an HTTP error status, with the service's code and message when the body has them. */
@@ -296,6 +306,7 @@ export class Transport {
   }
 
   #excerpt(text: string, state: CallState): string {
+    if (state.op.secretAnswer) return "[REDACTED: this answer carries secrets]";
     return scrub(text, state.secrets).slice(0, EXCERPT);
   }
 

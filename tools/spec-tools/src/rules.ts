@@ -49,7 +49,7 @@ export function checkOperations(spec: SpecInfo, doc: Json): string[] {
     if (op["x-idempotent"] === false && op["x-moves-money"] !== true && !op["x-idempotent-reason"]) {
       problems.push(`${where}: not idempotent and moves no money: say why in x-idempotent-reason`);
     }
-    if (!["result", "data", "either", "rows", "none"].includes(op["x-unwrap"])) problems.push(`${where}: x-unwrap must be result, data, either, rows or none`);
+    if (!["result", "data", "either", "rows", "row", "none"].includes(op["x-unwrap"])) problems.push(`${where}: x-unwrap must be result, data, either, rows, row or none`);
     if (!webhook && !op.responses?.["200"]) problems.push(`${where}: no 200 response`);
   }
   walk(doc, (node, pointer) => {
