@@ -1,0 +1,2 @@
+// @paysys/portal/node: Node-only helpers (saving xlsx reports to disk).
+export { saveToFile } from "@paysys/core/node";

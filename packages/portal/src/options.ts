@@ -1,0 +1,71 @@
+// Options of `createPortalClient`. The plain-data part is an interface on purpose: the code
+// generator turns it into a JSON Schema (typescript-json-schema) and a precompiled validator, so
+// options passed from plain JavaScript are checked as strictly as TypeScript checks them.
+import type { Hooks, LogEvent, RetryOptions, TokenSet } from "@paysys/core";
+
+/** Portal client settings that are plain data. */
+export interface PortalClientSettings {
+  /** Base address of the portal. No source shows it: your integration manager gives it. */
+  baseUrl: string;
+  /** Interface version. Default `"v2"`. */
+  version?: "v2" | "v1";
+  /**
+   * Per-attempt timeout in ms. Default 30000.
+   * @minimum 1
+   */
+  timeoutMs?: number;
+  /** Retries of idempotent operations (reports, lists, profiles). Sign-in is never retried. */
+  retry?: RetryOptions;
+  /** Check requests against the spec before sending. Default true. */
+  validateRequests?: boolean;
+  /** Check answers against the spec. Default false. */
+  validateResponses?: boolean;
+  /** Time zone in which `Date` parameters are rendered. Default `"Asia/Almaty"`. */
+  timeZone?: string;
+  /** Extra headers sent with every request. */
+  headers?: Record<string, string>;
+  /** Credentials the client signs in with whenever it needs a token (needs `solveCaptcha` too). */
+  credentials?: PortalCredentials;
+  /**
+   * Which token `/account/refresh` sends as `token`; the document does not say. Default `"refreshToken"`.
+   */
+  refreshWith?: "refreshToken" | "accessToken";
+}
+
+export interface PortalCredentials {
+  lgn: string;
+  psw: string;
+  /** Allowed values are not shown in the source document. */
+  initiator?: string;
+}
+
+/** What the captcha request answered, for a person to read. */
+export interface CaptchaChallenge {
+  captchaSession: string;
+  /** The captcha result object; its fields are not shown in the source document. */
+  captcha: Record<string, unknown>;
+}
+
+/** Portal client options that are functions. */
+export interface PortalClientFunctions {
+  /** The `fetch` for every attempt. Default `globalThis.fetch`. */
+  fetch?: (request: Request) => Promise<Response>;
+  /** Receives redacted request, response, retry and error events. */
+  logger?: (event: LogEvent) => void;
+  hooks?: Hooks;
+  /** Shows the captcha to a person and resolves with the text they read. */
+  solveCaptcha?: (challenge: CaptchaChallenge) => Promise<string>;
+  /**
+   * Reads the tokens from the token and refresh answers, whose fields the document does not show.
+   * Default: `accessToken` (or `token`), `refreshToken`, `expiresIn` (seconds).
+   */
+  extractTokens?: (result: Record<string, unknown>) => TokenSet;
+  /** Headers that present the access token; the document does not show how. Default `Authorization: Bearer <token>`. */
+  authorize?: (token: string) => Record<string, string>;
+  /** Makes captcha session ids. Default `crypto.randomUUID()`. */
+  newCaptchaSession?: () => string;
+}
+
+export type PortalClientOptions = PortalClientSettings & PortalClientFunctions;
+
+export const functionOptionKeys = ["fetch", "logger", "hooks", "solveCaptcha", "extractTokens", "authorize", "newCaptchaSession"] as const;

@@ -1,0 +1,356 @@
+// The portal, v1 and v2, as the sandbox plays it: captcha sessions, tokens with a lifetime,
+// refresh with rotation, logout, and every list and report over a deterministic data set.
+// Every request is checked with the validators generated from the specs and every answer is
+// checked before it is sent, so the sandbox cannot drift from the spec.
+//
+// Where the source documents are silent the sandbox has to choose, and says so here: the token
+// answer is { accessToken, refreshToken, expiresIn }; the token is presented as
+// `Authorization: Bearer`; error codes are the sandbox's own (below); the captcha answer is
+// { image }; lists and reports answer in `data`; an omitted period is the last 7 days and
+// periods longer than `maxPeriodDays` are refused.
+import { randomBytes } from "node:crypto";
+import { formatPortalDate, type OperationSpec, parsePortalDate, validatorIssues } from "@paysys/core";
+import { v1Operations, v2Operations } from "@paysys/portal/spec";
+import { createDataSet, type DataSet, type Payment, services } from "./data.js";
+import { workbook } from "./xlsx.js";
+
+/** The sandbox's own error codes (the real ones are not shown in any source). */
+export const SandboxCodes = {
+  OK: 0,
+  MALFORMED: 1,
+  INVALID_PARAMS: 2,
+  WRONG_CREDENTIALS: 3,
+  UNAUTHORIZED: 4,
+  PERIOD_TOO_LONG: 5,
+  NOT_FOUND: 6,
+} as const;
+
+export interface SandboxUser {
+  idUser: number;
+  lgn: string;
+  psw: string;
+  userFIO: string;
+  groupChar: string;
+  groupName: string;
+  phone: string;
+  email: string;
+  /** The agent the user acts for. */
+  idAgent: number;
+}
+
+export const defaultPortalUser: SandboxUser = {
+  idUser: 1001,
+  lgn: "dealer01",
+  psw: "sandbox-password",
+  userFIO: "Ivanov Ivan",
+  groupChar: "D",
+  groupName: "Dealers",
+  phone: "77771112233",
+  email: "dealer01@example.com",
+  idAgent: 1001,
+};
+
+export interface PortalSandboxOptions {
+  users?: SandboxUser[];
+  /** Access-token lifetime in seconds. Default 900. */
+  tokenTtlSeconds?: number;
+  /** Payments per day in the data set. Default 40. */
+  paymentsPerDay?: number;
+  /** Longest report period in days. Default 92. */
+  maxPeriodDays?: number;
+  /** Time zone of the dates. Default Asia/Almaty. */
+  timeZone?: string;
+}
+
+/** An answer of the portal: JSON, or a file. */
+export type PortalAnswer = { status: number; json: unknown } | { status: number; file: Uint8Array; contentType: string; filename: string };
+
+interface Session {
+  user: SandboxUser;
+  accessToken: string;
+  refreshToken: string;
+  expiresAt: number;
+}
+
+type Params = Record<string, unknown>;
+type Version = "v1" | "v2";
+
+class PortalError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly status = 200,
+  ) {
+    super(message);
+  }
+}
+
+const XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+const DAY_MS = 86_400_000;
+
+export class PortalSandbox {
+  /** How many requests of each kind arrived (tests use it to count sign-ins and renewals). */
+  readonly stats = { requests: 0, captcha: 0, token: 0, refresh: 0, logout: 0, rejectedTokens: 0 };
+  readonly data: DataSet;
+  readonly #users: SandboxUser[];
+  readonly #options: PortalSandboxOptions;
+  readonly #captchas = new Map<string, string>();
+  readonly #byAccess = new Map<string, Session>();
+  readonly #byRefresh = new Map<string, Session>();
+  readonly #ops: Record<Version, Map<string, OperationSpec>>;
+
+  constructor(options: PortalSandboxOptions = {}) {
+    this.#options = options;
+    this.#users = options.users ?? [defaultPortalUser];
+    this.data = createDataSet({ paymentsPerDay: options.paymentsPerDay });
+    const byPath = (ops: Record<string, OperationSpec>) => new Map(Object.values(ops).map((o) => [o.path, o]));
+    this.#ops = { v2: byPath(v2Operations as Record<string, OperationSpec>), v1: byPath(v1Operations as Record<string, OperationSpec>) };
+  }
+
+  /** The captcha text of a session, as a person would read it from the image (for tests and demos). */
+  captchaText(session: string): string | undefined {
+    return this.#captchas.get(session);
+  }
+
+  /** Makes every access token expired, so the next call has to renew it. */
+  expireAccessTokens(): void {
+    for (const s of this.#byAccess.values()) s.expiresAt = 0;
+  }
+
+  /** Handles one request to a portal path (`/v2/...` or `/...`). */
+  async handle(path: string, rawBody: string, headers: Record<string, string | undefined>): Promise<PortalAnswer> {
+    this.stats.requests++;
+    const version: Version = path.startsWith("/v2/") ? "v2" : "v1";
+    const op = this.#ops[version].get(path);
+    try {
+      if (!op) throw new PortalError(SandboxCodes.NOT_FOUND, `no such request: ${path}`, 404);
+      let body: unknown;
+      try {
+        body = JSON.parse(rawBody);
+      } catch {
+        throw new PortalError(SandboxCodes.MALFORMED, "the body is not JSON", 400);
+      }
+      if (op.validateRequest && !op.validateRequest(body)) {
+        const issues = validatorIssues(op.validateRequest).map((i) => `${i.path || "(body)"} ${i.message}`);
+        throw new PortalError(SandboxCodes.INVALID_PARAMS, `invalid parameters: ${issues.join("; ")}`);
+      }
+      const params = (version === "v2" ? (body as { params: Params }).params : (body as { Body: { Params: Params } }).Body.Params) ?? {};
+      const session = op.auth ? this.#authorize(headers.authorization) : undefined;
+      const payload = await this.#dispatch(op.id, params, session, version);
+      if (payload instanceof Uint8Array) return { status: 200, file: payload, contentType: XLSX, filename: `${op.id}.xlsx` };
+      const json = this.#envelope(version, op, payload);
+      if (op.validateResponse && !op.validateResponse(json)) {
+        // A sandbox answer that breaks the spec is a sandbox bug: fail loudly.
+        const issues = validatorIssues(op.validateResponse).map((i) => `${i.path} ${i.message}`);
+        return { status: 500, json: { error: `sandbox bug: the answer of ${op.id} does not match the spec: ${issues.join("; ")}` } };
+      }
+      return { status: 200, json };
+    } catch (e) {
+      if (!(e instanceof PortalError)) throw e;
+      return { status: e.status, json: version === "v2" ? { code: e.code, message: e.message } : { Code: e.code, QueryData: [] } };
+    }
+  }
+
+  #envelope(version: Version, op: OperationSpec, payload: unknown): unknown {
+    if (version === "v1") return { Code: 0, QueryData: [{ Rows: payload === undefined ? [] : Array.isArray(payload) ? payload : [payload] }] };
+    if (payload === undefined) return { code: 0, message: "OK" };
+    return Array.isArray(payload) || op.unwrap === "data" ? { code: 0, message: "OK", data: payload } : { code: 0, message: "OK", result: payload };
+  }
+
+  #authorize(header: string | undefined): Session {
+    const token = header?.startsWith("Bearer ") ? header.slice(7) : undefined;
+    const session = token ? this.#byAccess.get(token) : undefined;
+    if (!session || session.expiresAt <= Date.now()) {
+      this.stats.rejectedTokens++;
+      throw new PortalError(SandboxCodes.UNAUTHORIZED, session ? "the token has expired" : "no valid token", 401);
+    }
+    return session;
+  }
+
+  #issue(user: SandboxUser): Session {
+    const ttl = this.#options.tokenTtlSeconds ?? 900;
+    const session = { user, accessToken: `sbx_a_${randomBytes(18).toString("base64url")}`, refreshToken: `sbx_r_${randomBytes(18).toString("base64url")}`, expiresAt: Date.now() + ttl * 1000 };
+    this.#byAccess.set(session.accessToken, session);
+    this.#byRefresh.set(session.refreshToken, session);
+    return session;
+  }
+
+  #end(session: Session): void {
+    this.#byAccess.delete(session.accessToken);
+    this.#byRefresh.delete(session.refreshToken);
+  }
+
+  #tokens(s: Session) {
+    return { accessToken: s.accessToken, refreshToken: s.refreshToken, expiresIn: Math.max(0, Math.round((s.expiresAt - Date.now()) / 1000)) };
+  }
+
+  async #dispatch(id: string, p: Params, session: Session | undefined, version: Version): Promise<unknown> {
+    switch (id) {
+      case "account.captcha": {
+        this.stats.captcha++;
+        const text = randomBytes(4).toString("hex").slice(0, 5).toUpperCase();
+        this.#captchas.set(String(p.captchaSession), text);
+        const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40"><text x="10" y="28" font-size="24">${text}</text></svg>`;
+        return { image: `data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}` };
+      }
+      case "account.token": {
+        this.stats.token++;
+        const expected = this.#captchas.get(String(p.captchaSession));
+        // A captcha answer is single-use, as on a real service.
+        this.#captchas.delete(String(p.captchaSession));
+        const user = this.#users.find((u) => u.lgn === p.lgn && u.psw === p.psw);
+        if (!expected || expected !== p.captcha) throw new PortalError(SandboxCodes.WRONG_CREDENTIALS, "wrong captcha");
+        if (!user) throw new PortalError(SandboxCodes.WRONG_CREDENTIALS, "wrong login or password");
+        return this.#tokens(this.#issue(user));
+      }
+      case "account.refresh": {
+        this.stats.refresh++;
+        const old = this.#byRefresh.get(String(p.token));
+        if (!old) throw new PortalError(SandboxCodes.UNAUTHORIZED, "unknown or revoked refresh token", 401);
+        this.#end(old);
+        return this.#tokens(this.#issue(old.user));
+      }
+      case "account.logout": {
+        this.stats.logout++;
+        const s = this.#byRefresh.get(String(p.refreshToken));
+        if (s) this.#end(s);
+        return undefined;
+      }
+      case "user.me":
+        return profile(session!.user);
+      case "user.profile": {
+        const user = p.idUser === undefined ? session!.user : this.#users.find((u) => u.idUser === p.idUser);
+        if (!user) throw new PortalError(SandboxCodes.NOT_FOUND, `no user ${String(p.idUser)}`);
+        return profile(user);
+      }
+      case "agents.list":
+        return this.#agents(p, session!, version);
+      case "terminals.list":
+        return this.#terminals(p, session!);
+      default:
+        return this.#report(id, p, session!);
+    }
+  }
+
+  #scope(p: Params, session: Session): Set<number> {
+    const idAgent = typeof p.idAgent === "number" ? p.idAgent : session.user.idAgent;
+    const sub = typeof p.sub === "number" ? p.sub : p.subOn === true || p.subOn === 1 ? 2 : 0;
+    return this.data.scope(idAgent, sub);
+  }
+
+  #agents(p: Params, session: Session, version: Version): unknown[] {
+    const scope = this.#scope(p, session);
+    const like = (v: unknown, s: string) => typeof v !== "string" || s.toLowerCase().includes(v.toLowerCase());
+    const columns = new Set(Array.isArray(p.columns) ? (p.columns as string[]) : []);
+    return this.data.agents
+      .filter((a) => scope.has(a.idAgent) && like(p.name, a.name) && like(p.address, a.address) && like(p.bin, a.bin) && like(p.rnn, a.rnn) && like(p.login, a.login) && like(p.cellPhone, a.cellPhone))
+      .filter((a) => p.idAgentSearch === undefined || a.idAgent === p.idAgentSearch)
+      .filter((a) => p.idTerminal === undefined || this.data.terminals.some((t) => t.idTerminal === p.idTerminal && t.idAgent === a.idAgent))
+      .map((a) => {
+        const row: Record<string, unknown> = { idAgent: a.idAgent, name: a.name, address: a.address };
+        for (const c of columns) {
+          if (c === "firstPaymentDate" && version === "v1") continue;
+          if (c === "balancePlusSub") row[c] = a.nowBalance + a.credit;
+          else if (c === "leader") row[c] = a.idParent === null ? 1 : 0;
+          else if (c in a) row[c] = a[c as keyof typeof a];
+        }
+        return row;
+      });
+  }
+
+  #terminals(p: Params, session: Session): unknown[] {
+    const scope = this.#scope(p, session);
+    return this.data.terminals.filter(
+      (t) =>
+        scope.has(t.idAgent) &&
+        (p.idTerminal === undefined || t.idTerminal === p.idTerminal) &&
+        (p.idTypeTerminal === undefined || t.idTypeTerminal === p.idTypeTerminal) &&
+        (p.active === undefined || t.active === p.active) &&
+        (typeof p.name !== "string" || t.name.includes(p.name)) &&
+        (typeof p.rnm !== "string" || t.rnm === p.rnm) &&
+        (typeof p.address !== "string" || t.address.includes(p.address)),
+    );
+  }
+
+  /** The days of the period, as yyyyMMdd in the service's time zone. */
+  #days(p: Params): string[] {
+    const tz = this.#options.timeZone;
+    const to = typeof p.dateTo === "string" ? parsePortalDate(p.dateTo, tz) : new Date();
+    const from = typeof p.dateFrom === "string" ? parsePortalDate(p.dateFrom, tz) : new Date(to.getTime() - 6 * DAY_MS);
+    const max = this.#options.maxPeriodDays ?? 92;
+    if (to.getTime() - from.getTime() > max * DAY_MS) throw new PortalError(SandboxCodes.PERIOD_TOO_LONG, `the period is longer than ${max} days (a sandbox limit)`);
+    const days: string[] = [];
+    for (let t = from.getTime(); t <= to.getTime() + DAY_MS; t += DAY_MS) {
+      const d = formatPortalDate(new Date(t), { timeZone: tz, precision: "day" });
+      if (d <= formatPortalDate(to, { timeZone: tz, precision: "day" }) && !days.includes(d)) days.push(d);
+    }
+    return days;
+  }
+
+  #payments(p: Params, session: Session): Payment[] {
+    const scope = this.#scope(p, session);
+    const tz = this.#options.timeZone;
+    const from = typeof p.dateFrom === "string" ? formatPortalDate(parsePortalDate(p.dateFrom, tz), { timeZone: tz }) : "";
+    const to = typeof p.dateTo === "string" ? formatPortalDate(parsePortalDate(p.dateTo, tz), { timeZone: tz }) : "99999999999999";
+    return this.#days(p)
+      .flatMap((d) => this.data.paymentsOn(d))
+      .filter(
+        (x) =>
+          x.date >= from &&
+          x.date <= (p.dateTo && String(p.dateTo).length === 8 ? `${p.dateTo}235959` : to) &&
+          scope.has(x.idAgent) &&
+          (p.idService === undefined || x.idService === p.idService) &&
+          (p.idTerminal === undefined || x.idTerminal === p.idTerminal) &&
+          (p.account === undefined || x.account === p.account) &&
+          (p.sn === undefined || x.sn === p.sn),
+      );
+  }
+
+  async #report(id: string, p: Params, session: Session): Promise<unknown> {
+    const byDay = p.groupByDay === true || p.groupByDay === 1;
+    let rows: Record<string, unknown>[];
+    switch (id) {
+      case "reports.payments":
+        rows = this.#payments(p, session).map((x) => ({ ...x }));
+        break;
+      case "reports.cashCollections":
+        rows = this.#days(p).flatMap((day) =>
+          this.data.terminals
+            .filter((t) => this.#scope(p, session).has(t.idAgent) && (p.idTerminal === undefined || t.idTerminal === p.idTerminal) && (Number(day) + t.idTerminal) % 3 === 0)
+            .map((t) => ({ idCash: Number(`${day.slice(2)}${t.idTerminal}`), date: `${day}180000`, idTerminal: t.idTerminal, idSysUser: 7, amount: this.data.paymentsOn(day).filter((x) => x.idTerminal === t.idTerminal).reduce((s, x) => s + x.amount, 0) })),
+        );
+        break;
+      case "reports.terminalTurnovers":
+      case "reports.terminalTurnoversExtended":
+        rows = aggregate(this.#payments(p, session), (x) => [x.idTerminal, x.idService, byDay ? x.date.slice(0, 8) : ""], (x) => ({ idTerminal: x.idTerminal, idService: x.idService, ...(byDay ? { date: x.date.slice(0, 8) } : {}) }), id.endsWith("Extended"));
+        break;
+      case "reports.remunerationByService":
+        rows = services.map((s, i) => ({ idService: s.idService, serviceName: s.name, remuneration: Math.round((1000 + i * 250.25) * 100) / 100 }));
+        break;
+      case "reports.dealerStatistics":
+        rows = aggregate(this.#payments(p, session), (x) => [x.idAgent, byDay ? x.date.slice(0, 8) : ""], (x) => ({ idAgent: x.idAgent, ...(byDay ? { date: x.date.slice(0, 8) } : {}) }), false);
+        break;
+      default:
+        throw new PortalError(SandboxCodes.NOT_FOUND, `no such report: ${id}`, 404);
+    }
+    return p.format === "xlsx" ? workbook(id, rows) : rows;
+  }
+}
+
+function profile(u: SandboxUser) {
+  return { idUser: u.idUser, lgn: u.lgn, userFIO: u.userFIO, groupChar: u.groupChar, groupName: u.groupName, phone: u.phone, email: u.email };
+}
+
+/** Sums payments into rows keyed by `key`; amounts are summed in tiyn to stay exact. */
+function aggregate(payments: Payment[], key: (x: Payment) => unknown[], head: (x: Payment) => Record<string, unknown>, withCommission: boolean): Record<string, unknown>[] {
+  const groups = new Map<string, { head: Record<string, unknown>; count: number; tiyn: number; commissionTiyn: number }>();
+  for (const x of payments) {
+    const k = key(x).join("|");
+    const g = groups.get(k) ?? { head: head(x), count: 0, tiyn: 0, commissionTiyn: 0 };
+    g.count++;
+    g.tiyn += Math.round(x.amount * 100);
+    g.commissionTiyn += Math.round(x.commission * 100);
+    groups.set(k, g);
+  }
+  return [...groups.values()].map((g) => ({ ...g.head, count: g.count, amount: g.tiyn / 100, ...(withCommission ? { commission: g.commissionTiyn / 100 } : {}) }));
+}
