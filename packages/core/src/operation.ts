@@ -28,6 +28,8 @@ export interface OperationSpec {
   binaryWhen?: Readonly<Record<string, string>>;
   /** Codecs of top-level parameters. */
   codecs: Readonly<Record<string, Codec>>;
+  /** Codecs of parameters known only by a name pattern (a regular expression source). */
+  patternCodecs?: Readonly<Record<string, Codec>>;
   /** The answer carries secrets (tokens): no excerpt of it ever appears in an error. */
   secretAnswer?: boolean;
   validateRequest?: Validator;

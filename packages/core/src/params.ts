@@ -16,20 +16,23 @@ export interface EncodeOptions {
   timeZone?: string;
 }
 
-/** Returns a copy of `params` with codecs applied; values that are already wire values pass through. */
-export function encodeParams(operation: string, params: Record<string, unknown>, codecs: Readonly<Record<string, Codec>>, options: EncodeOptions = {}): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...params };
-  for (const [key, codec] of Object.entries(codecs)) {
-    const value = out[key];
-    if (value === undefined) continue;
+/**
+ * Returns a copy of `params` with codecs applied. Only `Date` and boolean values are converted;
+ * strings and numbers pass through, and the spec's validator then checks them with their full path.
+ */
+export function encodeParams(operation: string, params: Record<string, unknown>, codecs: Readonly<Record<string, Codec>>, options: EncodeOptions = {}, patternCodecs: Readonly<Record<string, Codec>> = {}): Record<string, unknown> {
+  const patterns = Object.entries(patternCodecs).map(([source, codec]) => [new RegExp(source), codec] as const);
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(params)) {
+    const codec = codecs[key] ?? patterns.find(([re]) => re.test(key))?.[1];
     if (codec === "flag" && typeof value === "boolean") out[key] = value ? 1 : 0;
-    if (codec === "portal-date" && (value instanceof Date || typeof value === "string")) {
+    else if (codec === "portal-date" && value instanceof Date) {
       try {
-        out[key] = formatPortalDate(value as DateInput, { timeZone: options.timeZone });
+        out[key] = formatPortalDate(value, { timeZone: options.timeZone });
       } catch (e) {
         throw new RequestValidationError(operation, [{ path: `/${key}`, message: (e as Error).message }]);
       }
-    }
+    } else out[key] = value;
   }
   return out;
 }

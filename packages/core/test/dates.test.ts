@@ -52,6 +52,8 @@ describe("portal date codec", () => {
   it("encodes Date params and v1 flags from the operation's codecs", () => {
     const out = encodeParams("r.p", { dateFrom: new Date("2024-05-01T00:00:00+05:00"), dateTo: "20240531", subOn: true, groupByDay: false, x: true }, { dateFrom: "portal-date", dateTo: "portal-date", subOn: "flag", groupByDay: "flag" });
     expect(out).toEqual({ dateFrom: "20240501000000", dateTo: "20240531", subOn: 1, groupByDay: 0, x: true });
-    expect(() => encodeParams("r.p", { dateFrom: "yesterday" }, { dateFrom: "portal-date" })).toThrow(RequestValidationError);
+    expect(encodeParams("r.p", { dateFrom: "yesterday" }, { dateFrom: "portal-date" })).toEqual({ dateFrom: "yesterday" });
+    expect(() => encodeParams("r.p", { dateFrom: new Date(Number.NaN) }, { dateFrom: "portal-date" })).toThrow(RequestValidationError);
+    expect(encodeParams("r.p", { isAddCommissionForCancel: true }, {}, {}, { "^isAddCommissionForCance": "flag" })).toEqual({ isAddCommissionForCancel: 1 });
   });
 });

@@ -121,7 +121,7 @@ export function createPortalClient(options: PortalClientOptions): PortalV1Client
     if (params === null || typeof params !== "object" || Array.isArray(params)) {
       throw new RequestValidationError(op.id, [{ path: "", message: "params must be an object" }]);
     }
-    const encoded = encodeParams(op.id, params as Record<string, unknown>, op.codecs, { timeZone: options.timeZone });
+    const encoded = encodeParams(op.id, params as Record<string, unknown>, op.codecs, { timeZone: options.timeZone }, op.patternCodecs);
     const body = version === "v2" ? { params: encoded } : { Body: { Params: encoded } };
     const wantsFile = op.binaryWhen !== undefined && Object.entries(op.binaryWhen).every(([k, v]) => encoded[k] === v);
     const result = await transport.call(op, { body }, callOptions, wantsFile);

@@ -21,10 +21,10 @@ function paramsSchema(doc: Json, op: Json, style: SpecTarget["request"]): Json {
   return deref(doc, deref(doc, body?.properties?.Body)?.properties?.Params);
 }
 
-/** Codecs of top-level params: portal dates and integer 0/1 flags. */
-function codecsOf(doc: Json, params: Json): Record<string, string> {
+/** Codecs of top-level params (by name, or by name pattern): portal dates and integer 0/1 flags. */
+function codecsOf(doc: Json, params: Json, key: "properties" | "patternProperties" = "properties"): Record<string, string> {
   const codecs: Record<string, string> = {};
-  for (const [name, schema] of Object.entries<Json>(params?.properties ?? {})) {
+  for (const [name, schema] of Object.entries<Json>(params?.[key] ?? {})) {
     const s = deref(doc, schema);
     if (s?.["x-codec"] === "portal-date") codecs[name] = "portal-date";
     if (s?.["x-boolean-flag"] === true) codecs[name] = "flag";
@@ -68,6 +68,7 @@ export async function generateSpecFiles(doc: Json, target: SpecTarget, specPath:
     if (responseSchema) validatorSchemas[`${name}_response`] = responseSchema;
     const params = paramsSchema(doc, op, target.request);
     const codecs = codecsOf(doc, params);
+    const patternCodecs = codecsOf(doc, params, "patternProperties");
     const auth = (op.security ?? doc.security ?? []).length > 0;
     const binaryWhen = op["x-binary-when"];
     table.push(
@@ -79,7 +80,7 @@ export async function generateSpecFiles(doc: Json, target: SpecTarget, specPath:
     idempotent: ${op["x-idempotent"] === true},
     movesMoney: ${op["x-moves-money"] === true},
     unwrap: ${JSON.stringify(op["x-unwrap"])},${binaryWhen ? `\n    binaryWhen: ${JSON.stringify(binaryWhen)},` : ""}${reachesSensitive(doc, responseSchema) ? "\n    secretAnswer: true," : ""}
-    codecs: ${JSON.stringify(codecs)},
+    codecs: ${JSON.stringify(codecs)},${Object.keys(patternCodecs).length ? `\n    patternCodecs: ${JSON.stringify(patternCodecs)},` : ""}
     validateRequest: ${requestSchema ? `v.${name}_request` : "undefined"},
     validateResponse: ${responseSchema ? `v.${name}_response` : "undefined"},
   },`,

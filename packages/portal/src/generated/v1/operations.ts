@@ -135,6 +135,7 @@ export const operations = {
     movesMoney: false,
     unwrap: "rows",
     codecs: {"dateFrom":"portal-date","dateTo":"portal-date","groupByDay":"flag","isAddCommissionForSecondPay":"flag"},
+    patternCodecs: {"^isAddCommissionForCance":"flag"},
     validateRequest: v.reports_terminalTurnoversExtended_request,
     validateResponse: undefined,
   },
