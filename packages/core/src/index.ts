@@ -8,4 +8,4 @@ export { type EncodeOptions, encodeParams, type WithCodecs } from "./params.js";
 export { collectSecrets, REDACTED, redactHeaders, redactValue, scrub } from "./redact.js";
 export { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDefaults } from "./retry.js";
 export { TokenManager, type TokenManagerOptions, type TokenSet } from "./tokens.js";
-export { type CallOptions, type CallResult, type Hooks, type HttpInput, type LogEvent, Transport, type TransportAuth, type TransportOptions } from "./transport.js";
+export { type CallOptions, type CallResult, type FetchLike, type Hooks, type HttpInput, type LogEvent, Transport, type TransportAuth, type TransportOptions } from "./transport.js";

@@ -18,6 +18,32 @@ import { collectSecrets, redactHeaders, redactValue, scrub } from "./redact.js";
 import { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDefaults, sleep } from "./retry.js";
 import type { TokenManager } from "./tokens.js";
 
+/** The part of the `fetch` signature the transport uses. */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+/**
+ * A stand-in for `Request` that openapi-fetch builds when no user hook needs a real one. An
+ * undici Request allocates a body stream and an AbortSignal; the attempts below need only the
+ * URL, method, headers and body, and make one real request each through `fetch(url, init)`.
+ * (openapi-fetch documents its `Request` option for exactly this kind of replacement.)
+ */
+class PlainRequest {
+  readonly url: string;
+  readonly method: string;
+  readonly headers: Headers;
+  readonly redirect: RequestRedirect;
+  readonly signal: AbortSignal | undefined;
+  readonly bodyInit: BodyInit | null | undefined;
+  constructor(url: string, init: RequestInit) {
+    this.url = url;
+    this.method = init.method ?? "GET";
+    this.headers = init.headers instanceof Headers ? init.headers : new Headers(init.headers);
+    this.redirect = init.redirect ?? "follow";
+    this.signal = init.signal ?? undefined;
+    this.bodyInit = init.body;
+  }
+}
+
 /** What the logger hook receives. Everything in it is already redacted. */
 export type LogEvent =
   | { type: "request"; operation: string; method: string; url: string; attempt: number; headers: Record<string, string>; body?: unknown }
@@ -39,8 +65,8 @@ export interface TransportAuth {
 
 export interface TransportOptions {
   baseUrl: string;
-  /** The `fetch` used for every attempt. Default: `globalThis.fetch`. */
-  fetch?: (request: Request) => Promise<Response>;
+  /** The `fetch` used for every attempt, called as `fetch(url, init)`. Default: `globalThis.fetch`. */
+  fetch?: FetchLike;
   /** Per-attempt timeout in ms (until the answer's headers, and for JSON until its body is read). Default 30000. */
   timeoutMs?: number;
   retry?: RetryOptions;
@@ -94,6 +120,9 @@ interface CallState {
 
 class TimeoutMarker extends Error {}
 
+/** Stands in for a caller who passed no signal. */
+const neverAborted = new AbortController().signal;
+
 const EXCERPT = 200;
 
 export class Transport {
@@ -101,18 +130,21 @@ export class Transport {
   readonly #options: TransportOptions;
   readonly #retry: Required<RetryOptions>;
   readonly #sensitive: ReadonlySet<string>;
-  readonly #fetch: (request: Request) => Promise<Response>;
+  readonly #fetch: FetchLike;
+  /** No user hook sees the Request, so openapi-fetch may build a PlainRequest. */
+  readonly #plain: boolean;
 
   constructor(options: TransportOptions) {
     this.#options = options;
     this.#retry = { ...retryDefaults, ...options.retry };
     this.#sensitive = new Set(options.sensitiveKeys ?? []);
     // Bound late so tests and users can swap globalThis.fetch after creating a client.
-    this.#fetch = options.fetch ?? ((r) => globalThis.fetch(r));
+    this.#fetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
     // The escape hatch: a plain openapi-fetch client over the same attempts (auth, timeout) but
     // no retries, since the transport cannot know whether an arbitrary request is idempotent.
     const rawOp: OperationSpec = { id: "raw", method: "post", path: "", auth: options.auth !== undefined, idempotent: false, movesMoney: false, unwrap: "none", codecs: {} };
     this.raw = createClient({ baseUrl: options.baseUrl, headers: options.headers, fetch: (r) => this.#attempts(r, this.#state(rawOp, {}, undefined)) });
+    this.#plain = !options.hooks?.beforeRequest && !options.hooks?.afterResponse;
   }
 
   /** Property names treated as secrets. */
@@ -148,6 +180,7 @@ export class Transport {
         parseAs: "stream",
         fetch: (r: Request) => this.#attempts(r, state),
         middleware: this.#hookMiddleware(op.id),
+        ...(this.#plain ? { Request: PlainRequest } : {}),
       } as never);
       // openapi-fetch reads an error answer's body itself and hands it over parsed (or as text).
       ({ response, error: errorBody } = result as { response: Response; error?: unknown });
@@ -203,18 +236,18 @@ export class Transport {
   }
 
   /** Runs the attempts of one request: auth header, per-attempt timeout, retries, one re-try after a 401. */
-  async #attempts(request: Request, state: CallState): Promise<Response> {
+  async #attempts(request: Request | PlainRequest, state: CallState): Promise<Response> {
     const { op } = state;
-    const caller = request.signal;
-    // Read the body once; every attempt gets a fresh Request over the same bytes.
-    const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
+    const caller = request.signal ?? neverAborted;
+    // Read the body once; every attempt re-sends the same bytes (a stream could be read only once).
+    const body = request instanceof PlainRequest ? ((request.bodyInit ?? undefined) as string | undefined) : request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
     const auth = op.auth ? this.#options.auth : undefined;
     let retries = 0;
     let renewedAfter401 = false;
     for (;;) {
       state.attempts++;
       const attempt = state.attempts;
-      const headers = new Headers(request.headers);
+      const headers = request instanceof PlainRequest ? request.headers : new Headers(request.headers);
       let token: string | undefined;
       if (auth) {
         token = await auth.tokens.accessToken();
@@ -234,7 +267,7 @@ export class Transport {
       const started = performance.now();
       let response: Response;
       try {
-        response = await this.#fetch(new Request(request.url, { method: request.method, headers, body, signal: controller.signal, redirect: request.redirect }));
+        response = await this.#fetch(request.url, { method: request.method, headers, body, signal: controller.signal, redirect: request.redirect });
       } catch (e) {
         state.endAttempt();
         if (caller.aborted) throw new RequestAbortedError(`${op.id}: aborted by the caller`, { operation: op.id, attempts: attempt, cause: caller.reason });
@@ -297,11 +330,11 @@ export class Transport {
     ];
   }
 
-  #redactBody(body: Uint8Array): unknown {
+  #redactBody(body: Uint8Array | string): unknown {
     try {
-      return redactValue(JSON.parse(new TextDecoder().decode(body)), this.#sensitive);
+      return redactValue(JSON.parse(typeof body === "string" ? body : new TextDecoder().decode(body)), this.#sensitive);
     } catch {
-      return `[${body.byteLength} bytes]`;
+      return `[${typeof body === "string" ? body.length : body.byteLength} bytes]`;
     }
   }
 

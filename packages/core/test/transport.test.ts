@@ -38,7 +38,8 @@ const json = (body: unknown, status = 200, headers: Record<string, string> = {})
 /** A stub `fetch` answering from a script, recording what each attempt sent. */
 function script(...answers: Array<Response | Error | ((r: Request) => Promise<Response>)>) {
   const seen: { url: string; body: string; headers: Headers }[] = [];
-  const fetch = async (r: Request) => {
+  const fetch = async (url: string, init: RequestInit) => {
+    const r = new Request(url, init);
     seen.push({ url: r.url, body: await r.clone().text(), headers: r.headers });
     const next = answers[Math.min(seen.length - 1, answers.length - 1)]!;
     if (next instanceof Error) throw next;

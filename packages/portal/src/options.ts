@@ -1,7 +1,7 @@
 // Options of `createPortalClient`. The plain-data part is an interface on purpose: the code
 // generator turns it into a JSON Schema (typescript-json-schema) and a precompiled validator, so
 // options passed from plain JavaScript are checked as strictly as TypeScript checks them.
-import type { Hooks, LogEvent, RetryOptions, TokenSet } from "@paysys/core";
+import type { FetchLike, Hooks, LogEvent, RetryOptions, TokenSet } from "@paysys/core";
 
 /** Portal client settings that are plain data. */
 export interface PortalClientSettings {
@@ -48,8 +48,8 @@ export interface CaptchaChallenge {
 
 /** Portal client options that are functions. */
 export interface PortalClientFunctions {
-  /** The `fetch` for every attempt. Default `globalThis.fetch`. */
-  fetch?: (request: Request) => Promise<Response>;
+  /** The `fetch` for every attempt, called as `fetch(url, init)`. Default `globalThis.fetch`. */
+  fetch?: FetchLike;
   /** Receives redacted request, response, retry and error events. */
   logger?: (event: LogEvent) => void;
   hooks?: Hooks;
