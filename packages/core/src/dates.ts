@@ -46,7 +46,12 @@ export function isPortalDate(value: string): boolean {
   const [y, mo, d, h = 0, mi = 0, s = 0] = m.slice(1).map((x) => (x === undefined ? undefined : Number(x))) as number[];
   const probe = new Date(Date.UTC(y!, mo! - 1, d!, h, mi, s));
   return (
-    probe.getUTCFullYear() === y && probe.getUTCMonth() === mo! - 1 && probe.getUTCDate() === d && probe.getUTCHours() === h && probe.getUTCMinutes() === mi && probe.getUTCSeconds() === s
+    probe.getUTCFullYear() === y &&
+    probe.getUTCMonth() === mo! - 1 &&
+    probe.getUTCDate() === d &&
+    probe.getUTCHours() === h &&
+    probe.getUTCMinutes() === mi &&
+    probe.getUTCSeconds() === s
   );
 }
 

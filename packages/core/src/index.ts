@@ -1,5 +1,5 @@
 // @paysys/core: the runtime the generated clients stand on.
-export { DEFAULT_TIME_ZONE, type DateFormatOptions, type DateInput, formatPortalDate, isPortalDate, parsePortalDate } from "./dates.js";
+export { type DateFormatOptions, type DateInput, DEFAULT_TIME_ZONE, formatPortalDate, isPortalDate, parsePortalDate } from "./dates.js";
 export * from "./errors.js";
 export { BinaryFile } from "./file.js";
 export { type Codec, type OperationSpec, type Unwrap, type Validator, validatorIssues } from "./operation.js";

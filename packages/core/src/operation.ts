@@ -39,7 +39,12 @@ export interface OperationSpec {
 /** Turns Ajv errors into "where: what" issues. */
 export function validatorIssues(v: Validator): { path: string; message: string }[] {
   return (v.errors ?? []).map((e) => {
-    const extra = e.params && "additionalProperty" in e.params ? ` (${String(e.params.additionalProperty)})` : e.params && "allowedValues" in e.params ? ` (${JSON.stringify(e.params.allowedValues)})` : "";
+    const extra =
+      e.params && "additionalProperty" in e.params
+        ? ` (${String(e.params.additionalProperty)})`
+        : e.params && "allowedValues" in e.params
+          ? ` (${JSON.stringify(e.params.allowedValues)})`
+          : "";
     return { path: e.instancePath, message: `${e.message ?? "is invalid"}${extra}` };
   });
 }

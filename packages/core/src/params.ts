@@ -20,7 +20,13 @@ export interface EncodeOptions {
  * Returns a copy of `params` with codecs applied. Only `Date` and boolean values are converted;
  * strings and numbers pass through, and the spec's validator then checks them with their full path.
  */
-export function encodeParams(operation: string, params: Record<string, unknown>, codecs: Readonly<Record<string, Codec>>, options: EncodeOptions = {}, patternCodecs: Readonly<Record<string, Codec>> = {}): Record<string, unknown> {
+export function encodeParams(
+  operation: string,
+  params: Record<string, unknown>,
+  codecs: Readonly<Record<string, Codec>>,
+  options: EncodeOptions = {},
+  patternCodecs: Readonly<Record<string, Codec>> = {},
+): Record<string, unknown> {
   const patterns = Object.entries(patternCodecs).map(([source, codec]) => [new RegExp(source), codec] as const);
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(params)) {

@@ -99,7 +99,10 @@ export class TokenManager {
       }
     }
     if (!obtain) {
-      throw new AuthenticationError(current ? "the session expired and cannot be renewed: sign in again" : "not signed in: sign in first, or configure credentials the client can sign in with", { attempts: 0 });
+      throw new AuthenticationError(
+        current ? "the session expired and cannot be renewed: sign in again" : "not signed in: sign in first, or configure credentials the client can sign in with",
+        { attempts: 0 },
+      );
     }
     return obtain();
   }

@@ -3,15 +3,7 @@
 // timeouts, token refresh or error classes; they live here, below its middleware, so a retry
 // re-sends the same bytes (a Request body can be read only once, so it is rebuilt per attempt).
 import createClient, { type Client, type Middleware } from "openapi-fetch";
-import {
-  apiErrorClass,
-  ConnectionError,
-  PaysysError,
-  RequestAbortedError,
-  RequestValidationError,
-  TimeoutError,
-  UnexpectedResponseError,
-} from "./errors.js";
+import { apiErrorClass, ConnectionError, PaysysError, RequestAbortedError, RequestValidationError, TimeoutError, UnexpectedResponseError } from "./errors.js";
 import { BinaryFile } from "./file.js";
 import { type OperationSpec, validatorIssues } from "./operation.js";
 import { collectSecrets, redactHeaders, redactValue, scrub } from "./redact.js";
@@ -53,8 +45,9 @@ export type LogEvent =
 
 /** User hooks around each call (run once per call, before the attempts and after the last one). */
 export interface Hooks {
-  beforeRequest?(ctx: { operation: string; request: Request }): void | Request | Promise<void | Request>;
-  afterResponse?(ctx: { operation: string; request: Request; response: Response }): void | Promise<void>;
+  /** May return a replacement Request. */
+  beforeRequest?(ctx: { operation: string; request: Request }): Request | undefined | Promise<Request | undefined>;
+  afterResponse?(ctx: { operation: string; request: Request; response: Response }): unknown;
 }
 
 export interface TransportAuth {
@@ -172,16 +165,20 @@ export class Transport {
     let response: Response;
     let errorBody: unknown;
     try {
-      const result = await this.raw.request(op.method, op.path as never, {
-        body: input.body,
-        params: { query: input.query, path: input.path, header: input.header },
-        headers: options.headers,
-        signal: options.signal,
-        parseAs: "stream",
-        fetch: (r: Request) => this.#attempts(r, state),
-        middleware: this.#hookMiddleware(op.id),
-        ...(this.#plain ? { Request: PlainRequest } : {}),
-      } as never);
+      const result = await this.raw.request(
+        op.method,
+        op.path as never,
+        {
+          body: input.body,
+          params: { query: input.query, path: input.path, header: input.header },
+          headers: options.headers,
+          signal: options.signal,
+          parseAs: "stream",
+          fetch: (r: Request) => this.#attempts(r, state),
+          middleware: this.#hookMiddleware(op.id),
+          ...(this.#plain ? { Request: PlainRequest } : {}),
+        } as never,
+      );
       // openapi-fetch reads an error answer's body itself and hands it over parsed (or as text).
       ({ response, error: errorBody } = result as { response: Response; error?: unknown });
     } catch (e) {
@@ -204,7 +201,12 @@ export class Transport {
     try {
       text = await response.text();
     } catch (e) {
-      throw this.#logged(op, e instanceof TimeoutMarker || (e as Error)?.name === "TimeoutError" ? new TimeoutError(`${op.id}: timed out reading the answer`, ctx) : new ConnectionError(`${op.id}: the answer was cut off`, { ...ctx, cause: e }));
+      throw this.#logged(
+        op,
+        e instanceof TimeoutMarker || (e as Error)?.name === "TimeoutError"
+          ? new TimeoutError(`${op.id}: timed out reading the answer`, ctx)
+          : new ConnectionError(`${op.id}: the answer was cut off`, { ...ctx, cause: e }),
+      );
     } finally {
       state.endAttempt();
     }
@@ -212,10 +214,16 @@ export class Transport {
     try {
       body = text === "" ? undefined : JSON.parse(text);
     } catch {
-      throw this.#logged(op, new UnexpectedResponseError(`${op.id}: the answer is not JSON (content-type ${contentType || "none"})`, { ...ctx, bodyExcerpt: this.#excerpt(text, state) }));
+      throw this.#logged(
+        op,
+        new UnexpectedResponseError(`${op.id}: the answer is not JSON (content-type ${contentType || "none"})`, { ...ctx, bodyExcerpt: this.#excerpt(text, state) }),
+      );
     }
     if (op.validateResponse && this.#options.validateResponses && !op.validateResponse(body)) {
-      const issues = validatorIssues(op.validateResponse).slice(0, 3).map((i) => `${i.path || "(root)"} ${i.message}`).join("; ");
+      const issues = validatorIssues(op.validateResponse)
+        .slice(0, 3)
+        .map((i) => `${i.path || "(root)"} ${i.message}`)
+        .join("; ");
       throw this.#logged(op, new UnexpectedResponseError(`${op.id}: the answer does not match the spec: ${issues}`, { ...ctx, bodyExcerpt: this.#excerpt(text, state) }));
     }
     return { kind: "json", body, excerpt: () => this.#excerpt(text, state), ...this.#facts(response, state) };
@@ -229,10 +237,17 @@ export class Transport {
   #httpError(op: OperationSpec, response: Response, errorBody: unknown, state: CallState): PaysysError {
     const { code, message } = serviceFields(errorBody);
     const serviceMessage = message === undefined ? undefined : scrub(message, state.secrets);
-    const shown = serviceMessage !== undefined ? `: ${serviceMessage}` : typeof errorBody === "string" && errorBody ? `; body begins: ${JSON.stringify(this.#excerpt(errorBody, state))}` : "";
+    const shown =
+      serviceMessage !== undefined ? `: ${serviceMessage}` : typeof errorBody === "string" && errorBody ? `; body begins: ${JSON.stringify(this.#excerpt(errorBody, state))}` : "";
     const notRetried = !op.idempotent && isRetryableStatus(response.status) ? " (not retried: the operation is not idempotent)" : "";
     const ErrorClass = apiErrorClass(response.status);
-    return new ErrorClass(`${op.id}: HTTP ${response.status}${shown}${notRetried}`, { operation: op.id, status: response.status, attempts: state.attempts, serviceCode: code, serviceMessage });
+    return new ErrorClass(`${op.id}: HTTP ${response.status}${shown}${notRetried}`, {
+      operation: op.id,
+      status: response.status,
+      attempts: state.attempts,
+      serviceCode: code,
+      serviceMessage,
+    });
   }
 
   /** Runs the attempts of one request: auth header, per-attempt timeout, retries, one re-try after a 401. */
@@ -263,7 +278,15 @@ export class Transport {
         caller.removeEventListener("abort", onCallerAbort);
       };
       if (caller.aborted) controller.abort(caller.reason);
-      this.#log(() => ({ type: "request", operation: op.id, method: request.method, url: request.url, attempt, headers: redactHeaders(headers), body: body && this.#redactBody(body) }));
+      this.#log(() => ({
+        type: "request",
+        operation: op.id,
+        method: request.method,
+        url: request.url,
+        attempt,
+        headers: redactHeaders(headers),
+        body: body && this.#redactBody(body),
+      }));
       const started = performance.now();
       let response: Response;
       try {

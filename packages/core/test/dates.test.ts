@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { encodeParams, formatPortalDate, isPortalDate, parsePortalDate, RequestValidationError } from "../src/index.js";
 
 const zones = ["Asia/Almaty", "UTC", "America/New_York", "Europe/London", "Asia/Kolkata", "Pacific/Chatham", "Australia/Lord_Howe"];
-const instants = fc.date({ min: new Date("1995-01-01T00:00:00Z"), max: new Date("2040-12-31T23:59:59Z"), noInvalidDate: true }).map((d) => new Date(Math.floor(d.getTime() / 1000) * 1000));
+const instants = fc
+  .date({ min: new Date("1995-01-01T00:00:00Z"), max: new Date("2040-12-31T23:59:59Z"), noInvalidDate: true })
+  .map((d) => new Date(Math.floor(d.getTime() / 1000) * 1000));
 
 describe("portal date codec", () => {
   it("renders in the service's zone, not the host's", () => {
@@ -34,7 +36,13 @@ describe("portal date codec", () => {
   });
 
   it("round-trips exactly in Almaty (no DST since 2005)", () => {
-    fc.assert(fc.property(instants.filter((d) => d.getUTCFullYear() >= 2006), (d) => parsePortalDate(formatPortalDate(d)).getTime() === d.getTime()), { numRuns: 2000 });
+    fc.assert(
+      fc.property(
+        instants.filter((d) => d.getUTCFullYear() >= 2006),
+        (d) => parsePortalDate(formatPortalDate(d)).getTime() === d.getTime(),
+      ),
+      { numRuns: 2000 },
+    );
   });
 
   it("picks the earlier instant of a repeated wall time and skips a missing one", () => {
@@ -50,7 +58,11 @@ describe("portal date codec", () => {
   });
 
   it("encodes Date params and v1 flags from the operation's codecs", () => {
-    const out = encodeParams("r.p", { dateFrom: new Date("2024-05-01T00:00:00+05:00"), dateTo: "20240531", subOn: true, groupByDay: false, x: true }, { dateFrom: "portal-date", dateTo: "portal-date", subOn: "flag", groupByDay: "flag" });
+    const out = encodeParams(
+      "r.p",
+      { dateFrom: new Date("2024-05-01T00:00:00+05:00"), dateTo: "20240531", subOn: true, groupByDay: false, x: true },
+      { dateFrom: "portal-date", dateTo: "portal-date", subOn: "flag", groupByDay: "flag" },
+    );
     expect(out).toEqual({ dateFrom: "20240501000000", dateTo: "20240531", subOn: 1, groupByDay: 0, x: true });
     expect(encodeParams("r.p", { dateFrom: "yesterday" }, { dateFrom: "portal-date" })).toEqual({ dateFrom: "yesterday" });
     expect(() => encodeParams("r.p", { dateFrom: new Date(Number.NaN) }, { dateFrom: "portal-date" })).toThrow(RequestValidationError);

@@ -74,7 +74,9 @@ describe("retries", () => {
 
   it("gives up after maxRetries and reports every attempt", async () => {
     const s = script(json({}, 500));
-    const err = await transport(s.fetch, { retry: { maxRetries: 3, baseDelayMs: 1 } }).call(op(), {}).catch((e) => e);
+    const err = await transport(s.fetch, { retry: { maxRetries: 3, baseDelayMs: 1 } })
+      .call(op(), {})
+      .catch((e) => e);
     expect(err).toBeInstanceOf(InternalServerError);
     expect(err).toMatchObject({ status: 500, attempts: 4, operation: "test.op" });
     expect(s.seen).toHaveLength(4);
@@ -82,7 +84,9 @@ describe("retries", () => {
 
   it("never retries an operation that moves money, and says the outcome is unknown", async () => {
     const s = script(new TypeError("socket hang up"), json({ id: "x" }));
-    const err = await transport(s.fetch).call(op({ idempotent: false, movesMoney: true }), { body: {} }).catch((e) => e);
+    const err = await transport(s.fetch)
+      .call(op({ idempotent: false, movesMoney: true }), { body: {} })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ConnectionError);
     expect(err.message).toMatch(/not idempotent.*outcome is unknown/);
     expect(err.attempts).toBe(1);
@@ -109,15 +113,16 @@ describe("retries", () => {
 
   it("stops when Retry-After is longer than the cap", async () => {
     const s = script(json({ message: "slow down" }, 429, { "retry-after": "120" }), json({ ok: 1 }));
-    const err = await transport(s.fetch, { retry: { retryAfterCapMs: 1000 } }).call(op(), {}).catch((e) => e);
+    const err = await transport(s.fetch, { retry: { retryAfterCapMs: 1000 } })
+      .call(op(), {})
+      .catch((e) => e);
     expect(err).toBeInstanceOf(RateLimitError);
     expect(s.seen).toHaveLength(1);
   });
 });
 
 describe("timeouts and abort", () => {
-  const hang = (r: Request) =>
-    new Promise<Response>((_, reject) => r.signal.addEventListener("abort", () => reject(r.signal.reason)));
+  const hang = (r: Request) => new Promise<Response>((_, reject) => r.signal.addEventListener("abort", () => reject(r.signal.reason)));
 
   it("times out each attempt and retries idempotent calls with a fresh timer", async () => {
     const s = script(hang, hang, json({ ok: 1 }));
@@ -127,7 +132,9 @@ describe("timeouts and abort", () => {
 
   it("throws TimeoutError when every attempt times out", async () => {
     const s = script(hang);
-    const err = await transport(s.fetch, { timeoutMs: 20 }).call(op(), {}).catch((e) => e);
+    const err = await transport(s.fetch, { timeoutMs: 20 })
+      .call(op(), {})
+      .catch((e) => e);
     expect(err).toBeInstanceOf(TimeoutError);
     expect(err.attempts).toBe(3);
   });
@@ -136,7 +143,9 @@ describe("timeouts and abort", () => {
     const s = script(hang);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 20);
-    const err = await transport(s.fetch, { timeoutMs: 10_000 }).call(op(), {}, { signal: controller.signal }).catch((e) => e);
+    const err = await transport(s.fetch, { timeoutMs: 10_000 })
+      .call(op(), {}, { signal: controller.signal })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(RequestAbortedError);
     expect(s.seen).toHaveLength(1);
   });
@@ -155,7 +164,9 @@ describe("timeouts and abort", () => {
 describe("answers that are not what the spec says", () => {
   it("HTML instead of JSON is an UnexpectedResponseError with an excerpt", async () => {
     const s = script(new Response("<html><body>502 Bad Gateway</body></html>", { status: 200, headers: { "content-type": "text/html" } }));
-    const err = await transport(s.fetch).call(op(), {}).catch((e) => e);
+    const err = await transport(s.fetch)
+      .call(op(), {})
+      .catch((e) => e);
     expect(err).toBeInstanceOf(UnexpectedResponseError);
     expect(err.bodyExcerpt).toContain("<html><body>502");
   });
@@ -176,7 +187,9 @@ describe("answers that are not what the spec says", () => {
 
   it("an HTTP error carries the service's code and message", async () => {
     const s = script(json({ code: 17, message: "bad period" }, 400));
-    const err = await transport(s.fetch).call(op(), {}).catch((e) => e);
+    const err = await transport(s.fetch)
+      .call(op(), {})
+      .catch((e) => e);
     expect(err).toBeInstanceOf(BadRequestError);
     expect(err).toMatchObject({ status: 400, serviceCode: 17, serviceMessage: "bad period" });
   });
@@ -186,7 +199,9 @@ describe("request validation", () => {
   it("refuses a bad request before anything is sent, saying where", async () => {
     const validate: Validator = Object.assign(() => false, { errors: [{ instancePath: "/params/dateFrom", message: "must match pattern" }] });
     const s = script(json({}));
-    const err = await transport(s.fetch).call(op({ validateRequest: validate }), { body: { params: { dateFrom: "x" } } }).catch((e) => e);
+    const err = await transport(s.fetch)
+      .call(op({ validateRequest: validate }), { body: { params: { dateFrom: "x" } } })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(RequestValidationError);
     expect(err.issues).toEqual([{ path: "/params/dateFrom", message: "must match pattern" }]);
     expect(err.attempts).toBe(0);

@@ -63,7 +63,10 @@ for (const version of ["v2", "v1"] as const) {
       expect(p.signedIn).toBe(true);
       const direct = (await p.account.captcha({ captchaSession: "s-direct" })) as Record<string, unknown>;
       expect(direct).toHaveProperty("image");
-      const tokens = (await p.account.token({ ...credentials, initiator: "sdk", captcha: sb.portal.captchaText("s-direct")!, captchaSession: "s-direct" })) as Record<string, unknown>;
+      const tokens = (await p.account.token({ ...credentials, initiator: "sdk", captcha: sb.portal.captchaText("s-direct")!, captchaSession: "s-direct" })) as Record<
+        string,
+        unknown
+      >;
       expect(tokens).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String), expiresIn: 900 });
       const renewed = (await p.account.refresh({ token: String(tokens.refreshToken) })) as Record<string, unknown>;
       expect(renewed.refreshToken).not.toBe(tokens.refreshToken);
@@ -129,7 +132,13 @@ for (const version of ["v2", "v1"] as const) {
 
     it("reports.terminalTurnoversExtended with the flag whose name is only partly known", async () => {
       await using p = portal();
-      const rows = (await p.reports.terminalTurnoversExtended({ ...may, sub: 2, groupByDay: false, isAddCommissionForSecondPay: true, isAddCommissionForCancel: true } as never)) as Record<string, unknown>[];
+      const rows = (await p.reports.terminalTurnoversExtended({
+        ...may,
+        sub: 2,
+        groupByDay: false,
+        isAddCommissionForSecondPay: true,
+        isAddCommissionForCancel: true,
+      } as never)) as Record<string, unknown>[];
       expect(rows[0]).toMatchObject({ idTerminal: expect.any(Number), commission: expect.any(Number) });
     });
 

@@ -24,7 +24,7 @@ import type { paths as V2Paths } from "./generated/v2/schema.js";
 import { type CaptchaChallenge, functionOptionKeys, type PortalClientOptions, type PortalCredentials } from "./options.js";
 
 /** What both versions add to the generated methods. */
-export interface PortalClientBase<Paths extends {}> {
+export interface PortalClientBase<Paths extends object> {
   readonly version: "v1" | "v2";
   /**
    * Step 1 of sign-in: asks for a captcha with a fresh session id. Show `captcha` to a person,
@@ -53,10 +53,13 @@ const callbacks = Object.fromEntries(functionOptionKeys.map((k) => [k, k === "ho
 export function defaultExtractTokens(result: Record<string, unknown>, now: number = Date.now()): TokenSet {
   const access = result.accessToken ?? result.token;
   if (typeof access !== "string" || access === "") {
-    throw new UnexpectedResponseError(`account.token: the token answer has no accessToken or token field (fields: ${Object.keys(result).join(", ") || "none"}); pass the extractTokens option`, {
-      operation: "account.token",
-      bodyExcerpt: "[REDACTED: this answer carries secrets]",
-    });
+    throw new UnexpectedResponseError(
+      `account.token: the token answer has no accessToken or token field (fields: ${Object.keys(result).join(", ") || "none"}); pass the extractTokens option`,
+      {
+        operation: "account.token",
+        bodyExcerpt: "[REDACTED: this answer carries secrets]",
+      },
+    );
   }
   const refresh = result.refreshToken;
   const expiresIn = result.expiresIn;
@@ -92,7 +95,9 @@ export function createPortalClient(options: PortalClientOptions): PortalV1Client
         ? async () => {
             const challenge = await requestCaptcha();
             const captcha = await options.solveCaptcha!(challenge);
-            return extract((await invoke(op("account.token"), { initiator: "sdk", ...options.credentials, captcha, captchaSession: challenge.captchaSession })) as Record<string, unknown>);
+            return extract(
+              (await invoke(op("account.token"), { initiator: "sdk", ...options.credentials, captcha, captchaSession: challenge.captchaSession })) as Record<string, unknown>,
+            );
           }
         : undefined,
     refresh: async (current) => {
@@ -144,7 +149,7 @@ export function createPortalClient(options: PortalClientOptions): PortalV1Client
     });
   }
 
-  const base: PortalClientBase<{}> = {
+  const base: PortalClientBase<Record<string, never>> = {
     version,
     requestCaptcha,
     async signIn(input, callOptions) {
@@ -165,7 +170,7 @@ export function createPortalClient(options: PortalClientOptions): PortalV1Client
     [asyncDispose]() {
       return this.close();
     },
-    raw: transport.raw as unknown as Client<{}>,
+    raw: transport.raw,
   };
   return Object.assign(Object.create(base) as object, methods) as PortalV1Client | PortalV2Client;
 }

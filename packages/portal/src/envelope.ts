@@ -16,7 +16,13 @@ export function unwrapV2(op: OperationSpec, r: JsonResult): unknown {
   if (!isObject(body) || typeof body.code !== "number") throw unexpected(op, r, "the answer is not the v2 envelope { code, message, result | data }");
   if (body.code !== 0) {
     const message = typeof body.message === "string" ? r.scrub(body.message) : undefined;
-    throw new ServiceError(`${op.id}: the portal answered code ${body.code}${message ? `: ${message}` : ""}`, { operation: op.id, status: r.status, attempts: r.attempts, serviceCode: body.code, serviceMessage: message });
+    throw new ServiceError(`${op.id}: the portal answered code ${body.code}${message ? `: ${message}` : ""}`, {
+      operation: op.id,
+      status: r.status,
+      attempts: r.attempts,
+      serviceCode: body.code,
+      serviceMessage: message,
+    });
   }
   switch (op.unwrap) {
     case "none":

@@ -19,7 +19,18 @@ describe("client options", () => {
     expect(make({ baseUrl: "http://x", fetch: "fetch" })).toThrow(/\/fetch must be a function/);
   });
   it("accepts a full set of good options", () => {
-    expect(make({ baseUrl: "http://x", version: "v1", timeoutMs: 1000, retry: { maxRetries: 0 }, timeZone: "UTC", credentials: { lgn: "a", psw: "b" }, solveCaptcha: async () => "x", hooks: {} })).not.toThrow();
+    expect(
+      make({
+        baseUrl: "http://x",
+        version: "v1",
+        timeoutMs: 1000,
+        retry: { maxRetries: 0 },
+        timeZone: "UTC",
+        credentials: { lgn: "a", psw: "b" },
+        solveCaptcha: async () => "x",
+        hooks: {},
+      }),
+    ).not.toThrow();
   });
 });
 

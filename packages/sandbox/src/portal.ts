@@ -169,7 +169,12 @@ export class PortalSandbox {
 
   #issue(user: SandboxUser): Session {
     const ttl = this.#options.tokenTtlSeconds ?? 900;
-    const session = { user, accessToken: `sbx_a_${randomBytes(18).toString("base64url")}`, refreshToken: `sbx_r_${randomBytes(18).toString("base64url")}`, expiresAt: Date.now() + ttl * 1000 };
+    const session = {
+      user,
+      accessToken: `sbx_a_${randomBytes(18).toString("base64url")}`,
+      refreshToken: `sbx_r_${randomBytes(18).toString("base64url")}`,
+      expiresAt: Date.now() + ttl * 1000,
+    };
     this.#byAccess.set(session.accessToken, session);
     this.#byRefresh.set(session.refreshToken, session);
     return session;
@@ -243,7 +248,16 @@ export class PortalSandbox {
     const like = (v: unknown, s: string) => typeof v !== "string" || s.toLowerCase().includes(v.toLowerCase());
     const columns = new Set(Array.isArray(p.columns) ? (p.columns as string[]) : []);
     return this.data.agents
-      .filter((a) => scope.has(a.idAgent) && like(p.name, a.name) && like(p.address, a.address) && like(p.bin, a.bin) && like(p.rnn, a.rnn) && like(p.login, a.login) && like(p.cellPhone, a.cellPhone))
+      .filter(
+        (a) =>
+          scope.has(a.idAgent) &&
+          like(p.name, a.name) &&
+          like(p.address, a.address) &&
+          like(p.bin, a.bin) &&
+          like(p.rnn, a.rnn) &&
+          like(p.login, a.login) &&
+          like(p.cellPhone, a.cellPhone),
+      )
       .filter((a) => p.idAgentSearch === undefined || a.idAgent === p.idAgentSearch)
       .filter((a) => p.idTerminal === undefined || this.data.terminals.some((t) => t.idTerminal === p.idTerminal && t.idAgent === a.idAgent))
       .map((a) => {
@@ -317,18 +331,37 @@ export class PortalSandbox {
         rows = this.#days(p).flatMap((day) =>
           this.data.terminals
             .filter((t) => this.#scope(p, session).has(t.idAgent) && (p.idTerminal === undefined || t.idTerminal === p.idTerminal) && (Number(day) + t.idTerminal) % 3 === 0)
-            .map((t) => ({ idCash: Number(`${day.slice(2)}${t.idTerminal}`), date: `${day}180000`, idTerminal: t.idTerminal, idSysUser: 7, amount: this.data.paymentsOn(day).filter((x) => x.idTerminal === t.idTerminal).reduce((s, x) => s + x.amount, 0) })),
+            .map((t) => ({
+              idCash: Number(`${day.slice(2)}${t.idTerminal}`),
+              date: `${day}180000`,
+              idTerminal: t.idTerminal,
+              idSysUser: 7,
+              amount: this.data
+                .paymentsOn(day)
+                .filter((x) => x.idTerminal === t.idTerminal)
+                .reduce((s, x) => s + x.amount, 0),
+            })),
         );
         break;
       case "reports.terminalTurnovers":
       case "reports.terminalTurnoversExtended":
-        rows = aggregate(this.#payments(p, session), (x) => [x.idTerminal, x.idService, byDay ? x.date.slice(0, 8) : ""], (x) => ({ idTerminal: x.idTerminal, idService: x.idService, ...(byDay ? { date: x.date.slice(0, 8) } : {}) }), id.endsWith("Extended"));
+        rows = aggregate(
+          this.#payments(p, session),
+          (x) => [x.idTerminal, x.idService, byDay ? x.date.slice(0, 8) : ""],
+          (x) => ({ idTerminal: x.idTerminal, idService: x.idService, ...(byDay ? { date: x.date.slice(0, 8) } : {}) }),
+          id.endsWith("Extended"),
+        );
         break;
       case "reports.remunerationByService":
         rows = services.map((s, i) => ({ idService: s.idService, serviceName: s.name, remuneration: Math.round((1000 + i * 250.25) * 100) / 100 }));
         break;
       case "reports.dealerStatistics":
-        rows = aggregate(this.#payments(p, session), (x) => [x.idAgent, byDay ? x.date.slice(0, 8) : ""], (x) => ({ idAgent: x.idAgent, ...(byDay ? { date: x.date.slice(0, 8) } : {}) }), false);
+        rows = aggregate(
+          this.#payments(p, session),
+          (x) => [x.idAgent, byDay ? x.date.slice(0, 8) : ""],
+          (x) => ({ idAgent: x.idAgent, ...(byDay ? { date: x.date.slice(0, 8) } : {}) }),
+          false,
+        );
         break;
       default:
         throw new PortalError(SandboxCodes.NOT_FOUND, `no such report: ${id}`, 404);

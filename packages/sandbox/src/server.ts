@@ -57,7 +57,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         if (req.method !== "POST") return sendJson(res, 405, { code: 1, message: "portal requests are POST" });
         const answer = await portal.handle(url.pathname.slice("/portal".length), await readBody(req), { authorization: req.headers.authorization });
         if ("file" in answer) {
-          res.writeHead(answer.status, { "content-type": answer.contentType, "content-length": answer.file.byteLength, "content-disposition": `attachment; filename="${answer.filename}"` });
+          res.writeHead(answer.status, {
+            "content-type": answer.contentType,
+            "content-length": answer.file.byteLength,
+            "content-disposition": `attachment; filename="${answer.filename}"`,
+          });
           return res.end(answer.file);
         }
         return sendJson(res, answer.status, answer.json);

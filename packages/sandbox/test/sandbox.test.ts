@@ -25,7 +25,10 @@ describe("portal handling", () => {
 
   it("answers bad input with the error envelope", async () => {
     expect(await post("/v2/report/payments", "{not json")).toMatchObject({ status: 400, json: { code: SandboxCodes.MALFORMED } });
-    expect(await post("/v2/agent/list", { params: { sub: 9 } })).toMatchObject({ status: 200, json: { code: SandboxCodes.INVALID_PARAMS, message: expect.stringContaining("/params/sub") } });
+    expect(await post("/v2/agent/list", { params: { sub: 9 } })).toMatchObject({
+      status: 200,
+      json: { code: SandboxCodes.INVALID_PARAMS, message: expect.stringContaining("/params/sub") },
+    });
     expect(await post("/report/payments", { Body: { Params: { subOn: true } } })).toMatchObject({ json: { Code: SandboxCodes.INVALID_PARAMS } });
     expect(await post("/v2/nowhere", {})).toMatchObject({ status: 404 });
     expect(await post("/v2/user/me", { params: {} })).toMatchObject({ status: 401, json: { code: SandboxCodes.UNAUTHORIZED } });
@@ -38,7 +41,17 @@ describe("portal handling", () => {
     const { accessToken } = (signIn as { json: { result: { accessToken: string } } }).json.result;
     const again = await post("/v2/account/token", { params: { lgn: "dealer01", psw: "sandbox-password", captcha: text, captchaSession: "s1" } });
     expect(again).toMatchObject({ json: { code: SandboxCodes.WRONG_CREDENTIALS } });
-    for (const path of ["/v2/user/me", "/v2/agent/list", "/v2/terminal/list", "/v2/report/payments", "/v2/report/cashs", "/v2/report/turnsterminal", "/v2/report/turnsterminalext", "/v2/report/remunbyservice", "/v2/report/statreport"]) {
+    for (const path of [
+      "/v2/user/me",
+      "/v2/agent/list",
+      "/v2/terminal/list",
+      "/v2/report/payments",
+      "/v2/report/cashs",
+      "/v2/report/turnsterminal",
+      "/v2/report/turnsterminalext",
+      "/v2/report/remunbyservice",
+      "/v2/report/statreport",
+    ]) {
       const answer = await post(path, { params: {} }, `Bearer ${accessToken}`);
       expect(answer.status, path).toBe(200);
     }
@@ -54,7 +67,11 @@ describe("HTTP", () => {
 
   it("listens on loopback and serves the control endpoints", async () => {
     expect(sb.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    await fetch(`${sb.portalUrl}/v2/account/captcha`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ params: { captchaSession: "h1" } }) });
+    await fetch(`${sb.portalUrl}/v2/account/captcha`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ params: { captchaSession: "h1" } }),
+    });
     const captcha = await fetch(`${sb.url}/__sandbox/portal/captcha?session=h1`).then((r) => r.json());
     expect(captcha.text).toBe(sb.portal.captchaText("h1"));
     expect((await fetch(`${sb.url}/__sandbox/portal/stats`).then((r) => r.json())).captcha).toBe(1);

@@ -23,13 +23,9 @@ const report = (what: string, value: string, goal = "") => rows.push([what, valu
 {
   const body = JSON.stringify({ code: 0, message: "OK", result: { idUser: 1, lgn: "x" } });
   const stub = async () => new Response(body, { headers: { "content-type": "application/json" } });
-  const portal = createPortalClient({ baseUrl: "http://stub.invalid", fetch: stub });
-  (portal as unknown as { signIn: unknown }).signIn = undefined;
-  const raw = createPortalClient({ baseUrl: "http://stub.invalid", fetch: stub });
-  // Tokens are not the subject here: user.profile needs one, so give the client one.
+  // Tokens are not the subject here: user.profile needs one, so the client signs in once.
   const signed = createPortalClient({ baseUrl: "http://stub.invalid", fetch: stub, extractTokens: () => ({ accessToken: "t" }) });
   await signed.signIn({ lgn: "a", psw: "b", captcha: "c", captchaSession: "s" });
-  void raw;
   const n = 20_000;
   await time(() => signed.user.profile({ idUser: 1 }), 2_000); // warm-up
   const stubOnly: number[] = [];
@@ -38,7 +34,10 @@ const report = (what: string, value: string, goal = "") => rows.push([what, valu
     stubOnly.push(await time(async () => (await stub()).json(), n));
     client.push(await time(() => signed.user.profile({ idUser: 1 }), n));
   }
-  report("client CPU overhead per call (stub fetch)", `${((median(client) - median(stubOnly)) * 1000).toFixed(1)} µs (client ${(median(client) * 1000).toFixed(1)} µs, stub alone ${(median(stubOnly) * 1000).toFixed(1)} µs)`);
+  report(
+    "client CPU overhead per call (stub fetch)",
+    `${((median(client) - median(stubOnly)) * 1000).toFixed(1)} µs (client ${(median(client) * 1000).toFixed(1)} µs, stub alone ${(median(stubOnly) * 1000).toFixed(1)} µs)`,
+  );
 }
 
 // 2. Client vs raw fetch against the sandbox in its own process.
@@ -53,8 +52,10 @@ const report = (what: string, value: string, goal = "") => rows.push([what, valu
   });
   try {
     const portalUrl = `${url}/portal`;
-    const solveCaptcha = async ({ captchaSession }: { captchaSession: string }) => (await (await fetch(`${url}/__sandbox/portal/captcha?session=${captchaSession}`)).json()).text as string;
-    const make = (validateResponses: boolean) => createPortalClient({ baseUrl: portalUrl, credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw }, solveCaptcha, validateResponses });
+    const solveCaptcha = async ({ captchaSession }: { captchaSession: string }) =>
+      (await (await fetch(`${url}/__sandbox/portal/captcha?session=${captchaSession}`)).json()).text as string;
+    const make = (validateResponses: boolean) =>
+      createPortalClient({ baseUrl: portalUrl, credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw }, solveCaptcha, validateResponses });
     const plain = make(false);
     const validating = make(true);
     const params = { dateFrom: "20240501000000", dateTo: "20240501235959", subOn: true };
@@ -62,7 +63,11 @@ const report = (what: string, value: string, goal = "") => rows.push([what, valu
     await validating.reports.payments(params);
     // The raw baseline sends the same bytes with the same token and parses the answer.
     let token = "";
-    const tokenSpy = createPortalClient({ baseUrl: portalUrl, credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw }, solveCaptcha, hooks: { afterResponse: () => {} }, authorize: (t) => ((token = t), { Authorization: `Bearer ${t}` }) });
+    const authorize = (t: string) => {
+      token = t;
+      return { Authorization: `Bearer ${t}` };
+    };
+    const tokenSpy = createPortalClient({ baseUrl: portalUrl, credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw }, solveCaptcha, authorize });
     await tokenSpy.user.me();
     const body = JSON.stringify({ params });
     const rawCall = async () => {

@@ -12,17 +12,17 @@ export function generateSettingsValidator(pkgDir: string, settings: { file: stri
   const program = TJS.getProgramFromFiles(
     [file],
     {
-    strict: true,
-    skipLibCheck: true,
-    // JSON-style values, as in a tsconfig (the library converts them).
-    target: "ES2022",
-    module: "ESNext",
-    moduleResolution: "Bundler",
-    lib: ["ES2022", "DOM", "ESNext.Disposable"],
-    types: [],
-    baseUrl: repoRoot,
-    // Read the core's source, not its build, so generation does not wait for a build.
-    paths: { "@paysys/core": ["packages/core/src/index.ts"] },
+      strict: true,
+      skipLibCheck: true,
+      // JSON-style values, as in a tsconfig (the library converts them).
+      target: "ES2022",
+      module: "ESNext",
+      moduleResolution: "Bundler",
+      lib: ["ES2022", "DOM", "ESNext.Disposable"],
+      types: [],
+      baseUrl: repoRoot,
+      // Read the core's source, not its build, so generation does not wait for a build.
+      paths: { "@paysys/core": ["packages/core/src/index.ts"] },
     },
     repoRoot,
   );

@@ -12,7 +12,11 @@ const deref = (doc: Json, node: Json): Json => (node?.$ref ? deref(doc, resolveR
 /** Identifier for an operation id: `reports.payments` → `reports_payments`. */
 const ident = (id: string) => id.replace(/\./g, "_");
 /** Type name for an operation id: `reports.payments` → `ReportsPayments`. */
-const typeName = (id: string) => id.split(".").map((p) => p[0]!.toUpperCase() + p.slice(1)).join("");
+const typeName = (id: string) =>
+  id
+    .split(".")
+    .map((p) => p[0]!.toUpperCase() + p.slice(1))
+    .join("");
 
 /** The schema of the caller's params inside the request body. */
 function paramsSchema(doc: Json, op: Json, style: SpecTarget["request"]): Json {
@@ -88,7 +92,10 @@ export async function generateSpecFiles(doc: Json, target: SpecTarget, specPath:
 
     // Types: what the caller passes and what the method resolves to.
     const T = typeName(id);
-    const wire = target.request === "portal-v2" ? `JsonBody<paths[${JSON.stringify(path)}][${JSON.stringify(method)}]>["params"]` : `JsonBody<paths[${JSON.stringify(path)}][${JSON.stringify(method)}]>["Body"]["Params"]`;
+    const wire =
+      target.request === "portal-v2"
+        ? `JsonBody<paths[${JSON.stringify(path)}][${JSON.stringify(method)}]>["params"]`
+        : `JsonBody<paths[${JSON.stringify(path)}][${JSON.stringify(method)}]>["Body"]["Params"]`;
     const dateKeys = Object.keys(codecs).filter((k) => codecs[k] === "portal-date");
     const flagKeys = Object.keys(codecs).filter((k) => codecs[k] === "flag");
     const union = (keys: string[]) => (keys.length ? keys.map((k) => JSON.stringify(k)).join(" | ") : "never");
@@ -164,7 +171,10 @@ ${[...methods.keys()]
     (group) =>
       `    ${group}: {\n${ops
         .filter((o) => o.op.operationId.startsWith(`${group}.`))
-        .map((o) => `      ${o.op.operationId.split(".")[1]}: ((params?: unknown, options?: CallOptions) => invoke(operations[${JSON.stringify(o.op.operationId)}], params ?? {}, options)) as ${P}Methods[${JSON.stringify(group)}][${JSON.stringify(o.op.operationId.split(".")[1])}],`)
+        .map(
+          (o) =>
+            `      ${o.op.operationId.split(".")[1]}: ((params?: unknown, options?: CallOptions) => invoke(operations[${JSON.stringify(o.op.operationId)}], params ?? {}, options)) as ${P}Methods[${JSON.stringify(group)}][${JSON.stringify(o.op.operationId.split(".")[1])}],`,
+        )
         .join("\n")}\n    },`,
   )
   .join("\n")}

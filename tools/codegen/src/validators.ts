@@ -1,8 +1,9 @@
 // Ajv standalone validators: compiled here, at generation time, into plain ESM functions, so a
 // client never compiles a schema at start-up and never needs `eval` (CSP-safe in browsers).
+
+import type { Json } from "@paysys/spec-tools";
 import Ajv2020 from "ajv/dist/2020.js";
 import standaloneModule from "ajv/dist/standalone/index.js";
-import type { Json } from "@paysys/spec-tools";
 
 const standaloneCode = ((standaloneModule as unknown as { default?: unknown }).default ?? standaloneModule) as (ajv: Ajv2020, refs: Record<string, string>) => string;
 

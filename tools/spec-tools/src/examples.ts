@@ -10,8 +10,8 @@ export interface ExampleCase {
   value: unknown;
 }
 
-const escape = (k: string) => encodeURIComponent(k.replace(/~/g, "~0").replace(/\//g, "~1"));
-const ptr = (...keys: string[]) => `/${keys.map(escape).join("/")}`;
+const escapeKey = (k: string) => encodeURIComponent(k.replace(/~/g, "~0").replace(/\//g, "~1"));
+const ptr = (...keys: string[]) => `/${keys.map(escapeKey).join("/")}`;
 
 /** Examples of media types, parameters, headers and schemas (`examples: [...]`). */
 export function collectExamples(doc: Json): ExampleCase[] {

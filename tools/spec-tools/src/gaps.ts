@@ -9,7 +9,9 @@ if (process.argv.includes("--json")) {
   for (const r of report) {
     const f = r.factsBySource;
     console.log(`\n== ${r.spec}: ${r.title}`);
-    console.log(`   operations known: ${r.operations.length}   gaps open: ${r.gaps.length}   facts by source: document ${f.document}, official page ${f.official}, third-party code ${f["third-party"]}, server sample ${f["server-sample"]}`);
+    console.log(
+      `   operations known: ${r.operations.length}   gaps open: ${r.gaps.length}   facts by source: document ${f.document}, official page ${f.official}, third-party code ${f["third-party"]}, server sample ${f["server-sample"]}`,
+    );
     for (const o of r.operations) {
       console.log(`   ${o.method.padEnd(7)} ${o.path.padEnd(28)} ${o.id.padEnd(34)} from ${o.sources.join(" + ").padEnd(28)} ${o.gaps} gap(s)`);
     }

@@ -25,9 +25,7 @@ export const specs: readonly SpecInfo[] = [
   { name: "ecommerce", iface: "ecommerce", file: join(specsDir, "ecommerce/openapi.yaml") },
 ];
 
-export const commonSchemaFiles = ["dates.json", "money.json", "envelopes.json", "portal.json"].map((f) =>
-  join(specsDir, "common", f),
-);
+export const commonSchemaFiles = ["dates.json", "money.json", "envelopes.json", "portal.json"].map((f) => join(specsDir, "common", f));
 
 // biome-ignore lint/suspicious/noExplicitAny: specs are arbitrary YAML documents
 export type Json = any;
@@ -54,7 +52,10 @@ export function resolveRef(doc: Json, ref: string): Json {
 
 function pointerGet(doc: Json, pointer: string, where: string): Json {
   let node = doc;
-  for (const raw of pointer.replace(/^#?\/?/, "").split("/").filter(Boolean)) {
+  for (const raw of pointer
+    .replace(/^#?\/?/, "")
+    .split("/")
+    .filter(Boolean)) {
     const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
     if (node == null || !(key in node)) throw new Error(`unresolvable $ref ${pointer} (from ${where})`);
     node = node[key];

@@ -1,5 +1,5 @@
 // The gap report: per interface, the operations known, the gaps still open and the facts by source.
-import { type Json, bundle, classifySource, resolveRef, loadSpec, operations, type SourceKind, sourcesOf, specs, walk } from "./index.js";
+import { bundle, classifySource, type Json, loadSpec, operations, resolveRef, type SourceKind, sourcesOf, specs, walk } from "./index.js";
 
 export interface InterfaceReport {
   spec: string;
@@ -45,7 +45,13 @@ export function gapReport(): InterfaceReport[] {
         id: op.operationId,
         method: webhook ? "WEBHOOK" : method.toUpperCase(),
         path,
-        sources: [...new Set(sourcesOf(op).map((s) => classifySource(s)).filter((k): k is SourceKind => k !== undefined))],
+        sources: [
+          ...new Set(
+            sourcesOf(op)
+              .map((s) => classifySource(s))
+              .filter((k): k is SourceKind => k !== undefined),
+          ),
+        ],
         gaps: opGaps(bundled, op),
       })),
       missingOperations: (doc.info["x-missing-operations"] ?? []).map((m: Json) => m.name),

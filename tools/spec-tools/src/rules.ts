@@ -1,7 +1,7 @@
 // Our own spec rules, beyond what Redocly's configurable rules can express. Each returns a list of
 // problems ("<spec>: <where>: <what>"); `pnpm lint:specs` fails when any list is non-empty.
 import { checkExamples } from "./examples.js";
-import { type Json, bundle, classifySource, commonSchemaFiles, loadFile, loadSpec, operations, type SpecInfo, specs, walk } from "./index.js";
+import { bundle, classifySource, commonSchemaFiles, type Json, loadFile, loadSpec, operations, type SpecInfo, specs, walk } from "./index.js";
 
 const worded = /^[A-Z`{"(].{18,}[.)]$/s;
 const placeholder = /\b(TODO|TBD|FIXME|XXX)\b|\?\?/;

@@ -18,7 +18,12 @@ function tableAfter(heading: string): string[][] {
   const rows: string[][] = [];
   for (const line of lines.slice(first + 2)) {
     if (!line.startsWith("|")) break;
-    rows.push(line.slice(1, -1).split("|").map((c) => c.trim()));
+    rows.push(
+      line
+        .slice(1, -1)
+        .split("|")
+        .map((c) => c.trim()),
+    );
   }
   return rows;
 }
@@ -94,7 +99,11 @@ describe("portal v2 covers the document's table", () => {
       const params = requestParams(d, path!, "post", "v2");
       const { names, prefixes } = v2Params(cell!);
       for (const n of names) expectParam(params, n, path!);
-      for (const p of prefixes) expect(params.patterns.some((pat) => pat === `^${p}`), `${path}: pattern ^${p}`).toBe(true);
+      for (const p of prefixes)
+        expect(
+          params.patterns.some((pat) => pat === `^${p}`),
+          `${path}: pattern ^${p}`,
+        ).toBe(true);
     });
   }
 });

@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// `pnpm lint:packages`: every publishable package passes publint and @arethetypeswrong/cli
+// (ESM and CJS with types, node16 and bundler resolution), and every client entry point bundles
+// for the browser with no Node built-in (the clients are fetch-only).
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { build } from "esbuild";
+
+const root = new URL("..", import.meta.url).pathname;
+const packages = readdirSync(join(root, "packages"))
+  .map((dir) => ({ dir: join(root, "packages", dir), pkg: JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")) }))
+  .filter(({ pkg }) => !pkg.private);
+
+let failed = 0;
+function run(label, cmd, args, cwd) {
+  try {
+    execFileSync(cmd, args, { cwd, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
+    console.log(`ok    ${label}`);
+  } catch (e) {
+    failed++;
+    console.error(`FAIL  ${label}\n${e.stdout ?? ""}${e.stderr ?? ""}`);
+  }
+}
+
+for (const { dir, pkg } of packages) {
+  run(`${pkg.name}: publint --strict`, "pnpm", ["exec", "publint", "--strict"], dir);
+  run(`${pkg.name}: attw (node16, bundler)`, "pnpm", ["exec", "attw", "--pack", ".", "--profile", "node16"], dir);
+}
+
+// Client code must run in browsers: bundle each client's main entry for the browser platform.
+// The sandbox and the `/node` subpaths are Node-only by design and are not checked here.
+for (const { dir, pkg } of packages.filter(({ pkg }) => pkg.name !== "@paysys/sandbox")) {
+  try {
+    const result = await build({
+      entryPoints: [join(dir, pkg.exports["."].import.default)],
+      bundle: true,
+      platform: "browser",
+      format: "esm",
+      write: false,
+      logLevel: "silent",
+      metafile: true,
+    });
+    const nodeImports = Object.values(result.metafile.inputs).flatMap((i) => i.imports.filter((imp) => imp.path.startsWith("node:")));
+    if (nodeImports.length) throw new Error(`imports ${nodeImports.map((i) => i.path).join(", ")}`);
+    console.log(`ok    ${pkg.name}: bundles for the browser without Node built-ins`);
+  } catch (e) {
+    failed++;
+    console.error(`FAIL  ${pkg.name}: browser bundle: ${e.message}`);
+  }
+}
+
+if (failed) {
+  console.error(`\n${failed} package check(s) failed`);
+  process.exit(1);
+}
