@@ -1,0 +1,22 @@
+// Every package README's opening example runs (tools/readme-examples.mjs copied it here;
+// `tsc` type-checks the same files in this package's typecheck).
+import { execFileSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const dir = fileURLToPath(new URL("../readme-examples", import.meta.url));
+
+describe("README examples", () => {
+  const files = readdirSync(dir).filter((f) => f.endsWith(".ts"));
+  it("exist for every published package", () => expect(files.sort()).toEqual(["core.ts", "portal.ts", "sandbox.ts"]));
+  for (const file of files) {
+    it(`${file} runs`, () => {
+      const output = execFileSync(process.execPath, ["--import", "tsx", `${dir}/${file}`], { encoding: "utf8", timeout: 30_000 });
+      expect(output.trim().length).toBeGreaterThan(0);
+      if (file === "core.ts") expect(output).toContain("sign-ins: 1");
+      if (file === "portal.ts") expect(output).toMatch(/^dealer01: 280 payments$/m);
+      if (file === "sandbox.ts") expect(output).toMatch(/^200 [0-9A-F]{5}$/m);
+    });
+  }
+});
