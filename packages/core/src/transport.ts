@@ -113,9 +113,6 @@ interface CallState {
 
 class TimeoutMarker extends Error {}
 
-/** Stands in for a caller who passed no signal. */
-const neverAborted = new AbortController().signal;
-
 const EXCERPT = 200;
 
 export class Transport {
@@ -253,7 +250,8 @@ export class Transport {
   /** Runs the attempts of one request: auth header, per-attempt timeout, retries, one re-try after a 401. */
   async #attempts(request: Request | PlainRequest, state: CallState): Promise<Response> {
     const { op } = state;
-    const caller = request.signal ?? neverAborted;
+    // A real Request always has a signal; a PlainRequest has one only if the caller gave one.
+    const caller: AbortSignal | undefined = request.signal ?? undefined;
     // Read the body once; every attempt re-sends the same bytes (a stream could be read only once).
     const body = request instanceof PlainRequest ? ((request.bodyInit ?? undefined) as string | undefined) : request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
     const auth = op.auth ? this.#options.auth : undefined;
@@ -271,13 +269,13 @@ export class Transport {
       }
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(new TimeoutMarker()), state.timeoutMs);
-      const onCallerAbort = () => controller.abort(caller.reason);
-      caller.addEventListener("abort", onCallerAbort, { once: true });
+      const onCallerAbort = () => controller.abort(caller?.reason);
+      caller?.addEventListener("abort", onCallerAbort, { once: true });
       state.endAttempt = () => {
         clearTimeout(timer);
-        caller.removeEventListener("abort", onCallerAbort);
+        caller?.removeEventListener("abort", onCallerAbort);
       };
-      if (caller.aborted) controller.abort(caller.reason);
+      if (caller?.aborted) controller.abort(caller.reason);
       this.#log(() => ({
         type: "request",
         operation: op.id,
@@ -293,7 +291,7 @@ export class Transport {
         response = await this.#fetch(request.url, { method: request.method, headers, body, signal: controller.signal, redirect: request.redirect });
       } catch (e) {
         state.endAttempt();
-        if (caller.aborted) throw new RequestAbortedError(`${op.id}: aborted by the caller`, { operation: op.id, attempts: attempt, cause: caller.reason });
+        if (caller?.aborted) throw new RequestAbortedError(`${op.id}: aborted by the caller`, { operation: op.id, attempts: attempt, cause: caller.reason });
         const timedOut = controller.signal.reason instanceof TimeoutMarker;
         const what = timedOut ? `timed out after ${state.timeoutMs} ms` : `connection failed: ${this.#scrubbed(e, state)}`;
         if (op.idempotent && retries < this.#retry.maxRetries) {
@@ -328,7 +326,7 @@ export class Transport {
     }
   }
 
-  async #wait(op: OperationSpec, attempt: number, delayMs: number, reason: string, caller: AbortSignal): Promise<void> {
+  async #wait(op: OperationSpec, attempt: number, delayMs: number, reason: string, caller: AbortSignal | undefined): Promise<void> {
     this.#log(() => ({ type: "retry", operation: op.id, attempt, delayMs, reason }));
     try {
       await sleep(delayMs, caller);

@@ -11,7 +11,7 @@ describe("README examples", () => {
   const files = readdirSync(dir).filter((f) => f.endsWith(".ts"));
   it("exist for every published package", () => expect(files.sort()).toEqual(["core.ts", "portal.ts", "sandbox.ts"]));
   for (const file of files) {
-    it(`${file} runs`, () => {
+    it(`${file} runs`, { timeout: 60_000 }, () => {
       const output = execFileSync(process.execPath, ["--import", "tsx", `${dir}/${file}`], { encoding: "utf8", timeout: 30_000 });
       expect(output.trim().length).toBeGreaterThan(0);
       if (file === "core.ts") expect(output).toContain("sign-ins: 1");
