@@ -19,6 +19,8 @@ export interface ErrorContext {
 
 /** Base class of every error thrown by the SDK. */
 export class PaysysError extends Error {
+  // Names are spelt out: minifiers rename classes, and `error.name` must survive a user's bundler.
+  override name: string = "PaysysError";
   readonly operation: string | undefined;
   readonly status: number | undefined;
   readonly serviceCode: number | string | undefined;
@@ -27,7 +29,6 @@ export class PaysysError extends Error {
 
   constructor(message: string, ctx: ErrorContext = {}) {
     super(message, ctx.cause === undefined ? undefined : { cause: ctx.cause });
-    this.name = new.target.name;
     this.operation = ctx.operation;
     this.status = ctx.status;
     this.serviceCode = ctx.serviceCode;
@@ -37,7 +38,9 @@ export class PaysysError extends Error {
 }
 
 /** Client options are wrong (e.g. passed from plain JavaScript). Thrown by the client factory. */
-export class ConfigurationError extends PaysysError {}
+export class ConfigurationError extends PaysysError {
+  override name = "ConfigurationError";
+}
 
 /** One problem found by a validator: where, and what is wrong. */
 export interface ValidationIssue {
@@ -48,6 +51,7 @@ export interface ValidationIssue {
 
 /** The caller's input does not match the spec. Thrown before anything is sent. */
 export class RequestValidationError extends PaysysError {
+  override name = "RequestValidationError";
   readonly issues: readonly ValidationIssue[];
   constructor(operation: string, issues: readonly ValidationIssue[]) {
     super(`${operation}: invalid request: ${issues.map((i) => `${i.path || "(root)"} ${i.message}`).join("; ")}`, { operation, attempts: 0 });
@@ -56,27 +60,53 @@ export class RequestValidationError extends PaysysError {
 }
 
 /** The operation does not exist in this version of the interface (e.g. `user.me` on portal v1). */
-export class UnsupportedOperationError extends PaysysError {}
+export class UnsupportedOperationError extends PaysysError {
+  override name = "UnsupportedOperationError";
+}
 
 /** The caller's `AbortSignal` fired. */
-export class RequestAbortedError extends PaysysError {}
+export class RequestAbortedError extends PaysysError {
+  override name = "RequestAbortedError";
+}
 
 /** No answer: DNS, refused connection, reset. For operations that move money the outcome is unknown. */
-export class ConnectionError extends PaysysError {}
+export class ConnectionError extends PaysysError {
+  override name = "ConnectionError";
+}
 
 /** An attempt took longer than the per-attempt timeout. */
-export class TimeoutError extends ConnectionError {}
+export class TimeoutError extends ConnectionError {
+  override name = "TimeoutError";
+}
 
 /** The service answered with an HTTP error status. */
-export class APIError extends PaysysError {}
-export class BadRequestError extends APIError {}
-export class AuthenticationError extends APIError {}
-export class PermissionDeniedError extends APIError {}
-export class NotFoundError extends APIError {}
-export class ConflictError extends APIError {}
-export class UnprocessableEntityError extends APIError {}
-export class RateLimitError extends APIError {}
-export class InternalServerError extends APIError {}
+export class APIError extends PaysysError {
+  override name = "APIError";
+}
+export class BadRequestError extends APIError {
+  override name = "BadRequestError";
+}
+export class AuthenticationError extends APIError {
+  override name = "AuthenticationError";
+}
+export class PermissionDeniedError extends APIError {
+  override name = "PermissionDeniedError";
+}
+export class NotFoundError extends APIError {
+  override name = "NotFoundError";
+}
+export class ConflictError extends APIError {
+  override name = "ConflictError";
+}
+export class UnprocessableEntityError extends APIError {
+  override name = "UnprocessableEntityError";
+}
+export class RateLimitError extends APIError {
+  override name = "RateLimitError";
+}
+export class InternalServerError extends APIError {
+  override name = "InternalServerError";
+}
 
 /** The class that names an HTTP error status. */
 export function apiErrorClass(status: number): typeof APIError {
@@ -92,10 +122,13 @@ export function apiErrorClass(status: number): typeof APIError {
 }
 
 /** HTTP 200, but the envelope reports a failure (portal `code` ≠ 0, fiscal `Status` ≠ 200). */
-export class ServiceError extends PaysysError {}
+export class ServiceError extends PaysysError {
+  override name = "ServiceError";
+}
 
 /** The answer is not what the spec says: HTML instead of JSON, truncated JSON, wrong envelope. */
 export class UnexpectedResponseError extends PaysysError {
+  override name = "UnexpectedResponseError";
   /** The first characters of the body, with known secrets removed. */
   readonly bodyExcerpt: string;
   constructor(message: string, ctx: ErrorContext & { bodyExcerpt: string }) {

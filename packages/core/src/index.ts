@@ -2,6 +2,7 @@
 export { type DateFormatOptions, type DateInput, DEFAULT_TIME_ZONE, formatPortalDate, isPortalDate, parsePortalDate } from "./dates.js";
 export * from "./errors.js";
 export { BinaryFile } from "./file.js";
+export { randomUuid } from "./ids.js";
 export { type Codec, type OperationSpec, type Unwrap, type Validator, validatorIssues } from "./operation.js";
 export { checkClientOptions } from "./options.js";
 export { type EncodeOptions, encodeParams, type WithCodecs } from "./params.js";

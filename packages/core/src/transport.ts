@@ -2,13 +2,25 @@
 // and our own `fetch` underneath it runs the attempts. openapi-fetch deliberately has no retries,
 // timeouts, token refresh or error classes; they live here, below its middleware, so a retry
 // re-sends the same bytes (a Request body can be read only once, so it is rebuilt per attempt).
-import createClient, { type Client, type Middleware } from "openapi-fetch";
+
+import type { Client, ClientOptions, Middleware } from "openapi-fetch";
+import * as openapiFetch from "openapi-fetch";
 import { apiErrorClass, ConnectionError, PaysysError, RequestAbortedError, RequestValidationError, TimeoutError, UnexpectedResponseError } from "./errors.js";
 import { BinaryFile } from "./file.js";
 import { type OperationSpec, validatorIssues } from "./operation.js";
 import { collectSecrets, redactHeaders, redactValue, scrub } from "./redact.js";
 import { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDefaults, sleep } from "./retry.js";
 import type { TokenManager } from "./tokens.js";
+
+/**
+ * openapi-fetch's CommonJS build sets `exports.default` without the `__esModule` marker, so in
+ * our CJS output the default import is the module object, not the function (found by
+ * `pnpm release:check`). Take the function from wherever this module format put it.
+ */
+const createClient: <Paths extends {}>(options?: ClientOptions) => Client<Paths> = (() => {
+  const d = (openapiFetch as unknown as { default: unknown }).default;
+  return (typeof d === "function" ? d : (d as { default: unknown }).default) as never;
+})();
 
 /** The part of the `fetch` signature the transport uses. */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;

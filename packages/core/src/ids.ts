@@ -1,0 +1,13 @@
+// Random ids (captcha sessions and the like). `crypto.randomUUID` exists only in secure
+// contexts (https, localhost), so a page served over plain http falls back to getRandomValues,
+// which browsers offer everywhere.
+
+/** A random RFC 4122 version 4 UUID. */
+export function randomUuid(): string {
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const hex = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
