@@ -7,4 +7,6 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: "es2022",
+  // Keep `node:` specifiers: clearer, and bundlers then refuse them for the browser.
+  removeNodeProtocol: false,
 });

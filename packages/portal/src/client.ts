@@ -6,6 +6,7 @@ import {
   encodeParams,
   type OperationSpec,
   RequestValidationError,
+  randomUuid,
   TokenManager,
   type TokenSet,
   Transport,
@@ -87,7 +88,7 @@ export function createPortalClient(options: PortalClientOptions): PortalV1Client
   const ops = (version === "v2" ? v2Operations : v1Operations) as Record<string, OperationSpec>;
   const op = (id: string): OperationSpec => ops[id]!;
   const extract = options.extractTokens ?? ((r: Record<string, unknown>) => defaultExtractTokens(r));
-  const newSession = options.newCaptchaSession ?? (() => crypto.randomUUID());
+  const newSession = options.newCaptchaSession ?? randomUuid;
 
   const tokens: TokenManager = new TokenManager({
     obtain:

@@ -40,6 +40,14 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+/** Browsers may call the sandbox from any page (a test bundle, a dev server); the Authorization header must be allowed by name. */
+const cors = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "GET, POST, OPTIONS",
+  "access-control-allow-headers": "content-type, authorization, accept, uid",
+  "access-control-expose-headers": "content-type, content-length, content-disposition, uid",
+};
+
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text) });
@@ -50,6 +58,11 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const portal = new PortalSandbox(options.portal);
   const server: Server = createServer(async (req, res) => {
+    for (const [k, v] of Object.entries(cors)) res.setHeader(k, v);
+    if (req.method === "OPTIONS") {
+      res.writeHead(204);
+      return res.end();
+    }
     try {
       const url = new URL(req.url ?? "/", "http://sandbox");
       if (url.pathname.startsWith("/__sandbox/")) return control(portal, url, req, res);

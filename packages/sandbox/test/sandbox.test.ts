@@ -77,4 +77,14 @@ describe("HTTP", () => {
     expect((await fetch(`${sb.url}/__sandbox/portal/stats`).then((r) => r.json())).captcha).toBe(1);
     expect((await fetch(`${sb.portalUrl}/v2/user/me`)).status).toBe(405);
   });
+
+  it("lets browsers call it from any page (CORS, with the Authorization header allowed)", async () => {
+    const preflight = await fetch(`${sb.portalUrl}/v2/user/me`, {
+      method: "OPTIONS",
+      headers: { origin: "http://example.test", "access-control-request-headers": "authorization" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+    expect(preflight.headers.get("access-control-allow-headers")).toContain("authorization");
+  });
 });
