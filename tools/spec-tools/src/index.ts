@@ -152,3 +152,5 @@ export function sourcesOf(node: Json): string[] {
   if (s === undefined) return [];
   return Array.isArray(s) ? s : [s];
 }
+
+export { gapReport, type InterfaceReport } from "./report.js";

@@ -1,0 +1,96 @@
+// Makes a spec's own facts visible on its reference page. Redoc renders descriptions, not vendor
+// extensions, so a copy of the bundled spec gets each x-gap, x-source and x-note written into
+// the description of the object that carries it: the reader sees what is unknown, and where each
+// fact came from, at the place it concerns.
+import { classifySource, type Json } from "@paysys/spec-tools";
+
+const sourceLabel = (value: string): string => {
+  switch (classifySource(value)) {
+    case "document":
+      return "interface document";
+    case "official":
+      return `[official page](${value})`;
+    case "third-party":
+      return `third-party code (${value.slice("third-party: ".length)})`;
+    case "server-sample":
+      return `server sample (${value.slice("server-sample: ".length)})`;
+    default:
+      return value;
+  }
+};
+
+/** The notes one object carries, as Markdown lines. */
+export function notesOf(node: Json): string[] {
+  const lines: string[] = [];
+  const sources = node["x-source"] === undefined ? [] : [node["x-source"]].flat();
+  if (sources.length) lines.push(`<small>**Source:** ${sources.map(sourceLabel).join("; ")}</small>`);
+  if (typeof node["x-gap"] === "string") lines.push(`> ⚠ **Gap:** ${node["x-gap"].trim()}`);
+  if (typeof node["x-note"] === "string") lines.push(`> **Note:** ${node["x-note"].trim()}`);
+  if (node["x-sensitive"] === true) lines.push("<small>**Secret:** never logged by the SDK.</small>");
+  return lines;
+}
+
+function operationNotes(op: Json): string[] {
+  const lines: string[] = [];
+  if (op["x-moves-money"] === true) lines.push("> **Moves money:** the SDK never retries it automatically.");
+  else if (op["x-idempotent"] === true) lines.push("<small>**Retries:** the SDK retries it on network errors, timeouts, 408, 429 and 5xx.</small>");
+  else if (op["x-idempotent"] === false) lines.push(`<small>**Not retried automatically:** ${op["x-idempotent-reason"] ?? "not idempotent."}</small>`);
+  return lines;
+}
+
+/** Keys whose values are data or extension payloads, not OpenAPI objects to annotate. */
+const skip = (key: string) => key === "example" || key === "examples" || key === "enum" || key === "const" || key === "default" || key.startsWith("x-");
+
+/** A copy of the bundled spec with notes written into descriptions. */
+export function annotate(doc: Json): Json {
+  const visit = (node: Json, isOperation: boolean): Json => {
+    if (Array.isArray(node)) return node.map((n) => visit(n, false));
+    if (node === null || typeof node !== "object") return node;
+    const out: Json = {};
+    for (const [k, v] of Object.entries<Json>(node)) {
+      out[k] = skip(k) ? v : visit(v, isPathItem(node) && ["get", "post", "put", "delete", "patch"].includes(k));
+    }
+    const lines = [...(isOperation ? operationNotes(node) : []), ...notesOf(node)];
+    if (lines.length && !node.$ref) {
+      // Server descriptions are shown as plain text, the rest as Markdown.
+      const plain = typeof node.url === "string";
+      const text = plain ? lines.map((l) => l.replace(/<\/?small>|\*\*|^> /g, "")) : lines;
+      out.description = [node.description?.trim(), ...text].filter(Boolean).join(plain ? " " : "\n\n");
+    }
+    return out;
+  };
+  const annotated = visit(doc, false);
+  annotated.info.description = [annotated.info.description, ...infoSections(doc.info)].filter(Boolean).join("\n\n");
+  return annotated;
+}
+
+function isPathItem(node: Json): boolean {
+  return ["get", "post", "put", "delete", "patch"].some((m) => node[m]?.responses !== undefined);
+}
+
+/** Extension blocks of `info` (missing operations, limits, autonomous mode, change log) as Markdown. */
+function infoSections(info: Json): string[] {
+  const out: string[] = [];
+  const missing = info["x-missing-operations"];
+  if (Array.isArray(missing)) {
+    out.push(`### Known to exist, not shown anywhere\n\n${missing.map((m: Json) => `- **${m.name}.** ⚠ Gap: ${m["x-gap"]}`).join("\n")}`);
+  }
+  const limits = info["x-limits"];
+  if (limits) {
+    out.push(
+      `### Limits\n\n| limit | value | note |\n|---|---|---|\n${Object.entries<Json>(limits)
+        .map(([k, l]) => `| ${k} | ${l.value ?? "⚠ not shown"} | ${l.note ?? ""}${l["x-gap"] ? ` ⚠ Gap: ${l["x-gap"]}` : ""} |`)
+        .join("\n")}`,
+    );
+  }
+  const auto = info["x-autonomous-mode"];
+  if (auto) {
+    const list = (xs: string[]) => xs.map((x) => `- ${x}`).join("\n");
+    out.push(
+      `### Autonomous mode\n\n${auto.description}\n\n**Older version of the official page**\n\n${list(auto["older-version"])}\n\n**Newer version**\n\n${list(auto["newer-version"])}\n\n**Both versions**\n\n${list(auto["both-versions"])}`,
+    );
+  }
+  const changelog = info["x-changelog"];
+  if (Array.isArray(changelog)) out.push(`### Change log\n\n${changelog.map((c: Json) => `- **${c.date}:** ${c.change}`).join("\n")}`);
+  return out;
+}

@@ -1,0 +1,43 @@
+// Which published packages changed since their last release without a pending changeset.
+// A package's last release is the last commit that changed the "version" line of its
+// package.json; a change is any file under its folder since then (generated code included: the
+// drift check ties it to the specs, so a spec change shows up here too). Pending changesets are
+// the .changeset/*.md files that name the package in their front matter.
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** Package names a changeset file bumps, from its front matter. */
+export function packagesIn(changeset) {
+  const front = changeset.match(/^---\n([\s\S]*?)\n---/);
+  if (!front) return [];
+  return [...front[1].matchAll(/^\s*["']?(@?[\w@/.-]+)["']?\s*:\s*(major|minor|patch)\s*$/gm)].map((m) => m[1]);
+}
+
+/** Problems: one line per package with changes and no changeset. */
+export function missingChangesets(changedByPackage, changesets) {
+  const covered = new Set(changesets.flatMap(packagesIn));
+  return Object.entries(changedByPackage)
+    .filter(([name, files]) => files.length > 0 && !covered.has(name))
+    .map(([name, files]) => `${name} changed since its last release without a changeset (${files.slice(0, 5).join(", ")}${files.length > 5 ? ", …" : ""}); run pnpm changeset`);
+}
+
+const git = (root, args) => execFileSync("git", args, { cwd: root, encoding: "utf8" }).trim();
+
+/** Reads the repository: changed files per published package, and pending changesets. */
+export function readRepository(root) {
+  const changed = {};
+  for (const dir of readdirSync(join(root, "packages"))) {
+    const pkgPath = join("packages", dir, "package.json");
+    const pkg = JSON.parse(readFileSync(join(root, pkgPath), "utf8"));
+    if (pkg.private) continue;
+    const release = git(root, ["log", "-1", "--format=%H", "-G", '"version"', "--", pkgPath]);
+    const since = release ? git(root, ["diff", "--name-only", release, "--", join("packages", dir)]) : "";
+    const untracked = git(root, ["ls-files", "--others", "--exclude-standard", "--", join("packages", dir)]);
+    changed[pkg.name] = [...since.split("\n"), ...untracked.split("\n")].filter(Boolean);
+  }
+  const changesets = readdirSync(join(root, ".changeset"))
+    .filter((f) => f.endsWith(".md") && f !== "README.md")
+    .map((f) => readFileSync(join(root, ".changeset", f), "utf8"));
+  return { changed, changesets };
+}
