@@ -1,7 +1,9 @@
 import { defineConfig } from "tsup";
+import { packageBuild } from "../../tsup.shared";
 
+// Both builds write to dist/, so neither cleans it (the build script does, first).
 export default defineConfig([
-  { entry: ["src/index.ts"], format: ["esm", "cjs"], dts: true, clean: true, sourcemap: true, target: "es2022", removeNodeProtocol: false },
+  packageBuild(["src/index.ts"], { clean: false }),
   // The CLI uses top-level await, so it is ESM only.
-  { entry: ["src/cli.ts"], format: ["esm"], sourcemap: true, target: "es2022", removeNodeProtocol: false },
+  packageBuild(["src/cli.ts"], { format: ["esm"], dts: false, clean: false }),
 ]);

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
-import { chromium } from "playwright-core";
+import { launchChromium } from "../chromium.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
 const bin = (name) => join(root, "node_modules/.bin", name);
@@ -124,19 +124,7 @@ window.smoke = async (root) => {
     });
     const { startSandbox } = await import(pathToFileURL(join(consumer, "node_modules/@paysys/sandbox/dist/index.js")).href);
     const sandbox = await startSandbox();
-    const browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       await page.setContent("<!doctype html><title>paysys browser smoke</title>");

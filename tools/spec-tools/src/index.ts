@@ -1,7 +1,7 @@
 // Loading and walking the specs: shared by the spec lint, the gap report, the coverage test
 // and the code generator, so that every tool reads the specs the same way.
 import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 
@@ -64,13 +64,14 @@ function pointerGet(doc: Json, pointer: string, where: string): Json {
 }
 
 /**
- * Returns the spec with every reference to another file inlined, keeping references inside the
- * spec (`#/components/...`) as they are. The common JSON Schemas are small and not recursive, so
- * inlining is exact, and the result is one self-contained document that Ajv and
- * openapi-typescript can both read.
+ * Returns the spec as one self-contained document: each schema of another file that the spec
+ * references (`../common/dates.json#/$defs/PortalDate`) becomes a component named after its file
+ * and definition (`dates.PortalDate`), and the reference points there. Shared shapes stay shared:
+ * openapi-typescript names them once and Ajv compiles each once.
  */
 export function bundle(spec: SpecInfo): Json {
   const rootFile = spec.file;
+  const hoisted: Record<string, Json> = {};
   const visit = (node: Json, file: string): Json => {
     if (Array.isArray(node)) return node.map((n) => visit(n, file));
     if (node === null || typeof node !== "object") return node;
@@ -78,22 +79,26 @@ export function bundle(spec: SpecInfo): Json {
       const [target, pointer = ""] = node.$ref.split("#");
       const targetFile = target ? join(dirname(file), target) : file;
       const { $ref: _ref, ...siblings } = node;
-      if (targetFile === rootFile) {
-        return { $ref: `#${pointer}`, ...visit(siblings, file) };
+      if (targetFile === rootFile) return { $ref: `#${pointer}`, ...visit(siblings, file) };
+      const name = `${basename(targetFile).replace(/\.(json|ya?ml)$/, "")}.${pointer.split("/").pop()}`;
+      if (!(name in hoisted)) {
+        hoisted[name] = {}; // placeholder first, so a cycle cannot recurse forever
+        hoisted[name] = visit(pointerGet(loadFile(targetFile), pointer, file), targetFile);
       }
-      const inlined = visit(pointerGet(loadFile(targetFile), pointer, file), targetFile);
-      // Keywords next to the $ref (a description, an x-note) refine the inlined schema.
-      return { ...inlined, ...visit(siblings, file) };
+      // Keywords next to the $ref (a description, an x-note) refine it at this place.
+      return { $ref: `#/components/schemas/${name}`, ...visit(siblings, file) };
     }
     const out: Json = {};
     for (const [k, v] of Object.entries(node)) {
-      // Keep `$schema` of inlined JSON Schema files out of OpenAPI schema objects.
+      // `$schema` of a JSON Schema file has no place inside an OpenAPI schema object.
       if (k === "$schema" && file !== rootFile) continue;
       out[k] = visit(v, file);
     }
     return out;
   };
-  return visit(loadSpec(spec), rootFile);
+  const doc = visit(loadSpec(spec), rootFile);
+  doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ...Object.fromEntries(Object.entries(hoisted).sort(([a], [b]) => a.localeCompare(b))) } };
+  return doc;
 }
 
 export const httpMethods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
