@@ -239,67 +239,17 @@ export interface components {
          * @enum {integer}
          */
         Flag: 0 | 1;
-        RecordRows: ({
-            /** @description 0 with a successful-looking answer. */
-            Code: number;
-            QueryData?: ({
-                Rows?: {
-                    [key: string]: unknown;
-                }[];
-            } & {
-                [key: string]: unknown;
-            })[];
-        } & {
-            [key: string]: unknown;
-        }) & {
+        RecordRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
             QueryData?: {
-                Rows?: {
-                    [key: string]: unknown;
-                }[];
+                Rows?: components["schemas"]["portal.Record"][];
             }[];
         };
-        UserRows: ({
-            /** @description 0 with a successful-looking answer. */
-            Code: number;
-            QueryData?: ({
-                Rows?: {
-                    [key: string]: unknown;
-                }[];
-            } & {
-                [key: string]: unknown;
-            })[];
-        } & {
-            [key: string]: unknown;
-        }) & {
+        UserRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
             QueryData?: {
-                Rows?: ({
-                    idUser?: number;
-                    /** @description Login. */
-                    lgn?: string;
-                    /** @description Full name of the user. */
-                    userFIO?: string;
-                    groupChar?: string;
-                    groupName?: string;
-                    phone?: string;
-                    email?: string;
-                } & {
-                    [key: string]: unknown;
-                })[];
+                Rows?: components["schemas"]["portal.User"][];
             }[];
         };
-        TokenRows: ({
-            /** @description 0 with a successful-looking answer. */
-            Code: number;
-            QueryData?: ({
-                Rows?: {
-                    [key: string]: unknown;
-                }[];
-            } & {
-                [key: string]: unknown;
-            })[];
-        } & {
-            [key: string]: unknown;
-        }) & {
+        TokenRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
             QueryData?: {
                 Rows?: {
                     [key: string]: unknown;
@@ -348,22 +298,12 @@ export interface components {
             };
         };
         /** Agent-list column (v1) */
-        AgentColumn: ("nowBalance" | "credit" | "rnn" | "lastPaymentDate" | "balancePlusSub" | "blocked" | "idParent" | "namePrint" | "leader" | "email" | "phone" | "bbik" | "bAccount" | "contract" | "ownerType") | string;
+        AgentColumn: components["schemas"]["portal.AgentColumn"] | string;
         AgentListRequest: {
             Body: {
                 Params: {
-                    /**
-                     * @description Agent under which to search. Optional; defaults to the authorized agent.
-                     * @example 1001
-                     */
-                    idAgent?: number;
-                    /**
-                     * Subagent scope
-                     * @description 0 = the agent only; 1 = subagents of all levels only; 2 = the agent and subagents of all levels; 3 = next-level subagents only; 4 = the agent and next-level subagents.
-                     * @example 2
-                     * @enum {integer}
-                     */
-                    sub?: 0 | 1 | 2 | 3 | 4;
+                    idAgent?: components["schemas"]["portal.IdAgent"];
+                    sub?: components["schemas"]["portal.Sub"];
                     /**
                      * @deprecated
                      * @description 1 = include subagents, 0 = do not; default 0. Deprecated; use `sub`.
@@ -387,19 +327,9 @@ export interface components {
         TerminalListRequest: {
             Body: {
                 Params: {
-                    /**
-                     * @description Agent under which to search. Optional; defaults to the authorized agent.
-                     * @example 1001
-                     */
-                    idAgent?: number;
+                    idAgent?: components["schemas"]["portal.IdAgent"];
                     idTypeTerminal?: number;
-                    /**
-                     * Subagent scope
-                     * @description 0 = the agent only; 1 = subagents of all levels only; 2 = the agent and subagents of all levels; 3 = next-level subagents only; 4 = the agent and next-level subagents.
-                     * @example 2
-                     * @enum {integer}
-                     */
-                    sub?: 0 | 1 | 2 | 3 | 4;
+                    sub?: components["schemas"]["portal.Sub"];
                     idTerminal?: number;
                     name?: string;
                     rnm?: string;
@@ -417,20 +347,8 @@ export interface components {
         PaymentsReportRequest: {
             Body: {
                 Params: {
-                    /**
-                     * Portal date
-                     * @description Every date sent to or received from the portal is `yyyyMMddHHmmss` or `yyyyMMdd`. Which of the two each parameter expects is not shown; both are accepted here.
-                     * @example 20240501000000
-                     * @example 20240501
-                     */
-                    dateFrom?: string;
-                    /**
-                     * Portal date
-                     * @description Every date sent to or received from the portal is `yyyyMMddHHmmss` or `yyyyMMdd`. Which of the two each parameter expects is not shown; both are accepted here.
-                     * @example 20240501000000
-                     * @example 20240501
-                     */
-                    dateTo?: string;
+                    dateFrom?: components["schemas"]["dates.PortalDate"];
+                    dateTo?: components["schemas"]["dates.PortalDate"];
                     idAgent?: number;
                     subOn?: components["schemas"]["Flag"];
                     idService?: number;
@@ -445,20 +363,8 @@ export interface components {
         CashCollectionsReportRequest: {
             Body: {
                 Params: {
-                    /**
-                     * Portal date
-                     * @description Every date sent to or received from the portal is `yyyyMMddHHmmss` or `yyyyMMdd`. Which of the two each parameter expects is not shown; both are accepted here.
-                     * @example 20240501000000
-                     * @example 20240501
-                     */
-                    dateFrom?: string;
-                    /**
-                     * Portal date
-                     * @description Every date sent to or received from the portal is `yyyyMMddHHmmss` or `yyyyMMdd`. Which of the two each parameter expects is not shown; both are accepted here.
-                     * @example 20240501000000
-                     * @example 20240501
-                     */
-                    dateTo?: string;
+                    dateFrom?: components["schemas"]["dates.PortalDate"];
+                    dateTo?: components["schemas"]["dates.PortalDate"];
                     idAgent?: number;
                     subOn?: components["schemas"]["Flag"];
                     idTerminal?: number;
@@ -476,20 +382,8 @@ export interface components {
         TerminalTurnoversReportRequest: {
             Body: {
                 Params: {
-                    /**
-                     * Portal date
-                     * @description Every date sent to or received from the portal is `yyyyMMddHHmmss` or `yyyyMMdd`. Which of the two each parameter expects is not shown; both are accepted here.
-                     * @example 20240501000000
-                     * @example 20240501
-                     */
-                    dateFrom?: string;
-                    /**
-                     * Portal date
-                     * @description Every date sent to or received from the portal is `yyyyMMddHHmmss` or `yyyyMMdd`. Which of the two each parameter expects is not shown; both are accepted here.
-                     * @example 20240501000000
-                     * @example 20240501
-                     */
-                    dateTo?: string;
+                    dateFrom?: components["schemas"]["dates.PortalDate"];
+                    dateTo?: components["schemas"]["dates.PortalDate"];
                     idService?: number;
                     idAgent?: number;
                     idTerminal?: number;
@@ -504,29 +398,11 @@ export interface components {
         TerminalTurnoversExtendedReportRequest: {
             Body: {
                 Params: {
-                    /**
-                     * Portal date
-                     * @description Every date sent to or received from the portal is `yyyyMMddHHmmss` or `yyyyMMdd`. Which of the two each parameter expects is not shown; both are accepted here.
-                     * @example 20240501000000
-                     * @example 20240501
-                     */
-                    dateFrom?: string;
-                    /**
-                     * Portal date
-                     * @description Every date sent to or received from the portal is `yyyyMMddHHmmss` or `yyyyMMdd`. Which of the two each parameter expects is not shown; both are accepted here.
-                     * @example 20240501000000
-                     * @example 20240501
-                     */
-                    dateTo?: string;
+                    dateFrom?: components["schemas"]["dates.PortalDate"];
+                    dateTo?: components["schemas"]["dates.PortalDate"];
                     idAgent?: number;
                     idService?: number;
-                    /**
-                     * Subagent scope
-                     * @description 0 = the agent only; 1 = subagents of all levels only; 2 = the agent and subagents of all levels; 3 = next-level subagents only; 4 = the agent and next-level subagents.
-                     * @example 2
-                     * @enum {integer}
-                     */
-                    sub?: 0 | 1 | 2 | 3 | 4;
+                    sub?: components["schemas"]["portal.Sub"];
                     groupByDay?: components["schemas"]["Flag"];
                     isAddCommissionForSecondPay?: components["schemas"]["Flag"];
                 } & {
@@ -544,26 +420,102 @@ export interface components {
         DealerStatisticsReportRequest: {
             Body: {
                 Params: {
-                    /**
-                     * Portal date
-                     * @description Every date sent to or received from the portal is `yyyyMMddHHmmss` or `yyyyMMdd`. Which of the two each parameter expects is not shown; both are accepted here.
-                     * @example 20240501000000
-                     * @example 20240501
-                     */
-                    dateFrom?: string;
-                    /**
-                     * Portal date
-                     * @description Every date sent to or received from the portal is `yyyyMMddHHmmss` or `yyyyMMdd`. Which of the two each parameter expects is not shown; both are accepted here.
-                     * @example 20240501000000
-                     * @example 20240501
-                     */
-                    dateTo?: string;
+                    dateFrom?: components["schemas"]["dates.PortalDate"];
+                    dateTo?: components["schemas"]["dates.PortalDate"];
                     idAgent?: number;
                     subOn?: components["schemas"]["Flag"];
                     groupByDay?: components["schemas"]["Flag"];
                     format?: components["schemas"]["XlsxFormat"];
                 };
             };
+        };
+        /**
+         * Portal date
+         * @description Every date sent to or received from the portal is `yyyyMMddHHmmss` or `yyyyMMdd`. Which of the two each parameter expects is not shown; both are accepted here.
+         * @example 20240501000000
+         * @example 20240501
+         */
+        "dates.PortalDate": string;
+        /**
+         * Portal v1 envelope
+         * @description `Code` 0 appears with a successful-looking answer; the payload is in the `Rows` of the items of `QueryData`.
+         * @example {
+         *       "Code": 0,
+         *       "QueryData": [
+         *         {
+         *           "Rows": []
+         *         }
+         *       ]
+         *     }
+         */
+        "envelopes.PortalV1Envelope": {
+            /** @description 0 with a successful-looking answer. */
+            Code: number;
+            QueryData?: ({
+                Rows?: {
+                    [key: string]: unknown;
+                }[];
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * Agent-list column (v1 and v2)
+         * @description A known column name for `columns` of the agent list: the 13 names of the document plus `contract` and `ownerType` from the official v1 page. Each version's spec adds what only it has and keeps the list open.
+         * @example nowBalance
+         * @enum {string}
+         */
+        "portal.AgentColumn": "nowBalance" | "credit" | "rnn" | "lastPaymentDate" | "balancePlusSub" | "blocked" | "idParent" | "namePrint" | "leader" | "email" | "phone" | "bbik" | "bAccount" | "contract" | "ownerType";
+        /**
+         * @description Agent under which to search. Optional; defaults to the authorized agent.
+         * @example 1001
+         */
+        "portal.IdAgent": number;
+        /**
+         * Record
+         * @description One row of a list or a report. Its fields are not shown, so the object stays open and real rows pass through unchanged.
+         * @example {
+         *       "idAgent": 1001,
+         *       "name": "Agent 1001"
+         *     }
+         */
+        "portal.Record": {
+            [key: string]: unknown;
+        };
+        /**
+         * Subagent scope
+         * @description 0 = the agent only; 1 = subagents of all levels only; 2 = the agent and subagents of all levels; 3 = next-level subagents only; 4 = the agent and next-level subagents.
+         * @example 2
+         * @enum {integer}
+         */
+        "portal.Sub": 0 | 1 | 2 | 3 | 4;
+        /**
+         * User record
+         * @description Answer of the profile requests.
+         * @example {
+         *       "idUser": 1001,
+         *       "lgn": "dealer01",
+         *       "userFIO": "Ivanov Ivan",
+         *       "groupChar": "D",
+         *       "groupName": "Dealers",
+         *       "phone": "77771112233",
+         *       "email": "dealer01@example.com"
+         *     }
+         */
+        "portal.User": {
+            idUser?: number;
+            /** @description Login. */
+            lgn?: string;
+            /** @description Full name of the user. */
+            userFIO?: string;
+            groupChar?: string;
+            groupName?: string;
+            phone?: string;
+            email?: string;
+        } & {
+            [key: string]: unknown;
         };
     };
     responses: {

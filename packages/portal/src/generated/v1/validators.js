@@ -725,13 +725,14 @@ validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const user_profile_response = validate6;
 const schema11 = {"$ref":"spec#/components/schemas/UserRows","$id":"op-user_profile_response"};
-const schema12 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","properties":{"idUser":{"type":"integer"},"lgn":{"type":"string"},"userFIO":{"type":"string"},"groupChar":{"type":"string"},"groupName":{"type":"string"},"phone":{"type":"string"},"email":{"type":"string"}},"additionalProperties":true}}}}}}}]};
+const schema12 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.User"}}}}}}}]};
+const schema13 = {"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true};
+const schema14 = {"type":"object","properties":{"idUser":{"type":"integer"},"lgn":{"type":"string"},"userFIO":{"type":"string"},"groupChar":{"type":"string"},"groupName":{"type":"string"},"phone":{"type":"string"},"email":{"type":"string"}},"additionalProperties":true};
 
-function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-user_profile_response" */;
+function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate6.evaluated;
+const evaluated0 = validate7.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -740,7 +741,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Code === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/UserRows/allOf/0/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
+const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -752,7 +753,7 @@ errors++;
 if(data.Code !== undefined){
 let data0 = data.Code;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err1 = {instancePath:instancePath+"/Code",schemaPath:"spec#/components/schemas/UserRows/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -778,7 +779,7 @@ let data4 = data3[i1];
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err2 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows/" + i1,schemaPath:"spec#/components/schemas/UserRows/allOf/0/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err2 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows/" + i1,schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -790,7 +791,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows",schemaPath:"spec#/components/schemas/UserRows/allOf/0/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err3 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows",schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -802,7 +803,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/QueryData/" + i0,schemaPath:"spec#/components/schemas/UserRows/allOf/0/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath:instancePath+"/QueryData/" + i0,schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -814,7 +815,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/QueryData",schemaPath:"spec#/components/schemas/UserRows/allOf/0/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err5 = {instancePath:instancePath+"/QueryData",schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -826,7 +827,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"spec#/components/schemas/UserRows/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -853,7 +854,7 @@ if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 if(data8.idUser !== undefined){
 let data9 = data8.idUser;
 if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/idUser",schemaPath:"spec#/components/schemas/UserRows/allOf/1/properties/QueryData/items/properties/Rows/items/properties/idUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/idUser",schemaPath:"#/components/schemas/portal.User/properties/idUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -865,7 +866,7 @@ errors++;
 }
 if(data8.lgn !== undefined){
 if(typeof data8.lgn !== "string"){
-const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/lgn",schemaPath:"spec#/components/schemas/UserRows/allOf/1/properties/QueryData/items/properties/Rows/items/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/lgn",schemaPath:"#/components/schemas/portal.User/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -877,7 +878,7 @@ errors++;
 }
 if(data8.userFIO !== undefined){
 if(typeof data8.userFIO !== "string"){
-const err9 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/userFIO",schemaPath:"spec#/components/schemas/UserRows/allOf/1/properties/QueryData/items/properties/Rows/items/properties/userFIO/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err9 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/userFIO",schemaPath:"#/components/schemas/portal.User/properties/userFIO/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -889,7 +890,7 @@ errors++;
 }
 if(data8.groupChar !== undefined){
 if(typeof data8.groupChar !== "string"){
-const err10 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/groupChar",schemaPath:"spec#/components/schemas/UserRows/allOf/1/properties/QueryData/items/properties/Rows/items/properties/groupChar/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err10 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/groupChar",schemaPath:"#/components/schemas/portal.User/properties/groupChar/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -901,7 +902,7 @@ errors++;
 }
 if(data8.groupName !== undefined){
 if(typeof data8.groupName !== "string"){
-const err11 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/groupName",schemaPath:"spec#/components/schemas/UserRows/allOf/1/properties/QueryData/items/properties/Rows/items/properties/groupName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err11 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/groupName",schemaPath:"#/components/schemas/portal.User/properties/groupName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -913,7 +914,7 @@ errors++;
 }
 if(data8.phone !== undefined){
 if(typeof data8.phone !== "string"){
-const err12 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/phone",schemaPath:"spec#/components/schemas/UserRows/allOf/1/properties/QueryData/items/properties/Rows/items/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err12 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/phone",schemaPath:"#/components/schemas/portal.User/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -925,7 +926,7 @@ errors++;
 }
 if(data8.email !== undefined){
 if(typeof data8.email !== "string"){
-const err13 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/email",schemaPath:"spec#/components/schemas/UserRows/allOf/1/properties/QueryData/items/properties/Rows/items/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err13 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/email",schemaPath:"#/components/schemas/portal.User/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -937,7 +938,7 @@ errors++;
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"spec#/components/schemas/UserRows/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err14 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.User/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -949,7 +950,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"spec#/components/schemas/UserRows/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err15 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -961,7 +962,7 @@ errors++;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"spec#/components/schemas/UserRows/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err16 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -973,7 +974,7 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/QueryData",schemaPath:"spec#/components/schemas/UserRows/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err17 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -985,7 +986,7 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath,schemaPath:"spec#/components/schemas/UserRows/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err18 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -994,22 +995,121 @@ vErrors.push(err18);
 }
 errors++;
 }
+validate7.errors = vErrors;
+return errors === 0;
+}
+validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-user_profile_response" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate6.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate7(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate7.errors : vErrors.concat(validate7.errors);
+errors = vErrors.length;
+}
 validate6.errors = vErrors;
 return errors === 0;
 }
 validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const agents_list_request = validate7;
-const schema13 = {"$ref":"spec#/components/schemas/AgentListRequest","$id":"op-agents_list_request"};
-const schema14 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"idAgent":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"subOn":{"$ref":"#/components/schemas/Flag"},"name":{"type":"string"},"bin":{"type":"string"},"rnn":{"type":"string"},"address":{"type":"string"},"idAgentSearch":{"type":"integer"},"idTerminal":{"type":"integer"},"login":{"type":"string"},"cellPhone":{"type":"string"},"columns":{"type":"array","items":{"$ref":"#/components/schemas/AgentColumn"}}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false};
-const schema15 = {"type":"integer","enum":[0,1]};
-const schema16 = {"anyOf":[{"type":"string","enum":["nowBalance","credit","rnn","lastPaymentDate","balancePlusSub","blocked","idParent","namePrint","leader","email","phone","bbik","bAccount","contract","ownerType"]},{"type":"string"}]};
+export const agents_list_request = validate9;
+const schema15 = {"$ref":"spec#/components/schemas/AgentListRequest","$id":"op-agents_list_request"};
+const schema16 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"idAgent":{"$ref":"#/components/schemas/portal.IdAgent"},"sub":{"$ref":"#/components/schemas/portal.Sub"},"subOn":{"$ref":"#/components/schemas/Flag"},"name":{"type":"string"},"bin":{"type":"string"},"rnn":{"type":"string"},"address":{"type":"string"},"idAgentSearch":{"type":"integer"},"idTerminal":{"type":"integer"},"login":{"type":"string"},"cellPhone":{"type":"string"},"columns":{"type":"array","items":{"$ref":"#/components/schemas/AgentColumn"}}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false};
+const schema17 = {"type":"integer"};
+const schema18 = {"type":"integer","enum":[0,1,2,3,4]};
+const schema19 = {"type":"integer","enum":[0,1]};
 const func0 = Object.prototype.hasOwnProperty;
+const schema20 = {"anyOf":[{"$ref":"#/components/schemas/portal.AgentColumn"},{"type":"string"}]};
+const schema21 = {"type":"string","enum":["nowBalance","credit","rnn","lastPaymentDate","balancePlusSub","blocked","idParent","namePrint","leader","email","phone","bbik","bAccount","contract","ownerType"]};
 
-function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate8.evaluated;
+const evaluated0 = validate11.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+if(typeof data !== "string"){
+const err0 = {instancePath,schemaPath:"#/components/schemas/portal.AgentColumn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!(((((((((((((((data === "nowBalance") || (data === "credit")) || (data === "rnn")) || (data === "lastPaymentDate")) || (data === "balancePlusSub")) || (data === "blocked")) || (data === "idParent")) || (data === "namePrint")) || (data === "leader")) || (data === "email")) || (data === "phone")) || (data === "bbik")) || (data === "bAccount")) || (data === "contract")) || (data === "ownerType"))){
+const err1 = {instancePath,schemaPath:"#/components/schemas/portal.AgentColumn/enum",keyword:"enum",params:{allowedValues: schema21.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+const _errs4 = errors;
+if(typeof data !== "string"){
+const err2 = {instancePath,schemaPath:"#/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+if(!valid0){
+const err3 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate11.errors = vErrors;
+return errors === 0;
+}
+validate11.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+
+function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate10.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1068,7 +1168,7 @@ if(data0.Params !== undefined){
 let data1 = data0.Params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 for(const key2 in data1){
-if(!(func0.call(schema14.properties.Body.properties.Params.properties, key2))){
+if(!(func0.call(schema16.properties.Body.properties.Params.properties, key2))){
 const err4 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
@@ -1082,7 +1182,7 @@ errors++;
 if(data1.idAgent !== undefined){
 let data2 = data1.idAgent;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err5 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/properties/Body/properties/Params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err5 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/components/schemas/portal.IdAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1095,7 +1195,7 @@ errors++;
 if(data1.sub !== undefined){
 let data3 = data1.sub;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err6 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err6 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/components/schemas/portal.Sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1105,7 +1205,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!(((((data3 === 0) || (data3 === 1)) || (data3 === 2)) || (data3 === 3)) || (data3 === 4))){
-const err7 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema14.properties.Body.properties.Params.properties.sub.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema18.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1128,7 +1228,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!((data4 === 0) || (data4 === 1))){
-const err9 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema15.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema19.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1241,12 +1341,14 @@ let data13 = data1.columns;
 if(Array.isArray(data13)){
 const len0 = data13.length;
 for(let i0=0; i0<len0; i0++){
-let data14 = data13[i0];
-const _errs35 = errors;
-let valid7 = false;
-const _errs36 = errors;
-if(typeof data14 !== "string"){
-const err18 = {instancePath:instancePath+"/Body/Params/columns/" + i0,schemaPath:"#/components/schemas/AgentColumn/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate11(data13[i0], {instancePath:instancePath+"/Body/Params/columns/" + i0,parentData:data13,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/Body/Params/columns",schemaPath:"#/properties/Body/properties/Params/properties/columns/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1255,8 +1357,10 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!(((((((((((((((data14 === "nowBalance") || (data14 === "credit")) || (data14 === "rnn")) || (data14 === "lastPaymentDate")) || (data14 === "balancePlusSub")) || (data14 === "blocked")) || (data14 === "idParent")) || (data14 === "namePrint")) || (data14 === "leader")) || (data14 === "email")) || (data14 === "phone")) || (data14 === "bbik")) || (data14 === "bAccount")) || (data14 === "contract")) || (data14 === "ownerType"))){
-const err19 = {instancePath:instancePath+"/Body/Params/columns/" + i0,schemaPath:"#/components/schemas/AgentColumn/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema16.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1265,11 +1369,10 @@ vErrors.push(err19);
 }
 errors++;
 }
-var _valid0 = _errs36 === errors;
-valid7 = valid7 || _valid0;
-const _errs38 = errors;
-if(typeof data14 !== "string"){
-const err20 = {instancePath:instancePath+"/Body/Params/columns/" + i0,schemaPath:"#/components/schemas/AgentColumn/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1278,10 +1381,10 @@ vErrors.push(err20);
 }
 errors++;
 }
-var _valid0 = _errs38 === errors;
-valid7 = valid7 || _valid0;
-if(!valid7){
-const err21 = {instancePath:instancePath+"/Body/Params/columns/" + i0,schemaPath:"#/components/schemas/AgentColumn/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+}
+else {
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1290,100 +1393,40 @@ vErrors.push(err21);
 }
 errors++;
 }
-else {
-errors = _errs35;
-if(vErrors !== null){
-if(_errs35){
-vErrors.length = _errs35;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/Body/Params/columns",schemaPath:"#/properties/Body/properties/Params/properties/columns/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-}
-else {
-const err23 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-}
-else {
-const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-validate8.errors = vErrors;
+validate10.errors = vErrors;
 return errors === 0;
 }
-validate8.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate10.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-agents_list_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate7.evaluated;
+const evaluated0 = validate9.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate8(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate8.errors : vErrors.concat(validate8.errors);
+if(!(validate10(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate10.errors : vErrors.concat(validate10.errors);
 errors = vErrors.length;
 }
-validate7.errors = vErrors;
+validate9.errors = vErrors;
 return errors === 0;
 }
-validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const terminals_list_request = validate10;
-const schema17 = {"$ref":"spec#/components/schemas/TerminalListRequest","$id":"op-terminals_list_request"};
-const schema18 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"idAgent":{"type":"integer"},"idTypeTerminal":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"idTerminal":{"type":"integer"},"name":{"type":"string"},"rnm":{"type":"string"},"address":{"type":"string"},"active":{"type":"integer"},"format":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false};
+export const terminals_list_request = validate14;
+const schema22 = {"$ref":"spec#/components/schemas/TerminalListRequest","$id":"op-terminals_list_request"};
+const schema23 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"idAgent":{"$ref":"#/components/schemas/portal.IdAgent"},"idTypeTerminal":{"type":"integer"},"sub":{"$ref":"#/components/schemas/portal.Sub"},"idTerminal":{"type":"integer"},"name":{"type":"string"},"rnm":{"type":"string"},"address":{"type":"string"},"active":{"type":"integer"},"format":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false};
 
-function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-terminals_list_request" */;
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate10.evaluated;
+const evaluated0 = validate15.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1392,7 +1435,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Body === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/TerminalListRequest/required",keyword:"required",params:{missingProperty: "Body"},message:"must have required property '"+"Body"+"'"};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Body"},message:"must have required property '"+"Body"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1403,7 +1446,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(key0 === "Body")){
-const err1 = {instancePath,schemaPath:"spec#/components/schemas/TerminalListRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1417,7 +1460,7 @@ if(data.Body !== undefined){
 let data0 = data.Body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.Params === undefined){
-const err2 = {instancePath:instancePath+"/Body",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/Body/required",keyword:"required",params:{missingProperty: "Params"},message:"must have required property '"+"Params"+"'"};
+const err2 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/required",keyword:"required",params:{missingProperty: "Params"},message:"must have required property '"+"Params"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1428,7 +1471,7 @@ errors++;
 }
 for(const key1 in data0){
 if(!(key1 === "Params")){
-const err3 = {instancePath:instancePath+"/Body",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/Body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+const err3 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1442,8 +1485,8 @@ if(data0.Params !== undefined){
 let data1 = data0.Params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 for(const key2 in data1){
-if(!(func0.call(schema18.properties.Body.properties.Params.properties, key2))){
-const err4 = {instancePath:instancePath+"/Body/Params",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/Body/properties/Params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(!(func0.call(schema23.properties.Body.properties.Params.properties, key2))){
+const err4 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1456,7 +1499,7 @@ errors++;
 if(data1.idAgent !== undefined){
 let data2 = data1.idAgent;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err5 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/Body/properties/Params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err5 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/components/schemas/portal.IdAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1469,7 +1512,7 @@ errors++;
 if(data1.idTypeTerminal !== undefined){
 let data3 = data1.idTypeTerminal;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err6 = {instancePath:instancePath+"/Body/Params/idTypeTerminal",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/Body/properties/Params/properties/idTypeTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err6 = {instancePath:instancePath+"/Body/Params/idTypeTerminal",schemaPath:"#/properties/Body/properties/Params/properties/idTypeTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1482,7 +1525,7 @@ errors++;
 if(data1.sub !== undefined){
 let data4 = data1.sub;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err7 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/Body/properties/Params/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err7 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/components/schemas/portal.Sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1492,7 +1535,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!(((((data4 === 0) || (data4 === 1)) || (data4 === 2)) || (data4 === 3)) || (data4 === 4))){
-const err8 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/Body/properties/Params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema18.properties.Body.properties.Params.properties.sub.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema18.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1505,7 +1548,7 @@ errors++;
 if(data1.idTerminal !== undefined){
 let data5 = data1.idTerminal;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err9 = {instancePath:instancePath+"/Body/Params/idTerminal",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/Body/properties/Params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err9 = {instancePath:instancePath+"/Body/Params/idTerminal",schemaPath:"#/properties/Body/properties/Params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1517,7 +1560,7 @@ errors++;
 }
 if(data1.name !== undefined){
 if(typeof data1.name !== "string"){
-const err10 = {instancePath:instancePath+"/Body/Params/name",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/Body/properties/Params/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err10 = {instancePath:instancePath+"/Body/Params/name",schemaPath:"#/properties/Body/properties/Params/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1529,7 +1572,7 @@ errors++;
 }
 if(data1.rnm !== undefined){
 if(typeof data1.rnm !== "string"){
-const err11 = {instancePath:instancePath+"/Body/Params/rnm",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/Body/properties/Params/properties/rnm/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err11 = {instancePath:instancePath+"/Body/Params/rnm",schemaPath:"#/properties/Body/properties/Params/properties/rnm/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1541,7 +1584,7 @@ errors++;
 }
 if(data1.address !== undefined){
 if(typeof data1.address !== "string"){
-const err12 = {instancePath:instancePath+"/Body/Params/address",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/Body/properties/Params/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err12 = {instancePath:instancePath+"/Body/Params/address",schemaPath:"#/properties/Body/properties/Params/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1554,7 +1597,7 @@ errors++;
 if(data1.active !== undefined){
 let data9 = data1.active;
 if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-const err13 = {instancePath:instancePath+"/Body/Params/active",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/Body/properties/Params/properties/active/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err13 = {instancePath:instancePath+"/Body/Params/active",schemaPath:"#/properties/Body/properties/Params/properties/active/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1566,7 +1609,7 @@ errors++;
 }
 if(data1.format !== undefined){
 if(typeof data1.format !== "string"){
-const err14 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/Body/properties/Params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err14 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1578,7 +1621,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/Body/Params",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err15 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1590,7 +1633,7 @@ errors++;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/Body",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err16 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1602,7 +1645,7 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath,schemaPath:"spec#/components/schemas/TerminalListRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1611,20 +1654,42 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate10.errors = vErrors;
+validate15.errors = vErrors;
 return errors === 0;
 }
-validate10.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate15.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_payments_request = validate11;
-const schema19 = {"$ref":"spec#/components/schemas/PaymentsReportRequest","$id":"op-reports_payments_request"};
-const schema20 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"$ref":"#/components/schemas/Flag"},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false};
-const pattern0 = new RegExp("^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$", "u");
 
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-terminals_list_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate12.evaluated;
+const evaluated0 = validate14.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate15(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+errors = vErrors.length;
+}
+validate14.errors = vErrors;
+return errors === 0;
+}
+validate14.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const reports_payments_request = validate17;
+const schema26 = {"$ref":"spec#/components/schemas/PaymentsReportRequest","$id":"op-reports_payments_request"};
+const schema27 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"$ref":"#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"$ref":"#/components/schemas/Flag"},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false};
+const schema28 = {"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"};
+const pattern0 = new RegExp("^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$", "u");
+
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate18.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1686,7 +1751,7 @@ if(data1.dateFrom !== undefined){
 let data2 = data1.dateFrom;
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-const err4 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err4 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1697,7 +1762,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1711,7 +1776,7 @@ if(data1.dateTo !== undefined){
 let data3 = data1.dateTo;
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
-const err6 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err6 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1722,7 +1787,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1758,7 +1823,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!((data5 === 0) || (data5 === 1))){
-const err10 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema15.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema19.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1853,41 +1918,41 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate12.errors = vErrors;
+validate18.errors = vErrors;
 return errors === 0;
 }
-validate12.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate18.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_payments_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate11.evaluated;
+const evaluated0 = validate17.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate12(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+if(!(validate18(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate18.errors : vErrors.concat(validate18.errors);
 errors = vErrors.length;
 }
-validate11.errors = vErrors;
+validate17.errors = vErrors;
 return errors === 0;
 }
-validate11.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate17.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_cashCollections_request = validate14;
-const schema22 = {"$ref":"spec#/components/schemas/CashCollectionsReportRequest","$id":"op-reports_cashCollections_request"};
-const schema23 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"$ref":"#/components/schemas/Flag"},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"$ref":"#/components/schemas/XlsxFormat"},"kazPost":{"type":"integer"},"kassaNova":{"type":"integer"}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false};
-const schema25 = {"type":"string","enum":["xlsx"]};
+export const reports_cashCollections_request = validate20;
+const schema31 = {"$ref":"spec#/components/schemas/CashCollectionsReportRequest","$id":"op-reports_cashCollections_request"};
+const schema32 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"$ref":"#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"$ref":"#/components/schemas/Flag"},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"$ref":"#/components/schemas/XlsxFormat"},"kazPost":{"type":"integer"},"kassaNova":{"type":"integer"}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false};
+const schema36 = {"type":"string","enum":["xlsx"]};
 
-function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate15.evaluated;
+const evaluated0 = validate21.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1949,7 +2014,7 @@ if(data1.dateFrom !== undefined){
 let data2 = data1.dateFrom;
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-const err4 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err4 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1960,7 +2025,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1974,7 +2039,7 @@ if(data1.dateTo !== undefined){
 let data3 = data1.dateTo;
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
-const err6 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err6 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1985,7 +2050,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2021,7 +2086,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!((data5 === 0) || (data5 === 1))){
-const err10 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema15.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema19.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2070,7 +2135,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!(data8 === "xlsx")){
-const err14 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema25.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema36.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2141,40 +2206,40 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate15.errors = vErrors;
+validate21.errors = vErrors;
 return errors === 0;
 }
-validate15.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_cashCollections_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate14.evaluated;
+const evaluated0 = validate20.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate15(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+if(!(validate21(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 errors = vErrors.length;
 }
-validate14.errors = vErrors;
+validate20.errors = vErrors;
 return errors === 0;
 }
-validate14.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_terminalTurnovers_request = validate17;
-const schema26 = {"$ref":"spec#/components/schemas/TerminalTurnoversReportRequest","$id":"op-reports_terminalTurnovers_request"};
-const schema27 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"$ref":"#/components/schemas/Flag"},"groupByDay":{"$ref":"#/components/schemas/Flag"},"format":{"$ref":"#/components/schemas/XlsxFormat"},"onlySystemAgents":{"$ref":"#/components/schemas/Flag"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false};
+export const reports_terminalTurnovers_request = validate23;
+const schema37 = {"$ref":"spec#/components/schemas/TerminalTurnoversReportRequest","$id":"op-reports_terminalTurnovers_request"};
+const schema38 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"$ref":"#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"#/components/schemas/dates.PortalDate"},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"$ref":"#/components/schemas/Flag"},"groupByDay":{"$ref":"#/components/schemas/Flag"},"format":{"$ref":"#/components/schemas/XlsxFormat"},"onlySystemAgents":{"$ref":"#/components/schemas/Flag"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false};
 
-function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate18.evaluated;
+const evaluated0 = validate24.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2233,7 +2298,7 @@ if(data0.Params !== undefined){
 let data1 = data0.Params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 for(const key2 in data1){
-if(!(func0.call(schema27.properties.Body.properties.Params.properties, key2))){
+if(!(func0.call(schema38.properties.Body.properties.Params.properties, key2))){
 const err4 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
@@ -2248,7 +2313,7 @@ if(data1.dateFrom !== undefined){
 let data2 = data1.dateFrom;
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2259,7 +2324,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2273,7 +2338,7 @@ if(data1.dateTo !== undefined){
 let data3 = data1.dateTo;
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
-const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2284,7 +2349,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err8 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2346,7 +2411,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!((data7 === 0) || (data7 === 1))){
-const err13 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema15.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema19.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2369,7 +2434,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!((data8 === 0) || (data8 === 1))){
-const err15 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema15.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema19.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2392,7 +2457,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!(data9 === "xlsx")){
-const err17 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema25.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema36.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2415,7 +2480,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((data10 === 0) || (data10 === 1))){
-const err19 = {instancePath:instancePath+"/Body/Params/onlySystemAgents",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema15.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/Body/Params/onlySystemAgents",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema19.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2460,41 +2525,41 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate18.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
-validate18.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnovers_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate17.evaluated;
+const evaluated0 = validate23.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate18(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate18.errors : vErrors.concat(validate18.errors);
+if(!(validate24(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
-validate17.errors = vErrors;
+validate23.errors = vErrors;
 return errors === 0;
 }
-validate17.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_terminalTurnoversExtended_request = validate20;
-const schema32 = {"$ref":"spec#/components/schemas/TerminalTurnoversExtendedReportRequest","$id":"op-reports_terminalTurnoversExtended_request"};
-const schema33 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"groupByDay":{"$ref":"#/components/schemas/Flag"},"isAddCommissionForSecondPay":{"$ref":"#/components/schemas/Flag"}},"patternProperties":{"^isAddCommissionForCance":{"$ref":"#/components/schemas/Flag"}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false};
+export const reports_terminalTurnoversExtended_request = validate26;
+const schema45 = {"$ref":"spec#/components/schemas/TerminalTurnoversExtendedReportRequest","$id":"op-reports_terminalTurnoversExtended_request"};
+const schema46 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"$ref":"#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"$ref":"#/components/schemas/portal.Sub"},"groupByDay":{"$ref":"#/components/schemas/Flag"},"isAddCommissionForSecondPay":{"$ref":"#/components/schemas/Flag"}},"patternProperties":{"^isAddCommissionForCance":{"$ref":"#/components/schemas/Flag"}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false};
 const pattern8 = new RegExp("^isAddCommissionForCance", "u");
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
+const evaluated0 = validate27.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2556,7 +2621,7 @@ if(data1.dateFrom !== undefined){
 let data2 = data1.dateFrom;
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-const err4 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err4 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2567,7 +2632,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2581,7 +2646,7 @@ if(data1.dateTo !== undefined){
 let data3 = data1.dateTo;
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
-const err6 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err6 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2592,7 +2657,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2631,7 +2696,7 @@ errors++;
 if(data1.sub !== undefined){
 let data6 = data1.sub;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err10 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err10 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/components/schemas/portal.Sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2641,7 +2706,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!(((((data6 === 0) || (data6 === 1)) || (data6 === 2)) || (data6 === 3)) || (data6 === 4))){
-const err11 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema33.properties.Body.properties.Params.properties.sub.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema18.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2664,7 +2729,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!((data7 === 0) || (data7 === 1))){
-const err13 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema15.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema19.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2687,7 +2752,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!((data8 === 0) || (data8 === 1))){
-const err15 = {instancePath:instancePath+"/Body/Params/isAddCommissionForSecondPay",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema15.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/Body/Params/isAddCommissionForSecondPay",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema19.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2711,7 +2776,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!((data9 === 0) || (data9 === 1))){
-const err17 = {instancePath:instancePath+"/Body/Params/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema15.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/Body/Params/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema19.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2757,40 +2822,40 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate21.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnoversExtended_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
+const evaluated0 = validate26.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate21(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
 errors = vErrors.length;
 }
-validate20.errors = vErrors;
+validate26.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_remunerationByService_request = validate23;
-const schema37 = {"$ref":"spec#/components/schemas/RemunerationReportRequest","$id":"op-reports_remunerationByService_request"};
-const schema38 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"format":{"$ref":"#/components/schemas/XlsxFormat"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false};
+export const reports_remunerationByService_request = validate29;
+const schema53 = {"$ref":"spec#/components/schemas/RemunerationReportRequest","$id":"op-reports_remunerationByService_request"};
+const schema54 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"format":{"$ref":"#/components/schemas/XlsxFormat"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false};
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate30.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2873,7 +2938,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(data2 === "xlsx")){
-const err6 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema25.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema36.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2918,40 +2983,40 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate30.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_remunerationByService_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
+const evaluated0 = validate29.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate24(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+if(!(validate30(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
 errors = vErrors.length;
 }
-validate23.errors = vErrors;
+validate29.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_dealerStatistics_request = validate26;
-const schema40 = {"$ref":"spec#/components/schemas/DealerStatisticsReportRequest","$id":"op-reports_dealerStatistics_request"};
-const schema41 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"$ref":"#/components/schemas/Flag"},"groupByDay":{"$ref":"#/components/schemas/Flag"},"format":{"$ref":"#/components/schemas/XlsxFormat"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false};
+export const reports_dealerStatistics_request = validate32;
+const schema56 = {"$ref":"spec#/components/schemas/DealerStatisticsReportRequest","$id":"op-reports_dealerStatistics_request"};
+const schema57 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"$ref":"#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"$ref":"#/components/schemas/Flag"},"groupByDay":{"$ref":"#/components/schemas/Flag"},"format":{"$ref":"#/components/schemas/XlsxFormat"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false};
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
+const evaluated0 = validate33.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3025,7 +3090,7 @@ if(data1.dateFrom !== undefined){
 let data2 = data1.dateFrom;
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3036,7 +3101,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3050,7 +3115,7 @@ if(data1.dateTo !== undefined){
 let data3 = data1.dateTo;
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
-const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3061,7 +3126,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err8 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3097,7 +3162,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((data5 === 0) || (data5 === 1))){
-const err11 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema15.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema19.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3120,7 +3185,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!((data6 === 0) || (data6 === 1))){
-const err13 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema15.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema19.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3143,7 +3208,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!(data7 === "xlsx")){
-const err15 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema25.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema36.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3188,29 +3253,29 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate27.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_dealerStatistics_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
+const evaluated0 = validate32.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+if(!(validate33(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
 errors = vErrors.length;
 }
-validate26.errors = vErrors;
+validate32.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

@@ -265,17 +265,7 @@ export interface components {
                 captchaSession: string;
             };
         };
-        CaptchaResponse: ({
-            /** @description 0 with a successful-looking answer. Other codes and their conditions are not shown. */
-            code: number;
-            message?: string;
-            result?: {
-                [key: string]: unknown;
-            };
-            data?: unknown[];
-        } & {
-            [key: string]: unknown;
-        }) & {
+        CaptchaResponse: components["schemas"]["envelopes.PortalV2Envelope"] & {
             result?: {
                 [key: string]: unknown;
             };
@@ -304,17 +294,7 @@ export interface components {
                 refreshToken?: string;
             };
         };
-        TokensResponse: ({
-            /** @description 0 with a successful-looking answer. Other codes and their conditions are not shown. */
-            code: number;
-            message?: string;
-            result?: {
-                [key: string]: unknown;
-            };
-            data?: unknown[];
-        } & {
-            [key: string]: unknown;
-        }) & {
+        TokensResponse: components["schemas"]["envelopes.PortalV2Envelope"] & {
             /** @description Holds the tokens, one of which is a refresh token. */
             result?: {
                 [key: string]: unknown;
@@ -326,60 +306,15 @@ export interface components {
                 idUser?: number;
             };
         };
-        UserResponse: ({
-            /** @description 0 with a successful-looking answer. Other codes and their conditions are not shown. */
-            code: number;
-            message?: string;
-            result?: {
-                [key: string]: unknown;
-            };
-            data?: unknown[];
-        } & {
-            [key: string]: unknown;
-        }) & {
-            /**
-             * User record
-             * @description Answer of the profile requests.
-             * @example {
-             *       "idUser": 1001,
-             *       "lgn": "dealer01",
-             *       "userFIO": "Ivanov Ivan",
-             *       "groupChar": "D",
-             *       "groupName": "Dealers",
-             *       "phone": "77771112233",
-             *       "email": "dealer01@example.com"
-             *     }
-             */
-            result?: {
-                idUser?: number;
-                /** @description Login. */
-                lgn?: string;
-                /** @description Full name of the user. */
-                userFIO?: string;
-                groupChar?: string;
-                groupName?: string;
-                phone?: string;
-                email?: string;
-            } & {
-                [key: string]: unknown;
-            };
+        UserResponse: components["schemas"]["envelopes.PortalV2Envelope"] & {
+            result?: components["schemas"]["portal.User"];
         };
         /** Agent-list column (v2) */
-        AgentColumn: ("nowBalance" | "credit" | "rnn" | "lastPaymentDate" | "balancePlusSub" | "blocked" | "idParent" | "namePrint" | "leader" | "email" | "phone" | "bbik" | "bAccount" | "contract" | "ownerType") | "firstPaymentDate" | string;
+        AgentColumn: components["schemas"]["portal.AgentColumn"] | "firstPaymentDate" | string;
         AgentListRequest: {
             params: {
-                /**
-                 * @description Agent under which to search. Optional; defaults to the authorized agent.
-                 * @example 1001
-                 */
-                idAgent?: number;
-                /**
-                 * Subagent scope
-                 * @description 0 = the agent only; 1 = subagents of all levels only; 2 = the agent and subagents of all levels; 3 = next-level subagents only; 4 = the agent and next-level subagents.
-                 * @example 2
-                 * @enum {integer}
-                 */
-                sub?: 0 | 1 | 2 | 3 | 4;
+                idAgent?: components["schemas"]["portal.IdAgent"];
+                sub?: components["schemas"]["portal.Sub"];
                 /** @description Search by agent name or a part of it. */
                 name?: string;
                 /** @description Search by BIN. */
@@ -396,19 +331,9 @@ export interface components {
         };
         TerminalListRequest: {
             params: {
-                /**
-                 * @description Agent under which to search. Optional; defaults to the authorized agent.
-                 * @example 1001
-                 */
-                idAgent?: number;
+                idAgent?: components["schemas"]["portal.IdAgent"];
                 idTypeTerminal?: number;
-                /**
-                 * Subagent scope
-                 * @description 0 = the agent only; 1 = subagents of all levels only; 2 = the agent and subagents of all levels; 3 = next-level subagents only; 4 = the agent and next-level subagents.
-                 * @example 2
-                 * @enum {integer}
-                 */
-                sub?: 0 | 1 | 2 | 3 | 4;
+                sub?: components["schemas"]["portal.Sub"];
                 idTerminal?: number;
                 name?: string;
                 rnm?: string;
@@ -424,20 +349,8 @@ export interface components {
         XlsxFormat: "xlsx";
         PaymentsReportRequest: {
             params: {
-                /**
-                 * Portal date
-                 * @description Every date sent to or received from the portal is `yyyyMMddHHmmss` or `yyyyMMdd`. Which of the two each parameter expects is not shown; both are accepted here.
-                 * @example 20240501000000
-                 * @example 20240501
-                 */
-                dateFrom?: string;
-                /**
-                 * Portal date
-                 * @description Every date sent to or received from the portal is `yyyyMMddHHmmss` or `yyyyMMdd`. Which of the two each parameter expects is not shown; both are accepted here.
-                 * @example 20240501000000
-                 * @example 20240501
-                 */
-                dateTo?: string;
+                dateFrom?: components["schemas"]["dates.PortalDate"];
+                dateTo?: components["schemas"]["dates.PortalDate"];
                 idAgent?: number;
                 /** @description Include subagents. */
                 subOn?: boolean;
@@ -451,20 +364,10 @@ export interface components {
         };
         CashCollectionsReportRequest: {
             params: {
-                /**
-                 * Portal date
-                 * @description Optional.
-                 * @example 20240501000000
-                 * @example 20240501
-                 */
-                dateFrom?: string;
-                /**
-                 * Portal date
-                 * @description Optional.
-                 * @example 20240501000000
-                 * @example 20240501
-                 */
-                dateTo?: string;
+                /** @description Optional. */
+                dateFrom?: components["schemas"]["dates.PortalDate"];
+                /** @description Optional. */
+                dateTo?: components["schemas"]["dates.PortalDate"];
                 idAgent?: number;
                 subOn?: boolean;
                 idTerminal?: number;
@@ -474,20 +377,8 @@ export interface components {
         };
         TerminalTurnoversReportRequest: {
             params: {
-                /**
-                 * Portal date
-                 * @description Every date sent to or received from the portal is `yyyyMMddHHmmss` or `yyyyMMdd`. Which of the two each parameter expects is not shown; both are accepted here.
-                 * @example 20240501000000
-                 * @example 20240501
-                 */
-                dateFrom?: string;
-                /**
-                 * Portal date
-                 * @description Every date sent to or received from the portal is `yyyyMMddHHmmss` or `yyyyMMdd`. Which of the two each parameter expects is not shown; both are accepted here.
-                 * @example 20240501000000
-                 * @example 20240501
-                 */
-                dateTo?: string;
+                dateFrom?: components["schemas"]["dates.PortalDate"];
+                dateTo?: components["schemas"]["dates.PortalDate"];
                 idService?: number;
                 idAgent?: number;
                 idTerminal?: number;
@@ -498,29 +389,11 @@ export interface components {
         };
         TerminalTurnoversExtendedReportRequest: {
             params: {
-                /**
-                 * Portal date
-                 * @description Every date sent to or received from the portal is `yyyyMMddHHmmss` or `yyyyMMdd`. Which of the two each parameter expects is not shown; both are accepted here.
-                 * @example 20240501000000
-                 * @example 20240501
-                 */
-                dateFrom?: string;
-                /**
-                 * Portal date
-                 * @description Every date sent to or received from the portal is `yyyyMMddHHmmss` or `yyyyMMdd`. Which of the two each parameter expects is not shown; both are accepted here.
-                 * @example 20240501000000
-                 * @example 20240501
-                 */
-                dateTo?: string;
+                dateFrom?: components["schemas"]["dates.PortalDate"];
+                dateTo?: components["schemas"]["dates.PortalDate"];
                 idAgent?: number;
                 idService?: number;
-                /**
-                 * Subagent scope
-                 * @description 0 = the agent only; 1 = subagents of all levels only; 2 = the agent and subagents of all levels; 3 = next-level subagents only; 4 = the agent and next-level subagents.
-                 * @example 2
-                 * @enum {integer}
-                 */
-                sub?: 0 | 1 | 2 | 3 | 4;
+                sub?: components["schemas"]["portal.Sub"];
                 groupByDay?: boolean;
                 isAddCommissionForSecondPay?: boolean;
             } & {
@@ -535,53 +408,42 @@ export interface components {
         };
         DealerStatisticsReportRequest: {
             params: {
-                /**
-                 * Portal date
-                 * @description Optional.
-                 * @example 20240501000000
-                 * @example 20240501
-                 */
-                dateFrom?: string;
-                /**
-                 * Portal date
-                 * @description Optional.
-                 * @example 20240501000000
-                 * @example 20240501
-                 */
-                dateTo?: string;
+                /** @description Optional. */
+                dateFrom?: components["schemas"]["dates.PortalDate"];
+                /** @description Optional. */
+                dateTo?: components["schemas"]["dates.PortalDate"];
                 idAgent?: number;
                 subOn?: boolean;
                 groupByDay?: boolean;
                 format?: components["schemas"]["XlsxFormat"];
             };
         };
-        RecordsResponse: ({
-            /** @description 0 with a successful-looking answer. Other codes and their conditions are not shown. */
-            code: number;
-            message?: string;
-            result?: {
-                [key: string]: unknown;
-            };
-            data?: unknown[];
-        } & {
-            [key: string]: unknown;
-        }) & {
-            /**
-             * Record
-             * @description One row of a list or a report. Its fields are not shown, so the object stays open and real rows pass through unchanged.
-             * @example {
-             *       "idAgent": 1001,
-             *       "name": "Agent 1001"
-             *     }
-             */
-            result?: {
-                [key: string]: unknown;
-            };
+        RecordsResponse: components["schemas"]["envelopes.PortalV2Envelope"] & {
+            result?: components["schemas"]["portal.Record"];
+            data?: components["schemas"]["portal.Record"][];
+        };
+        RemunerationResponse: components["schemas"]["envelopes.PortalV2Envelope"] & {
             data?: {
                 [key: string]: unknown;
             }[];
         };
-        RemunerationResponse: ({
+        /**
+         * Portal date
+         * @description Every date sent to or received from the portal is `yyyyMMddHHmmss` or `yyyyMMdd`. Which of the two each parameter expects is not shown; both are accepted here.
+         * @example 20240501000000
+         * @example 20240501
+         */
+        "dates.PortalDate": string;
+        /**
+         * Portal v2 envelope
+         * @description `code` 0 appears with a successful-looking answer; the payload is in `result` (object) or `data` (array) depending on the request.
+         * @example {
+         *       "code": 0,
+         *       "message": "OK",
+         *       "result": {}
+         *     }
+         */
+        "envelopes.PortalV2Envelope": {
             /** @description 0 with a successful-looking answer. Other codes and their conditions are not shown. */
             code: number;
             message?: string;
@@ -591,10 +453,62 @@ export interface components {
             data?: unknown[];
         } & {
             [key: string]: unknown;
-        }) & {
-            data?: {
-                [key: string]: unknown;
-            }[];
+        };
+        /**
+         * Agent-list column (v1 and v2)
+         * @description A known column name for `columns` of the agent list: the 13 names of the document plus `contract` and `ownerType` from the official v1 page. Each version's spec adds what only it has and keeps the list open.
+         * @example nowBalance
+         * @enum {string}
+         */
+        "portal.AgentColumn": "nowBalance" | "credit" | "rnn" | "lastPaymentDate" | "balancePlusSub" | "blocked" | "idParent" | "namePrint" | "leader" | "email" | "phone" | "bbik" | "bAccount" | "contract" | "ownerType";
+        /**
+         * @description Agent under which to search. Optional; defaults to the authorized agent.
+         * @example 1001
+         */
+        "portal.IdAgent": number;
+        /**
+         * Record
+         * @description One row of a list or a report. Its fields are not shown, so the object stays open and real rows pass through unchanged.
+         * @example {
+         *       "idAgent": 1001,
+         *       "name": "Agent 1001"
+         *     }
+         */
+        "portal.Record": {
+            [key: string]: unknown;
+        };
+        /**
+         * Subagent scope
+         * @description 0 = the agent only; 1 = subagents of all levels only; 2 = the agent and subagents of all levels; 3 = next-level subagents only; 4 = the agent and next-level subagents.
+         * @example 2
+         * @enum {integer}
+         */
+        "portal.Sub": 0 | 1 | 2 | 3 | 4;
+        /**
+         * User record
+         * @description Answer of the profile requests.
+         * @example {
+         *       "idUser": 1001,
+         *       "lgn": "dealer01",
+         *       "userFIO": "Ivanov Ivan",
+         *       "groupChar": "D",
+         *       "groupName": "Dealers",
+         *       "phone": "77771112233",
+         *       "email": "dealer01@example.com"
+         *     }
+         */
+        "portal.User": {
+            idUser?: number;
+            /** @description Login. */
+            lgn?: string;
+            /** @description Full name of the user. */
+            userFIO?: string;
+            groupChar?: string;
+            groupName?: string;
+            phone?: string;
+            email?: string;
+        } & {
+            [key: string]: unknown;
         };
     };
     responses: {
@@ -758,17 +672,7 @@ export interface operations {
                      *       "message": "OK"
                      *     }
                      */
-                    "application/json": {
-                        /** @description 0 with a successful-looking answer. Other codes and their conditions are not shown. */
-                        code: number;
-                        message?: string;
-                        result?: {
-                            [key: string]: unknown;
-                        };
-                        data?: unknown[];
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["envelopes.PortalV2Envelope"];
                 };
             };
         };

@@ -119,13 +119,13 @@ validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_captcha_response = validate2;
 const schema3 = {"$ref":"spec#/components/schemas/CaptchaResponse","$id":"op-account_captcha_response"};
-const schema4 = {"allOf":[{"type":"object","required":["code"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"result":{"type":"object","additionalProperties":true},"data":{"type":"array"}},"additionalProperties":true},{"type":"object","properties":{"result":{"type":"object","additionalProperties":true}}}]};
+const schema4 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"type":"object","additionalProperties":true}}}]};
+const schema5 = {"type":"object","required":["code"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"result":{"type":"object","additionalProperties":true},"data":{"type":"array"}},"additionalProperties":true};
 
-function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-account_captcha_response" */;
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate2.evaluated;
+const evaluated0 = validate3.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -134,7 +134,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/CaptchaResponse/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -146,7 +146,7 @@ errors++;
 if(data.code !== undefined){
 let data0 = data.code;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err1 = {instancePath:instancePath+"/code",schemaPath:"spec#/components/schemas/CaptchaResponse/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -158,7 +158,7 @@ errors++;
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err2 = {instancePath:instancePath+"/message",schemaPath:"spec#/components/schemas/CaptchaResponse/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -173,7 +173,7 @@ let data2 = data.result;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err3 = {instancePath:instancePath+"/result",schemaPath:"spec#/components/schemas/CaptchaResponse/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -185,7 +185,7 @@ errors++;
 }
 if(data.data !== undefined){
 if(!(Array.isArray(data.data))){
-const err4 = {instancePath:instancePath+"/data",schemaPath:"spec#/components/schemas/CaptchaResponse/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -197,7 +197,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"spec#/components/schemas/CaptchaResponse/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -212,7 +212,7 @@ let data4 = data.result;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err6 = {instancePath:instancePath+"/result",schemaPath:"spec#/components/schemas/CaptchaResponse/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -224,7 +224,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"spec#/components/schemas/CaptchaResponse/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -233,20 +233,41 @@ vErrors.push(err7);
 }
 errors++;
 }
+validate3.errors = vErrors;
+return errors === 0;
+}
+validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-account_captcha_response" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate2.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate3(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate3.errors : vErrors.concat(validate3.errors);
+errors = vErrors.length;
+}
 validate2.errors = vErrors;
 return errors === 0;
 }
 validate2.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const account_token_request = validate3;
-const schema5 = {"$ref":"spec#/components/schemas/TokenRequest","$id":"op-account_token_request"};
-const schema6 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"lgn":{"type":"string"},"psw":{"type":"string"},"initiator":{"type":"string"},"captcha":{"type":"string"},"captchaSession":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false};
+export const account_token_request = validate5;
+const schema6 = {"$ref":"spec#/components/schemas/TokenRequest","$id":"op-account_token_request"};
+const schema7 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"lgn":{"type":"string"},"psw":{"type":"string"},"initiator":{"type":"string"},"captcha":{"type":"string"},"captchaSession":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false};
 
-function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_token_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate3.evaluated;
+const evaluated0 = validate5.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -374,20 +395,19 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate3.errors = vErrors;
+validate5.errors = vErrors;
 return errors === 0;
 }
-validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const account_token_response = validate4;
-const schema7 = {"$ref":"spec#/components/schemas/TokensResponse","$id":"op-account_token_response"};
-const schema8 = {"allOf":[{"type":"object","required":["code"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"result":{"type":"object","additionalProperties":true},"data":{"type":"array"}},"additionalProperties":true},{"type":"object","properties":{"result":{"type":"object","additionalProperties":true}}}]};
+export const account_token_response = validate6;
+const schema8 = {"$ref":"spec#/components/schemas/TokensResponse","$id":"op-account_token_response"};
+const schema9 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"type":"object","additionalProperties":true}}}]};
 
-function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-account_token_response" */;
+function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate4.evaluated;
+const evaluated0 = validate7.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -396,7 +416,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/TokensResponse/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -408,7 +428,7 @@ errors++;
 if(data.code !== undefined){
 let data0 = data.code;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err1 = {instancePath:instancePath+"/code",schemaPath:"spec#/components/schemas/TokensResponse/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -420,7 +440,7 @@ errors++;
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err2 = {instancePath:instancePath+"/message",schemaPath:"spec#/components/schemas/TokensResponse/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -435,7 +455,7 @@ let data2 = data.result;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err3 = {instancePath:instancePath+"/result",schemaPath:"spec#/components/schemas/TokensResponse/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -447,7 +467,7 @@ errors++;
 }
 if(data.data !== undefined){
 if(!(Array.isArray(data.data))){
-const err4 = {instancePath:instancePath+"/data",schemaPath:"spec#/components/schemas/TokensResponse/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -459,7 +479,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"spec#/components/schemas/TokensResponse/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -474,7 +494,7 @@ let data4 = data.result;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err6 = {instancePath:instancePath+"/result",schemaPath:"spec#/components/schemas/TokensResponse/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -486,7 +506,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"spec#/components/schemas/TokensResponse/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -495,20 +515,41 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate4.errors = vErrors;
+validate7.errors = vErrors;
 return errors === 0;
 }
-validate4.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const account_refresh_request = validate5;
-const schema9 = {"$ref":"spec#/components/schemas/RefreshRequest","$id":"op-account_refresh_request"};
-const schema10 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"token":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false};
 
-function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-account_token_response" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate6.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate7(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate7.errors : vErrors.concat(validate7.errors);
+errors = vErrors.length;
+}
+validate6.errors = vErrors;
+return errors === 0;
+}
+validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const account_refresh_request = validate9;
+const schema11 = {"$ref":"spec#/components/schemas/RefreshRequest","$id":"op-account_refresh_request"};
+const schema12 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"token":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false};
+
+function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_refresh_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate5.evaluated;
+const evaluated0 = validate9.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -588,19 +629,18 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate5.errors = vErrors;
+validate9.errors = vErrors;
 return errors === 0;
 }
-validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const account_refresh_response = validate6;
-const schema11 = {"$ref":"spec#/components/schemas/TokensResponse","$id":"op-account_refresh_response"};
+export const account_refresh_response = validate10;
+const schema13 = {"$ref":"spec#/components/schemas/TokensResponse","$id":"op-account_refresh_response"};
 
-function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-account_refresh_response" */;
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate6.evaluated;
+const evaluated0 = validate11.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -609,7 +649,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/TokensResponse/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -621,7 +661,7 @@ errors++;
 if(data.code !== undefined){
 let data0 = data.code;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err1 = {instancePath:instancePath+"/code",schemaPath:"spec#/components/schemas/TokensResponse/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -633,7 +673,7 @@ errors++;
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err2 = {instancePath:instancePath+"/message",schemaPath:"spec#/components/schemas/TokensResponse/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -648,7 +688,7 @@ let data2 = data.result;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err3 = {instancePath:instancePath+"/result",schemaPath:"spec#/components/schemas/TokensResponse/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -660,7 +700,7 @@ errors++;
 }
 if(data.data !== undefined){
 if(!(Array.isArray(data.data))){
-const err4 = {instancePath:instancePath+"/data",schemaPath:"spec#/components/schemas/TokensResponse/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -672,7 +712,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"spec#/components/schemas/TokensResponse/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -687,7 +727,7 @@ let data4 = data.result;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err6 = {instancePath:instancePath+"/result",schemaPath:"spec#/components/schemas/TokensResponse/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -699,7 +739,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"spec#/components/schemas/TokensResponse/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -708,20 +748,41 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate6.errors = vErrors;
+validate11.errors = vErrors;
 return errors === 0;
 }
-validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate11.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const account_logout_request = validate7;
-const schema13 = {"$ref":"spec#/components/schemas/LogoutRequest","$id":"op-account_logout_request"};
-const schema14 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"refreshToken":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false};
 
-function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-account_refresh_response" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate10.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate11(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+errors = vErrors.length;
+}
+validate10.errors = vErrors;
+return errors === 0;
+}
+validate10.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const account_logout_request = validate13;
+const schema16 = {"$ref":"spec#/components/schemas/LogoutRequest","$id":"op-account_logout_request"};
+const schema17 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"refreshToken":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false};
+
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_logout_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate7.evaluated;
+const evaluated0 = validate13.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -801,19 +862,19 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate7.errors = vErrors;
+validate13.errors = vErrors;
 return errors === 0;
 }
-validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate13.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const account_logout_response = validate8;
-const schema15 = {"type":"object","required":["code"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"result":{"type":"object","additionalProperties":true},"data":{"type":"array"}},"additionalProperties":true,"$id":"op-account_logout_response"};
+export const account_logout_response = validate14;
+const schema18 = {"$ref":"spec#/components/schemas/envelopes.PortalV2Envelope","$id":"op-account_logout_response"};
 
-function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_logout_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate8.evaluated;
+const evaluated0 = validate14.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -822,7 +883,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+const err0 = {instancePath,schemaPath:"spec#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -834,7 +895,7 @@ errors++;
 if(data.code !== undefined){
 let data0 = data.code;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err1 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err1 = {instancePath:instancePath+"/code",schemaPath:"spec#/components/schemas/envelopes.PortalV2Envelope/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -846,7 +907,7 @@ errors++;
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err2 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/message",schemaPath:"spec#/components/schemas/envelopes.PortalV2Envelope/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -861,7 +922,7 @@ let data2 = data.result;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err3 = {instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath:instancePath+"/result",schemaPath:"spec#/components/schemas/envelopes.PortalV2Envelope/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -873,7 +934,7 @@ errors++;
 }
 if(data.data !== undefined){
 if(!(Array.isArray(data.data))){
-const err4 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err4 = {instancePath:instancePath+"/data",schemaPath:"spec#/components/schemas/envelopes.PortalV2Envelope/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -885,7 +946,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath,schemaPath:"spec#/components/schemas/envelopes.PortalV2Envelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -894,20 +955,20 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate8.errors = vErrors;
+validate14.errors = vErrors;
 return errors === 0;
 }
-validate8.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate14.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const user_profile_request = validate9;
-const schema16 = {"$ref":"spec#/components/schemas/ProfileRequest","$id":"op-user_profile_request"};
-const schema17 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"idUser":{"type":"integer"}},"additionalProperties":false}},"additionalProperties":false};
+export const user_profile_request = validate15;
+const schema20 = {"$ref":"spec#/components/schemas/ProfileRequest","$id":"op-user_profile_request"};
+const schema21 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"idUser":{"type":"integer"}},"additionalProperties":false}},"additionalProperties":false};
 
-function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-user_profile_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate9.evaluated;
+const evaluated0 = validate15.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -988,20 +1049,20 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate9.errors = vErrors;
+validate15.errors = vErrors;
 return errors === 0;
 }
-validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate15.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const user_profile_response = validate10;
-const schema18 = {"$ref":"spec#/components/schemas/UserResponse","$id":"op-user_profile_response"};
-const schema19 = {"allOf":[{"type":"object","required":["code"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"result":{"type":"object","additionalProperties":true},"data":{"type":"array"}},"additionalProperties":true},{"type":"object","properties":{"result":{"type":"object","properties":{"idUser":{"type":"integer"},"lgn":{"type":"string"},"userFIO":{"type":"string"},"groupChar":{"type":"string"},"groupName":{"type":"string"},"phone":{"type":"string"},"email":{"type":"string"}},"additionalProperties":true}}}]};
+export const user_profile_response = validate16;
+const schema22 = {"$ref":"spec#/components/schemas/UserResponse","$id":"op-user_profile_response"};
+const schema23 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.User"}}}]};
+const schema25 = {"type":"object","properties":{"idUser":{"type":"integer"},"lgn":{"type":"string"},"userFIO":{"type":"string"},"groupChar":{"type":"string"},"groupName":{"type":"string"},"phone":{"type":"string"},"email":{"type":"string"}},"additionalProperties":true};
 
-function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-user_profile_response" */;
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate10.evaluated;
+const evaluated0 = validate17.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1010,7 +1071,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/UserResponse/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1022,7 +1083,7 @@ errors++;
 if(data.code !== undefined){
 let data0 = data.code;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err1 = {instancePath:instancePath+"/code",schemaPath:"spec#/components/schemas/UserResponse/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1034,7 +1095,7 @@ errors++;
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err2 = {instancePath:instancePath+"/message",schemaPath:"spec#/components/schemas/UserResponse/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1049,7 +1110,7 @@ let data2 = data.result;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err3 = {instancePath:instancePath+"/result",schemaPath:"spec#/components/schemas/UserResponse/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1061,7 +1122,7 @@ errors++;
 }
 if(data.data !== undefined){
 if(!(Array.isArray(data.data))){
-const err4 = {instancePath:instancePath+"/data",schemaPath:"spec#/components/schemas/UserResponse/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1073,7 +1134,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"spec#/components/schemas/UserResponse/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1089,7 +1150,7 @@ if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.idUser !== undefined){
 let data5 = data4.idUser;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err6 = {instancePath:instancePath+"/result/idUser",schemaPath:"spec#/components/schemas/UserResponse/allOf/1/properties/result/properties/idUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err6 = {instancePath:instancePath+"/result/idUser",schemaPath:"#/components/schemas/portal.User/properties/idUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1101,7 +1162,7 @@ errors++;
 }
 if(data4.lgn !== undefined){
 if(typeof data4.lgn !== "string"){
-const err7 = {instancePath:instancePath+"/result/lgn",schemaPath:"spec#/components/schemas/UserResponse/allOf/1/properties/result/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath:instancePath+"/result/lgn",schemaPath:"#/components/schemas/portal.User/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1113,7 +1174,7 @@ errors++;
 }
 if(data4.userFIO !== undefined){
 if(typeof data4.userFIO !== "string"){
-const err8 = {instancePath:instancePath+"/result/userFIO",schemaPath:"spec#/components/schemas/UserResponse/allOf/1/properties/result/properties/userFIO/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err8 = {instancePath:instancePath+"/result/userFIO",schemaPath:"#/components/schemas/portal.User/properties/userFIO/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1125,7 +1186,7 @@ errors++;
 }
 if(data4.groupChar !== undefined){
 if(typeof data4.groupChar !== "string"){
-const err9 = {instancePath:instancePath+"/result/groupChar",schemaPath:"spec#/components/schemas/UserResponse/allOf/1/properties/result/properties/groupChar/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err9 = {instancePath:instancePath+"/result/groupChar",schemaPath:"#/components/schemas/portal.User/properties/groupChar/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1137,7 +1198,7 @@ errors++;
 }
 if(data4.groupName !== undefined){
 if(typeof data4.groupName !== "string"){
-const err10 = {instancePath:instancePath+"/result/groupName",schemaPath:"spec#/components/schemas/UserResponse/allOf/1/properties/result/properties/groupName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err10 = {instancePath:instancePath+"/result/groupName",schemaPath:"#/components/schemas/portal.User/properties/groupName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1149,7 +1210,7 @@ errors++;
 }
 if(data4.phone !== undefined){
 if(typeof data4.phone !== "string"){
-const err11 = {instancePath:instancePath+"/result/phone",schemaPath:"spec#/components/schemas/UserResponse/allOf/1/properties/result/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err11 = {instancePath:instancePath+"/result/phone",schemaPath:"#/components/schemas/portal.User/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1161,7 +1222,7 @@ errors++;
 }
 if(data4.email !== undefined){
 if(typeof data4.email !== "string"){
-const err12 = {instancePath:instancePath+"/result/email",schemaPath:"spec#/components/schemas/UserResponse/allOf/1/properties/result/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err12 = {instancePath:instancePath+"/result/email",schemaPath:"#/components/schemas/portal.User/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1173,7 +1234,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/result",schemaPath:"spec#/components/schemas/UserResponse/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err13 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.User/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1185,7 +1246,7 @@ errors++;
 }
 }
 else {
-const err14 = {instancePath,schemaPath:"spec#/components/schemas/UserResponse/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err14 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1194,20 +1255,41 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate10.errors = vErrors;
+validate17.errors = vErrors;
 return errors === 0;
 }
-validate10.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate17.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const user_me_request = validate11;
-const schema20 = {"$ref":"spec#/components/schemas/EmptyRequest","$id":"op-user_me_request"};
-const schema21 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","additionalProperties":false}},"additionalProperties":false};
 
-function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-user_profile_response" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate16.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate17(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate17.errors : vErrors.concat(validate17.errors);
+errors = vErrors.length;
+}
+validate16.errors = vErrors;
+return errors === 0;
+}
+validate16.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const user_me_request = validate19;
+const schema26 = {"$ref":"spec#/components/schemas/EmptyRequest","$id":"op-user_me_request"};
+const schema27 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","additionalProperties":false}},"additionalProperties":false};
+
+function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-user_me_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate11.evaluated;
+const evaluated0 = validate19.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1273,19 +1355,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate11.errors = vErrors;
+validate19.errors = vErrors;
 return errors === 0;
 }
-validate11.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate19.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const user_me_response = validate12;
-const schema22 = {"$ref":"spec#/components/schemas/UserResponse","$id":"op-user_me_response"};
+export const user_me_response = validate20;
+const schema28 = {"$ref":"spec#/components/schemas/UserResponse","$id":"op-user_me_response"};
 
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-user_me_response" */;
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate12.evaluated;
+const evaluated0 = validate21.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1294,7 +1375,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/UserResponse/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1306,7 +1387,7 @@ errors++;
 if(data.code !== undefined){
 let data0 = data.code;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err1 = {instancePath:instancePath+"/code",schemaPath:"spec#/components/schemas/UserResponse/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1318,7 +1399,7 @@ errors++;
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err2 = {instancePath:instancePath+"/message",schemaPath:"spec#/components/schemas/UserResponse/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1333,7 +1414,7 @@ let data2 = data.result;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err3 = {instancePath:instancePath+"/result",schemaPath:"spec#/components/schemas/UserResponse/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1345,7 +1426,7 @@ errors++;
 }
 if(data.data !== undefined){
 if(!(Array.isArray(data.data))){
-const err4 = {instancePath:instancePath+"/data",schemaPath:"spec#/components/schemas/UserResponse/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1357,7 +1438,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"spec#/components/schemas/UserResponse/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1373,7 +1454,7 @@ if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.idUser !== undefined){
 let data5 = data4.idUser;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err6 = {instancePath:instancePath+"/result/idUser",schemaPath:"spec#/components/schemas/UserResponse/allOf/1/properties/result/properties/idUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err6 = {instancePath:instancePath+"/result/idUser",schemaPath:"#/components/schemas/portal.User/properties/idUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1385,7 +1466,7 @@ errors++;
 }
 if(data4.lgn !== undefined){
 if(typeof data4.lgn !== "string"){
-const err7 = {instancePath:instancePath+"/result/lgn",schemaPath:"spec#/components/schemas/UserResponse/allOf/1/properties/result/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath:instancePath+"/result/lgn",schemaPath:"#/components/schemas/portal.User/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1397,7 +1478,7 @@ errors++;
 }
 if(data4.userFIO !== undefined){
 if(typeof data4.userFIO !== "string"){
-const err8 = {instancePath:instancePath+"/result/userFIO",schemaPath:"spec#/components/schemas/UserResponse/allOf/1/properties/result/properties/userFIO/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err8 = {instancePath:instancePath+"/result/userFIO",schemaPath:"#/components/schemas/portal.User/properties/userFIO/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1409,7 +1490,7 @@ errors++;
 }
 if(data4.groupChar !== undefined){
 if(typeof data4.groupChar !== "string"){
-const err9 = {instancePath:instancePath+"/result/groupChar",schemaPath:"spec#/components/schemas/UserResponse/allOf/1/properties/result/properties/groupChar/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err9 = {instancePath:instancePath+"/result/groupChar",schemaPath:"#/components/schemas/portal.User/properties/groupChar/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1421,7 +1502,7 @@ errors++;
 }
 if(data4.groupName !== undefined){
 if(typeof data4.groupName !== "string"){
-const err10 = {instancePath:instancePath+"/result/groupName",schemaPath:"spec#/components/schemas/UserResponse/allOf/1/properties/result/properties/groupName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err10 = {instancePath:instancePath+"/result/groupName",schemaPath:"#/components/schemas/portal.User/properties/groupName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1433,7 +1514,7 @@ errors++;
 }
 if(data4.phone !== undefined){
 if(typeof data4.phone !== "string"){
-const err11 = {instancePath:instancePath+"/result/phone",schemaPath:"spec#/components/schemas/UserResponse/allOf/1/properties/result/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err11 = {instancePath:instancePath+"/result/phone",schemaPath:"#/components/schemas/portal.User/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1445,7 +1526,7 @@ errors++;
 }
 if(data4.email !== undefined){
 if(typeof data4.email !== "string"){
-const err12 = {instancePath:instancePath+"/result/email",schemaPath:"spec#/components/schemas/UserResponse/allOf/1/properties/result/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err12 = {instancePath:instancePath+"/result/email",schemaPath:"#/components/schemas/portal.User/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1457,7 +1538,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/result",schemaPath:"spec#/components/schemas/UserResponse/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err13 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.User/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1469,7 +1550,7 @@ errors++;
 }
 }
 else {
-const err14 = {instancePath,schemaPath:"spec#/components/schemas/UserResponse/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err14 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1478,21 +1559,143 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate12.errors = vErrors;
+validate21.errors = vErrors;
 return errors === 0;
 }
-validate12.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const agents_list_request = validate13;
-const schema24 = {"$ref":"spec#/components/schemas/AgentListRequest","$id":"op-agents_list_request"};
-const schema25 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"idAgent":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"name":{"type":"string"},"bin":{"type":"string"},"address":{"type":"string"},"idAgentSearch":{"type":"integer"},"idTerminal":{"type":"integer"},"login":{"type":"string"},"cellPhone":{"type":"string"},"columns":{"type":"array","items":{"$ref":"#/components/schemas/AgentColumn"}}},"additionalProperties":false}},"additionalProperties":false};
-const schema26 = {"anyOf":[{"type":"string","enum":["nowBalance","credit","rnn","lastPaymentDate","balancePlusSub","blocked","idParent","namePrint","leader","email","phone","bbik","bAccount","contract","ownerType"]},{"type":"string","enum":["firstPaymentDate"]},{"type":"string"}]};
-const func0 = Object.prototype.hasOwnProperty;
 
-function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-user_me_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate14.evaluated;
+const evaluated0 = validate20.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate21(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+errors = vErrors.length;
+}
+validate20.errors = vErrors;
+return errors === 0;
+}
+validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const agents_list_request = validate23;
+const schema32 = {"$ref":"spec#/components/schemas/AgentListRequest","$id":"op-agents_list_request"};
+const schema33 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"idAgent":{"$ref":"#/components/schemas/portal.IdAgent"},"sub":{"$ref":"#/components/schemas/portal.Sub"},"name":{"type":"string"},"bin":{"type":"string"},"address":{"type":"string"},"idAgentSearch":{"type":"integer"},"idTerminal":{"type":"integer"},"login":{"type":"string"},"cellPhone":{"type":"string"},"columns":{"type":"array","items":{"$ref":"#/components/schemas/AgentColumn"}}},"additionalProperties":false}},"additionalProperties":false};
+const schema34 = {"type":"integer"};
+const schema35 = {"type":"integer","enum":[0,1,2,3,4]};
+const func0 = Object.prototype.hasOwnProperty;
+const schema36 = {"anyOf":[{"$ref":"#/components/schemas/portal.AgentColumn"},{"type":"string","enum":["firstPaymentDate"]},{"type":"string"}]};
+const schema37 = {"type":"string","enum":["nowBalance","credit","rnn","lastPaymentDate","balancePlusSub","blocked","idParent","namePrint","leader","email","phone","bbik","bAccount","contract","ownerType"]};
+
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate25.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+if(typeof data !== "string"){
+const err0 = {instancePath,schemaPath:"#/components/schemas/portal.AgentColumn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!(((((((((((((((data === "nowBalance") || (data === "credit")) || (data === "rnn")) || (data === "lastPaymentDate")) || (data === "balancePlusSub")) || (data === "blocked")) || (data === "idParent")) || (data === "namePrint")) || (data === "leader")) || (data === "email")) || (data === "phone")) || (data === "bbik")) || (data === "bAccount")) || (data === "contract")) || (data === "ownerType"))){
+const err1 = {instancePath,schemaPath:"#/components/schemas/portal.AgentColumn/enum",keyword:"enum",params:{allowedValues: schema37.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+const _errs4 = errors;
+if(typeof data !== "string"){
+const err2 = {instancePath,schemaPath:"#/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!(data === "firstPaymentDate")){
+const err3 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema36.anyOf[1].enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+const _errs6 = errors;
+if(typeof data !== "string"){
+const err4 = {instancePath,schemaPath:"#/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+var _valid0 = _errs6 === errors;
+valid0 = valid0 || _valid0;
+if(!valid0){
+const err5 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+validate25.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate24.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1526,7 +1729,7 @@ if(data.params !== undefined){
 let data0 = data.params;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 for(const key1 in data0){
-if(!(func0.call(schema25.properties.params.properties, key1))){
+if(!(func0.call(schema33.properties.params.properties, key1))){
 const err2 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -1540,7 +1743,7 @@ errors++;
 if(data0.idAgent !== undefined){
 let data1 = data0.idAgent;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err3 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err3 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/components/schemas/portal.IdAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1553,7 +1756,7 @@ errors++;
 if(data0.sub !== undefined){
 let data2 = data0.sub;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err4 = {instancePath:instancePath+"/params/sub",schemaPath:"#/properties/params/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err4 = {instancePath:instancePath+"/params/sub",schemaPath:"#/components/schemas/portal.Sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1563,7 +1766,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!(((((data2 === 0) || (data2 === 1)) || (data2 === 2)) || (data2 === 3)) || (data2 === 4))){
-const err5 = {instancePath:instancePath+"/params/sub",schemaPath:"#/properties/params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema25.properties.params.properties.sub.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/params/sub",schemaPath:"#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1664,12 +1867,14 @@ let data10 = data0.columns;
 if(Array.isArray(data10)){
 const len0 = data10.length;
 for(let i0=0; i0<len0; i0++){
-let data11 = data10[i0];
-const _errs27 = errors;
-let valid5 = false;
-const _errs28 = errors;
-if(typeof data11 !== "string"){
-const err13 = {instancePath:instancePath+"/params/columns/" + i0,schemaPath:"#/components/schemas/AgentColumn/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate25(data10[i0], {instancePath:instancePath+"/params/columns/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/params/columns",schemaPath:"#/properties/params/properties/columns/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1678,8 +1883,10 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(((((((((((((((data11 === "nowBalance") || (data11 === "credit")) || (data11 === "rnn")) || (data11 === "lastPaymentDate")) || (data11 === "balancePlusSub")) || (data11 === "blocked")) || (data11 === "idParent")) || (data11 === "namePrint")) || (data11 === "leader")) || (data11 === "email")) || (data11 === "phone")) || (data11 === "bbik")) || (data11 === "bAccount")) || (data11 === "contract")) || (data11 === "ownerType"))){
-const err14 = {instancePath:instancePath+"/params/columns/" + i0,schemaPath:"#/components/schemas/AgentColumn/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema26.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1688,11 +1895,10 @@ vErrors.push(err14);
 }
 errors++;
 }
-var _valid0 = _errs28 === errors;
-valid5 = valid5 || _valid0;
-const _errs30 = errors;
-if(typeof data11 !== "string"){
-const err15 = {instancePath:instancePath+"/params/columns/" + i0,schemaPath:"#/components/schemas/AgentColumn/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1701,123 +1907,41 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!(data11 === "firstPaymentDate")){
-const err16 = {instancePath:instancePath+"/params/columns/" + i0,schemaPath:"#/components/schemas/AgentColumn/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema26.anyOf[1].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-var _valid0 = _errs30 === errors;
-valid5 = valid5 || _valid0;
-const _errs32 = errors;
-if(typeof data11 !== "string"){
-const err17 = {instancePath:instancePath+"/params/columns/" + i0,schemaPath:"#/components/schemas/AgentColumn/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-var _valid0 = _errs32 === errors;
-valid5 = valid5 || _valid0;
-if(!valid5){
-const err18 = {instancePath:instancePath+"/params/columns/" + i0,schemaPath:"#/components/schemas/AgentColumn/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-else {
-errors = _errs27;
-if(vErrors !== null){
-if(_errs27){
-vErrors.length = _errs27;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/params/columns",schemaPath:"#/properties/params/properties/columns/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-}
-else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-validate14.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
-validate14.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-agents_list_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate13.evaluated;
+const evaluated0 = validate23.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate14(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate14.errors : vErrors.concat(validate14.errors);
+if(!(validate24(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
-validate13.errors = vErrors;
+validate23.errors = vErrors;
 return errors === 0;
 }
-validate13.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const agents_list_response = validate16;
-const schema27 = {"$ref":"spec#/components/schemas/RecordsResponse","$id":"op-agents_list_response"};
-const schema28 = {"allOf":[{"type":"object","required":["code"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"result":{"type":"object","additionalProperties":true},"data":{"type":"array"}},"additionalProperties":true},{"type":"object","properties":{"result":{"type":"object","additionalProperties":true},"data":{"type":"array","items":{"type":"object","additionalProperties":true}}}}]};
+export const agents_list_response = validate28;
+const schema38 = {"$ref":"spec#/components/schemas/RecordsResponse","$id":"op-agents_list_response"};
+const schema39 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.Record"},"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.Record"}}}}]};
+const schema41 = {"type":"object","additionalProperties":true};
 
-function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-agents_list_response" */;
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate16.evaluated;
+const evaluated0 = validate29.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1826,7 +1950,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1838,7 +1962,7 @@ errors++;
 if(data.code !== undefined){
 let data0 = data.code;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err1 = {instancePath:instancePath+"/code",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1850,7 +1974,7 @@ errors++;
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err2 = {instancePath:instancePath+"/message",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1865,7 +1989,7 @@ let data2 = data.result;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err3 = {instancePath:instancePath+"/result",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1877,7 +2001,7 @@ errors++;
 }
 if(data.data !== undefined){
 if(!(Array.isArray(data.data))){
-const err4 = {instancePath:instancePath+"/data",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1889,7 +2013,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1904,7 +2028,7 @@ let data4 = data.result;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err6 = {instancePath:instancePath+"/result",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1923,7 +2047,7 @@ let data6 = data5[i0];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 }
 else {
-const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"spec#/components/schemas/RecordsResponse/allOf/1/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1935,7 +2059,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/data",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/1/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/1/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1947,7 +2071,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"spec#/components/schemas/RecordsResponse/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1956,20 +2080,40 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate16.errors = vErrors;
+validate29.errors = vErrors;
 return errors === 0;
 }
-validate16.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const terminals_list_request = validate17;
-const schema29 = {"$ref":"spec#/components/schemas/TerminalListRequest","$id":"op-terminals_list_request"};
-const schema30 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"idAgent":{"type":"integer"},"idTypeTerminal":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"idTerminal":{"type":"integer"},"name":{"type":"string"},"rnm":{"type":"string"},"address":{"type":"string"},"active":{"type":"integer"},"format":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false};
 
-function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-terminals_list_request" */;
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-agents_list_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate17.evaluated;
+const evaluated0 = validate28.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate29(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+errors = vErrors.length;
+}
+validate28.errors = vErrors;
+return errors === 0;
+}
+validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const terminals_list_request = validate31;
+const schema43 = {"$ref":"spec#/components/schemas/TerminalListRequest","$id":"op-terminals_list_request"};
+const schema44 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"idAgent":{"$ref":"#/components/schemas/portal.IdAgent"},"idTypeTerminal":{"type":"integer"},"sub":{"$ref":"#/components/schemas/portal.Sub"},"idTerminal":{"type":"integer"},"name":{"type":"string"},"rnm":{"type":"string"},"address":{"type":"string"},"active":{"type":"integer"},"format":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false};
+
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate32.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1978,7 +2122,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.params === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/TerminalListRequest/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1989,7 +2133,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(key0 === "params")){
-const err1 = {instancePath,schemaPath:"spec#/components/schemas/TerminalListRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2003,8 +2147,8 @@ if(data.params !== undefined){
 let data0 = data.params;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 for(const key1 in data0){
-if(!(func0.call(schema30.properties.params.properties, key1))){
-const err2 = {instancePath:instancePath+"/params",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(!(func0.call(schema44.properties.params.properties, key1))){
+const err2 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2017,7 +2161,7 @@ errors++;
 if(data0.idAgent !== undefined){
 let data1 = data0.idAgent;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err3 = {instancePath:instancePath+"/params/idAgent",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err3 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/components/schemas/portal.IdAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2030,7 +2174,7 @@ errors++;
 if(data0.idTypeTerminal !== undefined){
 let data2 = data0.idTypeTerminal;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err4 = {instancePath:instancePath+"/params/idTypeTerminal",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/params/properties/idTypeTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err4 = {instancePath:instancePath+"/params/idTypeTerminal",schemaPath:"#/properties/params/properties/idTypeTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2043,7 +2187,7 @@ errors++;
 if(data0.sub !== undefined){
 let data3 = data0.sub;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err5 = {instancePath:instancePath+"/params/sub",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/params/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err5 = {instancePath:instancePath+"/params/sub",schemaPath:"#/components/schemas/portal.Sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2053,7 +2197,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(((((data3 === 0) || (data3 === 1)) || (data3 === 2)) || (data3 === 3)) || (data3 === 4))){
-const err6 = {instancePath:instancePath+"/params/sub",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema30.properties.params.properties.sub.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/params/sub",schemaPath:"#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2066,7 +2210,7 @@ errors++;
 if(data0.idTerminal !== undefined){
 let data4 = data0.idTerminal;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err7 = {instancePath:instancePath+"/params/idTerminal",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err7 = {instancePath:instancePath+"/params/idTerminal",schemaPath:"#/properties/params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2078,7 +2222,7 @@ errors++;
 }
 if(data0.name !== undefined){
 if(typeof data0.name !== "string"){
-const err8 = {instancePath:instancePath+"/params/name",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/params/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err8 = {instancePath:instancePath+"/params/name",schemaPath:"#/properties/params/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2090,7 +2234,7 @@ errors++;
 }
 if(data0.rnm !== undefined){
 if(typeof data0.rnm !== "string"){
-const err9 = {instancePath:instancePath+"/params/rnm",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/params/properties/rnm/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err9 = {instancePath:instancePath+"/params/rnm",schemaPath:"#/properties/params/properties/rnm/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2102,7 +2246,7 @@ errors++;
 }
 if(data0.address !== undefined){
 if(typeof data0.address !== "string"){
-const err10 = {instancePath:instancePath+"/params/address",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/params/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err10 = {instancePath:instancePath+"/params/address",schemaPath:"#/properties/params/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2115,7 +2259,7 @@ errors++;
 if(data0.active !== undefined){
 let data8 = data0.active;
 if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err11 = {instancePath:instancePath+"/params/active",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/params/properties/active/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err11 = {instancePath:instancePath+"/params/active",schemaPath:"#/properties/params/properties/active/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2127,7 +2271,7 @@ errors++;
 }
 if(data0.format !== undefined){
 if(typeof data0.format !== "string"){
-const err12 = {instancePath:instancePath+"/params/format",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err12 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2139,7 +2283,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/params",schemaPath:"spec#/components/schemas/TerminalListRequest/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err13 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2151,7 +2295,7 @@ errors++;
 }
 }
 else {
-const err14 = {instancePath,schemaPath:"spec#/components/schemas/TerminalListRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2160,19 +2304,39 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate17.errors = vErrors;
+validate32.errors = vErrors;
 return errors === 0;
 }
-validate17.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const terminals_list_response = validate18;
-const schema31 = {"$ref":"spec#/components/schemas/RecordsResponse","$id":"op-terminals_list_response"};
 
-function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-terminals_list_response" */;
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-terminals_list_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate18.evaluated;
+const evaluated0 = validate31.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate32(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+errors = vErrors.length;
+}
+validate31.errors = vErrors;
+return errors === 0;
+}
+validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const terminals_list_response = validate34;
+const schema47 = {"$ref":"spec#/components/schemas/RecordsResponse","$id":"op-terminals_list_response"};
+
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate35.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2181,7 +2345,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2193,7 +2357,7 @@ errors++;
 if(data.code !== undefined){
 let data0 = data.code;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err1 = {instancePath:instancePath+"/code",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2205,7 +2369,7 @@ errors++;
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err2 = {instancePath:instancePath+"/message",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2220,7 +2384,7 @@ let data2 = data.result;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err3 = {instancePath:instancePath+"/result",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2232,7 +2396,7 @@ errors++;
 }
 if(data.data !== undefined){
 if(!(Array.isArray(data.data))){
-const err4 = {instancePath:instancePath+"/data",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2244,7 +2408,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2259,7 +2423,7 @@ let data4 = data.result;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err6 = {instancePath:instancePath+"/result",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2278,7 +2442,7 @@ let data6 = data5[i0];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 }
 else {
-const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"spec#/components/schemas/RecordsResponse/allOf/1/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2290,7 +2454,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/data",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/1/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/1/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2302,7 +2466,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"spec#/components/schemas/RecordsResponse/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2311,21 +2475,42 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate18.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate18.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_payments_request = validate19;
-const schema33 = {"$ref":"spec#/components/schemas/PaymentsReportRequest","$id":"op-reports_payments_request"};
-const schema34 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":true}},"additionalProperties":false};
-const pattern0 = new RegExp("^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$", "u");
 
-function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-reports_payments_request" */;
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-terminals_list_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate19.evaluated;
+const evaluated0 = validate34.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+errors = vErrors.length;
+}
+validate34.errors = vErrors;
+return errors === 0;
+}
+validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const reports_payments_request = validate37;
+const schema52 = {"$ref":"spec#/components/schemas/PaymentsReportRequest","$id":"op-reports_payments_request"};
+const schema53 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"$ref":"#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":true}},"additionalProperties":false};
+const schema54 = {"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"};
+const pattern0 = new RegExp("^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$", "u");
+
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate38.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2334,7 +2519,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.params === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/PaymentsReportRequest/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2345,7 +2530,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(key0 === "params")){
-const err1 = {instancePath,schemaPath:"spec#/components/schemas/PaymentsReportRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2362,7 +2547,7 @@ if(data0.dateFrom !== undefined){
 let data1 = data0.dateFrom;
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-const err2 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"spec#/components/schemas/PaymentsReportRequest/properties/params/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err2 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2373,7 +2558,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"spec#/components/schemas/PaymentsReportRequest/properties/params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2387,7 +2572,7 @@ if(data0.dateTo !== undefined){
 let data2 = data0.dateTo;
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-const err4 = {instancePath:instancePath+"/params/dateTo",schemaPath:"spec#/components/schemas/PaymentsReportRequest/properties/params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err4 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2398,7 +2583,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"spec#/components/schemas/PaymentsReportRequest/properties/params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2411,7 +2596,7 @@ errors++;
 if(data0.idAgent !== undefined){
 let data3 = data0.idAgent;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err6 = {instancePath:instancePath+"/params/idAgent",schemaPath:"spec#/components/schemas/PaymentsReportRequest/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err6 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2423,7 +2608,7 @@ errors++;
 }
 if(data0.subOn !== undefined){
 if(typeof data0.subOn !== "boolean"){
-const err7 = {instancePath:instancePath+"/params/subOn",schemaPath:"spec#/components/schemas/PaymentsReportRequest/properties/params/properties/subOn/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err7 = {instancePath:instancePath+"/params/subOn",schemaPath:"#/properties/params/properties/subOn/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2436,7 +2621,7 @@ errors++;
 if(data0.idService !== undefined){
 let data5 = data0.idService;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err8 = {instancePath:instancePath+"/params/idService",schemaPath:"spec#/components/schemas/PaymentsReportRequest/properties/params/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err8 = {instancePath:instancePath+"/params/idService",schemaPath:"#/properties/params/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2449,7 +2634,7 @@ errors++;
 if(data0.idTerminal !== undefined){
 let data6 = data0.idTerminal;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err9 = {instancePath:instancePath+"/params/idTerminal",schemaPath:"spec#/components/schemas/PaymentsReportRequest/properties/params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err9 = {instancePath:instancePath+"/params/idTerminal",schemaPath:"#/properties/params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2461,7 +2646,7 @@ errors++;
 }
 if(data0.account !== undefined){
 if(typeof data0.account !== "string"){
-const err10 = {instancePath:instancePath+"/params/account",schemaPath:"spec#/components/schemas/PaymentsReportRequest/properties/params/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err10 = {instancePath:instancePath+"/params/account",schemaPath:"#/properties/params/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2473,7 +2658,7 @@ errors++;
 }
 if(data0.sn !== undefined){
 if(typeof data0.sn !== "string"){
-const err11 = {instancePath:instancePath+"/params/sn",schemaPath:"spec#/components/schemas/PaymentsReportRequest/properties/params/properties/sn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err11 = {instancePath:instancePath+"/params/sn",schemaPath:"#/properties/params/properties/sn/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2485,7 +2670,7 @@ errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/params",schemaPath:"spec#/components/schemas/PaymentsReportRequest/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err12 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2497,7 +2682,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath,schemaPath:"spec#/components/schemas/PaymentsReportRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2506,19 +2691,39 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate19.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
-validate19.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_payments_response = validate20;
-const schema35 = {"$ref":"spec#/components/schemas/RecordsResponse","$id":"op-reports_payments_response"};
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-reports_payments_response" */;
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_payments_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
+const evaluated0 = validate37.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate38(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+errors = vErrors.length;
+}
+validate37.errors = vErrors;
+return errors === 0;
+}
+validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const reports_payments_response = validate40;
+const schema56 = {"$ref":"spec#/components/schemas/RecordsResponse","$id":"op-reports_payments_response"};
+
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate41.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2527,7 +2732,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2539,7 +2744,7 @@ errors++;
 if(data.code !== undefined){
 let data0 = data.code;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err1 = {instancePath:instancePath+"/code",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2551,7 +2756,7 @@ errors++;
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err2 = {instancePath:instancePath+"/message",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2566,7 +2771,7 @@ let data2 = data.result;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err3 = {instancePath:instancePath+"/result",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2578,7 +2783,7 @@ errors++;
 }
 if(data.data !== undefined){
 if(!(Array.isArray(data.data))){
-const err4 = {instancePath:instancePath+"/data",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2590,7 +2795,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2605,7 +2810,7 @@ let data4 = data.result;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err6 = {instancePath:instancePath+"/result",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2624,7 +2829,7 @@ let data6 = data5[i0];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 }
 else {
-const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"spec#/components/schemas/RecordsResponse/allOf/1/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2636,7 +2841,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/data",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/1/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/1/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2648,7 +2853,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"spec#/components/schemas/RecordsResponse/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2657,20 +2862,41 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate20.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_cashCollections_request = validate21;
-const schema37 = {"$ref":"spec#/components/schemas/CashCollectionsReportRequest","$id":"op-reports_cashCollections_request"};
-const schema38 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"$ref":"#/components/schemas/XlsxFormat"}},"additionalProperties":false}},"additionalProperties":false};
-const schema39 = {"type":"string","enum":["xlsx"]};
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_payments_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate22.evaluated;
+const evaluated0 = validate40.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+errors = vErrors.length;
+}
+validate40.errors = vErrors;
+return errors === 0;
+}
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const reports_cashCollections_request = validate43;
+const schema61 = {"$ref":"spec#/components/schemas/CashCollectionsReportRequest","$id":"op-reports_cashCollections_request"};
+const schema62 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"$ref":"#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"$ref":"#/components/schemas/XlsxFormat"}},"additionalProperties":false}},"additionalProperties":false};
+const schema65 = {"type":"string","enum":["xlsx"]};
+
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate44.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2719,7 +2945,7 @@ if(data0.dateFrom !== undefined){
 let data1 = data0.dateFrom;
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2730,7 +2956,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2744,7 +2970,7 @@ if(data0.dateTo !== undefined){
 let data2 = data0.dateTo;
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2755,7 +2981,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2829,7 +3055,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!(data7 === "xlsx")){
-const err12 = {instancePath:instancePath+"/params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema65.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2862,40 +3088,40 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate22.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_cashCollections_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
+const evaluated0 = validate43.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate22(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+if(!(validate44(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
 errors = vErrors.length;
 }
-validate21.errors = vErrors;
+validate43.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_terminalTurnovers_request = validate24;
-const schema40 = {"$ref":"spec#/components/schemas/TerminalTurnoversReportRequest","$id":"op-reports_terminalTurnovers_request"};
-const schema41 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"$ref":"#/components/schemas/XlsxFormat"}},"additionalProperties":false}},"additionalProperties":false};
+export const reports_terminalTurnovers_request = validate46;
+const schema66 = {"$ref":"spec#/components/schemas/TerminalTurnoversReportRequest","$id":"op-reports_terminalTurnovers_request"};
+const schema67 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"$ref":"#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"#/components/schemas/dates.PortalDate"},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"$ref":"#/components/schemas/XlsxFormat"}},"additionalProperties":false}},"additionalProperties":false};
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate25.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2944,7 +3170,7 @@ if(data0.dateFrom !== undefined){
 let data1 = data0.dateFrom;
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2955,7 +3181,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2969,7 +3195,7 @@ if(data0.dateTo !== undefined){
 let data2 = data0.dateTo;
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2980,7 +3206,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3066,7 +3292,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!(data8 === "xlsx")){
-const err13 = {instancePath:instancePath+"/params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema65.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3099,42 +3325,41 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate25.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnovers_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate46.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate25(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+if(!(validate47(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
 errors = vErrors.length;
 }
-validate24.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_terminalTurnoversExtended_request = validate27;
-const schema43 = {"$ref":"spec#/components/schemas/TerminalTurnoversExtendedReportRequest","$id":"op-reports_terminalTurnoversExtended_request"};
-const schema44 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"groupByDay":{"type":"boolean"},"isAddCommissionForSecondPay":{"type":"boolean"}},"patternProperties":{"^isAddCommissionForCance":{"type":"boolean"}},"additionalProperties":true}},"additionalProperties":false};
+export const reports_terminalTurnoversExtended_request = validate49;
+const schema71 = {"$ref":"spec#/components/schemas/TerminalTurnoversExtendedReportRequest","$id":"op-reports_terminalTurnoversExtended_request"};
+const schema72 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"$ref":"#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"$ref":"#/components/schemas/portal.Sub"},"groupByDay":{"type":"boolean"},"isAddCommissionForSecondPay":{"type":"boolean"}},"patternProperties":{"^isAddCommissionForCance":{"type":"boolean"}},"additionalProperties":true}},"additionalProperties":false};
 const pattern8 = new RegExp("^isAddCommissionForCance", "u");
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-reports_terminalTurnoversExtended_request" */;
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3143,7 +3368,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.params === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/TerminalTurnoversExtendedReportRequest/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3154,7 +3379,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(key0 === "params")){
-const err1 = {instancePath,schemaPath:"spec#/components/schemas/TerminalTurnoversExtendedReportRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3171,7 +3396,7 @@ if(data0.dateFrom !== undefined){
 let data1 = data0.dateFrom;
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-const err2 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"spec#/components/schemas/TerminalTurnoversExtendedReportRequest/properties/params/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err2 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3182,7 +3407,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"spec#/components/schemas/TerminalTurnoversExtendedReportRequest/properties/params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3196,7 +3421,7 @@ if(data0.dateTo !== undefined){
 let data2 = data0.dateTo;
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-const err4 = {instancePath:instancePath+"/params/dateTo",schemaPath:"spec#/components/schemas/TerminalTurnoversExtendedReportRequest/properties/params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err4 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3207,7 +3432,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"spec#/components/schemas/TerminalTurnoversExtendedReportRequest/properties/params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3220,7 +3445,7 @@ errors++;
 if(data0.idAgent !== undefined){
 let data3 = data0.idAgent;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err6 = {instancePath:instancePath+"/params/idAgent",schemaPath:"spec#/components/schemas/TerminalTurnoversExtendedReportRequest/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err6 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3233,7 +3458,7 @@ errors++;
 if(data0.idService !== undefined){
 let data4 = data0.idService;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err7 = {instancePath:instancePath+"/params/idService",schemaPath:"spec#/components/schemas/TerminalTurnoversExtendedReportRequest/properties/params/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err7 = {instancePath:instancePath+"/params/idService",schemaPath:"#/properties/params/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3246,7 +3471,7 @@ errors++;
 if(data0.sub !== undefined){
 let data5 = data0.sub;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err8 = {instancePath:instancePath+"/params/sub",schemaPath:"spec#/components/schemas/TerminalTurnoversExtendedReportRequest/properties/params/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err8 = {instancePath:instancePath+"/params/sub",schemaPath:"#/components/schemas/portal.Sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3256,7 +3481,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(((((data5 === 0) || (data5 === 1)) || (data5 === 2)) || (data5 === 3)) || (data5 === 4))){
-const err9 = {instancePath:instancePath+"/params/sub",schemaPath:"spec#/components/schemas/TerminalTurnoversExtendedReportRequest/properties/params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema44.properties.params.properties.sub.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/params/sub",schemaPath:"#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3268,7 +3493,7 @@ errors++;
 }
 if(data0.groupByDay !== undefined){
 if(typeof data0.groupByDay !== "boolean"){
-const err10 = {instancePath:instancePath+"/params/groupByDay",schemaPath:"spec#/components/schemas/TerminalTurnoversExtendedReportRequest/properties/params/properties/groupByDay/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err10 = {instancePath:instancePath+"/params/groupByDay",schemaPath:"#/properties/params/properties/groupByDay/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3280,7 +3505,7 @@ errors++;
 }
 if(data0.isAddCommissionForSecondPay !== undefined){
 if(typeof data0.isAddCommissionForSecondPay !== "boolean"){
-const err11 = {instancePath:instancePath+"/params/isAddCommissionForSecondPay",schemaPath:"spec#/components/schemas/TerminalTurnoversExtendedReportRequest/properties/params/properties/isAddCommissionForSecondPay/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err11 = {instancePath:instancePath+"/params/isAddCommissionForSecondPay",schemaPath:"#/properties/params/properties/isAddCommissionForSecondPay/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3293,7 +3518,7 @@ errors++;
 for(const key1 in data0){
 if(pattern8.test(key1)){
 if(typeof data0[key1] !== "boolean"){
-const err12 = {instancePath:instancePath+"/params/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"spec#/components/schemas/TerminalTurnoversExtendedReportRequest/properties/params/patternProperties/%5EisAddCommissionForCance/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err12 = {instancePath:instancePath+"/params/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/params/patternProperties/%5EisAddCommissionForCance/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3306,7 +3531,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/params",schemaPath:"spec#/components/schemas/TerminalTurnoversExtendedReportRequest/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err13 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3318,7 +3543,7 @@ errors++;
 }
 }
 else {
-const err14 = {instancePath,schemaPath:"spec#/components/schemas/TerminalTurnoversExtendedReportRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3327,19 +3552,39 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate27.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_terminalTurnoversExtended_response = validate28;
-const schema45 = {"$ref":"spec#/components/schemas/RecordsResponse","$id":"op-reports_terminalTurnoversExtended_response"};
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-reports_terminalTurnoversExtended_response" */;
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_terminalTurnoversExtended_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate28.evaluated;
+const evaluated0 = validate49.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+errors = vErrors.length;
+}
+validate49.errors = vErrors;
+return errors === 0;
+}
+validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const reports_terminalTurnoversExtended_response = validate52;
+const schema76 = {"$ref":"spec#/components/schemas/RecordsResponse","$id":"op-reports_terminalTurnoversExtended_response"};
+
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate53.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3348,7 +3593,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3360,7 +3605,7 @@ errors++;
 if(data.code !== undefined){
 let data0 = data.code;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err1 = {instancePath:instancePath+"/code",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3372,7 +3617,7 @@ errors++;
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err2 = {instancePath:instancePath+"/message",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3387,7 +3632,7 @@ let data2 = data.result;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err3 = {instancePath:instancePath+"/result",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3399,7 +3644,7 @@ errors++;
 }
 if(data.data !== undefined){
 if(!(Array.isArray(data.data))){
-const err4 = {instancePath:instancePath+"/data",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3411,7 +3656,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"spec#/components/schemas/RecordsResponse/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3426,7 +3671,7 @@ let data4 = data.result;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err6 = {instancePath:instancePath+"/result",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3445,7 +3690,7 @@ let data6 = data5[i0];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 }
 else {
-const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"spec#/components/schemas/RecordsResponse/allOf/1/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3457,7 +3702,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/data",schemaPath:"spec#/components/schemas/RecordsResponse/allOf/1/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/1/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3469,7 +3714,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"spec#/components/schemas/RecordsResponse/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3478,19 +3723,40 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate28.errors = vErrors;
+validate53.errors = vErrors;
 return errors === 0;
 }
-validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_remunerationByService_request = validate29;
-const schema47 = {"$ref":"spec#/components/schemas/RemunerationReportRequest","$id":"op-reports_remunerationByService_request"};
-const schema48 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"format":{"$ref":"#/components/schemas/XlsxFormat"}},"additionalProperties":false}},"additionalProperties":false};
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_terminalTurnoversExtended_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate30.evaluated;
+const evaluated0 = validate52.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate53(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+validate52.errors = vErrors;
+return errors === 0;
+}
+validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const reports_remunerationByService_request = validate55;
+const schema81 = {"$ref":"spec#/components/schemas/RemunerationReportRequest","$id":"op-reports_remunerationByService_request"};
+const schema82 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"format":{"$ref":"#/components/schemas/XlsxFormat"}},"additionalProperties":false}},"additionalProperties":false};
+
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate56.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3548,7 +3814,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!(data1 === "xlsx")){
-const err4 = {instancePath:instancePath+"/params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema65.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3581,41 +3847,40 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate30.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_remunerationByService_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate30(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
+if(!(validate56(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
 errors = vErrors.length;
 }
-validate29.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_remunerationByService_response = validate32;
-const schema50 = {"$ref":"spec#/components/schemas/RemunerationResponse","$id":"op-reports_remunerationByService_response"};
-const schema51 = {"allOf":[{"type":"object","required":["code"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"result":{"type":"object","additionalProperties":true},"data":{"type":"array"}},"additionalProperties":true},{"type":"object","properties":{"data":{"type":"array","items":{"type":"object","additionalProperties":true}}}}]};
+export const reports_remunerationByService_response = validate58;
+const schema84 = {"$ref":"spec#/components/schemas/RemunerationResponse","$id":"op-reports_remunerationByService_response"};
+const schema85 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"data":{"type":"array","items":{"type":"object","additionalProperties":true}}}}]};
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-reports_remunerationByService_response" */;
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate32.evaluated;
+const evaluated0 = validate59.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3624,7 +3889,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/RemunerationResponse/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3636,7 +3901,7 @@ errors++;
 if(data.code !== undefined){
 let data0 = data.code;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err1 = {instancePath:instancePath+"/code",schemaPath:"spec#/components/schemas/RemunerationResponse/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3648,7 +3913,7 @@ errors++;
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err2 = {instancePath:instancePath+"/message",schemaPath:"spec#/components/schemas/RemunerationResponse/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3663,7 +3928,7 @@ let data2 = data.result;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err3 = {instancePath:instancePath+"/result",schemaPath:"spec#/components/schemas/RemunerationResponse/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3675,7 +3940,7 @@ errors++;
 }
 if(data.data !== undefined){
 if(!(Array.isArray(data.data))){
-const err4 = {instancePath:instancePath+"/data",schemaPath:"spec#/components/schemas/RemunerationResponse/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3687,7 +3952,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"spec#/components/schemas/RemunerationResponse/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3706,7 +3971,7 @@ let data5 = data4[i0];
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-const err6 = {instancePath:instancePath+"/data/" + i0,schemaPath:"spec#/components/schemas/RemunerationResponse/allOf/1/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/allOf/1/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3718,7 +3983,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/data",schemaPath:"spec#/components/schemas/RemunerationResponse/allOf/1/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err7 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/1/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3730,7 +3995,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"spec#/components/schemas/RemunerationResponse/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err8 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3739,19 +4004,40 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate32.errors = vErrors;
+validate59.errors = vErrors;
 return errors === 0;
 }
-validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_dealerStatistics_request = validate33;
-const schema52 = {"$ref":"spec#/components/schemas/DealerStatisticsReportRequest","$id":"op-reports_dealerStatistics_request"};
-const schema53 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"$ref":"#/components/schemas/XlsxFormat"}},"additionalProperties":false}},"additionalProperties":false};
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_remunerationByService_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
+const evaluated0 = validate58.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate59(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+errors = vErrors.length;
+}
+validate58.errors = vErrors;
+return errors === 0;
+}
+validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const reports_dealerStatistics_request = validate61;
+const schema87 = {"$ref":"spec#/components/schemas/DealerStatisticsReportRequest","$id":"op-reports_dealerStatistics_request"};
+const schema88 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"$ref":"#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"$ref":"#/components/schemas/XlsxFormat"}},"additionalProperties":false}},"additionalProperties":false};
+
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate62.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3800,7 +4086,7 @@ if(data0.dateFrom !== undefined){
 let data1 = data0.dateFrom;
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3811,7 +4097,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3825,7 +4111,7 @@ if(data0.dateTo !== undefined){
 let data2 = data0.dateTo;
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3836,7 +4122,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3896,7 +4182,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!(data6 === "xlsx")){
-const err11 = {instancePath:instancePath+"/params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema65.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3929,29 +4215,29 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate34.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_dealerStatistics_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate33.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate34(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+if(!(validate62(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
 errors = vErrors.length;
 }
-validate33.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
