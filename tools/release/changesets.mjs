@@ -1,8 +1,9 @@
 // Which published packages changed since their last release without a pending changeset.
-// A package's last release is the last commit that changed the "version" line of its
-// package.json; a change is any file under its folder since then (generated code included: the
-// drift check ties it to the specs, so a spec change shows up here too). Pending changesets are
-// the .changeset/*.md files that name the package in their front matter.
+// A package's last release is the last commit that wrote its CHANGELOG.md (`changeset version`
+// always does; the version line alone can end a release commit unchanged). A change is any file
+// under its folder since then, generated code included: the drift check ties it to the specs, so
+// a spec change shows up here too. A package never released counts all its files as changed.
+// Pending changesets are the .changeset/*.md files that name the package in their front matter.
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -28,12 +29,12 @@ const git = (root, args) => execFileSync("git", args, { cwd: root, encoding: "ut
 export function readRepository(root) {
   const changed = {};
   for (const dir of readdirSync(join(root, "packages"))) {
-    const pkgPath = join("packages", dir, "package.json");
-    const pkg = JSON.parse(readFileSync(join(root, pkgPath), "utf8"));
+    const folder = join("packages", dir);
+    const pkg = JSON.parse(readFileSync(join(root, folder, "package.json"), "utf8"));
     if (pkg.private) continue;
-    const release = git(root, ["log", "-1", "--format=%H", "-G", '"version"', "--", pkgPath]);
-    const since = release ? git(root, ["diff", "--name-only", release, "--", join("packages", dir)]) : "";
-    const untracked = git(root, ["ls-files", "--others", "--exclude-standard", "--", join("packages", dir)]);
+    const release = git(root, ["log", "-1", "--format=%H", "--", join(folder, "CHANGELOG.md")]);
+    const since = release ? git(root, ["diff", "--name-only", release, "--", folder]) : git(root, ["ls-files", "--", folder]);
+    const untracked = git(root, ["ls-files", "--others", "--exclude-standard", "--", folder]);
     changed[pkg.name] = [...since.split("\n"), ...untracked.split("\n")].filter(Boolean);
   }
   const changesets = readdirSync(join(root, ".changeset"))

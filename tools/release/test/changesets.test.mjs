@@ -18,7 +18,7 @@ describe("changeset check", () => {
     expect(problems).toEqual([expect.stringContaining("@paysys/portal changed since its last release without a changeset (packages/portal/src/client.ts)")]);
   });
 
-  it("reads a real repository: changes after the last version bump count", () => {
+  it("reads a real repository: changes after the last release (CHANGELOG.md written) count", () => {
     const repo = mkdtempSync(join(tmpdir(), "changeset-check-"));
     const sh = (...args) => execFileSync("git", args, { cwd: repo });
     sh("init", "-q", "-b", "main");
@@ -28,6 +28,10 @@ describe("changeset check", () => {
     mkdirSync(join(repo, ".changeset"));
     writeFileSync(join(repo, "packages/a/package.json"), JSON.stringify({ name: "a", version: "1.0.0" }, null, 2));
     writeFileSync(join(repo, "packages/a/src/index.ts"), "export const x = 1;\n");
+    sh("add", "-A");
+    sh("commit", "-qm", "a, never released");
+    expect(readRepository(repo).changed.a).toEqual(["packages/a/package.json", "packages/a/src/index.ts"]);
+    writeFileSync(join(repo, "packages/a/CHANGELOG.md"), "# a\n\n## 1.0.0\n");
     sh("add", "-A");
     sh("commit", "-qm", "release a 1.0.0");
     expect(readRepository(repo).changed).toEqual({ a: [] });
