@@ -149,11 +149,6 @@ export class Transport {
     this.#plain = !options.hooks?.beforeRequest && !options.hooks?.afterResponse;
   }
 
-  /** Property names treated as secrets. */
-  get sensitiveKeys(): ReadonlySet<string> {
-    return this.#sensitive;
-  }
-
   #state(op: OperationSpec, input: HttpInput, timeoutMs: number | undefined): CallState {
     const secrets = collectSecrets(input, this.#sensitive);
     const token = this.#options.auth?.tokens.tokens;

@@ -101,7 +101,7 @@ export function bundle(spec: SpecInfo): Json {
   return doc;
 }
 
-export const httpMethods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+const httpMethods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 
 export interface OperationRef {
   method: string;
