@@ -205,12 +205,12 @@ export class Transport {
     try {
       text = await response.text();
     } catch (e) {
-      throw this.#logged(
-        op,
-        e instanceof TimeoutMarker || (e as Error)?.name === "TimeoutError"
+      const error = options.signal?.aborted
+        ? new RequestAbortedError(`${op.id}: aborted by the caller while the answer arrived`, { ...ctx, cause: options.signal.reason })
+        : e instanceof TimeoutMarker
           ? new TimeoutError(`${op.id}: timed out reading the answer`, ctx)
-          : new ConnectionError(`${op.id}: the answer was cut off`, { ...ctx, cause: e }),
-      );
+          : new ConnectionError(`${op.id}: the answer was cut off`, { ...ctx, cause: e });
+      throw this.#logged(op, error);
     } finally {
       state.endAttempt();
     }

@@ -150,6 +150,35 @@ describe("timeouts and abort", () => {
     expect(s.seen).toHaveLength(1);
   });
 
+  /** An answer whose headers arrive at once and whose body stalls until the request is aborted. */
+  const stalledBody = async (r: Request) =>
+    new Response(
+      new ReadableStream({
+        start(c) {
+          c.enqueue(new TextEncoder().encode('{"code":0,'));
+          r.signal.addEventListener("abort", () => c.error(r.signal.reason));
+        },
+      }),
+      { headers: { "content-type": "application/json" } },
+    );
+
+  it("an abort while the body arrives is a RequestAbortedError", async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 30);
+    const err = await transport(script(stalledBody).fetch, { timeoutMs: 10_000 })
+      .call(op(), {}, { signal: controller.signal })
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(RequestAbortedError);
+  });
+
+  it("a body that stalls past the attempt's timeout is a TimeoutError", async () => {
+    const err = await transport(script(stalledBody).fetch, { timeoutMs: 30 })
+      .call(op(), {})
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(err.message).toContain("timed out reading the answer");
+  });
+
   it("stops during the backoff wait when the caller aborts", async () => {
     const s = script(json({}, 503));
     const controller = new AbortController();
