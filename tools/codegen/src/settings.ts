@@ -33,7 +33,8 @@ export function generateSettingsValidator(pkgDir: string, settings: { file: stri
   const text = JSON.stringify(schema).replace(/"#\/definitions\//g, '"#/components/schemas/');
   const { definitions, ...root } = JSON.parse(text);
   return {
-    "settings.schema.json": `${JSON.stringify(schema, null, 2)}\n`,
+    // JSON has no comments; `$comment` is the JSON Schema keyword for exactly this.
+    "settings.schema.json": `${JSON.stringify({ $comment: head.slice(3).trim(), ...schema }, null, 2)}\n`,
     "settings.js": `${head}/* eslint-disable */\n${compileValidators(definitions ?? {}, { settings: root })}\n`,
     "settings.d.ts": `${head}import type { Validator } from "@paysys/core";\nexport declare const settings: Validator;\n`,
   };
