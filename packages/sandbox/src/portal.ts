@@ -286,32 +286,38 @@ export class PortalSandbox {
     );
   }
 
-  /** The days of the period, as yyyyMMdd in the service's time zone. */
-  #days(p: Params): string[] {
+  /**
+   * The period of a report, worked out once: its bounds as yyyyMMddHHmmss and its days as
+   * yyyyMMdd, in the service's time zone. An omitted period is the last 7 days; a day-only
+   * `dateTo` means the whole of that day.
+   */
+  #period(p: Params): { first: string; last: string; days: string[] } {
     const tz = this.#options.timeZone;
     const to = typeof p.dateTo === "string" ? parsePortalDate(p.dateTo, tz) : new Date();
     const from = typeof p.dateFrom === "string" ? parsePortalDate(p.dateFrom, tz) : new Date(to.getTime() - 6 * DAY_MS);
     const max = this.#options.maxPeriodDays ?? 92;
     if (to.getTime() - from.getTime() > max * DAY_MS) throw new PortalError(SandboxCodes.PERIOD_TOO_LONG, `the period is longer than ${max} days (a sandbox limit)`);
+    const format = (d: Date, precision?: "day") => formatPortalDate(d, { timeZone: tz, precision });
+    const first = format(from);
+    const last = typeof p.dateTo === "string" && p.dateTo.length === 8 ? `${p.dateTo}235959` : format(to);
     const days: string[] = [];
-    for (let t = from.getTime(); t <= to.getTime() + DAY_MS; t += DAY_MS) {
-      const d = formatPortalDate(new Date(t), { timeZone: tz, precision: "day" });
-      if (d <= formatPortalDate(to, { timeZone: tz, precision: "day" }) && !days.includes(d)) days.push(d);
+    for (let t = from.getTime(); ; t += DAY_MS) {
+      const day = format(new Date(t), "day");
+      if (day > last.slice(0, 8)) break;
+      if (days.at(-1) !== day) days.push(day);
     }
-    return days;
+    return { first, last, days };
   }
 
   #payments(p: Params, session: Session): Payment[] {
     const scope = this.#scope(p, session);
-    const tz = this.#options.timeZone;
-    const from = typeof p.dateFrom === "string" ? formatPortalDate(parsePortalDate(p.dateFrom, tz), { timeZone: tz }) : "";
-    const to = typeof p.dateTo === "string" ? formatPortalDate(parsePortalDate(p.dateTo, tz), { timeZone: tz }) : "99999999999999";
-    return this.#days(p)
+    const { first, last, days } = this.#period(p);
+    return days
       .flatMap((d) => this.data.paymentsOn(d))
       .filter(
         (x) =>
-          x.date >= from &&
-          x.date <= (p.dateTo && String(p.dateTo).length === 8 ? `${p.dateTo}235959` : to) &&
+          x.date >= first &&
+          x.date <= last &&
           scope.has(x.idAgent) &&
           (p.idService === undefined || x.idService === p.idService) &&
           (p.idTerminal === undefined || x.idTerminal === p.idTerminal) &&
@@ -327,22 +333,25 @@ export class PortalSandbox {
       case "reports.payments":
         rows = this.#payments(p, session).map((x) => ({ ...x }));
         break;
-      case "reports.cashCollections":
-        rows = this.#days(p).flatMap((day) =>
-          this.data.terminals
-            .filter((t) => this.#scope(p, session).has(t.idAgent) && (p.idTerminal === undefined || t.idTerminal === p.idTerminal) && (Number(day) + t.idTerminal) % 3 === 0)
+      case "reports.cashCollections": {
+        const scope = this.#scope(p, session);
+        const terminals = this.data.terminals.filter((t) => scope.has(t.idAgent) && (p.idTerminal === undefined || t.idTerminal === p.idTerminal));
+        rows = this.#period(p).days.flatMap((day) => {
+          // One collection every third day per terminal, holding that day's takings.
+          const takings = new Map<number, number>();
+          for (const x of this.data.paymentsOn(day)) takings.set(x.idTerminal, (takings.get(x.idTerminal) ?? 0) + x.amount);
+          return terminals
+            .filter((t) => (Number(day) + t.idTerminal) % 3 === 0)
             .map((t) => ({
               idCash: Number(`${day.slice(2)}${t.idTerminal}`),
               date: `${day}180000`,
               idTerminal: t.idTerminal,
               idSysUser: 7,
-              amount: this.data
-                .paymentsOn(day)
-                .filter((x) => x.idTerminal === t.idTerminal)
-                .reduce((s, x) => s + x.amount, 0),
-            })),
-        );
+              amount: takings.get(t.idTerminal) ?? 0,
+            }));
+        });
         break;
+      }
       case "reports.terminalTurnovers":
       case "reports.terminalTurnoversExtended":
         rows = aggregate(
