@@ -16,6 +16,17 @@ export interface EncodeOptions {
   timeZone?: string;
 }
 
+/** Pattern codecs compiled once per operation table entry: encoding runs on every call. */
+const compiledPatterns = new WeakMap<object, ReadonlyArray<readonly [RegExp, Codec]>>();
+function compiled(patternCodecs: Readonly<Record<string, Codec>>): ReadonlyArray<readonly [RegExp, Codec]> {
+  let list = compiledPatterns.get(patternCodecs);
+  if (!list) {
+    list = Object.entries(patternCodecs).map(([source, codec]) => [new RegExp(source), codec] as const);
+    compiledPatterns.set(patternCodecs, list);
+  }
+  return list;
+}
+
 /**
  * Returns a copy of `params` with codecs applied. Only `Date` and boolean values are converted;
  * strings and numbers pass through, and the spec's validator then checks them with their full path.
