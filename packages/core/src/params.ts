@@ -36,9 +36,9 @@ export function encodeParams(
   params: Record<string, unknown>,
   codecs: Readonly<Record<string, Codec>>,
   options: EncodeOptions = {},
-  patternCodecs: Readonly<Record<string, Codec>> = {},
+  patternCodecs?: Readonly<Record<string, Codec>>,
 ): Record<string, unknown> {
-  const patterns = Object.entries(patternCodecs).map(([source, codec]) => [new RegExp(source), codec] as const);
+  const patterns = patternCodecs ? compiled(patternCodecs) : [];
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(params)) {
     const codec = codecs[key] ?? patterns.find(([re]) => re.test(key))?.[1];

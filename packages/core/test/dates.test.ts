@@ -69,3 +69,23 @@ describe("portal date codec", () => {
     expect(encodeParams("r.p", { isAddCommissionForCancel: true }, {}, {}, { "^isAddCommissionForCance": "flag" })).toEqual({ isAddCommissionForCancel: 1 });
   });
 });
+
+describe("pattern codecs", () => {
+  it("are compiled once per codec table, not on every call", () => {
+    const table = { "^isAddCommissionForCance": "flag" } as const;
+    const original = globalThis.RegExp;
+    let compiledCount = 0;
+    globalThis.RegExp = new Proxy(original, {
+      construct(target, args) {
+        compiledCount++;
+        return Reflect.construct(target, args);
+      },
+    });
+    try {
+      for (let i = 0; i < 5; i++) expect(encodeParams("r.t", { isAddCommissionForCancel: true }, {}, {}, table)).toEqual({ isAddCommissionForCancel: 1 });
+    } finally {
+      globalThis.RegExp = original;
+    }
+    expect(compiledCount).toBe(1);
+  });
+});
