@@ -3,14 +3,12 @@
 // (ESM and CJS with types, node16 and bundler resolution), and every client entry point bundles
 // for the browser with no Node built-in (the clients are fetch-only).
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
+import { publishedPackages } from "./packages.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
-const packages = readdirSync(join(root, "packages"))
-  .map((dir) => ({ dir: join(root, "packages", dir), pkg: JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")) }))
-  .filter(({ pkg }) => !pkg.private);
+const packages = publishedPackages(root);
 
 let failed = 0;
 function run(label, cmd, args, cwd) {
@@ -23,14 +21,14 @@ function run(label, cmd, args, cwd) {
   }
 }
 
-for (const { dir, pkg } of packages) {
+for (const { path: dir, pkg } of packages) {
   run(`${pkg.name}: publint --strict`, "pnpm", ["exec", "publint", "--strict"], dir);
   run(`${pkg.name}: attw (node16, bundler)`, "pnpm", ["exec", "attw", "--pack", ".", "--profile", "node16"], dir);
 }
 
 // Client code must run in browsers: bundle each client's main entry for the browser platform.
 // The sandbox and the `/node` subpaths are Node-only by design and are not checked here.
-for (const { dir, pkg } of packages.filter(({ pkg }) => pkg.name !== "@paysys/sandbox")) {
+for (const { path: dir, pkg } of packages.filter(({ pkg }) => pkg.name !== "@paysys/sandbox")) {
   try {
     const result = await build({
       entryPoints: [join(dir, pkg.exports["."].import.default)],

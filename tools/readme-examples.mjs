@@ -2,17 +2,16 @@
 // Copies the first ```ts block of every published package's README into
 // packages/integration-tests/readme-examples/, where `tsc` type-checks them and a test runs
 // them against the sandbox: a README that stops compiling or working fails CI.
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { publishedPackages } from "./packages.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const out = join(root, "packages/integration-tests/readme-examples");
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
-for (const dir of readdirSync(join(root, "packages"))) {
-  const pkg = JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8"));
-  if (pkg.private) continue;
-  const readme = readFileSync(join(root, "packages", dir, "README.md"), "utf8");
+for (const { dir, path, pkg } of publishedPackages(root)) {
+  const readme = readFileSync(join(path, "README.md"), "utf8");
   const block = readme.match(/```ts\n([\s\S]*?)```/);
   const firstSection = readme.indexOf("\n## ");
   if (!block || (firstSection >= 0 && readme.indexOf("```ts") > firstSection)) throw new Error(`${pkg.name}: README must start with a \`\`\`ts example before its first section`);

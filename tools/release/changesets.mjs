@@ -7,6 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { publishedPackages } from "../packages.mjs";
 
 /** Package names a changeset file bumps, from its front matter. */
 export function packagesIn(changeset) {
@@ -28,10 +29,8 @@ const git = (root, args) => execFileSync("git", args, { cwd: root, encoding: "ut
 /** Reads the repository: changed files per published package, and pending changesets. */
 export function readRepository(root) {
   const changed = {};
-  for (const dir of readdirSync(join(root, "packages"))) {
+  for (const { dir, pkg } of publishedPackages(root)) {
     const folder = join("packages", dir);
-    const pkg = JSON.parse(readFileSync(join(root, folder, "package.json"), "utf8"));
-    if (pkg.private) continue;
     const release = git(root, ["log", "-1", "--format=%H", "--", join(folder, "CHANGELOG.md")]);
     const since = release ? git(root, ["diff", "--name-only", release, "--", folder]) : git(root, ["ls-files", "--", folder]);
     const untracked = git(root, ["ls-files", "--others", "--exclude-standard", "--", folder]);

@@ -7,12 +7,13 @@
 //   4. publint + arethetypeswrong + browser-bundle check (tools/package-check.mjs)
 //   5. minified+gzipped sizes against the budgets in .size-limit.json (size-limit)
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { launchChromium } from "../chromium.mjs";
+import { publishedPackages } from "../packages.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
 const bin = (name) => join(root, "node_modules/.bin", name);
@@ -29,13 +30,11 @@ const sh = (cmd, args, cwd, extra = {}) => execFileSync(cmd, args, { cwd, encodi
 
 try {
   step("build", () => sh("pnpm", ["exec", "turbo", "run", "build", "--filter=./packages/*"], root));
-  const packages = readdirSync(join(root, "packages"))
-    .map((dir) => ({ dir: join(root, "packages", dir), pkg: JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")) }))
-    .filter(({ pkg }) => !pkg.private);
+  const packages = publishedPackages(root);
   const tarballs = join(work, "tarballs");
   mkdirSync(tarballs, { recursive: true });
   step(`pack ${packages.map(({ pkg }) => pkg.name).join(", ")}`, () => {
-    for (const { dir } of packages) sh("pnpm", ["pack", "--pack-destination", tarballs], dir);
+    for (const { path } of packages) sh("pnpm", ["pack", "--pack-destination", tarballs], path);
   });
 
   mkdirSync(consumer, { recursive: true });

@@ -2,9 +2,10 @@
 // inlined, so nothing loads from a CDN), an index with the gap report per interface, and the
 // TypeDoc API reference of each published package.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bundle, gapReport, repoRoot, specs } from "@paysys/spec-tools";
+import { publishedPackages } from "../../packages.mjs";
 import { annotate } from "./annotate.js";
 
 const out = join(repoRoot, "artifacts/docs");
@@ -24,11 +25,8 @@ for (const spec of specs) {
   console.log(`docs: ${spec.name}.html`);
 }
 
-const published = readdirSync(join(repoRoot, "packages"))
-  .map((dir) => ({ dir, pkg: JSON.parse(readFileSync(join(repoRoot, "packages", dir, "package.json"), "utf8")) }))
-  .filter(({ pkg }) => !pkg.private);
-for (const { dir, pkg } of published) {
-  const cwd = join(repoRoot, "packages", dir);
+const published = publishedPackages(repoRoot);
+for (const { dir, path: cwd, pkg } of published) {
   execFileSync(
     bin("typedoc"),
     [
