@@ -1,7 +1,7 @@
 // Finds every example in a bundled spec and checks it against its schema with Ajv, the same
 // validator engine the generated clients use, so an example that passes here is one the SDK accepts.
-import Ajv2020 from "ajv/dist/2020.js";
-import { type Json, operations, walk } from "./index.js";
+import { createAjv } from "./ajv.js";
+import { escapePointer, type Json, operations, walk } from "./index.js";
 
 /** One example and the schema it must satisfy, addressed by JSON pointers into the bundled spec. */
 export interface ExampleCase {
@@ -10,8 +10,7 @@ export interface ExampleCase {
   value: unknown;
 }
 
-const escapeKey = (k: string) => encodeURIComponent(k.replace(/~/g, "~0").replace(/\//g, "~1"));
-const ptr = (...keys: string[]) => `/${keys.map(escapeKey).join("/")}`;
+const ptr = (...keys: string[]) => `/${keys.map((k) => encodeURIComponent(escapePointer(k))).join("/")}`;
 
 /** Examples of media types, parameters, headers and schemas (`examples: [...]`). */
 export function collectExamples(doc: Json): ExampleCase[] {
@@ -58,11 +57,6 @@ export function collectExamples(doc: Json): ExampleCase[] {
     }
   });
   return cases;
-}
-
-/** An Ajv instance for OpenAPI 3.1 schemas: unknown `x-` keywords are annotations. */
-export function createAjv(): Ajv2020 {
-  return new Ajv2020({ strict: false, allErrors: true, validateFormats: false, validateSchema: false });
 }
 
 /** Returns one message per example that does not satisfy its schema. */

@@ -50,7 +50,16 @@ export function resolveRef(doc: Json, ref: string): Json {
   return pointerGet(doc, ref, "document");
 }
 
-function pointerGet(doc: Json, pointer: string, where: string): Json {
+/** The schema a node stands for: `$ref`s followed (within the document) until a schema without one. */
+export function deref(doc: Json, node: Json): Json {
+  return typeof node?.$ref === "string" ? deref(doc, resolveRef(doc, node.$ref)) : node;
+}
+
+/** Escapes one key for a JSON pointer (RFC 6901). */
+export const escapePointer = (key: string): string => key.replace(/~/g, "~0").replace(/\//g, "~1");
+
+/** The value at a JSON pointer (`#/a/b` or `/a/b`); throws when it does not exist. */
+export function pointerGet(doc: Json, pointer: string, where = "document"): Json {
   let node = doc;
   for (const raw of pointer
     .replace(/^#?\/?/, "")
@@ -101,7 +110,8 @@ export function bundle(spec: SpecInfo): Json {
   return doc;
 }
 
-const httpMethods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+/** The operation keys of an OpenAPI path item. */
+export const httpMethods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 
 export interface OperationRef {
   method: string;
@@ -132,7 +142,7 @@ export function walk(node: Json, visit: (node: Json, pointer: string) => void, p
   if (node === null || typeof node !== "object") return;
   if (!Array.isArray(node)) visit(node, pointer);
   for (const [k, v] of Object.entries(node)) {
-    walk(v, visit, `${pointer}/${String(k).replace(/~/g, "~0").replace(/\//g, "~1")}`);
+    walk(v, visit, `${pointer}/${escapePointer(String(k))}`);
   }
 }
 
@@ -158,4 +168,19 @@ export function sourcesOf(node: Json): string[] {
   return Array.isArray(s) ? s : [s];
 }
 
+/** Property names and pattern properties of an object schema, through `$ref`s and `allOf`. */
+export function objectProperties(doc: Json, schema: Json): { names: Set<string>; patterns: string[] } {
+  const s = deref(doc, schema);
+  const names = new Set<string>(Object.keys(s?.properties ?? {}));
+  const patterns = Object.keys(s?.patternProperties ?? {});
+  for (const part of s?.allOf ?? []) {
+    const p = objectProperties(doc, part);
+    for (const n of p.names) names.add(n);
+    patterns.push(...p.patterns);
+  }
+  return { names, patterns };
+}
+
+export { type AjvOptions, createAjv } from "./ajv.js";
 export { gapReport, type InterfaceReport } from "./report.js";
+export { envelopeProblems, readUnwrap, type UnwrapSpec } from "./vocabulary.js";

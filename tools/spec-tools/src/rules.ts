@@ -2,6 +2,7 @@
 // problems ("<spec>: <where>: <what>"); `pnpm lint:specs` fails when any list is non-empty.
 import { checkExamples } from "./examples.js";
 import { bundle, classifySource, commonSchemaFiles, type Json, loadFile, loadSpec, operations, type SpecInfo, specs, walk } from "./index.js";
+import { envelopeProblems, readUnwrap } from "./vocabulary.js";
 
 const worded = /^[A-Z`{"(].{18,}[.)]$/s;
 const placeholder = /\b(TODO|TBD|FIXME|XXX)\b|\?\?/;
@@ -49,8 +50,23 @@ export function checkOperations(spec: SpecInfo, doc: Json): string[] {
     if (op["x-idempotent"] === false && op["x-moves-money"] !== true && !op["x-idempotent-reason"]) {
       problems.push(`${where}: not idempotent and moves no money: say why in x-idempotent-reason`);
     }
-    if (!["result", "data", "either", "rows", "row", "none"].includes(op["x-unwrap"])) problems.push(`${where}: x-unwrap must be result, data, either, rows, row or none`);
-    if (!webhook && !op.responses?.["200"]) problems.push(`${where}: no 200 response`);
+    if (!webhook) {
+      try {
+        readUnwrap(op["x-unwrap"]);
+      } catch (e) {
+        problems.push(`${where}: ${(e as Error).message}`);
+      }
+      if (!op.responses?.["200"]) problems.push(`${where}: no 200 response`);
+    }
+    if (op["x-chain-key"] !== undefined && !doc["x-chain"]) problems.push(`${where}: x-chain-key without an x-chain at the root`);
+  }
+  problems.push(...envelopeProblems(doc["x-envelope"]).map((p) => `${spec.name}: ${p}`));
+  for (const [name, scheme] of Object.entries<Json>(doc.components?.securitySchemes ?? {})) {
+    for (const k of ["x-obtained-by", "x-renewed-by", "x-revoked-by"]) {
+      const id = scheme[k];
+      if (id !== undefined && !operations(doc).some(({ op }) => op.operationId === id))
+        problems.push(`${spec.name}: security scheme ${name}: ${k} names ${id}, which is not an operation`);
+    }
   }
   walk(doc, (node, pointer) => {
     if ("x-sensitive" in node && node["x-sensitive"] !== true) problems.push(`${spec.name}: ${pointer}: x-sensitive is only ever true`);

@@ -5,7 +5,10 @@ import { classifySource } from "../src/index.js";
 import { checkOperations, checkSensitiveNames, checkSources, checkWording } from "../src/rules.js";
 
 const spec = { name: "t", iface: "portal" as const, file: "t.yaml" };
-const op = (extra: object) => ({ paths: { "/x": { post: { operationId: "a.b", responses: { "200": { description: "ok" } }, "x-unwrap": "none", ...extra } } } });
+const op = (extra: object) => ({
+  "x-envelope": { params: "" },
+  paths: { "/x": { post: { operationId: "a.b", responses: { "200": { description: "ok" } }, "x-unwrap": "", ...extra } } },
+});
 
 describe("spec rules", () => {
   it("classifies the four kinds of source and refuses anything else", () => {
@@ -28,6 +31,18 @@ describe("spec rules", () => {
     expect(checkOperations(spec, op({ "x-idempotent": false }))).toEqual([expect.stringContaining("x-idempotent-reason")]);
     expect(checkOperations(spec, op({}))).toEqual([expect.stringContaining("true or false")]);
     expect(checkOperations(spec, op({ "x-idempotent": false, "x-moves-money": true }))).toEqual([]);
+  });
+  it("reads x-unwrap and x-envelope as data, and refuses what the generator could not use", () => {
+    expect(checkOperations(spec, op({ "x-idempotent": true, "x-unwrap": { at: ["/data", "/result"], list: true } }))).toEqual([]);
+    expect(checkOperations(spec, op({ "x-idempotent": true, "x-unwrap": "result" }))).toEqual([expect.stringContaining('"result" is not a JSON pointer')]);
+    expect(checkOperations(spec, op({ "x-idempotent": true, "x-unwrap": { at: "/a", list: true, one: true } }))).toEqual([expect.stringContaining("exclude each other")]);
+    expect(checkOperations(spec, { ...op({ "x-idempotent": true }), "x-envelope": { params: "params", code: "/code" } })).toEqual([
+      expect.stringContaining("x-envelope.params must be a JSON pointer"),
+      expect.stringContaining("x-envelope.success must list"),
+    ]);
+    expect(checkOperations(spec, { ...op({ "x-idempotent": true }), components: { securitySchemes: { t: { "x-obtained-by": "a.c" } } } })).toEqual([
+      expect.stringContaining("x-obtained-by names a.c"),
+    ]);
   });
   it("wants secrets marked", () => {
     expect(checkSensitiveNames("t", { properties: { password: { type: "string" } } })).toHaveLength(1);
