@@ -17,6 +17,17 @@ export interface ErrorContext {
   cause?: unknown;
 }
 
+/** The fields every SDK error shows when it is serialised (`JSON.stringify`, loggers): no secret among them. */
+export interface ErrorJson {
+  name: string;
+  message: string;
+  operation?: string;
+  status?: number;
+  serviceCode?: number | string;
+  serviceMessage?: string;
+  attempts: number;
+}
+
 /** Base class of every error thrown by the SDK. */
 export class PaysysError extends Error {
   // Names are spelt out: minifiers rename classes, and `error.name` must survive a user's bundler.
@@ -34,6 +45,11 @@ export class PaysysError extends Error {
     this.serviceCode = ctx.serviceCode;
     this.serviceMessage = ctx.serviceMessage;
     this.attempts = ctx.attempts ?? 0;
+  }
+
+  toJSON(): ErrorJson {
+    const { name, message, operation, status, serviceCode, serviceMessage, attempts } = this;
+    return { name, message, operation, status, serviceCode, serviceMessage, attempts };
   }
 }
 
@@ -64,6 +80,11 @@ export class UnsupportedOperationError extends PaysysError {
   override name = "UnsupportedOperationError";
 }
 
+/** The client was closed (`close()`): it does not sign in again on its own. */
+export class ClientClosedError extends PaysysError {
+  override name = "ClientClosedError";
+}
+
 /** The caller's `AbortSignal` fired. */
 export class RequestAbortedError extends PaysysError {
   override name = "RequestAbortedError";
@@ -72,6 +93,15 @@ export class RequestAbortedError extends PaysysError {
 /** No answer: DNS, refused connection, reset. For operations that move money the outcome is unknown. */
 export class ConnectionError extends PaysysError {
   override name = "ConnectionError";
+  /**
+   * True when the request may have reached the service and was not sent again, so whether it
+   * took effect is unknown (an operation that is not idempotent: check its status before sending it again).
+   */
+  readonly outcomeUnknown: boolean;
+  constructor(message: string, ctx: ErrorContext & { outcomeUnknown?: boolean } = {}) {
+    super(message, ctx);
+    this.outcomeUnknown = ctx.outcomeUnknown ?? false;
+  }
 }
 
 /** An attempt took longer than the per-attempt timeout. */
@@ -129,10 +159,25 @@ export class ServiceError extends PaysysError {
 /** The answer is not what the spec says: HTML instead of JSON, truncated JSON, wrong envelope. */
 export class UnexpectedResponseError extends PaysysError {
   override name = "UnexpectedResponseError";
-  /** The first characters of the body, with known secrets removed. */
+  /** The first characters of the body, with known secrets removed (binary bodies are described, not shown). */
   readonly bodyExcerpt: string;
   constructor(message: string, ctx: ErrorContext & { bodyExcerpt: string }) {
     super(`${message}; body begins: ${JSON.stringify(ctx.bodyExcerpt)}`, ctx);
     this.bodyExcerpt = ctx.bodyExcerpt;
+  }
+}
+
+/** The answer is larger than the client's `maxResponseBytes`; it was not read further. */
+export class ResponseTooLargeError extends UnexpectedResponseError {
+  override name = "ResponseTooLargeError";
+}
+
+/** An inbound message (a callback the service sent) is not what the spec says. Nothing in it is trusted. */
+export class WebhookError extends PaysysError {
+  override name = "WebhookError";
+  readonly issues: readonly ValidationIssue[];
+  constructor(message: string, issues: readonly ValidationIssue[] = [], ctx: ErrorContext = {}) {
+    super(issues.length ? `${message}: ${issues.map((i) => `${i.path || "(root)"} ${i.message}`).join("; ")}` : message, ctx);
+    this.issues = issues;
   }
 }

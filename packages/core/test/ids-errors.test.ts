@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConnectionError, PaysysError, randomUuid, ServiceError, TimeoutError } from "../src/index.js";
+import { ConnectionError, PaysysError, ServiceError, TimeoutError } from "../src/index.js";
+import { randomUuid } from "../src/internal/index.js";
 
 describe("randomUuid", () => {
   const v4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

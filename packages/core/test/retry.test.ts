@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { backoffDelay, isRetryableStatus, parseRetryAfter, retryDefaults } from "../src/index.js";
+import { backoffDelay, isRetryableStatus, parseRetryAfter, retryDefaults } from "../src/internal/index.js";
 
 describe("retry policy", () => {
   it("backoff stays within [step/2, step] and the step never exceeds the cap", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { AuthenticationError, TokenManager } from "../src/index.js";
+import { AuthenticationError } from "../src/index.js";
+import { TokenManager } from "../src/internal/index.js";
 
 describe("TokenManager", () => {
   it("200 concurrent callers on an expired token cause exactly one renewal", async () => {

@@ -8,27 +8,24 @@ import {
   ConnectionError,
   InternalServerError,
   type LogEvent,
-  type OperationSpec,
   RateLimitError,
   RequestAbortedError,
-  RequestValidationError,
+  ResponseTooLargeError,
   TimeoutError,
-  TokenManager,
-  Transport,
-  type TransportOptions,
   UnexpectedResponseError,
-  type Validator,
 } from "../src/index.js";
+import { bearerScheme, type OperationSpec, TokenManager, Transport, type TransportOptions, type Validator } from "../src/internal/index.js";
 
 const op = (extra: Partial<OperationSpec> = {}): OperationSpec => ({
   id: "test.op",
   method: "post",
   path: "/op",
-  auth: false,
+  security: [],
   idempotent: true,
   movesMoney: false,
-  unwrap: "none",
-  codecs: {},
+  body: true,
+  envelope: { params: "", code: "/code", message: "/message" },
+  unwrap: { at: [""] },
   ...extra,
 });
 
@@ -224,27 +221,13 @@ describe("answers that are not what the spec says", () => {
   });
 });
 
-describe("request validation", () => {
-  it("refuses a bad request before anything is sent, saying where", async () => {
-    const validate: Validator = Object.assign(() => false, { errors: [{ instancePath: "/params/dateFrom", message: "must match pattern" }] });
-    const s = script(json({}));
-    const err = await transport(s.fetch)
-      .call(op({ validateRequest: validate }), { body: { params: { dateFrom: "x" } } })
-      .catch((e) => e);
-    expect(err).toBeInstanceOf(RequestValidationError);
-    expect(err.issues).toEqual([{ path: "/params/dateFrom", message: "must match pattern" }]);
-    expect(err.attempts).toBe(0);
-    expect(s.seen).toHaveLength(0);
-  });
-});
-
 describe("tokens", () => {
   it("presents the token, and after a 401 renews it once and re-sends once (even a money operation)", async () => {
     let n = 0;
     const tokens = new TokenManager({ obtain: async () => ({ accessToken: `tok-${++n}` }) });
     const s = script(json({}, 401), json({ id: "p1" }));
-    const t = transport(s.fetch, { auth: { tokens, authorize: (tok) => ({ Authorization: `Bearer ${tok}` }) } });
-    const r = await t.call(op({ auth: true, idempotent: false, movesMoney: true }), { body: {} });
+    const t = transport(s.fetch, { schemes: { token: bearerScheme(tokens) } });
+    const r = await t.call(op({ security: ["token"], idempotent: false, movesMoney: true }), { body: {} });
     expect(r).toMatchObject({ kind: "json", body: { id: "p1" } });
     expect(s.seen.map((x) => x.headers.get("authorization"))).toEqual(["Bearer tok-1", "Bearer tok-2"]);
   });
@@ -252,8 +235,8 @@ describe("tokens", () => {
   it("a second 401 is an AuthenticationError, not a loop", async () => {
     const tokens = new TokenManager({ obtain: async () => ({ accessToken: "t" }) });
     const s = script(json({}, 401));
-    const t = transport(s.fetch, { auth: { tokens, authorize: (tok) => ({ Authorization: tok }) } });
-    await expect(t.call(op({ auth: true }), {})).rejects.toBeInstanceOf(AuthenticationError);
+    const t = transport(s.fetch, { schemes: { token: bearerScheme(tokens, (tok) => ({ Authorization: tok })) } });
+    await expect(t.call(op({ security: ["token"] }), {})).rejects.toBeInstanceOf(AuthenticationError);
     expect(s.seen).toHaveLength(2);
   });
 });
@@ -268,13 +251,13 @@ describe("redaction", () => {
     // The server echoes the password in its error text and the token in an HTML page.
     const s = script(json({ message: `wrong psw ${password}` }, 400), new Response(`<p>token ${token} expired</p>`, { headers: { "content-type": "text/html" } }));
     const t = transport(s.fetch, {
-      auth: { tokens, authorize: (tok) => ({ Authorization: `Bearer ${tok}` }) },
+      schemes: { token: bearerScheme(tokens) },
       sensitiveKeys: ["psw"],
       logger: (e) => lines.push(JSON.stringify(e)),
     });
     const errors: string[] = [];
     for (let i = 0; i < 2; i++) {
-      const e = await t.call(op({ auth: true }), { body: { params: { lgn: "dealer01", psw: password } } }).catch((err) => err);
+      const e = await t.call(op({ security: ["token"] }), { body: { params: { lgn: "dealer01", psw: password } } }).catch((err) => err);
       errors.push(String(e), e.message, JSON.stringify(e), e.bodyExcerpt ?? "", e.serviceMessage ?? "");
     }
     const everything = [...lines, ...errors].join("\n");
@@ -287,7 +270,7 @@ describe("redaction", () => {
 });
 
 describe("hooks", () => {
-  it("runs beforeRequest and afterResponse once per call, around all attempts", async () => {
+  it("runs beforeRequest and afterResponse around every attempt", async () => {
     const calls: string[] = [];
     const s = script(json({}, 503), json({ ok: 1 }));
     const t = transport(s.fetch, {
@@ -304,7 +287,91 @@ describe("hooks", () => {
       },
     });
     await t.call(op(), {});
-    expect(calls).toEqual(["before test.op", "after 200"]);
+    expect(calls).toEqual(["before test.op", "after 503", "before test.op", "after 200"]);
     expect(s.seen.every((x) => x.headers.get("x-trace") === "abc")).toBe(true);
+  });
+});
+
+describe("headers a security scheme sets", () => {
+  it("are redacted from the log whatever their name", async () => {
+    const lines: string[] = [];
+    const tokens = new TokenManager({ obtain: async () => ({ accessToken: "tok-in-a-custom-header" }) });
+    const t = transport(script(json({ ok: 1 })).fetch, { schemes: { token: bearerScheme(tokens, (tok) => ({ "x-token": tok })) }, logger: (e) => lines.push(JSON.stringify(e)) });
+    await t.call(op({ security: ["token"] }), {});
+    expect(lines.join("\n")).not.toContain("tok-in-a-custom-header");
+    expect(lines.join("\n")).toContain('"x-token":"[REDACTED]"');
+  });
+});
+
+describe("answer size and content", () => {
+  it("refuses a JSON answer larger than maxResponseBytes without reading it whole", async () => {
+    let pulled = 0;
+    const huge = () =>
+      new Response(
+        new ReadableStream({
+          pull(c) {
+            pulled++;
+            c.enqueue(new Uint8Array(64 * 1024).fill(0x20));
+          },
+        }),
+        { headers: { "content-type": "application/json" } },
+      );
+    const err = await transport(async () => huge(), { maxResponseBytes: 256 * 1024 })
+      .call(op(), {})
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(ResponseTooLargeError);
+    expect(pulled).toBeLessThan(10);
+  });
+
+  it("refuses at once when Content-Length says the answer is too large", async () => {
+    const s = script(new Response("{}", { headers: { "content-type": "application/json", "content-length": "999999999" } }));
+    await expect(transport(s.fetch, { maxResponseBytes: 1024 }).call(op(), {})).rejects.toBeInstanceOf(ResponseTooLargeError);
+  });
+
+  it("describes a binary error body instead of printing it", async () => {
+    const bytes = new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0x00, 0x01, 0xff, 0xfe, 0x00]);
+    const err = await transport(async () => new Response(bytes, { status: 500, headers: { "content-type": "application/octet-stream" } }), { retry: { maxRetries: 0 } })
+      .call(op(), {})
+      .catch((e) => e);
+    expect(err.message).toMatch(/\[binary content, 9 bytes, content-type application\/octet-stream\]/);
+    expect(err.message).not.toMatch(/PK/);
+  });
+
+  it("invalid UTF-8 is an UnexpectedResponseError, never replacement characters in the data", async () => {
+    const bytes = new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]);
+    const err = await transport(async () => new Response(bytes, { headers: { "content-type": "application/json" } }))
+      .call(op(), {})
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(UnexpectedResponseError);
+    expect(err.message).toContain("not valid UTF-8");
+  });
+});
+
+describe("redirects", () => {
+  it("follows a 307 on the same origin with the same method, body and credentials", async () => {
+    const tokens = new TokenManager({ obtain: async () => ({ accessToken: "t1" }) });
+    const s = script(new Response(null, { status: 307, headers: { location: "/moved" } }), json({ ok: 1 }));
+    const r = await transport(s.fetch, { schemes: { token: bearerScheme(tokens) } }).call(op({ security: ["token"] }), { body: { a: 1 } });
+    expect(r).toMatchObject({ body: { ok: 1 }, attempts: 1 });
+    expect(s.seen.map((x) => [x.url, x.body, x.headers.get("authorization")])).toEqual([
+      ["http://sandbox.test/op", '{"a":1}', "Bearer t1"],
+      ["http://sandbox.test/moved", '{"a":1}', "Bearer t1"],
+    ]);
+  });
+
+  it("never follows to another origin, so credentials stay", async () => {
+    const tokens = new TokenManager({ obtain: async () => ({ accessToken: "t1" }) });
+    const s = script(new Response(null, { status: 302, headers: { location: "https://elsewhere.example/steal" } }), json({ ok: 1 }));
+    const err = await transport(s.fetch, { schemes: { token: bearerScheme(tokens) } })
+      .call(op({ security: ["token"], method: "get" }), {})
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(UnexpectedResponseError);
+    expect(err.message).toContain("another origin (https://elsewhere.example)");
+    expect(s.seen.map((x) => x.url)).toEqual(["http://sandbox.test/op"]);
+  });
+
+  it("refuses a 302 of a POST, which would turn it into a GET", async () => {
+    const s = script(new Response(null, { status: 302, headers: { location: "/other" } }));
+    await expect(transport(s.fetch).call(op(), { body: {} })).rejects.toThrow(/would turn it into a GET/);
   });
 });

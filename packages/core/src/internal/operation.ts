@@ -1,39 +1,101 @@
 // The shape of one row of a generated operation table. The code generator writes one table per
-// spec from the spec's own facts (method, path, x-idempotent, x-unwrap, x-sensitive, ...), and
-// the runtime reads only this table: nothing about an operation is decided twice.
+// spec from the spec's own facts (method, path, parameters, security, x-envelope, x-unwrap,
+// x-codec, x-chain-key, x-idempotent, x-sensitive, ...), and the runtime reads only this table:
+// nothing about an operation is decided twice, and no client holds envelope code of its own.
+
+import type { CallOptions } from "../call.js";
 
 /** An Ajv standalone validator (precompiled, no `eval` at run time). */
 export type Validator = ((data: unknown) => boolean) & {
   errors?: null | ReadonlyArray<{ instancePath: string; message?: string; params?: Record<string, unknown> }>;
 };
 
-/** How the payload is taken out of the answer. */
-export type Unwrap = "result" | "data" | "either" | "rows" | "row" | "none";
+export type HttpMethod = "get" | "put" | "post" | "delete" | "patch";
 
-/** How a top-level parameter is encoded before validation: a portal date, or a v1 0/1 flag. */
-export type Codec = "portal-date" | "flag";
+/** How an interface wraps requests and answers (`x-envelope`), as JSON pointers. */
+export interface Envelope {
+  /** Where the caller's parameters go in a JSON request body; `""` is the body itself. */
+  params: string;
+  /** The service's own code in an answer. */
+  code?: string;
+  /** The codes that mean success; any other is a service failure. */
+  success?: readonly (number | string)[];
+  /** The service's own message. */
+  message?: string;
+  /** A field whose presence alone means failure. */
+  error?: string;
+}
+
+/** Where the payload sits in an answer (`x-unwrap`). */
+export interface Unwrap {
+  /** Pointers tried in order; the first that reaches a value wins. `*` steps into array items. */
+  at: readonly string[];
+  /** The payload is a list: an array as it is, one object as a list of one. */
+  list?: boolean;
+  /** The payload is the first item of what the pointer reaches. */
+  one?: boolean;
+}
+
+/** The per-key chain of an interface (`x-chain`): a header each call presents and each answer renews. */
+export interface ChainDefinition {
+  header: string;
+  /** The operation that reads the current link of a key, and its parameter that takes the key. */
+  current: { operation: string; param: string };
+}
 
 export interface OperationSpec {
   /** `group.method`, the SDK method name. */
   id: string;
-  method: "get" | "post" | "put" | "delete" | "patch";
+  method: HttpMethod;
   path: string;
-  /** Needs a token. */
-  auth: boolean;
+  /** Security schemes that may authorize the call (the first one the client has); empty: none. */
+  security: readonly string[];
+  /** The operation obtains the credentials of a scheme: its refusal is an AuthenticationError. */
+  signsIn?: boolean;
   /** May be retried automatically. False for everything that moves money. */
   idempotent: boolean;
   movesMoney: boolean;
+  /** Input parameters that go into the path, the query string or headers; all others go into the JSON body. */
+  in?: { path?: readonly string[]; query?: readonly string[]; header?: readonly string[] };
+  /** Header values sent when the caller gives none (e.g. a JSON `Accept`). */
+  headerDefaults?: Readonly<Record<string, string>>;
+  /** The operation has a JSON request body. */
+  body: boolean;
+  envelope: Envelope;
   unwrap: Unwrap;
   /** Parameter values that make the answer a file instead of JSON, e.g. `{ format: "xlsx" }`. */
   binaryWhen?: Readonly<Record<string, string>>;
-  /** Codecs of top-level parameters. */
-  codecs: Readonly<Record<string, Codec>>;
-  /** Codecs of parameters known only by a name pattern (a regular expression source). */
-  patternCodecs?: Readonly<Record<string, Codec>>;
+  /** Codecs by JSON pointer into the input (`/dateFrom`, `/Positions/*\/Price`). */
+  codecs?: Readonly<Record<string, string>>;
+  /** Codecs of top-level parameters known only by a name pattern (a regular expression source). */
+  patternCodecs?: Readonly<Record<string, string>>;
+  /** Two parameters that bound a period: `from` must not be after `to`. */
+  period?: { from: string; to: string };
+  /** The document says the parameter list is open: unknown parameters may go through `extraParams`. */
+  openParams?: boolean;
+  /** The input parameter that names the operation's chain key, and whether the call presents the current link. */
+  chain?: { key: string; presents: boolean };
+  /** The path is the SDK's default, not a documented one: clients let callers change it. */
+  pathIsDefault?: boolean;
   /** The answer carries secrets (tokens): no excerpt of it ever appears in an error. */
   secretAnswer?: boolean;
-  validateRequest?: Validator;
+  /** Checks the caller's input (after codecs) against the spec. */
+  validateInput?: Validator;
+  /** Checks the whole answer against the spec (when the client validates answers). */
   validateResponse?: Validator;
+}
+
+/**
+ * An operation row that also carries, for the type checker only, its params, result, call options
+ * and the parameters that turn its answer into a file.
+ */
+export type Operation<Params, Result, Options extends CallOptions = CallOptions, File = never> = OperationSpec & {
+  readonly __types?: { params: Params; result: Result; options: Options; file: File };
+};
+
+/** Gives a table row its types (generated code calls it; it returns the row unchanged). */
+export function operation<Params, Result, Options extends CallOptions = CallOptions, File = never>(spec: OperationSpec): Operation<Params, Result, Options, File> {
+  return spec;
 }
 
 /** Turns Ajv errors into "where: what" issues. */

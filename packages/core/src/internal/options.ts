@@ -1,7 +1,7 @@
 // Checking client options at construction. The plain-data part is checked by a validator the
 // code generator made from the package's settings interface (typescript-json-schema + Ajv), so
 // JavaScript callers get the same strictness as TypeScript ones; the rest are functions.
-import { ConfigurationError } from "./errors.js";
+import { ConfigurationError } from "../errors.js";
 import { type Validator, validatorIssues } from "./operation.js";
 
 /** Throws a ConfigurationError naming every wrong option. Returns nothing when all is well. */

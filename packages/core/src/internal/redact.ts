@@ -1,28 +1,30 @@
 // Redaction: secrets never reach a log line or an error message. Two complementary ways:
 // by key (a structured value: any property whose name the spec marks x-sensitive) and by value
-// (free text such as a body excerpt: every secret string known to be in play is cut out).
+// (free text such as a body excerpt: every secret the client holds is cut out, in the forms a
+// server that echoes its input would write it back).
 
 export const REDACTED = "[REDACTED]";
 
-/** Header names that always carry credentials. */
-const sensitiveHeaders = new Set(["authorization", "cookie", "set-cookie", "proxy-authorization"]);
+/** Header names that always carry credentials, whatever the scheme. */
+const credentialHeaders = ["authorization", "cookie", "set-cookie", "proxy-authorization"];
 
-/** Returns a deep copy with the values of sensitive keys replaced. */
+/** Returns a deep copy with the values of sensitive keys replaced. Keys such as `__proto__` stay plain data. */
 export function redactValue(value: unknown, sensitiveKeys: ReadonlySet<string>): unknown {
   if (Array.isArray(value)) return value.map((v) => redactValue(v, sensitiveKeys));
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] = sensitiveKeys.has(k) ? REDACTED : redactValue(v, sensitiveKeys);
+    Object.defineProperty(out, k, { value: sensitiveKeys.has(k) ? REDACTED : redactValue(v, sensitiveKeys), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
 
-/** Returns the headers as a plain object with credential headers replaced. */
-export function redactHeaders(headers: Headers): Record<string, string> {
+/** Returns the headers as a plain object with credential headers, and the `alsoSecret` ones (set by a security scheme), replaced. */
+export function redactHeaders(headers: Headers, alsoSecret: Iterable<string> = []): Record<string, string> {
+  const secret = new Set([...credentialHeaders, ...[...alsoSecret].map((h) => h.toLowerCase())]);
   const out: Record<string, string> = {};
   headers.forEach((v, k) => {
-    out[k] = sensitiveHeaders.has(k.toLowerCase()) ? REDACTED : v;
+    out[k] = secret.has(k.toLowerCase()) ? REDACTED : v;
   });
   return out;
 }
@@ -33,18 +35,62 @@ export function collectSecrets(value: unknown, sensitiveKeys: ReadonlySet<string
     for (const v of value) collectSecrets(v, sensitiveKeys, into);
   } else if (value !== null && typeof value === "object") {
     for (const [k, v] of Object.entries(value)) {
-      if (sensitiveKeys.has(k) && typeof v === "string" && v.length > 0) into.add(v);
+      if (sensitiveKeys.has(k) && (typeof v === "string" || typeof v === "number") && String(v).length > 0) into.add(String(v));
       else collectSecrets(v, sensitiveKeys, into);
     }
   }
   return into;
 }
 
-/** Cuts every known secret out of a text. Short values (< 4 chars) are cut too: a captcha is short. */
+/** The forms a secret takes when a server writes it back: as is, JSON-escaped, URL-encoded, HTML-escaped. */
+function forms(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1);
+  const html = secret.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  let url = secret;
+  try {
+    url = encodeURIComponent(secret);
+  } catch {
+    // a lone surrogate cannot be URL-encoded; the other forms still apply
+  }
+  return [...new Set([secret, json, url, url.replace(/%20/g, "+"), html])].sort((a, b) => b.length - a.length);
+}
+
+/** Cuts every known secret, in each of its echoed forms, out of a text. Short values are cut too: a captcha is short. */
 export function scrub(text: string, secrets: Iterable<string>): string {
   let out = text;
   for (const s of secrets) {
-    if (s) out = out.split(s).join(REDACTED);
+    if (!s) continue;
+    for (const f of forms(s)) if (out.includes(f)) out = out.split(f).join(REDACTED);
   }
   return out;
+}
+
+/**
+ * The secrets a client holds besides those of one call: credentials, and values it saw recently
+ * (captcha texts, tokens). Recent values are kept in a bounded ring so a long-running client does
+ * not grow without end; pinned values (credentials) stay until the client drops them.
+ */
+export class SecretSet implements Iterable<string> {
+  readonly #pinned = new Set<string>();
+  readonly #recent: string[] = [];
+  readonly #limit: number;
+
+  constructor(limit = 64) {
+    this.#limit = limit;
+  }
+
+  pin(value: string | undefined): void {
+    if (value) this.#pinned.add(value);
+  }
+
+  remember(value: string | undefined): void {
+    if (!value || this.#pinned.has(value) || this.#recent.includes(value)) return;
+    this.#recent.push(value);
+    if (this.#recent.length > this.#limit) this.#recent.shift();
+  }
+
+  *[Symbol.iterator](): Iterator<string> {
+    yield* this.#pinned;
+    yield* this.#recent;
+  }
 }

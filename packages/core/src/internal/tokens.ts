@@ -3,7 +3,8 @@
 // There is no background timer; a token is renewed only when a caller needs one and it is
 // expired, or when a request came back 401 with it. That matters for cash-out, where a new token
 // kills the old one at once: a background refresh would break requests in flight.
-import { AuthenticationError } from "./errors.js";
+import { AuthenticationError } from "../errors.js";
+import type { SecretSet } from "./redact.js";
 
 /** Tokens as the SDK keeps them. */
 export interface TokenSet {
@@ -21,6 +22,8 @@ export interface TokenManagerOptions {
   /** Renew this long before `expiresAt`, so a token does not expire on the wire. Default 10 s. */
   earlyRenewalMs?: number;
   now?: () => number;
+  /** Where every token the manager holds is remembered, so no error or log line can show one. */
+  secrets?: SecretSet;
 }
 
 export class TokenManager {
@@ -40,13 +43,25 @@ export class TokenManager {
 
   /** Stores tokens obtained outside the manager (an explicit sign-in). */
   set(tokens: TokenSet): void {
+    this.#remember(tokens);
     this.#tokens = tokens;
     this.#stale = false;
+  }
+
+  #remember(tokens: TokenSet): void {
+    this.#options.secrets?.remember(tokens.accessToken);
+    this.#options.secrets?.remember(tokens.refreshToken);
   }
 
   clear(): void {
     this.#tokens = undefined;
     this.#stale = false;
+  }
+
+  /** The tokens held now (for scrubbing them out of texts). */
+  *secrets(): Iterable<string> {
+    if (this.#tokens?.accessToken) yield this.#tokens.accessToken;
+    if (this.#tokens?.refreshToken) yield this.#tokens.refreshToken;
   }
 
   /** A usable access token, renewing it first if needed. */
@@ -76,6 +91,7 @@ export class TokenManager {
     if (current && this.#fresh(current)) return Promise.resolve(current);
     this.#inflight = this.#renew(current).then(
       (t) => {
+        this.#remember(t);
         this.#tokens = t;
         this.#stale = false;
         this.#inflight = undefined;

@@ -1,16 +1,30 @@
-// The transport: openapi-fetch builds each request (URL, query, headers, JSON body, middleware),
-// and our own `fetch` underneath it runs the attempts. openapi-fetch deliberately has no retries,
-// timeouts, token refresh or error classes; they live here, below its middleware, so a retry
-// re-sends the same bytes (a Request body can be read only once, so it is rebuilt per attempt).
+// The transport: openapi-fetch's serializers build each request (path template, query string,
+// JSON body), and our attempt loop sends it. openapi-fetch deliberately has no retries, timeouts,
+// token refresh or error classes; they live here, so a retry re-sends the same bytes, every attempt
+// runs the security scheme and the chain, and every answer is read with a size limit.
+//
+// The openapi-fetch client itself stays reachable as `raw`, over the same attempt loop.
 
-import type { Client, ClientOptions, Middleware } from "openapi-fetch";
+import type { Client, ClientOptions } from "openapi-fetch";
 import * as openapiFetch from "openapi-fetch";
-import { apiErrorClass, ConnectionError, PaysysError, RequestAbortedError, RequestValidationError, TimeoutError, UnexpectedResponseError } from "./errors.js";
-import { BinaryFile } from "./file.js";
+import type { CallOptions, FetchLike, Hooks, LogEvent } from "../call.js";
+import {
+  apiErrorClass,
+  ConfigurationError,
+  ConnectionError,
+  type ErrorContext,
+  PaysysError,
+  RequestAbortedError,
+  ResponseTooLargeError,
+  TimeoutError,
+  UnexpectedResponseError,
+} from "../errors.js";
+import { BinaryFile } from "../file.js";
+import { serviceFields } from "./envelope.js";
 import { type OperationSpec, validatorIssues } from "./operation.js";
-import { collectSecrets, redactHeaders, redactValue, scrub } from "./redact.js";
+import { collectSecrets, redactHeaders, redactValue, type SecretSet, scrub } from "./redact.js";
 import { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDefaults, sleep } from "./retry.js";
-import type { TokenManager } from "./tokens.js";
+import type { AttemptStep, SecurityScheme } from "./steps.js";
 
 /**
  * openapi-fetch's CommonJS build sets `exports.default` without the `__esModule` marker, so in
@@ -21,52 +35,7 @@ const createClient: <Paths extends {}>(options?: ClientOptions) => Client<Paths>
   const d = (openapiFetch as unknown as { default: unknown }).default;
   return (typeof d === "function" ? d : (d as { default: unknown }).default) as never;
 })();
-
-/** The part of the `fetch` signature the transport uses. */
-export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
-
-/**
- * A stand-in for `Request` that openapi-fetch builds when no user hook needs a real one. An
- * undici Request allocates a body stream and an AbortSignal; the attempts below need only the
- * URL, method, headers and body, and make one real request each through `fetch(url, init)`.
- * (openapi-fetch documents its `Request` option for exactly this kind of replacement.)
- */
-class PlainRequest {
-  readonly url: string;
-  readonly method: string;
-  readonly headers: Headers;
-  readonly redirect: RequestRedirect;
-  readonly signal: AbortSignal | undefined;
-  readonly bodyInit: BodyInit | null | undefined;
-  constructor(url: string, init: RequestInit) {
-    this.url = url;
-    this.method = init.method ?? "GET";
-    this.headers = init.headers instanceof Headers ? init.headers : new Headers(init.headers);
-    this.redirect = init.redirect ?? "follow";
-    this.signal = init.signal ?? undefined;
-    this.bodyInit = init.body;
-  }
-}
-
-/** What the logger hook receives. Everything in it is already redacted. */
-export type LogEvent =
-  | { type: "request"; operation: string; method: string; url: string; attempt: number; headers: Record<string, string>; body?: unknown }
-  | { type: "response"; operation: string; status: number; attempt: number; durationMs: number }
-  | { type: "retry"; operation: string; attempt: number; delayMs: number; reason: string }
-  | { type: "error"; operation: string; error: { name: string; message: string } };
-
-/** User hooks around each call (run once per call, before the attempts and after the last one). */
-export interface Hooks {
-  /** May return a replacement Request. */
-  beforeRequest?(ctx: { operation: string; request: Request }): Request | undefined | Promise<Request | undefined>;
-  afterResponse?(ctx: { operation: string; request: Request; response: Response }): unknown;
-}
-
-export interface TransportAuth {
-  tokens: TokenManager;
-  /** Headers that present a token. */
-  authorize: (token: string) => Record<string, string>;
-}
+const { createFinalURL, createQuerySerializer, defaultPathSerializer } = openapiFetch;
 
 export interface TransportOptions {
   baseUrl: string;
@@ -75,27 +44,22 @@ export interface TransportOptions {
   /** Per-attempt timeout in ms (until the answer's headers, and for JSON until its body is read). Default 30000. */
   timeoutMs?: number;
   retry?: RetryOptions;
-  /** Check every request against the spec before sending. Default true. */
-  validateRequests?: boolean;
   /** Check every answer against the spec. Default false (costs CPU on large reports). */
   validateResponses?: boolean;
   logger?: (event: LogEvent) => void;
   hooks?: Hooks;
   headers?: Record<string, string>;
-  auth?: TransportAuth;
+  /** The client's security schemes by the spec's scheme names. */
+  schemes?: Readonly<Record<string, SecurityScheme>>;
   /** Property names whose values are secrets (from the spec's x-sensitive). */
   sensitiveKeys?: Iterable<string>;
+  /** Secrets the client holds beyond one call (credentials, recent captcha texts and tokens). */
+  secrets?: SecretSet;
+  /** Largest JSON answer read, in bytes; a larger one is a ResponseTooLargeError. Files are streamed and not limited. Default 32 MiB. */
+  maxResponseBytes?: number;
 }
 
-/** Per-call options every SDK method accepts as its last argument. */
-export interface CallOptions {
-  signal?: AbortSignal;
-  /** Overrides the client's per-attempt timeout for this call. */
-  timeoutMs?: number;
-  headers?: Record<string, string>;
-}
-
-/** The HTTP parts of one call, as openapi-fetch takes them. */
+/** The HTTP parts of one call. */
 export interface HttpInput {
   body?: unknown;
   query?: Record<string, unknown>;
@@ -107,17 +71,30 @@ interface CallFacts {
   status: number;
   headers: Headers;
   attempts: number;
-  /** Removes every secret known to this call from a text (for messages built from the answer). */
+  /** A short, secret-free excerpt of the body (never for an answer that carries secrets). */
+  excerpt: () => string;
+  /** Removes every secret the client knows from a text (for messages built from the answer). */
   scrub: (text: string) => string;
 }
 
-export type CallResult = ({ kind: "json"; body: unknown; excerpt: () => string } | { kind: "file"; file: BinaryFile }) & CallFacts;
+export type CallResult = ({ kind: "json"; body: unknown } | { kind: "file"; file: BinaryFile }) & CallFacts;
+
+/** A request ready to send: what every attempt re-sends. */
+interface Prepared {
+  url: string;
+  method: string;
+  /** Lower-case names; each attempt copies them into its own Headers. */
+  headers: Record<string, string>;
+  body: string | Uint8Array<ArrayBuffer> | undefined;
+}
 
 /** The state one call shares with its attempts. */
 interface CallState {
   op: OperationSpec;
+  steps: AttemptStep[];
   attempts: number;
-  secrets: Set<string>;
+  /** The call's input: its sensitive values are collected only if an error needs scrubbing. */
+  input: HttpInput;
   timeoutMs: number;
   /** Clears the timer of the last attempt once its body has been read. */
   endAttempt: () => void;
@@ -126,6 +103,8 @@ interface CallState {
 class TimeoutMarker extends Error {}
 
 const EXCERPT = 200;
+const ERROR_BODY_LIMIT = 64 * 1024;
+const MAX_REDIRECTS = 5;
 
 export class Transport {
   readonly raw: Client<Record<string, never>>;
@@ -133,117 +112,212 @@ export class Transport {
   readonly #retry: Required<RetryOptions>;
   readonly #sensitive: ReadonlySet<string>;
   readonly #fetch: FetchLike;
-  /** No user hook sees the Request, so openapi-fetch may build a PlainRequest. */
-  readonly #plain: boolean;
+  readonly #maxBytes: number;
+  readonly #querySerializer = createQuerySerializer();
+  readonly #baseUrl: string;
 
   constructor(options: TransportOptions) {
     this.#options = options;
     this.#retry = { ...retryDefaults, ...options.retry };
     this.#sensitive = new Set(options.sensitiveKeys ?? []);
-    // Bound late so tests and users can swap globalThis.fetch after creating a client.
     this.#fetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
-    // The escape hatch: a plain openapi-fetch client over the same attempts (auth, timeout) but
-    // no retries, since the transport cannot know whether an arbitrary request is idempotent.
-    const rawOp: OperationSpec = { id: "raw", method: "post", path: "", auth: options.auth !== undefined, idempotent: false, movesMoney: false, unwrap: "none", codecs: {} };
-    this.raw = createClient({ baseUrl: options.baseUrl, headers: options.headers, fetch: (r) => this.#attempts(r, this.#state(rawOp, {}, undefined)) });
-    this.#plain = !options.hooks?.beforeRequest && !options.hooks?.afterResponse;
+    this.#maxBytes = options.maxResponseBytes ?? 32 * 1024 * 1024;
+    this.#baseUrl = options.baseUrl.replace(/\/+$/, "");
+    // The escape hatch: openapi-fetch typed by the spec, over our attempts with the client's first scheme.
+    const rawOp: OperationSpec = {
+      id: "raw",
+      method: "post",
+      path: "",
+      security: Object.keys(options.schemes ?? {}).slice(0, 1),
+      idempotent: false,
+      movesMoney: false,
+      body: true,
+      envelope: { params: "" },
+      unwrap: { at: [""] },
+    };
+    this.raw = createClient({
+      baseUrl: options.baseUrl,
+      headers: options.headers,
+      fetch: async (request: Request) => {
+        const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
+        const state = this.#state(rawOp, {}, undefined, []);
+        const headers: Record<string, string> = {};
+        request.headers.forEach((v, k) => {
+          headers[k] = v;
+        });
+        const response = await this.#attempts({ url: request.url, method: request.method, headers, body }, state, request.signal);
+        state.endAttempt();
+        return response;
+      },
+    });
   }
 
-  #state(op: OperationSpec, input: HttpInput, timeoutMs: number | undefined): CallState {
-    const secrets = collectSecrets(input, this.#sensitive);
-    const token = this.#options.auth?.tokens.tokens;
-    if (token?.accessToken) secrets.add(token.accessToken);
-    if (token?.refreshToken) secrets.add(token.refreshToken);
-    return { op, attempts: 0, secrets, timeoutMs: timeoutMs ?? this.#options.timeoutMs ?? 30_000, endAttempt: () => {} };
+  /** The scheme names an operation table needs that this transport does not have. */
+  missingSchemes(operations: Iterable<OperationSpec>): string[] {
+    const missing = new Set<string>();
+    for (const op of operations) {
+      if (op.security.length > 0 && !op.security.some((s) => this.#options.schemes?.[s])) missing.add(`${op.security.join(" or ")} (${op.id})`);
+    }
+    return [...missing];
+  }
+
+  #state(op: OperationSpec, input: HttpInput, timeoutMs: number | undefined, extra: AttemptStep[]): CallState {
+    const scheme = op.security.map((name) => this.#options.schemes?.[name]).find((s) => s !== undefined);
+    if (op.security.length > 0 && !scheme)
+      throw new ConfigurationError(`${op.id}: needs the security scheme ${op.security.join(" or ")}, which the client was not given`, { operation: op.id });
+    return {
+      op,
+      steps: scheme ? [scheme, ...extra] : extra,
+      attempts: 0,
+      input,
+      timeoutMs: timeoutMs ?? this.#options.timeoutMs ?? 30_000,
+      endAttempt: () => {},
+    };
+  }
+
+  /** Every secret that may be in play for this call: its input, what its steps hold, what the client holds. */
+  *#secrets(state: CallState): Iterable<string> {
+    yield* collectSecrets(state.input, this.#sensitive);
+    for (const step of state.steps) if (step.secrets) yield* step.secrets();
+    if (this.#options.secrets) yield* this.#options.secrets;
+  }
+
+  #prepare(op: OperationSpec, input: HttpInput, options: CallOptions): Prepared {
+    const url =
+      input.path || input.query
+        ? createFinalURL(op.path, {
+            baseUrl: this.#baseUrl,
+            params: { path: input.path, query: input.query },
+            querySerializer: this.#querySerializer,
+            pathSerializer: defaultPathSerializer,
+          })
+        : `${this.#baseUrl}${op.path}`;
+    const headers: Record<string, string> = {};
+    for (const source of [this.#options.headers, input.body !== undefined ? { "content-type": "application/json" } : undefined, input.header, options.headers]) {
+      for (const [k, v] of Object.entries(source ?? {})) headers[k.toLowerCase()] = v;
+    }
+    return { url, method: op.method.toUpperCase(), headers, body: input.body === undefined ? undefined : JSON.stringify(input.body) };
   }
 
   /**
-   * Validates and sends one operation and reads its answer: JSON (parsed, optionally validated)
-   * or a file. HTTP errors, timeouts and bodies that are not what the spec says become typed errors.
+   * Sends one operation and reads its answer: JSON (parsed, optionally validated) or a file. HTTP
+   * errors, timeouts and bodies that are not what the spec says become typed errors. `steps` join
+   * the operation's security scheme on every attempt (the per-key chain is one).
    */
-  async call(op: OperationSpec, input: HttpInput, options: CallOptions = {}, wantsFile = false): Promise<CallResult> {
-    if (op.validateRequest && this.#options.validateRequests !== false && input.body !== undefined && !op.validateRequest(input.body)) {
-      throw new RequestValidationError(op.id, validatorIssues(op.validateRequest));
-    }
-    const state = this.#state(op, input, options.timeoutMs);
+  async call(op: OperationSpec, input: HttpInput, options: CallOptions = {}, extra: { steps?: AttemptStep[]; wantsFile?: boolean } = {}): Promise<CallResult> {
+    const state = this.#state(op, input, options.timeoutMs, extra.steps ?? []);
     let response: Response;
-    let errorBody: unknown;
     try {
-      const result = await this.raw.request(
-        op.method,
-        op.path as never,
-        {
-          body: input.body,
-          params: { query: input.query, path: input.path, header: input.header },
-          headers: options.headers,
-          signal: options.signal,
-          parseAs: "stream",
-          fetch: (r: Request) => this.#attempts(r, state),
-          middleware: this.#hookMiddleware(op.id),
-          ...(this.#plain ? { Request: PlainRequest } : {}),
-        } as never,
-      );
-      // openapi-fetch reads an error answer's body itself and hands it over parsed (or as text).
-      ({ response, error: errorBody } = result as { response: Response; error?: unknown });
+      response = await this.#attempts(this.#prepare(op, input, options), state, options.signal);
     } catch (e) {
       state.endAttempt();
-      throw this.#logged(op, e instanceof PaysysError ? e : new ConnectionError(`${op.id}: ${this.#scrubbed(e, state)}`, { operation: op.id, attempts: state.attempts, cause: e }));
+      throw this.#logged(op, e instanceof PaysysError ? e : new ConnectionError(`${op.id}: ${this.#scrubbed(e, state)}`, { operation: op.id, attempts: state.attempts }));
     }
-    const ctx = { operation: op.id, status: response.status, attempts: state.attempts };
+    const ctx: ErrorContext = { operation: op.id, status: response.status, attempts: state.attempts };
     const contentType = response.headers.get("content-type") ?? "";
-    if (response.ok && wantsFile && !/json/i.test(contentType)) {
+    if (response.ok && extra.wantsFile && !/json/i.test(contentType)) {
       // The attempt timer stops at the headers for files, so a large download is not cut off;
       // the caller's signal still applies to the body.
       state.endAttempt();
-      return { kind: "file", file: new BinaryFile(response), ...this.#facts(response, state) };
+      return { kind: "file", file: new BinaryFile(response), ...this.#facts(response, state, () => "[a file]") };
     }
-    if (!response.ok) {
-      state.endAttempt();
-      throw this.#logged(op, this.#httpError(op, response, errorBody, state));
-    }
-    let text: string;
+    let bytes: Uint8Array;
     try {
-      text = await response.text();
+      bytes = await this.#read(response, response.ok ? this.#maxBytes : ERROR_BODY_LIMIT, response.ok, op, ctx);
     } catch (e) {
-      const error = options.signal?.aborted
-        ? new RequestAbortedError(`${op.id}: aborted by the caller while the answer arrived`, { ...ctx, cause: options.signal.reason })
-        : e instanceof TimeoutMarker
-          ? new TimeoutError(`${op.id}: timed out reading the answer`, ctx)
-          : new ConnectionError(`${op.id}: the answer was cut off`, { ...ctx, cause: e });
+      const error =
+        e instanceof PaysysError
+          ? e
+          : options.signal?.aborted
+            ? new RequestAbortedError(`${op.id}: aborted by the caller while the answer arrived`, { ...ctx, cause: options.signal.reason })
+            : e instanceof TimeoutMarker
+              ? new TimeoutError(`${op.id}: timed out reading the answer${this.#unknownOutcome(op)}`, { ...ctx, outcomeUnknown: !op.idempotent })
+              : new ConnectionError(`${op.id}: the answer was cut off${this.#unknownOutcome(op)}`, { ...ctx, outcomeUnknown: !op.idempotent });
       throw this.#logged(op, error);
     } finally {
       state.endAttempt();
     }
+    // Decoded leniently only when an error needs an excerpt; a good answer is decoded once, strictly.
+    const lenient = () => new TextDecoder().decode(bytes);
+    const excerpt = () => this.#excerpt(lenient(), bytes, contentType, state);
+    if (!response.ok) throw this.#logged(op, this.#httpError(op, response, lenient(), excerpt, state));
+    let text: string;
+    try {
+      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+      throw this.#logged(op, new UnexpectedResponseError(`${op.id}: the answer is not valid UTF-8`, { ...ctx, bodyExcerpt: excerpt() }));
+    }
     let body: unknown;
     try {
-      body = text === "" ? undefined : JSON.parse(text);
+      body = text.trim() === "" ? undefined : JSON.parse(text);
     } catch {
-      throw this.#logged(
-        op,
-        new UnexpectedResponseError(`${op.id}: the answer is not JSON (content-type ${contentType || "none"})`, { ...ctx, bodyExcerpt: this.#excerpt(text, state) }),
-      );
+      throw this.#logged(op, new UnexpectedResponseError(`${op.id}: the answer is not JSON (content-type ${contentType || "none"})`, { ...ctx, bodyExcerpt: excerpt() }));
     }
     if (op.validateResponse && this.#options.validateResponses && !op.validateResponse(body)) {
       const issues = validatorIssues(op.validateResponse)
         .slice(0, 3)
         .map((i) => `${i.path || "(root)"} ${i.message}`)
         .join("; ");
-      throw this.#logged(op, new UnexpectedResponseError(`${op.id}: the answer does not match the spec: ${issues}`, { ...ctx, bodyExcerpt: this.#excerpt(text, state) }));
+      throw this.#logged(op, new UnexpectedResponseError(`${op.id}: the answer does not match the spec: ${issues}`, { ...ctx, bodyExcerpt: excerpt() }));
     }
-    return { kind: "json", body, excerpt: () => this.#excerpt(text, state), ...this.#facts(response, state) };
+    return { kind: "json", body, ...this.#facts(response, state, excerpt) };
   }
 
-  #facts(response: Response, state: CallState): CallFacts {
-    return { status: response.status, headers: response.headers, attempts: state.attempts, scrub: (text) => scrub(text, state.secrets) };
+  #facts(response: Response, state: CallState, excerpt: () => string): CallFacts {
+    return { status: response.status, headers: response.headers, attempts: state.attempts, excerpt, scrub: (text) => scrub(text, this.#secrets(state)) };
   }
 
-  /** The typed error for an HTTP error status, with the service's code and message when the body has them. */
-  #httpError(op: OperationSpec, response: Response, errorBody: unknown, state: CallState): PaysysError {
-    const { code, message } = serviceFields(errorBody);
-    const serviceMessage = message === undefined ? undefined : scrub(message, state.secrets);
-    const shown =
-      serviceMessage !== undefined ? `: ${serviceMessage}` : typeof errorBody === "string" && errorBody ? `; body begins: ${JSON.stringify(this.#excerpt(errorBody, state))}` : "";
-    const notRetried = !op.idempotent && isRetryableStatus(response.status) ? " (not retried: the operation is not idempotent)" : "";
+  /** Reads a body up to `limit` bytes. Past the limit, the rest is dropped and, for answers that must be whole, it is an error. */
+  async #read(response: Response, limit: number, mustBeWhole: boolean, op: OperationSpec, ctx: ErrorContext): Promise<Uint8Array> {
+    const tooLarge = () =>
+      new ResponseTooLargeError(`${op.id}: the answer is larger than maxResponseBytes (${limit} bytes); it was not read`, { ...ctx, bodyExcerpt: "[not read]" });
+    const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+    if (mustBeWhole && declared > limit) {
+      discard(response);
+      throw tooLarge();
+    }
+    if (!response.body) return new Uint8Array();
+    // A declared length within the limit: read it in one go (the runtime refuses a body longer than declared).
+    if (declared <= limit) return new Uint8Array(await response.arrayBuffer());
+    const reader = response.body.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        reader.cancel().catch(() => {});
+        if (mustBeWhole) throw tooLarge();
+        chunks.push(value.subarray(0, value.byteLength - (size - limit)));
+        break;
+      }
+      chunks.push(value);
+    }
+    const out = new Uint8Array(Math.min(size, limit));
+    let offset = 0;
+    for (const c of chunks) {
+      out.set(c, offset);
+      offset += c.byteLength;
+    }
+    return out;
+  }
+
+  /** The typed error for an HTTP error status, with the service's code and message where the envelope says they are. */
+  #httpError(op: OperationSpec, response: Response, text: string, excerpt: () => string, state: CallState): PaysysError {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    const { code, message } = serviceFields(op.envelope, parsed);
+    const serviceMessage = message === undefined ? undefined : scrub(message, this.#secrets(state));
+    const shown = serviceMessage !== undefined ? `: ${serviceMessage}` : text.trim() ? `; body begins: ${JSON.stringify(excerpt())}` : "";
+    const notRetried =
+      !op.idempotent && isRetryableStatus(response.status)
+        ? ` (not retried: the operation is not idempotent${op.movesMoney ? ", so whether it took effect is unknown; check its status before sending it again" : ""})`
+        : "";
     const ErrorClass = apiErrorClass(response.status);
     return new ErrorClass(`${op.id}: HTTP ${response.status}${shown}${notRetried}`, {
       operation: op.id,
@@ -254,26 +328,26 @@ export class Transport {
     });
   }
 
-  /** Runs the attempts of one request: auth header, per-attempt timeout, retries, one re-try after a 401. */
-  async #attempts(request: Request | PlainRequest, state: CallState): Promise<Response> {
+  #unknownOutcome(op: OperationSpec): string {
+    return op.idempotent ? "" : " (not retried: the operation is not idempotent, so its outcome is unknown; check its status before sending it again)";
+  }
+
+  /** Runs the attempts of one request: steps, per-attempt timeout, retries, one re-send per step after a repaired refusal. */
+  async #attempts(prepared: Prepared, state: CallState, caller: AbortSignal | undefined): Promise<Response> {
     const { op } = state;
-    // A real Request always has a signal; a PlainRequest has one only if the caller gave one.
-    const caller: AbortSignal | undefined = request.signal ?? undefined;
-    // Read the body once; every attempt re-sends the same bytes (a stream could be read only once).
-    const body = request instanceof PlainRequest ? ((request.bodyInit ?? undefined) as string | undefined) : request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
-    const auth = op.auth ? this.#options.auth : undefined;
+    const hooks = this.#options.hooks;
+    const resent = new Set<AttemptStep>();
+    const secretHeaders = state.steps.flatMap((s) => s.headerNames);
     let retries = 0;
-    let renewedAfter401 = false;
+    let redirects = 0;
+    let url = prepared.url;
     for (;;) {
+      if (caller?.aborted) throw new RequestAbortedError(`${op.id}: aborted by the caller`, { operation: op.id, attempts: state.attempts, cause: caller.reason });
       state.attempts++;
       const attempt = state.attempts;
-      const headers = request instanceof PlainRequest ? request.headers : new Headers(request.headers);
-      let token: string | undefined;
-      if (auth) {
-        token = await auth.tokens.accessToken();
-        state.secrets.add(token);
-        for (const [k, v] of Object.entries(auth.authorize(token))) headers.set(k, v);
-      }
+      const headers = new Headers(prepared.headers);
+      const presented: unknown[] = [];
+      for (const step of state.steps) presented.push(await step.present(headers));
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(new TimeoutMarker()), state.timeoutMs);
       const onCallerAbort = () => controller.abort(caller?.reason);
@@ -282,20 +356,36 @@ export class Transport {
         clearTimeout(timer);
         caller?.removeEventListener("abort", onCallerAbort);
       };
-      if (caller?.aborted) controller.abort(caller.reason);
+      let request: Request | undefined;
+      let init: RequestInit = { method: prepared.method, headers, body: prepared.body, signal: controller.signal, redirect: "manual" };
+      if (hooks?.beforeRequest || hooks?.afterResponse) {
+        request = new Request(url, init);
+        const replaced = await hooks.beforeRequest?.({ operation: op.id, attempt, request: request.clone() });
+        if (replaced) {
+          request = replaced;
+          url = replaced.url;
+          init = {
+            method: replaced.method,
+            headers: replaced.headers,
+            body: replaced.body ? new Uint8Array(await replaced.clone().arrayBuffer()) : undefined,
+            signal: controller.signal,
+            redirect: "manual",
+          };
+        }
+      }
       this.#log(() => ({
         type: "request",
         operation: op.id,
-        method: request.method,
-        url: request.url,
+        method: init.method ?? "GET",
+        url,
         attempt,
-        headers: redactHeaders(headers),
-        body: body && this.#redactBody(body),
+        headers: redactHeaders(new Headers(init.headers), secretHeaders),
+        body: prepared.body && this.#redactBody(prepared.body),
       }));
       const started = performance.now();
       let response: Response;
       try {
-        response = await this.#fetch(request.url, { method: request.method, headers, body, signal: controller.signal, redirect: request.redirect });
+        response = await this.#fetch(url, init);
       } catch (e) {
         state.endAttempt();
         if (caller?.aborted) throw new RequestAbortedError(`${op.id}: aborted by the caller`, { operation: op.id, attempts: attempt, cause: caller.reason });
@@ -306,17 +396,38 @@ export class Transport {
           await this.#wait(op, attempt, backoffDelay(retries, this.#retry), what, caller);
           continue;
         }
-        const unknownOutcome = op.idempotent ? "" : " (not retried: the operation is not idempotent, so its outcome is unknown; check its status before sending it again)";
         const ErrorClass = timedOut ? TimeoutError : ConnectionError;
-        throw new ErrorClass(`${op.id}: ${what}${unknownOutcome}`, { operation: op.id, attempts: attempt, cause: timedOut ? undefined : e });
+        throw new ErrorClass(`${op.id}: ${what}${this.#unknownOutcome(op)}`, {
+          operation: op.id,
+          attempts: attempt,
+          outcomeUnknown: !op.idempotent,
+          cause: timedOut ? undefined : e,
+        });
       }
       this.#log(() => ({ type: "response", operation: op.id, status: response.status, attempt, durationMs: Math.round(performance.now() - started) }));
-      if (response.status === 401 && auth && token && !renewedAfter401) {
-        // The request was refused before it was processed, so even a money operation may be re-sent once.
-        renewedAfter401 = true;
+      if (request) await hooks?.afterResponse?.({ operation: op.id, attempt, request, response });
+      const redirect = this.#redirectTarget(op, response, url, init.method ?? "GET", state);
+      if (redirect) {
         state.endAttempt();
         discard(response);
-        auth.tokens.reject(token);
+        if (++redirects > MAX_REDIRECTS)
+          throw new UnexpectedResponseError(`${op.id}: more than ${MAX_REDIRECTS} redirects`, { operation: op.id, status: response.status, attempts: attempt, bodyExcerpt: "" });
+        url = redirect;
+        state.attempts--; // a redirect on the same origin continues the attempt
+        continue;
+      }
+      let again = false;
+      for (const [i, step] of state.steps.entries()) {
+        if (!step.answered || resent.has(step)) continue;
+        if (await step.answered(response, presented[i])) {
+          resent.add(step);
+          again = true;
+          break;
+        }
+      }
+      if (again) {
+        state.endAttempt();
+        discard(response);
         continue;
       }
       if (op.idempotent && isRetryableStatus(response.status) && retries < this.#retry.maxRetries) {
@@ -333,6 +444,31 @@ export class Transport {
     }
   }
 
+  /**
+   * Where a redirect may be followed: on the same origin only, and only when the method survives it
+   * (307/308, or any redirect of a GET). Credentials never follow to another origin.
+   */
+  #redirectTarget(op: OperationSpec, response: Response, url: string, method: string, state: CallState): string | undefined {
+    const ctx = { operation: op.id, status: response.status, attempts: state.attempts, bodyExcerpt: "" };
+    if (response.type === "opaqueredirect") throw new UnexpectedResponseError(`${op.id}: the service redirected the request (the browser hides where); not followed`, ctx);
+    if (![301, 302, 303, 307, 308].includes(response.status)) return undefined;
+    const location = response.headers.get("location");
+    if (!location) return undefined;
+    let target: URL;
+    try {
+      target = new URL(location, url);
+    } catch {
+      throw new UnexpectedResponseError(`${op.id}: the service redirected to an unreadable address; not followed`, ctx);
+    }
+    if (target.origin !== new URL(url).origin) {
+      throw new UnexpectedResponseError(`${op.id}: the service redirected to another origin (${target.origin}); not followed, so no credential leaves ${new URL(url).origin}`, ctx);
+    }
+    if (response.status !== 307 && response.status !== 308 && method !== "GET") {
+      throw new UnexpectedResponseError(`${op.id}: the service answered ${response.status} to a ${method}, which would turn it into a GET; not followed`, ctx);
+    }
+    return target.href;
+  }
+
   async #wait(op: OperationSpec, attempt: number, delayMs: number, reason: string, caller: AbortSignal | undefined): Promise<void> {
     this.#log(() => ({ type: "retry", operation: op.id, attempt, delayMs, reason }));
     try {
@@ -340,22 +476,6 @@ export class Transport {
     } catch (e) {
       throw new RequestAbortedError(`${op.id}: aborted by the caller`, { operation: op.id, attempts: attempt, cause: e });
     }
-  }
-
-  #hookMiddleware(operation: string): Middleware[] {
-    const hooks = this.#options.hooks;
-    if (!hooks?.beforeRequest && !hooks?.afterResponse) return [];
-    return [
-      {
-        async onRequest({ request }) {
-          return (await hooks.beforeRequest?.({ operation, request })) ?? undefined;
-        },
-        async onResponse({ request, response }) {
-          await hooks.afterResponse?.({ operation, request, response });
-          return undefined;
-        },
-      },
-    ];
   }
 
   #redactBody(body: Uint8Array | string): unknown {
@@ -366,13 +486,18 @@ export class Transport {
     }
   }
 
-  #excerpt(text: string, state: CallState): string {
+  /** A short excerpt of a body for an error: text with secrets cut out, or a description of binary content. */
+  #excerpt(text: string, bytes: Uint8Array, contentType: string, state: CallState): string {
     if (state.op.secretAnswer) return "[REDACTED: this answer carries secrets]";
-    return scrub(text, state.secrets).slice(0, EXCERPT);
+    if (looksBinary(text)) return `[binary content, ${bytes.byteLength} bytes, content-type ${contentType || "none"}]`;
+    // Scrub a window wide enough that no secret can straddle the end of the excerpt.
+    const secrets = [...this.#secrets(state)];
+    const window = EXCERPT + 10 * Math.max(0, ...secrets.map((s) => s.length));
+    return scrub(text.slice(0, window), secrets).slice(0, EXCERPT);
   }
 
   #scrubbed(e: unknown, state: CallState): string {
-    return scrub(e instanceof Error ? e.message : String(e), state.secrets);
+    return scrub(e instanceof Error ? e.message : String(e), this.#secrets(state));
   }
 
   #log(event: () => LogEvent): void {
@@ -386,19 +511,16 @@ export class Transport {
   }
 }
 
+/** Replacement characters or control characters (other than tabs and line breaks) near the start mean binary content: describe it, never print it. */
+function looksBinary(text: string): boolean {
+  for (let i = 0; i < Math.min(text.length, 512); i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0xfffd || c < 0x09 || (c > 0x0d && c < 0x20)) return true;
+  }
+  return false;
+}
+
 /** Drops an answer's body without waiting: cancelling a teed stream settles only when both branches do. */
 function discard(response: Response): void {
   response.body?.cancel().catch(() => {});
-}
-
-/** The service's own code and message in an error body, whatever the interface calls them. */
-function serviceFields(body: unknown): { code?: number | string; message?: string } {
-  if (body === null || typeof body !== "object") return {};
-  const b = body as Record<string, unknown>;
-  const code = b.code ?? b.Code ?? b.Status;
-  const message = b.message ?? b.Message ?? b.error;
-  return {
-    code: typeof code === "number" || typeof code === "string" ? code : undefined,
-    message: typeof message === "string" ? message : undefined,
-  };
 }

@@ -1,0 +1,40 @@
+// What every client method and every client shares with its callers: per-call options, the
+// logger's events and the hooks. Public: the client packages re-export these types.
+
+/** Per-call options every SDK method accepts as its last argument. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Overrides the client's per-attempt timeout for this call. */
+  timeoutMs?: number;
+  /** Extra headers for this call. */
+  headers?: Record<string, string>;
+}
+
+/**
+ * Per-call options of an operation whose parameter list the source document calls open: a
+ * parameter the spec does not know goes here, by name, never silently beside the known ones.
+ */
+export interface OpenParamsOptions extends CallOptions {
+  /** Parameters the spec does not name, sent as given. Known names are refused here: pass them as parameters. */
+  extraParams?: Record<string, unknown>;
+}
+
+/** The part of the `fetch` signature the SDK uses. */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+/** What the logger receives. Everything in it is already redacted. */
+export type LogEvent =
+  | { type: "request"; operation: string; method: string; url: string; attempt: number; headers: Record<string, string>; body?: unknown }
+  | { type: "response"; operation: string; status: number; attempt: number; durationMs: number }
+  | { type: "retry"; operation: string; attempt: number; delayMs: number; reason: string }
+  | { type: "error"; operation: string; error: { name: string; message: string } };
+
+/**
+ * Hooks around every attempt (a retried call runs them once per attempt). The request they see
+ * carries credentials: a hook must not log it whole.
+ */
+export interface Hooks {
+  /** May return a replacement Request. */
+  beforeRequest?(ctx: { operation: string; attempt: number; request: Request }): Request | undefined | Promise<Request | undefined>;
+  afterResponse?(ctx: { operation: string; attempt: number; request: Request; response: Response }): unknown;
+}

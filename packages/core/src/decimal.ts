@@ -1,0 +1,83 @@
+// Exact decimals for money. A JavaScript number is binary, so 19.99 is stored as the double
+// nearest to 19.99 and `19.99 % 0.01` is not 0; JSON Schema's `multipleOf: 0.01` therefore
+// refuses valid amounts. The rule used everywhere instead (the specs' `x-decimals` keyword, the
+// generated validators, the money codecs) reads a number the way JSON and people write it: its
+// shortest round-trip decimal form (`String(n)`), and counts the digits after the point. A float
+// sum that drifted (0.1 + 0.2 → 0.30000000000000004) has 17 of them and is refused.
+//
+// This module has no imports: the code generator and the spec tools load it from source, so the
+// validators they compile apply literally the same pattern.
+
+/** The source of a regular expression that accepts a plain decimal with at most `places` fraction digits. */
+export function decimalPattern(places: number): string {
+  return places === 0 ? "^-?\\d+$" : `^-?\\d+(\\.\\d{1,${places}})?$`;
+}
+
+const patterns = new Map<number, RegExp>();
+
+/** True when `value` is a finite number or a decimal string with at most `places` digits after the point. */
+export function hasAtMostDecimals(value: number | string, places: number): boolean {
+  let re = patterns.get(places);
+  if (!re) {
+    re = new RegExp(decimalPattern(places));
+    patterns.set(places, re);
+  }
+  if (typeof value === "number" && !Number.isFinite(value)) return false;
+  // String(1e21) is "1e+21" and String(1e-7) is "1e-7": both are refused, as they should be for money.
+  return re.test(typeof value === "number" ? String(value) : value);
+}
+
+/** An exact decimal: `units / 10^scale`, with `units` a BigInt. */
+export interface Decimal {
+  readonly units: bigint;
+  readonly scale: number;
+}
+
+const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
+
+/** Reads a number (by its shortest round-trip form) or a decimal string exactly. Throws a RangeError for anything else. */
+export function toDecimal(value: number | string): Decimal {
+  const text = typeof value === "number" ? (Number.isFinite(value) ? String(value) : "") : value.trim();
+  const m = DECIMAL.exec(text);
+  if (!m) throw new RangeError(`not a plain decimal number: ${JSON.stringify(typeof value === "number" ? String(value) : value)}`);
+  const fraction = m[3] ?? "";
+  const units = BigInt(`${m[2]}${fraction}`);
+  return { units: m[1] ? -units : units, scale: fraction.length };
+}
+
+const rescale = (d: Decimal, scale: number): bigint => d.units * 10n ** BigInt(scale - d.scale);
+
+export function addDecimal(a: Decimal, b: Decimal): Decimal {
+  const scale = Math.max(a.scale, b.scale);
+  return { units: rescale(a, scale) + rescale(b, scale), scale };
+}
+
+export function subtractDecimal(a: Decimal, b: Decimal): Decimal {
+  return addDecimal(a, { units: -b.units, scale: b.scale });
+}
+
+export function multiplyDecimal(a: Decimal, b: Decimal): Decimal {
+  return { units: a.units * b.units, scale: a.scale + b.scale };
+}
+
+/** -1, 0 or 1. */
+export function compareDecimal(a: Decimal, b: Decimal): number {
+  const scale = Math.max(a.scale, b.scale);
+  const x = rescale(a, scale);
+  const y = rescale(b, scale);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** The plain decimal text of `d`, without trailing zeros after the point. */
+export function decimalToString(d: Decimal): string {
+  const negative = d.units < 0n;
+  const digits = (negative ? -d.units : d.units).toString().padStart(d.scale + 1, "0");
+  const whole = digits.slice(0, digits.length - d.scale);
+  const fraction = digits.slice(digits.length - d.scale).replace(/0+$/, "");
+  return `${negative ? "-" : ""}${whole}${fraction ? `.${fraction}` : ""}`;
+}
+
+/** The number nearest to `d` (exact whenever `d` has a short decimal form, as money does). */
+export function decimalToNumber(d: Decimal): number {
+  return Number(decimalToString(d));
+}

@@ -1,0 +1,121 @@
+// The per-key chain: a value an answer returns in a header and the next request on the same key
+// must present (the cash register's `Uid`). Calls on one key run one at a time, in order; calls on
+// different keys run in parallel. The current link of each key lives in a store, so a restarted
+// process continues its chains.
+//
+// What the chain does when something goes wrong, and why:
+// - A request refused with 400 was not processed. If the service's current link differs from the
+//   one presented (another process moved the chain), the chain takes the current one and the call
+//   is sent once more. If it is the same, the 400 had another cause and stands.
+// - A call whose answer was lost may or may not have moved the chain: the key is marked unsure and
+//   the next call on it reads the current link first. The lost call itself is never re-sent here.
+import type { ChainStore } from "../stores.js";
+import { MemoryStore } from "../stores.js";
+import type { AttemptStep } from "./steps.js";
+
+export interface HeaderChainOptions {
+  /** The header that carries the link both ways. */
+  header: string;
+  /** Reads the service's current link of a key. */
+  current: (key: unknown) => Promise<string>;
+  store?: ChainStore;
+}
+
+export interface ChainRun {
+  /** The step to join the call's attempts. */
+  step: AttemptStep;
+  /** The link the call presented last (for telling whether a lost call took effect). */
+  readonly presented: string | undefined;
+}
+
+export class HeaderChain {
+  readonly #options: HeaderChainOptions;
+  readonly #store: ChainStore;
+  /** The end of each key's queue. */
+  readonly #tails = new Map<string, Promise<unknown>>();
+  /** Keys whose stored link may be outdated because an answer was lost. */
+  readonly #unsure = new Set<string>();
+
+  constructor(options: HeaderChainOptions) {
+    this.#options = options;
+    this.#store = options.store ?? new MemoryStore();
+  }
+
+  /** The stored link of a key, if any (what the next call will present). */
+  async link(key: unknown): Promise<string | undefined> {
+    return (await this.#store.get(String(key))) ?? undefined;
+  }
+
+  /** The service's current link of a key, read now and stored. */
+  async refresh(key: unknown): Promise<string> {
+    const link = await this.#options.current(key);
+    await this.#store.set(String(key), link);
+    this.#unsure.delete(String(key));
+    return link;
+  }
+
+  /** Runs `call` with exclusive use of `key`'s chain. `presents`: the call must present the current link. */
+  run<T>(key: unknown, presents: boolean, call: (run: ChainRun) => Promise<T>): Promise<T> {
+    const id = String(key);
+    const previous = this.#tails.get(id) ?? Promise.resolve();
+    const mine = previous.then(() => this.#exclusive(key, id, presents, call));
+    const tail = mine.catch(() => {});
+    this.#tails.set(id, tail);
+    void tail.then(() => {
+      if (this.#tails.get(id) === tail) this.#tails.delete(id);
+    });
+    return mine;
+  }
+
+  async #exclusive<T>(key: unknown, id: string, presents: boolean, call: (run: ChainRun) => Promise<T>): Promise<T> {
+    const { header } = this.#options;
+    let link = this.#unsure.has(id) ? undefined : ((await this.#store.get(id)) ?? undefined);
+    if (presents && link === undefined) link = await this.refresh(key);
+    let presented: string | undefined;
+    let renewed = false;
+    let recovered = false;
+    const step: AttemptStep = {
+      headerNames: [header],
+      present: (headers) => {
+        if (presents && link !== undefined) headers.set(header, link);
+        presented = presents ? link : undefined;
+        return presented;
+      },
+      answered: async (response, shown) => {
+        const next = response.headers.get(header);
+        if (next) {
+          link = next;
+          renewed = true;
+          await this.#store.set(id, next);
+          this.#unsure.delete(id);
+          return false;
+        }
+        if (!presents || response.status !== 400 || recovered) return false;
+        recovered = true;
+        const current = await this.refresh(key);
+        if (current === shown) return false;
+        link = current;
+        return true;
+      },
+    };
+    try {
+      const result = await call({
+        step,
+        get presented() {
+          return presented;
+        },
+      });
+      return result;
+    } catch (e) {
+      // No new link arrived and the call may have reached the service: the next call reads the current link first.
+      if (!renewed && presented !== undefined && !isRefusal(e)) this.#unsure.add(id);
+      throw e;
+    }
+  }
+}
+
+/** An answer that says the request was refused before processing (a 4xx other than a timeout). */
+function isRefusal(e: unknown): boolean {
+  const status = (e as { status?: unknown })?.status;
+  return typeof status === "number" && status >= 400 && status < 500 && status !== 408;
+}

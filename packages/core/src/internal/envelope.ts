@@ -1,0 +1,99 @@
+// Envelopes as data. Each spec says, in `x-envelope`, where a request's parameters go and how an
+// answer shows the service's own code and message, and, per operation in `x-unwrap`, where the
+// payload sits. This module applies those facts for every interface; no client has envelope code.
+import { AuthenticationError, type ErrorContext, ServiceError, UnexpectedResponseError } from "../errors.js";
+import type { Envelope, OperationSpec, Unwrap } from "./operation.js";
+import { evaluatePointer, parsePointer, placeAt } from "./pointer.js";
+
+/** The parts of an answer the envelope reads, and what an error about it needs. */
+export interface Answer {
+  body: unknown;
+  status: number;
+  attempts: number;
+  /** A short, secret-free excerpt of the body. */
+  excerpt(): string;
+  /** Removes every secret the client knows from a text. */
+  scrub(text: string): string;
+}
+
+const keysCache = new Map<string, string[]>();
+function keys(pointer: string): string[] {
+  let k = keysCache.get(pointer);
+  if (!k) {
+    k = parsePointer(pointer);
+    keysCache.set(pointer, k);
+  }
+  return k;
+}
+
+const at = (body: unknown, pointer: string | undefined) => (pointer === undefined ? undefined : evaluatePointer(body, keys(pointer)).value);
+
+/** The request body: the caller's body parameters placed where the envelope says. */
+export function wrapParams(envelope: Envelope, params: Record<string, unknown>): unknown {
+  return placeAt(keys(envelope.params), params);
+}
+
+/** The service's own code and message in any answer (an error body too), where the envelope says they are. */
+export function serviceFields(envelope: Envelope, body: unknown): { code?: number | string; message?: string } {
+  const code = at(body, envelope.code);
+  const message = at(body, envelope.message) ?? at(body, envelope.error);
+  return {
+    code: typeof code === "number" || typeof code === "string" ? code : undefined,
+    message: typeof message === "string" ? message : undefined,
+  };
+}
+
+function unexpected(op: OperationSpec, a: Answer, what: string): UnexpectedResponseError {
+  return new UnexpectedResponseError(`${op.id}: ${what}`, { operation: op.id, status: a.status, attempts: a.attempts, bodyExcerpt: a.excerpt() });
+}
+
+/** Throws when the answer reports a failure (a code outside `success`, or an `error` field); returns otherwise. */
+export function checkFailure(op: OperationSpec, a: Answer): void {
+  const { envelope } = op;
+  const failed = (code: number | string | undefined, message: string | undefined): never => {
+    const scrubbed = message === undefined ? undefined : a.scrub(message);
+    const ctx: ErrorContext = { operation: op.id, status: a.status, attempts: a.attempts, serviceCode: code, serviceMessage: scrubbed };
+    const said = `${code === undefined ? "" : ` code ${code}`}${scrubbed ? `: ${scrubbed}` : ""}`;
+    if (op.signsIn) {
+      throw new AuthenticationError(
+        `${op.id}: the service refused the sign-in${said || " (it gave no code or message)"}; check the login, the password${op.id.includes("token") ? " and the captcha text" : ""}`,
+        ctx,
+      );
+    }
+    throw new ServiceError(`${op.id}: the service answered${said || " with a failure and no message"}`, ctx);
+  };
+  if (envelope.code !== undefined) {
+    const code = at(a.body, envelope.code);
+    if (typeof code !== "number" && typeof code !== "string") throw unexpected(op, a, `the answer is not the interface's envelope: no code at ${envelope.code}`);
+    if (!(envelope.success ?? []).includes(code)) failed(code, serviceFields(envelope, a.body).message);
+  }
+  if (envelope.error !== undefined) {
+    const error = at(a.body, envelope.error);
+    if (error !== undefined && error !== null && error !== "" && error !== false) failed(undefined, typeof error === "string" ? error : JSON.stringify(error));
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** The payload of an answer whose envelope reported success. */
+export function unwrap(op: OperationSpec, a: Answer): unknown {
+  const spec: Unwrap = op.unwrap;
+  let reached: { found: boolean; value: unknown } = { found: false, value: undefined };
+  for (const pointer of spec.at) {
+    reached = evaluatePointer(a.body, keys(pointer));
+    if (reached.found) break;
+  }
+  if (!reached.found) throw unexpected(op, a, `the answer has nothing at ${spec.at.join(" or ")}`);
+  const value = reached.value;
+  if (spec.one) {
+    const list = Array.isArray(value) ? value : [value];
+    if (list.length === 0) throw unexpected(op, a, `the answer has no item at ${spec.at.join(" or ")}`);
+    return list[0];
+  }
+  if (spec.list) {
+    if (Array.isArray(value)) return value;
+    if (isObject(value)) return [value];
+    throw unexpected(op, a, `the answer has no list at ${spec.at.join(" or ")}`);
+  }
+  return value;
+}

@@ -1,0 +1,40 @@
+// Inbound messages: what a service sends to the merchant (the spec's `webhooks`). The generator
+// writes a row per webhook (its id and the validator of its body); this module turns raw bytes
+// into a checked value or a typed WebhookError. Nothing in a message is trusted before that.
+import { WebhookError } from "../errors.js";
+import { type Validator, validatorIssues } from "./operation.js";
+
+/** One webhook of a spec, as the generator writes it. */
+export interface InboundSpec {
+  id: string;
+  validate?: Validator;
+}
+
+/** An inbound row that also carries, for the type checker only, the type of its body. */
+export type Inbound<Event> = InboundSpec & { readonly __event?: Event };
+
+/** Gives a webhook row its event type (generated code calls it; it returns the row unchanged). */
+export function inbound<Event>(spec: InboundSpec): Inbound<Event> {
+  return spec;
+}
+
+/** Reads a raw inbound body: at most `maxBytes`, valid UTF-8, a JSON object that passes the spec's validator. */
+export function parseInbound<Event>(spec: Inbound<Event>, raw: string | Uint8Array | ArrayBuffer, maxBytes = 256 * 1024): Event {
+  const size = typeof raw === "string" ? raw.length : raw.byteLength;
+  if (size > maxBytes) throw new WebhookError(`${spec.id}: the body is larger than ${maxBytes} bytes`, [], { operation: spec.id });
+  let text: string;
+  try {
+    text = typeof raw === "string" ? raw : new TextDecoder("utf-8", { fatal: true }).decode(raw);
+  } catch {
+    throw new WebhookError(`${spec.id}: the body is not valid UTF-8`, [], { operation: spec.id });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new WebhookError(`${spec.id}: the body is not JSON`, [], { operation: spec.id });
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new WebhookError(`${spec.id}: the body is not a JSON object`, [], { operation: spec.id });
+  if (spec.validate && !spec.validate(value)) throw new WebhookError(`${spec.id}: the body does not match the spec`, validatorIssues(spec.validate), { operation: spec.id });
+  return value as Event;
+}

@@ -1,0 +1,31 @@
+// @paysys/core/internal: the machinery the generated clients are built from. No semver promise:
+// it changes with the code generator, and client packages never re-export it. See README.md here.
+
+export * from "../decimal.js";
+export { randomUuid } from "../ids.js";
+export { base64 } from "./base64.js";
+export { commaListCodec, rfc3339Codec, tengeCodec } from "./builtin-codecs.js";
+export { type ChainRun, HeaderChain, type HeaderChainOptions } from "./chain.js";
+export { type Codec, type CodecContext, type CodecRegistry, checkPeriod, encodeInput } from "./codecs.js";
+export { type Answer, checkFailure, serviceFields, unwrap, wrapParams } from "./envelope.js";
+export { type Inbound, type InboundSpec, inbound, parseInbound } from "./inbound.js";
+export { createInvoker, type FileMethod, fileMethod, type Invoke, type Invoker, type InvokerOptions, method } from "./invoker.js";
+export {
+  type ChainDefinition,
+  type Envelope,
+  type HttpMethod,
+  type Operation,
+  type OperationSpec,
+  operation,
+  type Unwrap,
+  type Validator,
+  validatorIssues,
+} from "./operation.js";
+export { checkClientOptions } from "./options.js";
+export { evaluatePointer, parsePointer, placeAt } from "./pointer.js";
+export { collectSecrets, REDACTED, redactHeaders, redactValue, SecretSet, scrub } from "./redact.js";
+export { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDefaults, sleep } from "./retry.js";
+export { type AttemptStep, basicScheme, bearerScheme, type SecurityScheme } from "./steps.js";
+export { TokenManager, type TokenManagerOptions, type TokenSet } from "./tokens.js";
+export { type CallResult, type HttpInput, Transport, type TransportOptions } from "./transport.js";
+export { instantOf, offsetAt, pad, type WallClock, wallClock } from "./zone.js";

@@ -1,0 +1,165 @@
+// One invoker for every client: it takes a method's parameters, applies the codecs, checks them
+// against the spec, splits them into path, query, header and body as the spec places them, wraps
+// the body in the interface's envelope, sends the call (through the per-key chain when the
+// operation has one), and unwraps the answer. Everything it does is read from the operation table.
+
+import type { CallOptions, OpenParamsOptions } from "../call.js";
+import { ConfigurationError, RequestValidationError } from "../errors.js";
+import type { BinaryFile } from "../file.js";
+import type { ChainStore } from "../stores.js";
+import { HeaderChain } from "./chain.js";
+import { type CodecRegistry, checkPeriod, encodeInput, missingCodecs } from "./codecs.js";
+import { checkFailure, unwrap, wrapParams } from "./envelope.js";
+import { type ChainDefinition, type Operation, type OperationSpec, validatorIssues } from "./operation.js";
+import type { HttpInput, Transport } from "./transport.js";
+
+/** Sends one operation: what a generated facade calls. */
+export type Invoke = (op: OperationSpec, params: unknown, options?: OpenParamsOptions) => Promise<unknown>;
+
+export interface InvokerOptions {
+  transport: Transport;
+  /** The operation table of the spec (all rows: the chain finds its `current` operation here). */
+  operations: Readonly<Record<string, OperationSpec>>;
+  codecs?: CodecRegistry;
+  /** The service's time zone, for date codecs. Default Asia/Almaty. */
+  timeZone?: string;
+  /** Check the input against the spec before sending. Default true. */
+  validateRequests?: boolean;
+  /** The spec's chain, and where its links are kept. */
+  chain?: { definition: ChainDefinition; store?: ChainStore };
+  /** Paths for operations whose path is the SDK's default rather than a documented one. */
+  paths?: Readonly<Record<string, string>>;
+  /** Runs before every call; throws when the client may not be used any more. */
+  guard?: () => void;
+}
+
+export interface Invoker {
+  invoke: Invoke;
+  /** The chain, when the spec has one. */
+  chain: HeaderChain | undefined;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+};
+
+const placeholders = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
+
+export function createInvoker(options: InvokerOptions): Invoker {
+  const { transport, codecs = {}, operations } = options;
+  const timeZone = options.timeZone ?? "Asia/Almaty";
+  const problems = [
+    ...missingCodecs(Object.values(operations), codecs).map((c) => `no codec ${c}`),
+    ...transport.missingSchemes(Object.values(operations)).map((s) => `no security scheme ${s}`),
+  ];
+  if (problems.length) throw new ConfigurationError(`the client is incomplete: ${problems.join("; ")}`);
+
+  // Path overrides are allowed only where the spec says the path is not documented, with the same placeholders.
+  const effective = new Map<OperationSpec, OperationSpec>();
+  for (const [id, path] of Object.entries(options.paths ?? {})) {
+    const op = operations[id];
+    if (!op) throw new ConfigurationError(`paths: no operation ${id}`);
+    if (!op.pathIsDefault) throw new ConfigurationError(`paths: the path of ${id} is documented (${op.path}); it cannot be changed`);
+    if (placeholders(path).join() !== placeholders(op.path).join()) throw new ConfigurationError(`paths: ${id} must keep the placeholders of ${op.path}`);
+    effective.set(op, { ...op, path });
+  }
+
+  let chain: HeaderChain | undefined;
+  if (options.chain) {
+    const { definition } = options.chain;
+    const current = operations[definition.current.operation];
+    if (!current) throw new ConfigurationError(`the chain reads its links with ${definition.current.operation}, which the spec does not have`);
+    chain = new HeaderChain({
+      header: definition.header,
+      store: options.chain.store,
+      current: async (key) => String(await invoke(current, { [definition.current.param]: key })),
+    });
+  }
+
+  async function invoke(op: OperationSpec, params: unknown, callOptions: OpenParamsOptions = {}): Promise<unknown> {
+    options.guard?.();
+    const input = params === undefined ? {} : params;
+    if (!isPlainObject(input)) throw new RequestValidationError(op.id, [{ path: "", message: "parameters must be a plain object" }]);
+    const { extraParams, ...call } = callOptions;
+    checkExtraParams(op, extraParams);
+    const ctx = { operation: op.id, timeZone };
+    const encoded = await encodeInput(op, input, codecs, ctx);
+    checkPeriod(op, encoded, codecs, ctx);
+    if (options.validateRequests !== false && op.validateInput && !op.validateInput(encoded)) {
+      throw new RequestValidationError(op.id, validatorIssues(op.validateInput));
+    }
+    const http = split(op, encoded, extraParams);
+    const wantsFile = op.binaryWhen !== undefined && Object.entries(op.binaryWhen).every(([k, v]) => encoded[k] === v);
+    const target = effective.get(op) ?? op;
+    const result =
+      op.chain && chain
+        ? await chain.run(encoded[op.chain.key], op.chain.presents, (run) => transport.call(target, http, call, { steps: [run.step], wantsFile }))
+        : await transport.call(target, http, call, { wantsFile });
+    if (result.kind === "file") return result.file;
+    checkFailure(op, result);
+    return unwrap(op, result);
+  }
+
+  return { invoke, chain };
+}
+
+function checkExtraParams(op: OperationSpec, extra: unknown): void {
+  if (extra === undefined) return;
+  if (!op.openParams) {
+    throw new RequestValidationError(op.id, [
+      { path: "(extraParams)", message: "every parameter of this operation is known: pass it as a parameter (extraParams is for open parameter lists only)" },
+    ]);
+  }
+  if (!isPlainObject(extra)) throw new RequestValidationError(op.id, [{ path: "(extraParams)", message: "must be a plain object" }]);
+}
+
+/** Places each input parameter where the spec says: path, query, header, or the JSON body inside the envelope. */
+function split(op: OperationSpec, encoded: Record<string, unknown>, extra: Record<string, unknown> | undefined): HttpInput {
+  const path: Record<string, unknown> = {};
+  const query: Record<string, unknown> = {};
+  const header: Record<string, string> = {};
+  const body: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(encoded)) {
+    if (v === undefined) continue;
+    if (op.in?.path?.includes(k)) path[k] = v;
+    else if (op.in?.query?.includes(k)) query[k] = v;
+    else if (op.in?.header?.includes(k)) header[k] = String(v);
+    else Object.defineProperty(body, k, { value: v, enumerable: true, writable: true, configurable: true });
+  }
+  for (const [k, v] of Object.entries(extra ?? {})) {
+    if (Object.hasOwn(encoded, k)) {
+      throw new RequestValidationError(op.id, [{ path: `(extraParams)/${k}`, message: "is a known parameter: pass it as a parameter, where it is checked" }]);
+    }
+    Object.defineProperty(body, k, { value: v, enumerable: true, writable: true, configurable: true });
+  }
+  for (const [k, v] of Object.entries(op.headerDefaults ?? {})) header[k] ??= v;
+  if (!op.body && Object.keys(body).length > 0) {
+    throw new RequestValidationError(
+      op.id,
+      Object.keys(body).map((k) => ({ path: `/${k}`, message: "is not a parameter of this operation" })),
+    );
+  }
+  return {
+    path: Object.keys(path).length ? path : undefined,
+    query: Object.keys(query).length ? query : undefined,
+    header: Object.keys(header).length ? header : undefined,
+    body: op.body ? wrapParams(op.envelope, body) : undefined,
+  };
+}
+
+/** A facade method: typed by the operation row, sent by `invoke`. */
+export function method<P, R, O extends CallOptions>(invoke: Invoke, op: Operation<P, R, O>): (params?: P, options?: O) => Promise<R> {
+  return (params, options) => invoke(op, params, options) as Promise<R>;
+}
+
+/** A facade method whose answer is a file when the parameters ask for one (`format: "xlsx"`). */
+export interface FileMethod<P, R, O, F> {
+  (params: P & F, options?: O): Promise<BinaryFile>;
+  (params?: P & { [K in keyof F]?: undefined }, options?: O): Promise<R>;
+}
+
+export function fileMethod<P, R, O extends CallOptions, F>(invoke: Invoke, op: Operation<P, R, O, F>): FileMethod<P, R, O, F> {
+  return ((params?: P, options?: O) => invoke(op, params, options)) as FileMethod<P, R, O, F>;
+}

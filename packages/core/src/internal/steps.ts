@@ -1,0 +1,63 @@
+// Steps that take part in every attempt of a call: a security scheme presents credentials and
+// reacts when they are refused; the per-key chain presents its current link and takes the next
+// one from the answer. The transport runs them around each attempt and knows nothing else of them.
+//
+// Identity stays apart from presentation (smithy's identity providers vs. signers): where a
+// credential comes from is a TokenManager or a fixed pair; how it goes on the request is the scheme.
+import { base64 } from "./base64.js";
+import type { TokenManager } from "./tokens.js";
+
+export interface AttemptStep {
+  /** Header names the step sets. They are always redacted from logs, whatever they are called. */
+  readonly headerNames: readonly string[];
+  /** Before an attempt: sets the headers. Returns what was presented, so a refusal can be matched to it. */
+  present(headers: Headers): unknown | Promise<unknown>;
+  /**
+   * When an answer's headers have arrived. Returning `true` asks for the call to be sent once more:
+   * the step repaired what the service refused (a renewed token, a recovered chain link). A refused
+   * request was not processed, so this is safe even for operations that move money; the transport
+   * allows it once per step and call.
+   */
+  answered?(response: Response, presented: unknown): boolean | Promise<boolean>;
+  /** Secrets the step holds now or held recently; they are cut out of every text the SDK produces. */
+  secrets?(): Iterable<string>;
+}
+
+/** A security scheme: the step that authorizes a call. */
+export type SecurityScheme = AttemptStep;
+
+/**
+ * Bearer-like tokens: the identity is a single-flight TokenManager; `present` says how the token
+ * goes on the request (default `Authorization: Bearer <token>`). A 401 marks the presented token
+ * rejected, so the next attempt renews it (once for any number of concurrent calls).
+ */
+export function bearerScheme(tokens: TokenManager, present: (token: string) => Record<string, string> = (t) => ({ Authorization: `Bearer ${t}` })): SecurityScheme {
+  return {
+    // A probe call tells which headers the presentation sets, so they are redacted by name.
+    headerNames: Object.keys(present("probe")),
+    async present(headers) {
+      const token = await tokens.accessToken();
+      for (const [k, v] of Object.entries(present(token))) headers.set(k, v);
+      return token;
+    },
+    answered(response, presented) {
+      if (response.status !== 401 || typeof presented !== "string") return false;
+      tokens.reject(presented);
+      return true;
+    },
+    secrets: () => tokens.secrets(),
+  };
+}
+
+/** HTTP Basic with a fixed login and password. A 401 cannot be repaired: it becomes an AuthenticationError. */
+export function basicScheme(username: string, password: string): SecurityScheme {
+  const value = `Basic ${base64(new TextEncoder().encode(`${username}:${password}`))}`;
+  return {
+    headerNames: ["Authorization"],
+    present(headers) {
+      headers.set("Authorization", value);
+      return undefined;
+    },
+    secrets: () => [password, value, value.slice("Basic ".length)],
+  };
+}
