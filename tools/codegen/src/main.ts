@@ -2,15 +2,28 @@
 // the output is compared with what is on disk and any difference fails (the CI drift check).
 // Usage: tsx tools/codegen/src/main.ts [--check] [package ...]
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, posix, relative } from "node:path";
 import { bundle, repoRoot, specs } from "@paysys/spec-tools";
+import { generateSpecFiles } from "./generate-spec.js";
 import { generateSettingsValidator } from "./settings.js";
-import { generateSpecFiles } from "./spec-files.js";
-import { targets } from "./targets.js";
+import { type PackageTarget, type SpecTarget, targets } from "./targets.js";
 
 const args = process.argv.slice(2);
 const check = args.includes("--check");
 const only = args.filter((a) => !a.startsWith("--"));
+
+/** The import lines of the codec types, relative to a spec's generated folder. */
+function codecImports(target: PackageTarget, st: SpecTarget): string {
+  const byModule = new Map<string, string[]>();
+  for (const { type, from } of Object.values(target.codecs)) {
+    const module = from.startsWith("@") ? from : posix.relative(posix.join("src/generated", st.dir), posix.join("src", from)).replace(/^(?!\.)/, "./");
+    byModule.set(module, [...(byModule.get(module) ?? []), type]);
+  }
+  return [...byModule]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([m, types]) => `import type { ${[...new Set(types)].sort().join(", ")} } from "${m}";\n`)
+    .join("");
+}
 
 /** Every file to generate: absolute path → content. */
 async function render(): Promise<Map<string, string>> {
@@ -21,9 +34,9 @@ async function render(): Promise<Map<string, string>> {
       const spec = specs.find((s) => s.name === st.spec);
       if (!spec) throw new Error(`unknown spec ${st.spec}`);
       const specPath = relative(repoRoot, spec.file);
-      for (const [name, content] of Object.entries(await generateSpecFiles(bundle(spec), st, specPath))) {
-        files.set(join(pkgDir, "src/generated", st.dir, name), content);
-      }
+      const codecTypes = Object.fromEntries(Object.entries(target.codecs).map(([name, c]) => [name, { type: c.type }]));
+      const out = await generateSpecFiles(bundle(spec), { typePrefix: st.typePrefix, codecTypes, codecImports: codecImports(target, st) }, specPath);
+      for (const [name, content] of Object.entries(out)) files.set(join(pkgDir, "src/generated", st.dir, name), content);
     }
     if (target.settings) {
       for (const [name, content] of Object.entries(generateSettingsValidator(pkgDir, target.settings))) {

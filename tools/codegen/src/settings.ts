@@ -22,7 +22,7 @@ export function generateSettingsValidator(pkgDir: string, settings: { file: stri
       types: [],
       baseUrl: repoRoot,
       // Read the core's source, not its build, so generation does not wait for a build.
-      paths: { "@paysys/core": ["packages/core/src/index.ts"] },
+      paths: { "@paysys/core": ["packages/core/src/index.ts"], "@paysys/core/internal": ["packages/core/src/internal/index.ts"] },
     },
     repoRoot,
   );
@@ -36,6 +36,6 @@ export function generateSettingsValidator(pkgDir: string, settings: { file: stri
     // JSON has no comments; `$comment` is the JSON Schema keyword for exactly this.
     "settings.schema.json": `${JSON.stringify({ $comment: head.slice(3).trim(), ...schema }, null, 2)}\n`,
     "settings.js": `${head}/* eslint-disable */\n${compileValidators(definitions ?? {}, { settings: root })}\n`,
-    "settings.d.ts": `${head}import type { Validator } from "@paysys/core";\nexport declare const settings: Validator;\n`,
+    "settings.d.ts": `${head}import type { Validator } from "@paysys/core/internal";\nexport declare const settings: Validator;\n`,
   };
 }

@@ -1,14 +1,14 @@
 // Ajv standalone validators: compiled here, at generation time, into plain ESM functions, so a
 // client never compiles a schema at start-up and never needs `eval` (CSP-safe in browsers).
-
-import type { Json } from "@paysys/spec-tools";
-import Ajv2020 from "ajv/dist/2020.js";
+import { createAjv, type Json } from "@paysys/spec-tools";
+import type Ajv2020 from "ajv/dist/2020.js";
 import standaloneModule from "ajv/dist/standalone/index.js";
 
 const standaloneCode = ((standaloneModule as unknown as { default?: unknown }).default ?? standaloneModule) as (ajv: Ajv2020, refs: Record<string, string>) => string;
 
-/** Keywords that only document a schema; dropped so the generated code does not embed prose. */
-const docOnly = (key: string) => key.startsWith("x-") || ["description", "title", "examples", "example", "deprecated", "default", "contentMediaType", "summary"].includes(key);
+/** Keywords that only document a schema; dropped so the generated code does not embed prose. `x-decimals` checks. */
+const docOnly = (key: string) =>
+  (key.startsWith("x-") && key !== "x-decimals") || ["description", "title", "examples", "example", "deprecated", "default", "contentMediaType", "summary"].includes(key);
 /** Keywords whose values are maps of names to schemas (the names are data, not keywords). */
 const schemaMaps = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
 
@@ -28,25 +28,12 @@ export function stripDocs(schema: Json): Json {
   return out;
 }
 
-export function createAjv(): Ajv2020 {
-  return new Ajv2020({
-    strict: false,
-    allErrors: true,
-    validateFormats: false,
-    validateSchema: false,
-    // Plain `.length` for minLength: avoids a runtime import of ajv's ucs2length helper.
-    unicode: false,
-    logger: false,
-    code: { source: true, esm: true, lines: true, optimize: true },
-  } as ConstructorParameters<typeof Ajv2020>[0]);
-}
-
 /**
  * Compiles named schemas (which may `$ref` `#/components/schemas/...` of `components`) into one
  * ESM module exporting one validator per name.
  */
 export function compileValidators(components: Json, schemas: Record<string, Json>): string {
-  const ajv = createAjv();
+  const ajv = createAjv({ standalone: true });
   ajv.addSchema({ $id: "spec", components: { schemas: stripDocs(components ?? {}) } });
   const refs: Record<string, string> = {};
   for (const [name, schema] of Object.entries(schemas)) {
@@ -59,4 +46,14 @@ export function compileValidators(components: Json, schemas: Record<string, Json
   const code = standaloneCode(ajv, refs);
   if (/\brequire\(/.test(code)) throw new Error("standalone validator code needs a runtime require(); adjust the Ajv options or the schema");
   return code;
+}
+
+/** The `.js` and `.d.ts` pair of a validator module. */
+export function validatorModule(head: string, components: Json, schemas: Record<string, Json>): { js: string; dts: string } {
+  return {
+    js: `${head}/* eslint-disable */\n${compileValidators(components, schemas)}\n`,
+    dts: `${head}import type { Validator } from "@paysys/core/internal";\n${Object.keys(schemas)
+      .map((n) => `export declare const ${n}: Validator;`)
+      .join("\n")}\n`,
+  };
 }

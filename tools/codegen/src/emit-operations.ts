@@ -1,0 +1,44 @@
+// operations.ts: the table the runtime reads, one row per operation (typed by its params, result
+// and call options), the webhooks, the chain and the names of secret properties.
+
+import { names } from "./emit-types.js";
+import { ident, type SpecModel } from "./model.js";
+
+export function emitOperations(model: SpecModel, head: string): string {
+  const shared = JSON.stringify(model.envelope);
+  const rows = model.operations.map((op) => {
+    const options = op.openParams ? "OpenParamsOptions" : "CallOptions";
+    const file = op.fileWhen ? `, ${JSON.stringify(op.fileWhen)}` : "";
+    const fields = Object.entries(op.row).map(([k, v]) => `    ${k}: ${k === "envelope" && JSON.stringify(v) === shared ? "envelope" : JSON.stringify(v)},`);
+    fields.push(`    validateInput: v.${ident(op.id)}_input,`);
+    if (op.responseSchema) fields.push(`    validateResponse: v.${ident(op.id)}_response,`);
+    return `  ${JSON.stringify(op.id)}: operation<S.${names.params(op.id)}, S.${names.result(op.id)}, ${options}${file}>({\n${fields.join("\n")}\n  }),`;
+  });
+  const hooks = model.webhooks.map((w) => `  ${JSON.stringify(w.id)}: inbound<S.${names.event(w.id)}>({ id: ${JSON.stringify(w.id)}, validate: v.${ident(w.id)}_event }),`);
+  return `${head}import type { CallOptions, OpenParamsOptions } from "@paysys/core";
+import { type ChainDefinition, inbound, operation } from "@paysys/core/internal";
+import type * as S from "./schema.js";
+import * as v from "./validators.js";
+
+/** How the interface wraps requests and answers (x-envelope). */
+const envelope = ${shared};
+
+/** Every operation of the spec, as the runtime reads it. */
+export const operations = {
+${rows.join("\n")}
+};
+
+export type OperationId = keyof typeof operations;
+
+/** What the service sends to you (the spec's webhooks), with the validator of each body. */
+export const webhooks = {
+${hooks.join("\n")}
+};
+
+/** The per-key chain of the interface (a header each call presents and each answer renews), if it has one. */
+export const chain: ChainDefinition | undefined = ${model.chain ? JSON.stringify(model.chain) : "undefined"};
+
+/** Property names whose values are secrets (x-sensitive in the spec): redacted from logs and errors. */
+export const sensitiveKeys: readonly string[] = ${JSON.stringify(model.sensitiveKeys)};
+`;
+}

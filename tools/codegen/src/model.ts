@@ -1,0 +1,375 @@
+// Reads a bundled spec into what the emitters write: per operation, its table row (method, path,
+// where each parameter goes, security, envelope, unwrap, codecs, chain, ...), the schema of the
+// caller's input and of the result, and per webhook the schema of its body. Every fact comes from
+// the spec; what the spec cannot say fails generation with a message that names the place.
+import { deref, escapePointer, type Json, readUnwrap, resolveRef, operations as specOperations, walk } from "@paysys/spec-tools";
+import { parsePointer } from "../../../packages/core/src/internal/pointer.js";
+
+/** `reports.payments` → `ReportsPayments`. */
+export const typeName = (id: string): string =>
+  id
+    .split(/[.\-_]/)
+    .map((p) => p[0]!.toUpperCase() + p.slice(1))
+    .join("");
+
+/** `reports.payments` → `reports_payments`. */
+export const ident = (id: string): string => id.replace(/[.-]/g, "_");
+
+export interface OperationModel {
+  id: string;
+  method: string;
+  path: string;
+  summary: string;
+  /** The table row, without validators (the emitter adds their names). */
+  row: Record<string, unknown>;
+  /** The caller's input as the validator checks it (after codecs, wire form). */
+  inputSchema: Json;
+  /** The caller's input as TypeScript shows it (codec'd values take what the codec accepts). */
+  inputType: Json;
+  /** Top-level parameters known by a name prefix: `[prefix, TypeScript type]`. */
+  prefixParams: [string, string][];
+  /** Whether the input has required members (then the method's params are not optional). */
+  inputRequired: boolean;
+  resultSchema: Json;
+  /** The whole JSON request body as sent (for the sandbox's wire validators). */
+  requestSchema?: Json;
+  /** The whole 200 JSON answer. */
+  responseSchema?: Json;
+  fileWhen?: Record<string, string>;
+  openParams: boolean;
+  retryNote: string;
+}
+
+export interface WebhookModel {
+  id: string;
+  summary: string;
+  bodySchema: Json;
+  /** What the receiver answers to acknowledge. */
+  ackSchema?: Json;
+}
+
+export interface SpecModel {
+  doc: Json;
+  /** The interface's envelope (rows whose envelope is the same refer to it). */
+  envelope: Json;
+  operations: OperationModel[];
+  webhooks: WebhookModel[];
+  chain?: { header: string; current: { operation: string; param: string } };
+  sensitiveKeys: string[];
+  /** Security scheme names and what the spec says of each (type, scheme, extensions). */
+  schemes: Record<string, Json>;
+}
+
+/** A codec's TypeScript input type, by codec name (the target lists them). */
+export type CodecTypes = Readonly<Record<string, { type: string }>>;
+
+const fail = (where: string, what: string): never => {
+  throw new Error(`codegen: ${where}: ${what}`);
+};
+
+/** Every schema a node stands for, through `$ref`s and `allOf` branches. */
+function parts(doc: Json, schema: Json): Json[] {
+  const s = deref(doc, schema);
+  if (!s || typeof s !== "object") return [];
+  return [s, ...(s.allOf ?? []).flatMap((p: Json) => parts(doc, p))];
+}
+
+/** The schemas a pointer reaches inside a schema (`*` steps into `items`). */
+function resolveIn(doc: Json, schema: Json, keys: readonly string[]): Json[] {
+  if (keys.length === 0) return [schema];
+  const [key, ...rest] = keys as [string, ...string[]];
+  const next = parts(doc, schema)
+    .map((p) => (key === "*" ? p.items : p.properties?.[key]))
+    .filter((x) => x !== undefined);
+  return next.flatMap((n) => resolveIn(doc, n, rest));
+}
+
+/** A schema written in place that says nothing beyond its type (an envelope's open `Data`); a named one (`$ref`) never is. */
+const isBare = (s: Json) => s && typeof s === "object" && !s.properties && !s.items && !s.allOf && !s.anyOf && !s.oneOf && !s.$ref;
+
+const dedupe = (schemas: Json[]): Json[] => {
+  const seen = new Map<string, Json>();
+  for (const s of schemas) seen.set(JSON.stringify(s), s);
+  return [...seen.values()];
+};
+
+/** One schema for several candidates: the specific ones win over a bare object; several make an `allOf`. */
+function pick(candidates: Json[]): Json {
+  const specific = candidates.filter((c) => !isBare(c));
+  const chosen = dedupe(specific.length ? specific : candidates);
+  return chosen.length === 1 ? chosen[0] : { allOf: chosen };
+}
+
+const union = (schemas: Json[]): Json => {
+  const d = dedupe(schemas);
+  return d.length === 1 ? d[0] : { anyOf: d };
+};
+
+const itemsOf = (doc: Json, s: Json): Json | undefined => {
+  const d = deref(doc, s);
+  return d?.type === "array" ? (d.items ?? {}) : undefined;
+};
+
+/** `x-unwrap` as the runtime reads it, or a failure that names the operation. */
+function normaliseUnwrap(where: string, raw: Json): ReturnType<typeof readUnwrap> {
+  try {
+    return readUnwrap(raw);
+  } catch (e) {
+    return fail(where, (e as Error).message);
+  }
+}
+
+function jsonSchemaOf(doc: Json, holder: Json): Json | undefined {
+  const h = typeof holder?.$ref === "string" ? resolveRef(doc, holder.$ref) : holder;
+  return h?.content?.["application/json"]?.schema;
+}
+
+/** The result schema: what the answer holds at the unwrap pointer(s), shaped as list or one item. */
+function resultOf(doc: Json, where: string, response: Json | undefined, unwrap: ReturnType<typeof normaliseUnwrap>): Json {
+  if (!response) return {};
+  const reached = unwrap.at.map((p) => {
+    const keys = parsePointer(p);
+    const found = resolveIn(doc, response, keys);
+    if (found.length === 0) fail(where, `x-unwrap ${JSON.stringify(p)} reaches nothing in the schema of the 200 answer`);
+    return { schema: pick(found), fanned: keys.includes("*") };
+  });
+  if (!unwrap.list && !unwrap.one) return union(reached.map((r) => r.schema));
+  const items = union(reached.map((r) => (r.fanned ? r.schema : (itemsOf(doc, r.schema) ?? r.schema))));
+  return unwrap.list ? { type: "array", items } : items;
+}
+
+/** Codecs of a schema by JSON pointer (`/Positions/*\/Price`), through `$ref`, items and compositions. */
+function codecsIn(doc: Json, node: Json, path: string, out: Record<string, string>, stack: string[] = []): void {
+  if (!node || typeof node !== "object") return;
+  if (typeof node["x-codec"] === "string") {
+    out[path] = node["x-codec"];
+    return;
+  }
+  if (typeof node.$ref === "string") {
+    if (stack.includes(node.$ref)) return;
+    codecsIn(doc, resolveRef(doc, node.$ref), path, out, [...stack, node.$ref]);
+    return;
+  }
+  for (const [name, s] of Object.entries<Json>(node.properties ?? {})) codecsIn(doc, s, `${path}/${escapePointer(name)}`, out, stack);
+  if (node.items) codecsIn(doc, node.items, `${path}/*`, out, stack);
+  for (const k of ["allOf", "anyOf", "oneOf"]) for (const s of node[k] ?? []) codecsIn(doc, s, path, out, stack);
+}
+
+/** Whether a schema reaches a codec (then its type variant differs from the wire type). */
+function reachesCodec(doc: Json, node: Json): boolean {
+  const out: Record<string, string> = {};
+  codecsIn(doc, node, "", out);
+  return Object.keys(out).length > 0;
+}
+
+/**
+ * The TypeScript variant of an input schema: a codec'd node becomes a marker the type emitter
+ * turns into the codec's input type, and components that reach a codec are copied as `<Name>Input`.
+ */
+function typeVariant(doc: Json, node: Json, inputCopies: Record<string, Json>): Json {
+  if (Array.isArray(node)) return node.map((n) => typeVariant(doc, n, inputCopies));
+  if (!node || typeof node !== "object") return node;
+  if (typeof node["x-codec"] === "string") return { "x-codec-input": node["x-codec"], ...(node.description ? { description: node.description } : {}) };
+  if (typeof node.$ref === "string") {
+    const target = resolveRef(doc, node.$ref);
+    if (typeof target?.["x-codec"] === "string") return { "x-codec-input": target["x-codec"], ...(node.description ? { description: node.description } : {}) };
+    if (!node.$ref.startsWith("#/components/schemas/") || !reachesCodec(doc, node)) return node;
+    const name = `${node.$ref.slice("#/components/schemas/".length).replace(/\./g, "_")}Input`;
+    if (!(name in inputCopies)) {
+      inputCopies[name] = {}; // placeholder first: a recursive schema must not recurse here forever
+      inputCopies[name] = typeVariant(doc, target, inputCopies);
+    }
+    const { $ref: _, ...siblings } = node;
+    return { ...siblings, $ref: `#/components/schemas/${name}` };
+  }
+  const out: Json = {};
+  for (const [k, v] of Object.entries<Json>(node))
+    out[k] = ["properties", "patternProperties", "$defs"].includes(k)
+      ? Object.fromEntries(Object.entries<Json>(v).map(([n, s]) => [n, typeVariant(doc, s, inputCopies)]))
+      : typeVariant(doc, v, inputCopies);
+  return out;
+}
+
+/** Prefix parameters are typed by the emitter as template-literal keys, not as an index signature. */
+function withoutPatterns(schema: Json): Json {
+  const { patternProperties: _, ...rest } = schema;
+  return rest;
+}
+
+const simpleTypes: Record<string, string> = { boolean: "boolean", string: "string", number: "number", integer: "number" };
+
+/** Reads the spec's security requirement of an operation into scheme names. */
+function securityOf(doc: Json, op: Json): string[] {
+  const requirements: Json[] = op.security ?? doc.security ?? [];
+  return [...new Set(requirements.flatMap((r) => Object.keys(r)))];
+}
+
+export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string): SpecModel {
+  const inputCopies: Record<string, Json> = {};
+  const docEnvelope = doc["x-envelope"] ?? fail(specPath, "x-envelope is missing at the root (where params go, and the answer's code and message)");
+  const schemes: Record<string, Json> = doc.components?.securitySchemes ?? {};
+  const chainSpec = doc["x-chain"];
+  const chain = chainSpec ? { header: chainSpec.header, current: { operation: chainSpec.current.operation, param: chainSpec.current.param } } : undefined;
+  const models: OperationModel[] = [];
+  const webhooks: WebhookModel[] = [];
+
+  for (const { method, path, op, webhook } of specOperations(doc)) {
+    const id: string = op.operationId;
+    const where = `${specPath} ${method.toUpperCase()} ${path} (${id})`;
+    if (webhook) {
+      webhooks.push({
+        id,
+        summary: op.summary ?? id,
+        bodySchema: jsonSchemaOf(doc, op.requestBody) ?? fail(where, "a webhook needs a JSON request body"),
+        ackSchema: jsonSchemaOf(doc, op.responses?.["200"]),
+      });
+      continue;
+    }
+    const envelope = { ...docEnvelope, ...op["x-envelope"] };
+    const unwrap = normaliseUnwrap(where, op["x-unwrap"]);
+    const parameters: Json[] = (op.parameters ?? []).map((p: Json) => deref(doc, p));
+    const byIn = (kind: string) => parameters.filter((p) => p.in === kind && !(kind === "header" && chain && p.name === chain.header));
+    const presentsChain = parameters.some((p) => p.in === "header" && chain && p.name === chain.header);
+
+    // The caller's input: path, query and header parameters beside the body's parameters.
+    const properties: Record<string, Json> = {};
+    const required: string[] = [];
+    const headerDefaults: Record<string, string> = {};
+    for (const p of [...byIn("path"), ...byIn("query"), ...byIn("header")]) {
+      properties[p.name] = { ...p.schema, ...(p.description ? { description: p.description } : {}) };
+      const dflt = p.schema?.default;
+      if (p.in === "header" && dflt !== undefined) headerDefaults[p.name] = String(dflt);
+      else if (p.required) required.push(p.name);
+    }
+    const requestSchema = jsonSchemaOf(doc, op.requestBody);
+    let openParams = false;
+    let patternProperties: Json | undefined;
+    let period: Json | undefined;
+    let additional: Json = false;
+    if (requestSchema) {
+      const keys = parsePointer(envelope.params);
+      const found = resolveIn(doc, requestSchema, keys);
+      if (found.length !== 1) fail(where, `x-envelope params ${JSON.stringify(envelope.params)} must reach one object schema in the request body`);
+      const params = deref(doc, found[0]);
+      if (params.allOf || params.anyOf || params.oneOf) fail(where, "the parameters object must list its properties (no allOf/anyOf/oneOf at that level)");
+      for (const [name, s] of Object.entries<Json>(params.properties ?? {})) {
+        if (name in properties) fail(where, `parameter ${name} is both a ${parameters.find((p) => p.name === name)?.in} parameter and a body field`);
+        properties[name] = s;
+      }
+      required.push(...(params.required ?? []));
+      patternProperties = params.patternProperties;
+      period = params["x-period"];
+      const known = Object.keys(params.properties ?? {}).length > 0;
+      // Known parameters are checked strictly; where the document calls the list open, the
+      // unknown ones go through the named escape hatch `extraParams`, never beside the known ones.
+      openParams = known && params.additionalProperties === true;
+      additional = known ? false : (params.additionalProperties ?? true);
+    }
+    const inputSchema: Json = {
+      type: "object",
+      properties,
+      ...(required.length ? { required } : {}),
+      ...(patternProperties ? { patternProperties } : {}),
+      additionalProperties: additional,
+    };
+    const codecs: Record<string, string> = {};
+    codecsIn(doc, inputSchema, "", codecs);
+    const patternCodecs: Record<string, string> = {};
+    const prefixParams: [string, string][] = [];
+    for (const [pattern, s] of Object.entries<Json>(patternProperties ?? {})) {
+      const found: Record<string, string> = {};
+      codecsIn(doc, s, "", found);
+      if (found[""]) patternCodecs[pattern] = found[""];
+      const prefix = /^\^([A-Za-z0-9_]+)$/.exec(pattern)?.[1] ?? fail(where, `pattern property ${pattern} must be a plain prefix (^name) to be typed`);
+      const codec = found[""];
+      const tsType = codec ? (codecTypes[codec]?.type ?? fail(where, `no TypeScript type for codec ${codec}`)) : (simpleTypes[deref(doc, s)?.type] ?? "unknown");
+      prefixParams.push([prefix, tsType]);
+    }
+    for (const name of Object.values({ ...codecs, ...patternCodecs })) if (!codecTypes[name]) fail(where, `codec ${name} is not one the package provides`);
+    if (period && (!properties[period.from] || !properties[period.to])) fail(where, `x-period names ${period.from} and ${period.to}, which are not both parameters`);
+    const chainKey = op["x-chain-key"];
+    if ((presentsChain || chainKey) && !chain) fail(where, "the operation uses a chain, but the spec has no x-chain");
+    if (presentsChain && !chainKey) fail(where, `presents the chain header ${chain?.header} but has no x-chain-key`);
+    if (chainKey && !properties[chainKey]) fail(where, `x-chain-key ${chainKey} is not a parameter`);
+
+    const response = jsonSchemaOf(doc, op.responses?.["200"]);
+    const binaryWhen = op["x-binary-when"];
+    const security = securityOf(doc, op);
+    const signsIn = Object.values<Json>(schemes).some((s) => s["x-obtained-by"] === id);
+    const row: Record<string, unknown> = {
+      id,
+      method,
+      path,
+      security,
+      ...(signsIn ? { signsIn: true } : {}),
+      idempotent: op["x-idempotent"] === true,
+      movesMoney: op["x-moves-money"] === true,
+      ...(byIn("path").length || byIn("query").length || byIn("header").length
+        ? {
+            in: {
+              ...(byIn("path").length ? { path: byIn("path").map((p) => p.name) } : {}),
+              ...(byIn("query").length ? { query: byIn("query").map((p) => p.name) } : {}),
+              ...(byIn("header").length ? { header: byIn("header").map((p) => p.name) } : {}),
+            },
+          }
+        : {}),
+      ...(Object.keys(headerDefaults).length ? { headerDefaults } : {}),
+      body: requestSchema !== undefined,
+      envelope,
+      unwrap,
+      ...(binaryWhen ? { binaryWhen } : {}),
+      ...(Object.keys(codecs).length ? { codecs } : {}),
+      ...(Object.keys(patternCodecs).length ? { patternCodecs } : {}),
+      ...(period ? { period } : {}),
+      ...(openParams ? { openParams: true } : {}),
+      ...(chainKey ? { chain: { key: chainKey, presents: presentsChain } } : {}),
+      ...(op["x-path-default"] === true ? { pathIsDefault: true } : {}),
+      ...(reachesSensitive(doc, response) ? { secretAnswer: true } : {}),
+    };
+    models.push({
+      id,
+      method,
+      path,
+      summary: op.summary ?? id,
+      row,
+      inputSchema,
+      inputType: typeVariant(doc, withoutPatterns(inputSchema), inputCopies),
+      prefixParams,
+      inputRequired: required.length > 0,
+      resultSchema: resultOf(doc, where, response, unwrap),
+      requestSchema,
+      responseSchema: response,
+      fileWhen: binaryWhen,
+      openParams,
+      retryNote: op["x-moves-money"]
+        ? "Moves money: never retried automatically"
+        : op["x-idempotent"]
+          ? "Retried on network errors, timeouts, 408, 429 and 5xx"
+          : "Not retried automatically",
+    });
+  }
+
+  // The input copies (`<Name>Input`) join the document's components, for the type emitter.
+  const augmented = { ...doc, components: { ...doc.components, schemas: { ...doc.components?.schemas, ...inputCopies } } };
+  return { doc: augmented, envelope: docEnvelope, operations: models, webhooks, chain, sensitiveKeys: sensitiveKeys(doc), schemes };
+}
+
+/** Whether any schema reachable from `node` is marked x-sensitive (then no excerpt of the answer is ever shown). */
+function reachesSensitive(doc: Json, node: Json, seen = new Set<Json>()): boolean {
+  if (node === null || typeof node !== "object" || seen.has(node)) return false;
+  seen.add(node);
+  if (node["x-sensitive"] === true) return true;
+  if (typeof node.$ref === "string" && reachesSensitive(doc, resolveRef(doc, node.$ref), seen)) return true;
+  return Object.values(node).some((v) => reachesSensitive(doc, v, seen));
+}
+
+/** Names of scalar properties marked x-sensitive anywhere in the spec. */
+function sensitiveKeys(doc: Json): string[] {
+  const keys = new Set<string>();
+  walk(doc, (node) => {
+    for (const [name, schema] of Object.entries<Json>(node.properties ?? {})) {
+      if (schema?.["x-sensitive"] === true && schema.type !== "object") keys.add(name);
+    }
+  });
+  return [...keys].sort();
+}

@@ -1,0 +1,51 @@
+// What the spec cannot say fails generation, naming the place: a parameter that is both a path
+// parameter and a body field, an unwrap pointer that reaches nothing, a codec the package lacks,
+// a chain header without a chain key.
+import { describe, expect, it } from "vitest";
+import { buildModel } from "../src/model.js";
+
+const spec = (op: object, extra: object = {}) => ({
+  openapi: "3.1.0",
+  info: { title: "t", version: "1" },
+  "x-envelope": { params: "" },
+  paths: {
+    "/x/{id}": {
+      post: {
+        operationId: "x.run",
+        "x-idempotent": true,
+        "x-unwrap": "",
+        responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object", properties: { a: { type: "string" } } } } } } },
+        ...op,
+      },
+    },
+  },
+  ...extra,
+});
+const body = (schema: object) => ({ requestBody: { content: { "application/json": { schema } } } });
+const idParam = { parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer" } }] };
+
+describe("generation refuses what it cannot model", () => {
+  it("a name that is both a path parameter and a body field", () => {
+    expect(() => buildModel(spec({ ...idParam, ...body({ type: "object", properties: { id: { type: "string" } } }) }), {}, "t.yaml")).toThrow(
+      /t.yaml POST \/x\/\{id\} \(x.run\): parameter id is both a path parameter and a body field/,
+    );
+  });
+  it("an unwrap pointer that reaches nothing in the answer", () => {
+    expect(() => buildModel(spec({ ...idParam, "x-unwrap": "/Data/Items" }), {}, "t.yaml")).toThrow(/x-unwrap "\/Data\/Items" reaches nothing/);
+    expect(() => buildModel(spec({ ...idParam, "x-unwrap": "Data" }), {}, "t.yaml")).toThrow(/is not a JSON pointer/);
+  });
+  it("a codec the package does not provide", () => {
+    expect(() => buildModel(spec({ ...idParam, ...body({ type: "object", properties: { d: { type: "string", "x-codec": "moon-phase" } } }) }), {}, "t.yaml")).toThrow(
+      /codec moon-phase is not one the package provides/,
+    );
+  });
+  it("a chain header without a chain key, and a missing envelope", () => {
+    const chained = spec(
+      { parameters: [...idParam.parameters, { name: "Uid", in: "header", required: true, schema: { type: "string" } }] },
+      { "x-chain": { header: "Uid", current: { operation: "x.run", param: "id" } } },
+    );
+    expect(() => buildModel(chained, {}, "t.yaml")).toThrow(/presents the chain header Uid but has no x-chain-key/);
+    const { "x-envelope": _, ...bare } = spec(idParam);
+    expect(() => buildModel(bare, {}, "t.yaml")).toThrow(/x-envelope is missing/);
+  });
+});
