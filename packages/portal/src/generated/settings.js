@@ -2,7 +2,7 @@
 /* eslint-disable */
 "use strict";
 export const settings = validate0;
-const schema0 = {"type":"object","properties":{"baseUrl":{"type":"string"},"version":{"enum":["v1","v2"],"type":"string"},"timeoutMs":{"minimum":1,"type":"number"},"retry":{"$ref":"spec#/components/schemas/RetryOptions"},"validateRequests":{"type":"boolean"},"validateResponses":{"type":"boolean"},"timeZone":{"type":"string"},"headers":{"$ref":"spec#/components/schemas/Record%3Cstring%2Cstring%3E"},"credentials":{"$ref":"spec#/components/schemas/PortalCredentials"},"refreshWith":{"enum":["accessToken","refreshToken"],"type":"string"}},"additionalProperties":false,"required":["baseUrl"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
+const schema0 = {"type":"object","properties":{"baseUrl":{"type":"string"},"version":{"enum":["v1","v2"],"type":"string"},"timeoutMs":{"minimum":1,"type":"number"},"retry":{"$ref":"spec#/components/schemas/RetryOptions"},"validateRequests":{"type":"boolean"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"timeZone":{"type":"string"},"headers":{"$ref":"spec#/components/schemas/Record%3Cstring%2Cstring%3E"},"credentials":{"$ref":"spec#/components/schemas/PortalCredentials"},"refreshWith":{"enum":["accessToken","refreshToken"],"type":"string"}},"additionalProperties":false,"required":["baseUrl"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
 const schema2 = {"type":"object","properties":{"maxRetries":{"type":"number"},"baseDelayMs":{"type":"number"},"maxDelayMs":{"type":"number"},"retryAfterCapMs":{"type":"number"}},"additionalProperties":false};
 const schema3 = {"type":"object","additionalProperties":false};
 const schema4 = {"type":"object","properties":{"lgn":{"type":"string"},"psw":{"type":"string"},"initiator":{"type":"string"}},"additionalProperties":false,"required":["lgn","psw"]};
@@ -201,9 +201,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.timeZone !== undefined){
-if(typeof data.timeZone !== "string"){
-const err15 = {instancePath:instancePath+"/timeZone",schemaPath:"#/properties/timeZone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.maxResponseBytes !== undefined){
+let data10 = data.maxResponseBytes;
+if(typeof data10 == "number"){
+if(data10 < 1 || isNaN(data10)){
+const err15 = {instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -213,11 +215,8 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.headers !== undefined){
-let data11 = data.headers;
-if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
-for(const key2 in data11){
-const err16 = {instancePath:instancePath+"/headers",schemaPath:"spec#/components/schemas/Record%3Cstring%2Cstring%3E/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+else {
+const err16 = {instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -227,8 +226,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-else {
-const err17 = {instancePath:instancePath+"/headers",schemaPath:"spec#/components/schemas/Record%3Cstring%2Cstring%3E/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.timeZone !== undefined){
+if(typeof data.timeZone !== "string"){
+const err17 = {instancePath:instancePath+"/timeZone",schemaPath:"#/properties/timeZone/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -238,11 +238,11 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.credentials !== undefined){
-let data12 = data.credentials;
+if(data.headers !== undefined){
+let data12 = data.headers;
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.lgn === undefined){
-const err18 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/required",keyword:"required",params:{missingProperty: "lgn"},message:"must have required property '"+"lgn"+"'"};
+for(const key2 in data12){
+const err18 = {instancePath:instancePath+"/headers",schemaPath:"spec#/components/schemas/Record%3Cstring%2Cstring%3E/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -251,8 +251,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(data12.psw === undefined){
-const err19 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/required",keyword:"required",params:{missingProperty: "psw"},message:"must have required property '"+"psw"+"'"};
+}
+else {
+const err19 = {instancePath:instancePath+"/headers",schemaPath:"spec#/components/schemas/Record%3Cstring%2Cstring%3E/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -261,9 +262,12 @@ vErrors.push(err19);
 }
 errors++;
 }
-for(const key3 in data12){
-if(!(((key3 === "lgn") || (key3 === "psw")) || (key3 === "initiator"))){
-const err20 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+}
+if(data.credentials !== undefined){
+let data13 = data.credentials;
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+if(data13.lgn === undefined){
+const err20 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/required",keyword:"required",params:{missingProperty: "lgn"},message:"must have required property '"+"lgn"+"'"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -272,10 +276,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-if(data12.lgn !== undefined){
-if(typeof data12.lgn !== "string"){
-const err21 = {instancePath:instancePath+"/credentials/lgn",schemaPath:"spec#/components/schemas/PortalCredentials/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.psw === undefined){
+const err21 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/required",keyword:"required",params:{missingProperty: "psw"},message:"must have required property '"+"psw"+"'"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -284,10 +286,9 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-if(data12.psw !== undefined){
-if(typeof data12.psw !== "string"){
-const err22 = {instancePath:instancePath+"/credentials/psw",schemaPath:"spec#/components/schemas/PortalCredentials/properties/psw/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key3 in data13){
+if(!(((key3 === "lgn") || (key3 === "psw")) || (key3 === "initiator"))){
+const err22 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -297,9 +298,9 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data12.initiator !== undefined){
-if(typeof data12.initiator !== "string"){
-const err23 = {instancePath:instancePath+"/credentials/initiator",schemaPath:"spec#/components/schemas/PortalCredentials/properties/initiator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.lgn !== undefined){
+if(typeof data13.lgn !== "string"){
+const err23 = {instancePath:instancePath+"/credentials/lgn",schemaPath:"spec#/components/schemas/PortalCredentials/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -309,9 +310,9 @@ vErrors.push(err23);
 errors++;
 }
 }
-}
-else {
-const err24 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data13.psw !== undefined){
+if(typeof data13.psw !== "string"){
+const err24 = {instancePath:instancePath+"/credentials/psw",schemaPath:"spec#/components/schemas/PortalCredentials/properties/psw/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -321,10 +322,9 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data.refreshWith !== undefined){
-let data16 = data.refreshWith;
-if(typeof data16 !== "string"){
-const err25 = {instancePath:instancePath+"/refreshWith",schemaPath:"#/properties/refreshWith/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.initiator !== undefined){
+if(typeof data13.initiator !== "string"){
+const err25 = {instancePath:instancePath+"/credentials/initiator",schemaPath:"spec#/components/schemas/PortalCredentials/properties/initiator/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -333,8 +333,10 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(!((data16 === "accessToken") || (data16 === "refreshToken"))){
-const err26 = {instancePath:instancePath+"/refreshWith",schemaPath:"#/properties/refreshWith/enum",keyword:"enum",params:{allowedValues: schema0.properties.refreshWith.enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -344,14 +346,37 @@ vErrors.push(err26);
 errors++;
 }
 }
-}
-else {
-const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.refreshWith !== undefined){
+let data17 = data.refreshWith;
+if(typeof data17 !== "string"){
+const err27 = {instancePath:instancePath+"/refreshWith",schemaPath:"#/properties/refreshWith/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
 else {
 vErrors.push(err27);
+}
+errors++;
+}
+if(!((data17 === "accessToken") || (data17 === "refreshToken"))){
+const err28 = {instancePath:instancePath+"/refreshWith",schemaPath:"#/properties/refreshWith/enum",keyword:"enum",params:{allowedValues: schema0.properties.refreshWith.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+else {
+const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
 }
 errors++;
 }
