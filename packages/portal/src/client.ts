@@ -1,26 +1,16 @@
-// `createPortalClient`: the generated method facade of v2 or v1 over one transport, with what the
-// spec cannot say written here: the envelopes, the captcha sign-in, token storage and logout.
-import {
-  type CallOptions,
-  checkClientOptions,
-  encodeParams,
-  type OperationSpec,
-  RequestValidationError,
-  randomUuid,
-  TokenManager,
-  type TokenSet,
-  Transport,
-  UnexpectedResponseError,
-  UnsupportedOperationError,
-} from "@paysys/core";
+// `createPortalClient`: the generated methods of v2 or v1 over the shared invoker. What the spec
+// cannot say is written here and nowhere else: the captcha sign-in, reading the token answer
+// (whose fields the document does not show), logout on close, and v1's missing `user.me`.
+import { type CallOptions, ClientClosedError, ConfigurationError, type TokenSet, UnexpectedResponseError, UnsupportedOperationError } from "@paysys/core";
+import { bearerScheme, checkClientOptions, createInvoker, randomUuid, SecretSet, TokenManager, Transport } from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
-import { unwrapV1, unwrapV2 } from "./envelope.js";
+import { portalCodecs } from "./codecs.js";
 import { settings as settingsValidator } from "./generated/settings.js";
 import { buildPortalV1Methods, type PortalV1Methods } from "./generated/v1/client.js";
-import { operations as v1Operations, sensitiveKeys as v1SensitiveKeys } from "./generated/v1/operations.js";
+import * as v1 from "./generated/v1/operations.js";
 import type { paths as V1Paths } from "./generated/v1/schema.js";
 import { buildPortalV2Methods, type PortalV2Methods } from "./generated/v2/client.js";
-import { operations as v2Operations, sensitiveKeys as v2SensitiveKeys } from "./generated/v2/operations.js";
+import * as v2 from "./generated/v2/operations.js";
 import type { paths as V2Paths } from "./generated/v2/schema.js";
 import { type CaptchaChallenge, functionOptionKeys, type PortalClientOptions, type PortalCredentials } from "./options.js";
 
@@ -36,7 +26,7 @@ export interface PortalClientBase<Paths extends object> {
   signIn(input: PortalCredentials & { captcha: string; captchaSession: string }, options?: CallOptions): Promise<void>;
   /** Whether the client holds tokens. */
   readonly signedIn: boolean;
-  /** Logs out (ends the session on the server) and forgets the tokens. */
+  /** Logs out (ends the session on the server) and forgets the tokens. The client refuses calls afterwards. */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
   /** The low-level openapi-fetch client (same base URL, token, timeouts; no automatic retries). */
@@ -56,10 +46,7 @@ export function defaultExtractTokens(result: Record<string, unknown>, now: numbe
   if (typeof access !== "string" || access === "") {
     throw new UnexpectedResponseError(
       `account.token: the token answer has no accessToken or token field (fields: ${Object.keys(result).join(", ") || "none"}); pass the extractTokens option`,
-      {
-        operation: "account.token",
-        bodyExcerpt: "[REDACTED: this answer carries secrets]",
-      },
+      { operation: "account.token", bodyExcerpt: "[REDACTED: this answer carries secrets]" },
     );
   }
   const refresh = result.refreshToken;
@@ -76,34 +63,40 @@ export function defaultExtractTokens(result: Record<string, unknown>, now: numbe
  * names (there is no `user.me` in v1).
  *
  * @example
- * const portal = createPortalClient({ baseUrl: "https://portal.example", solveCaptcha, credentials: { lgn, psw } });
- * const rows = await portal.reports.payments({ dateFrom: new Date("2024-05-01"), dateTo: new Date() });
+ * const portal = createPortalClient({ baseUrl: "https://portal.example", credentials: { lgn, psw }, solveCaptcha });
+ * const rows = await portal.reports.payments({ ...period.month(2024, 5), subOn: true });
  */
 export function createPortalClient(options: PortalClientOptions & { version: "v1" }): PortalV1Client;
 export function createPortalClient(options: PortalClientOptions & { version?: "v2" }): PortalV2Client;
 export function createPortalClient(options: PortalClientOptions): PortalV1Client | PortalV2Client;
 export function createPortalClient(options: PortalClientOptions): PortalV1Client | PortalV2Client {
   checkClientOptions("createPortalClient", options, settingsValidator, callbacks);
+  if (options.credentials && !options.solveCaptcha) {
+    throw new ConfigurationError("createPortalClient: credentials need solveCaptcha: every sign-in asks for a captcha, which a person (or your solver) must read");
+  }
   const version = options.version ?? "v2";
-  const ops = (version === "v2" ? v2Operations : v1Operations) as Record<string, OperationSpec>;
-  const op = (id: string): OperationSpec => ops[id]!;
+  const spec = version === "v2" ? v2 : v1;
   const extract = options.extractTokens ?? ((r: Record<string, unknown>) => defaultExtractTokens(r));
   const newSession = options.newCaptchaSession ?? randomUuid;
+  // Every secret the client holds, so no error or log line can show one whatever the server echoes.
+  const secrets = new SecretSet();
+  secrets.pin(options.credentials?.psw);
+  let closed = false;
 
   const tokens: TokenManager = new TokenManager({
+    secrets,
     obtain:
       options.credentials && options.solveCaptcha
         ? async () => {
             const challenge = await requestCaptcha();
             const captcha = await options.solveCaptcha!(challenge);
-            return extract(
-              (await invoke(op("account.token"), { initiator: "sdk", ...options.credentials, captcha, captchaSession: challenge.captchaSession })) as Record<string, unknown>,
-            );
+            secrets.remember(captcha);
+            return extract(await methods.account.token({ initiator: "sdk", ...options.credentials, captcha, captchaSession: challenge.captchaSession }));
           }
         : undefined,
     refresh: async (current) => {
       const token = options.refreshWith === "accessToken" ? current.accessToken : current.refreshToken;
-      const next = extract((await invoke(op("account.refresh"), { token })) as Record<string, unknown>);
+      const next = extract(await methods.account.refresh({ token }));
       // Keep the old refresh token when the answer carries none.
       return { ...next, refreshToken: next.refreshToken ?? current.refreshToken };
     },
@@ -114,34 +107,32 @@ export function createPortalClient(options: PortalClientOptions): PortalV1Client
     fetch: options.fetch,
     timeoutMs: options.timeoutMs,
     retry: options.retry,
-    validateRequests: options.validateRequests,
     validateResponses: options.validateResponses,
+    maxResponseBytes: options.maxResponseBytes,
     logger: options.logger,
     hooks: options.hooks,
     headers: options.headers,
-    auth: { tokens, authorize: options.authorize ?? ((t) => ({ Authorization: `Bearer ${t}` })) },
-    sensitiveKeys: version === "v2" ? v2SensitiveKeys : v1SensitiveKeys,
+    schemes: { portalToken: bearerScheme(tokens, options.authorize) },
+    sensitiveKeys: spec.sensitiveKeys,
+    secrets,
+  });
+  const invoker = createInvoker({
+    transport,
+    operations: spec.operations,
+    codecs: portalCodecs,
+    timeZone: options.timeZone,
+    validateRequests: options.validateRequests,
+    guard: () => {
+      if (closed) throw new ClientClosedError("the portal client was closed (logged out); create a new client to sign in again");
+    },
   });
 
-  async function invoke(op: OperationSpec, params: unknown, callOptions?: CallOptions): Promise<unknown> {
-    if (params === null || typeof params !== "object" || Array.isArray(params)) {
-      throw new RequestValidationError(op.id, [{ path: "", message: "params must be an object" }]);
-    }
-    const encoded = encodeParams(op.id, params as Record<string, unknown>, op.codecs, { timeZone: options.timeZone }, op.patternCodecs);
-    const body = version === "v2" ? { params: encoded } : { Body: { Params: encoded } };
-    const wantsFile = op.binaryWhen !== undefined && Object.entries(op.binaryWhen).every(([k, v]) => encoded[k] === v);
-    const result = await transport.call(op, { body }, callOptions, wantsFile);
-    if (result.kind === "file") return result.file;
-    return version === "v2" ? unwrapV2(op, result) : unwrapV1(op, result);
-  }
+  const methods: PortalV2Methods | PortalV1Methods = version === "v2" ? buildPortalV2Methods(invoker.invoke) : buildPortalV1Methods(invoker.invoke);
 
   async function requestCaptcha(callOptions?: CallOptions): Promise<CaptchaChallenge> {
     const captchaSession = newSession();
-    const captcha = (await invoke(op("account.captcha"), { captchaSession }, callOptions)) as Record<string, unknown>;
-    return { captchaSession, captcha };
+    return { captchaSession, captcha: await methods.account.captcha({ captchaSession }, callOptions) };
   }
-
-  const methods = version === "v2" ? buildPortalV2Methods(invoke) : buildPortalV1Methods(invoke);
   if (version === "v1") {
     // Not in the v1 type either; this is for JavaScript callers, who would otherwise see "not a function".
     Object.defineProperty(methods.user, "me", {
@@ -155,16 +146,20 @@ export function createPortalClient(options: PortalClientOptions): PortalV1Client
     requestCaptcha,
     async signIn(input, callOptions) {
       const { lgn, psw, initiator = "sdk", captcha, captchaSession } = input;
-      tokens.set(extract((await invoke(op("account.token"), { lgn, psw, initiator, captcha, captchaSession }, callOptions)) as Record<string, unknown>));
+      secrets.pin(psw);
+      secrets.remember(captcha);
+      tokens.set(extract(await methods.account.token({ lgn, psw, initiator, captcha, captchaSession }, callOptions)));
     },
     get signedIn() {
       return tokens.tokens !== undefined;
     },
     async close() {
+      if (closed) return;
       const refreshToken = tokens.tokens?.refreshToken;
       try {
-        if (refreshToken) await invoke(op("account.logout"), { refreshToken });
+        if (refreshToken) await methods.account.logout({ refreshToken });
       } finally {
+        closed = true;
         tokens.clear();
       }
     },

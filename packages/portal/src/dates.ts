@@ -1,53 +1,41 @@
-// Portal dates: `yyyyMMddHHmmss` / `yyyyMMdd` on the wire, rendered in the service's time zone
-// (an option; Asia/Almaty by default), never in the host's zone by accident. Intl does the
-// time-zone arithmetic, so the host's own TZ setting never enters.
+// Portal dates: `yyyyMMddHHmmss` / `yyyyMMdd` on the wire, in the service's time zone (an option;
+// Asia/Almaty by default), never the host's zone by accident.
+//
+// Callers say what they mean:
+// - a calendar date (`"2024-05-01"` or `{ year: 2024, month: 5, day: 1 }`) is a whole day in the
+//   service's zone: as the start of a period it is 00:00:00, as the end 23:59:59;
+// - a `Date` is an instant, written as the wall-clock time it is in the service's zone;
+// - a string of 8 or 14 digits is already the service's own form and is sent as it is.
+// `new Date("2024-05-01")` is UTC midnight, 05:00 in Almaty: a period built from it silently drops
+// the first hours of the day, which is why calendar dates exist.
+import { type Codec, instantOf, pad, wallClock } from "@paysys/core/internal";
 
 export const DEFAULT_TIME_ZONE = "Asia/Almaty";
 
-/** What callers may pass for a portal date: a `Date` or an already formatted string. */
-export type DateInput = Date | string;
-
-const DATE_TIME = /^(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(\d{2}))?$/;
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-    });
-    formatters.set(timeZone, f);
-  }
-  return f;
+/** A day of the calendar, in the service's time zone. */
+export interface CalendarDate {
+  year: number;
+  /** 1–12. */
+  month: number;
+  /** 1–31. */
+  day: number;
 }
 
-/** Wall-clock fields of an instant in a time zone. */
-function wallClock(date: Date, timeZone: string): Record<"year" | "month" | "day" | "hour" | "minute" | "second", number> {
-  const parts: Record<string, number> = {};
-  for (const p of formatter(timeZone).formatToParts(date)) {
-    if (p.type !== "literal") parts[p.type] = Number(p.value);
-  }
-  return parts as ReturnType<typeof wallClock>;
-}
+/**
+ * What callers may pass for a portal date: a calendar date (`"2024-05-01"` or `{ year, month, day }`,
+ * the whole day), a `Date` (an instant), or the service's own `yyyyMMdd` / `yyyyMMddHHmmss` digits.
+ */
+export type PortalDateInput = CalendarDate | Date | string;
 
-const pad = (n: number, width = 2) => String(n).padStart(width, "0");
+const DIGITS = /^(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(\d{2}))?$/;
+const ISO_DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const EXPECTED = 'expected yyyyMMdd or yyyyMMddHHmmss digits, a calendar date ("2024-05-01" or { year, month, day }) or a Date';
 
-/** True when the string is a valid `yyyyMMddHHmmss` or `yyyyMMdd` calendar value. */
-export function isPortalDate(value: string): boolean {
-  const m = DATE_TIME.exec(value);
-  if (!m) return false;
-  const [y, mo, d, h = 0, mi = 0, s = 0] = m.slice(1).map((x) => (x === undefined ? undefined : Number(x))) as number[];
-  const probe = new Date(Date.UTC(y!, mo! - 1, d!, h, mi, s));
+function isRealTime(y: number, mo: number, d: number, h = 0, mi = 0, s = 0): boolean {
+  const probe = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
   return (
     probe.getUTCFullYear() === y &&
-    probe.getUTCMonth() === mo! - 1 &&
+    probe.getUTCMonth() === mo - 1 &&
     probe.getUTCDate() === d &&
     probe.getUTCHours() === h &&
     probe.getUTCMinutes() === mi &&
@@ -55,47 +43,119 @@ export function isPortalDate(value: string): boolean {
   );
 }
 
+/** True when the string is a valid `yyyyMMddHHmmss` or `yyyyMMdd` calendar value. */
+export function isPortalDate(value: string): boolean {
+  const m = DIGITS.exec(value);
+  if (!m) return false;
+  const [y, mo, d, h, mi, s] = m.slice(1).map((x) => (x === undefined ? undefined : Number(x)));
+  return isRealTime(y!, mo!, d!, h, mi, s);
+}
+
+/** Reads `"2024-05-01"` or `{ year, month, day }` as a calendar date; undefined for anything else. */
+function calendarDate(value: unknown): CalendarDate | undefined {
+  if (typeof value === "string") {
+    const m = ISO_DAY.exec(value);
+    return m ? { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) } : undefined;
+  }
+  if (value !== null && typeof value === "object" && !(value instanceof Date)) {
+    const { year, month, day } = value as Partial<CalendarDate>;
+    if (Number.isInteger(year) && Number.isInteger(month) && Number.isInteger(day)) return { year: year!, month: month!, day: day! };
+  }
+  return undefined;
+}
+
 export interface DateFormatOptions {
   timeZone?: string;
-  /** `second` → yyyyMMddHHmmss (default), `day` → yyyyMMdd. */
-  precision?: "second" | "day";
+  /** For a calendar date: the start of the day (00:00:00, default) or its end (23:59:59). */
+  bound?: "start" | "end";
 }
 
 /**
- * Renders a date for the portal. A string is checked and passed through unchanged, so a caller
- * who already holds a service-formatted value keeps full control.
+ * Renders a date for the portal: a calendar date as the start (or end) of that day, a `Date` as
+ * its wall-clock time in the service's zone, the service's own digits unchanged (after checking).
  */
-export function formatPortalDate(value: DateInput, options: DateFormatOptions = {}): string {
-  if (typeof value === "string") {
-    if (!isPortalDate(value)) throw new RangeError(`not a yyyyMMddHHmmss or yyyyMMdd date: ${JSON.stringify(value)}`);
+export function formatPortalDate(value: PortalDateInput, options: DateFormatOptions = {}): string {
+  if (typeof value === "string" && DIGITS.test(value)) {
+    if (!isPortalDate(value)) throw new RangeError(`not a real date or time: ${JSON.stringify(value)}`);
     return value;
   }
-  if (!(value instanceof Date) || Number.isNaN(value.getTime())) throw new RangeError("not a valid Date");
-  const w = wallClock(value, options.timeZone ?? DEFAULT_TIME_ZONE);
-  const day = `${pad(w.year, 4)}${pad(w.month)}${pad(w.day)}`;
-  return options.precision === "day" ? day : `${day}${pad(w.hour)}${pad(w.minute)}${pad(w.second)}`;
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) throw new RangeError("an invalid Date");
+    const w = wallClock(value, options.timeZone ?? DEFAULT_TIME_ZONE);
+    return `${pad(w.year, 4)}${pad(w.month)}${pad(w.day)}${pad(w.hour)}${pad(w.minute)}${pad(w.second)}`;
+  }
+  const day = calendarDate(value);
+  if (!day) throw new RangeError(`${EXPECTED} (got ${typeof value === "string" ? JSON.stringify(value) : typeof value})`);
+  if (!isRealTime(day.year, day.month, day.day)) throw new RangeError(`not a real day: ${day.year}-${pad(day.month)}-${pad(day.day)}`);
+  return `${pad(day.year, 4)}${pad(day.month)}${pad(day.day)}${options.bound === "end" ? "235959" : "000000"}`;
 }
 
 /**
- * Reads a portal date as the instant it names in the service's time zone. For a wall-clock time
- * that occurs twice (a DST fall-back), the earlier instant is returned; for one that does not
- * occur (a spring-forward gap), the instant one gap later.
+ * Reads a portal date as the instant it names in the service's time zone. A day without a time is
+ * its first second, or with `bound: "end"` its last. For a wall-clock time that occurs twice (a DST
+ * fall-back), the earlier instant; for one that does not occur, the instant one gap later.
  */
-export function parsePortalDate(value: string, timeZone: string = DEFAULT_TIME_ZONE): Date {
-  const m = DATE_TIME.exec(value);
+export function parsePortalDate(value: string, timeZone: string = DEFAULT_TIME_ZONE, bound: "start" | "end" = "start"): Date {
+  const m = DIGITS.exec(value);
   if (!m || !isPortalDate(value)) throw new RangeError(`not a yyyyMMddHHmmss or yyyyMMdd date: ${JSON.stringify(value)}`);
-  const [y, mo, d, h = 0, mi = 0, s = 0] = m.slice(1).map((x) => (x === undefined ? undefined : Number(x))) as number[];
-  const asUtc = Date.UTC(y!, mo! - 1, d!, h, mi, s);
-  const offsetAt = (t: number) => {
-    const w = wallClock(new Date(t), timeZone);
-    return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - t;
-  };
-  // Zones change offset at most once in any two days, so the offsets a day before and a day
-  // after are the only candidates; a candidate is exact when the zone really has that offset then.
-  const DAY = 86_400_000;
-  const before = offsetAt(asUtc - DAY);
-  const after = offsetAt(asUtc + DAY);
-  const exact = [asUtc - before, asUtc - after].filter((t) => offsetAt(t) === asUtc - t).sort((a, b) => a - b);
-  // No exact candidate: the wall time falls in a spring-forward gap; take the offset before it.
-  return new Date(exact[0] ?? asUtc - before);
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const end = m[4] === undefined && bound === "end";
+  const [hour, minute, second] = m[4] === undefined ? (end ? [23, 59, 59] : [0, 0, 0]) : [Number(m[4]), Number(m[5]), Number(m[6])];
+  return new Date(instantOf({ year, month, day, hour, minute, second }, timeZone));
 }
+
+/**
+ * The codec of portal dates: `bound` is the end of a period the date stands for when it is a whole day.
+ * Wire values are wall-clock digits in one zone, so they are ordered by their digits (a day alone
+ * reaching to its first or last second): no time-zone arithmetic on every call.
+ */
+export function portalDateCodec(bound: "start" | "end"): Codec {
+  return {
+    encode: (value, ctx) => formatPortalDate(value as PortalDateInput, { timeZone: ctx.timeZone, bound }),
+    // Wire values come from encode, which checked them; a value the caller passed with the
+    // validator switched off is at worst ordered by its digits.
+    order: (wire, b) => {
+      const text = String(wire);
+      if (!DIGITS.test(text)) throw new RangeError(`not a portal date: ${JSON.stringify(text)}`);
+      return Number(text.length === 8 ? `${text}${b === "end" ? "235959" : "000000"}` : text);
+    },
+  };
+}
+
+/** A period of whole days, inclusive at both ends, in the service's time zone. */
+export interface Period {
+  dateFrom: CalendarDate;
+  dateTo: CalendarDate;
+}
+
+const lastDay = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
+
+function day(value: CalendarDate | string): CalendarDate {
+  const d = calendarDate(value);
+  if (!d || !isRealTime(d.year, d.month, d.day)) throw new RangeError(`not a calendar date: ${JSON.stringify(value)}`);
+  return d;
+}
+
+/**
+ * Periods of whole days, to spread into report parameters:
+ * `portal.reports.payments({ ...period.month(2024, 5), subOn: true })`.
+ */
+export const period = {
+  /** One calendar month: its first day to its last. */
+  month(year: number, month: number): Period {
+    if (!Number.isInteger(year) || !Number.isInteger(month) || month < 1 || month > 12) throw new RangeError(`not a month: ${year}-${month}`);
+    return { dateFrom: { year, month, day: 1 }, dateTo: { year, month, day: lastDay(year, month) } };
+  },
+  /** One day, whole. */
+  day(date: CalendarDate | string): Period {
+    const d = day(date);
+    return { dateFrom: d, dateTo: d };
+  },
+  /** From the first day to the last, both whole. Refuses a reversed range. */
+  days(from: CalendarDate | string, to: CalendarDate | string): Period {
+    const a = day(from);
+    const b = day(to);
+    if (Date.UTC(a.year, a.month - 1, a.day) > Date.UTC(b.year, b.month - 1, b.day)) throw new RangeError("the first day is after the last");
+    return { dateFrom: a, dateTo: b };
+  },
+};

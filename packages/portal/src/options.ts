@@ -2,6 +2,7 @@
 // generator turns it into a JSON Schema (typescript-json-schema) and a precompiled validator, so
 // options passed from plain JavaScript are checked as strictly as TypeScript checks them.
 import type { FetchLike, Hooks, LogEvent, RetryOptions, TokenSet } from "@paysys/core";
+import type { AccountCaptchaResult } from "./generated/v2/schema.js";
 
 /** Portal client settings that are plain data. */
 export interface PortalClientSettings {
@@ -20,6 +21,12 @@ export interface PortalClientSettings {
   validateRequests?: boolean;
   /** Check answers against the spec. Default false. */
   validateResponses?: boolean;
+  /**
+   * Largest JSON answer read, in bytes; a larger one is a ResponseTooLargeError. xlsx files are
+   * streamed and not limited. Default 33554432 (32 MiB).
+   * @minimum 1
+   */
+  maxResponseBytes?: number;
   /** Time zone in which `Date` parameters are rendered. Default `"Asia/Almaty"`. */
   timeZone?: string;
   /** Extra headers sent with every request. */
@@ -42,8 +49,8 @@ export interface PortalCredentials {
 /** What the captcha request answered, for a person to read. */
 export interface CaptchaChallenge {
   captchaSession: string;
-  /** The captcha result object; its fields are not shown in the source document. */
-  captcha: Record<string, unknown>;
+  /** The captcha result object; its fields are not shown in the source document (the sandbox sends `image`). */
+  captcha: AccountCaptchaResult;
 }
 
 /** Portal client options that are functions. */

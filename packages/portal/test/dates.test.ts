@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { encodeParams, formatPortalDate, isPortalDate, parsePortalDate, RequestValidationError } from "../src/index.js";
+import { portalCodecs } from "../src/codecs.js";
+import { formatPortalDate, isPortalDate, parsePortalDate, period } from "../src/index.js";
 
 const zones = ["Asia/Almaty", "UTC", "America/New_York", "Europe/London", "Asia/Kolkata", "Pacific/Chatham", "Australia/Lord_Howe"];
 const instants = fc
@@ -12,7 +13,7 @@ describe("portal date codec", () => {
     const d = new Date("2024-06-01T00:30:00Z");
     expect(formatPortalDate(d)).toBe("20240601053000"); // Almaty is UTC+5 since 2024-03-01
     expect(formatPortalDate(d, { timeZone: "UTC" })).toBe("20240601003000");
-    expect(formatPortalDate(d, { precision: "day", timeZone: "America/New_York" })).toBe("20240531");
+    expect(formatPortalDate(d, { timeZone: "America/New_York" })).toBe("20240531203000");
   });
 
   it("knows Almaty moved from UTC+6 to UTC+5 on 2024-03-01", () => {
@@ -57,35 +58,51 @@ describe("portal date codec", () => {
     expect(() => formatPortalDate(new Date(Number.NaN))).toThrow(RangeError);
   });
 
-  it("encodes Date params and v1 flags from the operation's codecs", () => {
-    const out = encodeParams(
-      "r.p",
-      { dateFrom: new Date("2024-05-01T00:00:00+05:00"), dateTo: "20240531", subOn: true, groupByDay: false, x: true },
-      { dateFrom: "portal-date", dateTo: "portal-date", subOn: "flag", groupByDay: "flag" },
-    );
-    expect(out).toEqual({ dateFrom: "20240501000000", dateTo: "20240531", subOn: 1, groupByDay: 0, x: true });
-    expect(encodeParams("r.p", { dateFrom: "yesterday" }, { dateFrom: "portal-date" })).toEqual({ dateFrom: "yesterday" });
-    expect(() => encodeParams("r.p", { dateFrom: new Date(Number.NaN) }, { dateFrom: "portal-date" })).toThrow(RequestValidationError);
-    expect(encodeParams("r.p", { isAddCommissionForCancel: true }, {}, {}, { "^isAddCommissionForCance": "flag" })).toEqual({ isAddCommissionForCancel: 1 });
+  it("reads a calendar date as the whole day in the service's zone", () => {
+    expect(formatPortalDate("2024-05-01")).toBe("20240501000000");
+    expect(formatPortalDate({ year: 2024, month: 5, day: 31 }, { bound: "end" })).toBe("20240531235959");
+    expect(formatPortalDate("20240531")).toBe("20240531");
+    // A Date is an instant: UTC midnight is 05:00 in Almaty, which is why calendar dates exist.
+    expect(formatPortalDate(new Date("2024-05-01"))).toBe("20240501050000");
+    expect(() => formatPortalDate("2024-02-30")).toThrow(/not a real day/);
+    expect(() => formatPortalDate("yesterday")).toThrow(/expected yyyyMMdd or yyyyMMddHHmmss digits, a calendar date/);
+    expect(parsePortalDate("20240531", "Asia/Almaty", "end").toISOString()).toBe("2024-05-31T18:59:59.000Z");
+  });
+
+  it("codecs: the start of a period is the first second of its day, the end its last; v1 flags are 1/0", () => {
+    const ctx = { operation: "r.p", timeZone: "Asia/Almaty" };
+    expect(portalCodecs["portal-date"]!.encode("2024-05-01", ctx)).toBe("20240501000000");
+    expect(portalCodecs["portal-date-end"]!.encode("2024-05-31", ctx)).toBe("20240531235959");
+    expect(portalCodecs.flag!.encode(true, ctx)).toBe(1);
+    expect(portalCodecs.flag!.encode(0, ctx)).toBe(0);
+    const order = portalCodecs["portal-date"]!.order!;
+    expect(order("20240501", "end", ctx)).toBeGreaterThan(order("20240501120000", "start", ctx));
   });
 });
 
-describe("pattern codecs", () => {
-  it("are compiled once per codec table, not on every call", () => {
-    const table = { "^isAddCommissionForCance": "flag" } as const;
-    const original = globalThis.RegExp;
-    let compiledCount = 0;
-    globalThis.RegExp = new Proxy(original, {
-      construct(target, args) {
-        compiledCount++;
-        return Reflect.construct(target, args);
-      },
-    });
-    try {
-      for (let i = 0; i < 5; i++) expect(encodeParams("r.t", { isAddCommissionForCancel: true }, {}, {}, table)).toEqual({ isAddCommissionForCancel: 1 });
-    } finally {
-      globalThis.RegExp = original;
-    }
-    expect(compiledCount).toBe(1);
+describe("period helpers", () => {
+  it("cover whole months, days and ranges, inclusive at both ends", () => {
+    expect(period.month(2024, 2)).toEqual({ dateFrom: { year: 2024, month: 2, day: 1 }, dateTo: { year: 2024, month: 2, day: 29 } });
+    expect(period.month(2023, 12).dateTo).toEqual({ year: 2023, month: 12, day: 31 });
+    expect(period.day("2024-05-07")).toEqual({ dateFrom: { year: 2024, month: 5, day: 7 }, dateTo: { year: 2024, month: 5, day: 7 } });
+    expect(period.days("2024-05-01", { year: 2024, month: 5, day: 7 }).dateTo.day).toBe(7);
+    expect(() => period.days("2024-05-07", "2024-05-01")).toThrow(/after the last/);
+    expect(() => period.month(2024, 13)).toThrow(RangeError);
+  });
+
+  it("every month's period renders as its first and last second in the service's zone", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 2000, max: 2100 }), fc.integer({ min: 1, max: 12 }), (y, m) => {
+        const p = period.month(y, m);
+        const from = formatPortalDate(p.dateFrom);
+        const to = formatPortalDate(p.dateTo, { bound: "end" });
+        expect(from.endsWith("01000000")).toBe(true);
+        expect(to.endsWith("235959")).toBe(true);
+        // The day after the end is the first day of the next month.
+        const next = new Date(Date.UTC(y, m - 1, p.dateTo.day + 1));
+        expect(next.getUTCDate()).toBe(1);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
