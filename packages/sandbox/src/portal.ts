@@ -9,9 +9,11 @@
 // { image }; lists and reports answer in `data`; an omitted period is the last 7 days and
 // periods longer than `maxPeriodDays` are refused.
 import { randomBytes } from "node:crypto";
-import { formatPortalDate, type OperationSpec, parsePortalDate, validatorIssues } from "@paysys/core";
-import { v1Operations, v2Operations } from "@paysys/portal/spec";
+import { evaluatePointer, type OperationSpec, parsePointer, type Validator, validatorIssues } from "@paysys/core/internal";
+import { formatPortalDate, parsePortalDate } from "@paysys/portal";
+import { v1Operations, v1WireValidators, v2Operations, v2WireValidators } from "@paysys/portal/spec";
 import { createDataSet, type DataSet, type Payment, services } from "./data.js";
+import { json, type ModuleContext, type SandboxAnswer, SandboxClock, type SandboxModule, type SandboxRequest } from "./module.js";
 import { workbook } from "./xlsx.js";
 
 /** The sandbox's own error codes (the real ones are not shown in any source). */
@@ -62,9 +64,6 @@ export interface PortalSandboxOptions {
   timeZone?: string;
 }
 
-/** An answer of the portal: JSON, or a file. */
-export type PortalAnswer = { status: number; json: unknown } | { status: number; file: Uint8Array; contentType: string; filename: string };
-
 interface Session {
   user: SandboxUser;
   accessToken: string;
@@ -88,7 +87,17 @@ class PortalError extends Error {
 const XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 const DAY_MS = 86_400_000;
 
-export class PortalSandbox {
+interface Route {
+  op: OperationSpec;
+  validateRequest: Validator | undefined;
+}
+
+const routes = (ops: Record<string, OperationSpec>, validators: Record<string, Validator>) =>
+  new Map(Object.values(ops).map((op) => [op.path, { op, validateRequest: validators[`${op.id.replace(/\./g, "_")}_request`] }]));
+
+export class PortalSandbox implements SandboxModule {
+  readonly name = "portal";
+  readonly prefix = "/portal";
   /** How many requests of each kind arrived (tests use it to count sign-ins and renewals). */
   readonly stats = { requests: 0, captcha: 0, token: 0, refresh: 0, logout: 0, rejectedTokens: 0 };
   readonly data: DataSet;
@@ -97,14 +106,44 @@ export class PortalSandbox {
   readonly #captchas = new Map<string, string>();
   readonly #byAccess = new Map<string, Session>();
   readonly #byRefresh = new Map<string, Session>();
-  readonly #ops: Record<Version, Map<string, OperationSpec>>;
+  readonly #routes: Record<Version, Map<string, Route>> = { v2: routes(v2Operations, v2WireValidators), v1: routes(v1Operations, v1WireValidators) };
+  readonly #clock: SandboxClock;
 
-  constructor(options: PortalSandboxOptions = {}) {
+  constructor(options: PortalSandboxOptions = {}, context: Partial<ModuleContext> = {}) {
     this.#options = options;
+    this.#clock = context.clock ?? new SandboxClock();
     this.#users = options.users ?? [defaultPortalUser];
     this.data = createDataSet({ paymentsPerDay: options.paymentsPerDay });
-    const byPath = (ops: Record<string, OperationSpec>) => new Map(Object.values(ops).map((o) => [o.path, o]));
-    this.#ops = { v2: byPath(v2Operations as Record<string, OperationSpec>), v1: byPath(v1Operations as Record<string, OperationSpec>) };
+  }
+
+  describe(url: string): string[] {
+    const u = defaultPortalUser;
+    return [
+      `portal v2 and v1   ${url}${this.prefix}   (user ${u.lgn} / ${u.psw})`,
+      `  captcha text     GET  ${url}/__sandbox/portal/captcha?session=<captchaSession>`,
+      `  expire tokens    POST ${url}/__sandbox/portal/expire-tokens`,
+      `  counters         GET  ${url}/__sandbox/portal/stats`,
+    ];
+  }
+
+  async control(path: string, request: SandboxRequest): Promise<SandboxAnswer | undefined> {
+    if (path === "/captcha" && request.method === "GET") {
+      const text = this.captchaText(request.query.get("session") ?? "");
+      return text ? json(200, { text }) : json(404, { error: "no such captcha session" });
+    }
+    if (path === "/expire-tokens" && request.method === "POST") {
+      this.expireAccessTokens();
+      return json(200, { expired: true });
+    }
+    if (path === "/stats" && request.method === "GET") return json(200, this.stats);
+    return undefined;
+  }
+
+  readonly #issued: string[] = [];
+
+  /** Every access and refresh token the sandbox has issued, oldest first (for tests that look for leaks). */
+  issuedTokens(): readonly string[] {
+    return this.#issued;
   }
 
   /** The captcha text of a session, as a person would read it from the image (for tests and demos). */
@@ -118,49 +157,54 @@ export class PortalSandbox {
   }
 
   /** Handles one request to a portal path (`/v2/...` or `/...`). */
-  async handle(path: string, rawBody: string, headers: Record<string, string | undefined>): Promise<PortalAnswer> {
+  async handle(request: SandboxRequest): Promise<SandboxAnswer> {
     this.stats.requests++;
+    const { path } = request;
     const version: Version = path.startsWith("/v2/") ? "v2" : "v1";
-    const op = this.#ops[version].get(path);
+    const route = this.#routes[version].get(path);
     try {
-      if (!op) throw new PortalError(SandboxCodes.NOT_FOUND, `no such request: ${path}`, 404);
+      if (!route) throw new PortalError(SandboxCodes.NOT_FOUND, `no such request: ${path}`, 404);
+      if (request.method !== "POST") throw new PortalError(SandboxCodes.MALFORMED, "portal requests are POST", 405);
+      const { op, validateRequest } = route;
       let body: unknown;
       try {
-        body = JSON.parse(rawBody);
+        body = JSON.parse(request.body);
       } catch {
         throw new PortalError(SandboxCodes.MALFORMED, "the body is not JSON", 400);
       }
-      if (op.validateRequest && !op.validateRequest(body)) {
-        const issues = validatorIssues(op.validateRequest).map((i) => `${i.path || "(body)"} ${i.message}`);
+      if (validateRequest && !validateRequest(body)) {
+        const issues = validatorIssues(validateRequest).map((i) => `${i.path || "(body)"} ${i.message}`);
         throw new PortalError(SandboxCodes.INVALID_PARAMS, `invalid parameters: ${issues.join("; ")}`);
       }
-      const params = (version === "v2" ? (body as { params: Params }).params : (body as { Body: { Params: Params } }).Body.Params) ?? {};
-      const session = op.auth ? this.#authorize(headers.authorization) : undefined;
+      const params = (evaluatePointer(body, parsePointer(op.envelope.params)).value ?? {}) as Params;
+      const session = op.security.length > 0 ? this.#authorize(request.headers.authorization) : undefined;
       const payload = await this.#dispatch(op.id, params, session, version);
-      if (payload instanceof Uint8Array) return { status: 200, file: payload, contentType: XLSX, filename: `${op.id}.xlsx` };
-      const json = this.#envelope(version, op, payload);
-      if (op.validateResponse && !op.validateResponse(json)) {
+      if (payload instanceof Uint8Array) {
+        return { status: 200, body: payload, contentType: XLSX, headers: { "content-disposition": `attachment; filename="${op.id}.xlsx"` } };
+      }
+      const answer = this.#envelope(version, op, payload);
+      if (op.validateResponse && !op.validateResponse(answer)) {
         // A sandbox answer that breaks the spec is a sandbox bug: fail loudly.
         const issues = validatorIssues(op.validateResponse).map((i) => `${i.path} ${i.message}`);
-        return { status: 500, json: { error: `sandbox bug: the answer of ${op.id} does not match the spec: ${issues.join("; ")}` } };
+        return json(500, { error: `sandbox bug: the answer of ${op.id} does not match the spec: ${issues.join("; ")}` });
       }
-      return { status: 200, json };
+      return json(200, answer);
     } catch (e) {
       if (!(e instanceof PortalError)) throw e;
-      return { status: e.status, json: version === "v2" ? { code: e.code, message: e.message } : { Code: e.code, QueryData: [] } };
+      return json(e.status, version === "v2" ? { code: e.code, message: e.message } : { Code: e.code, QueryData: [] });
     }
   }
 
   #envelope(version: Version, op: OperationSpec, payload: unknown): unknown {
     if (version === "v1") return { Code: 0, QueryData: [{ Rows: payload === undefined ? [] : Array.isArray(payload) ? payload : [payload] }] };
     if (payload === undefined) return { code: 0, message: "OK" };
-    return Array.isArray(payload) || op.unwrap === "data" ? { code: 0, message: "OK", data: payload } : { code: 0, message: "OK", result: payload };
+    return Array.isArray(payload) || op.unwrap.at[0] === "/data" ? { code: 0, message: "OK", data: payload } : { code: 0, message: "OK", result: payload };
   }
 
   #authorize(header: string | undefined): Session {
     const token = header?.startsWith("Bearer ") ? header.slice(7) : undefined;
     const session = token ? this.#byAccess.get(token) : undefined;
-    if (!session || session.expiresAt <= Date.now()) {
+    if (!session || session.expiresAt <= this.#clock.now()) {
       this.stats.rejectedTokens++;
       throw new PortalError(SandboxCodes.UNAUTHORIZED, session ? "the token has expired" : "no valid token", 401);
     }
@@ -173,10 +217,11 @@ export class PortalSandbox {
       user,
       accessToken: `sbx_a_${randomBytes(18).toString("base64url")}`,
       refreshToken: `sbx_r_${randomBytes(18).toString("base64url")}`,
-      expiresAt: Date.now() + ttl * 1000,
+      expiresAt: this.#clock.now() + ttl * 1000,
     };
     this.#byAccess.set(session.accessToken, session);
     this.#byRefresh.set(session.refreshToken, session);
+    this.#issued.push(session.accessToken, session.refreshToken);
     return session;
   }
 
@@ -186,7 +231,7 @@ export class PortalSandbox {
   }
 
   #tokens(s: Session) {
-    return { accessToken: s.accessToken, refreshToken: s.refreshToken, expiresIn: Math.max(0, Math.round((s.expiresAt - Date.now()) / 1000)) };
+    return { accessToken: s.accessToken, refreshToken: s.refreshToken, expiresIn: Math.max(0, Math.round((s.expiresAt - this.#clock.now()) / 1000)) };
   }
 
   async #dispatch(id: string, p: Params, session: Session | undefined, version: Version): Promise<unknown> {
@@ -293,16 +338,16 @@ export class PortalSandbox {
    */
   #period(p: Params): { first: string; last: string; days: string[] } {
     const tz = this.#options.timeZone;
-    const to = typeof p.dateTo === "string" ? parsePortalDate(p.dateTo, tz) : new Date();
+    const to = typeof p.dateTo === "string" ? parsePortalDate(p.dateTo, tz, "end") : new Date(this.#clock.now());
     const from = typeof p.dateFrom === "string" ? parsePortalDate(p.dateFrom, tz) : new Date(to.getTime() - 6 * DAY_MS);
     const max = this.#options.maxPeriodDays ?? 92;
     if (to.getTime() - from.getTime() > max * DAY_MS) throw new PortalError(SandboxCodes.PERIOD_TOO_LONG, `the period is longer than ${max} days (a sandbox limit)`);
-    const format = (d: Date, precision?: "day") => formatPortalDate(d, { timeZone: tz, precision });
+    const format = (d: Date) => formatPortalDate(d, { timeZone: tz });
     const first = format(from);
-    const last = typeof p.dateTo === "string" && p.dateTo.length === 8 ? `${p.dateTo}235959` : format(to);
+    const last = format(to);
     const days: string[] = [];
     for (let t = from.getTime(); ; t += DAY_MS) {
-      const day = format(new Date(t), "day");
+      const day = format(new Date(t)).slice(0, 8);
       if (day > last.slice(0, 8)) break;
       if (days.at(-1) !== day) days.push(day);
     }

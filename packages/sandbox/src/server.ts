@@ -1,8 +1,10 @@
-// The sandbox's HTTP server: loopback only, port 0 by default (the OS picks a free one).
-//   /portal/v2/...  and  /portal/...   the partner portal, v2 and v1
-//   /__sandbox/...                      control endpoints for tests and demos (not part of any interface)
+// The sandbox's HTTP server: loopback only, port 0 by default (the OS picks a free one). It
+// routes each request to the module whose prefix it has, and `/__sandbox/<module>/...` to that
+// module's control endpoints. Slow or oversized requests are cut off: this is a test server, and a
+// client that trickles its headers or body must not hold it forever.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { json, SandboxClock, type SandboxModule, type SandboxRequest } from "./module.js";
 import { PortalSandbox, type PortalSandboxOptions } from "./portal.js";
 
 export interface SandboxOptions {
@@ -11,28 +13,41 @@ export interface SandboxOptions {
   /** Default 127.0.0.1. */
   host?: string;
   portal?: PortalSandboxOptions;
+  /** Largest request body, in bytes; larger ones are answered 413. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Time allowed for a request's headers, and for the whole request, in ms. Defaults 5000 and 15000. */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
 }
 
 export interface Sandbox {
   /** Root address, e.g. http://127.0.0.1:43121 */
   url: string;
+  /** Sandbox time, shared by every module. */
+  clock: SandboxClock;
+  /** Base address of each interface by module name (`urlOf("portal")`). */
+  urlOf(name: string): string;
   /** Base address for the portal client (both versions). */
   portalUrl: string;
   portal: PortalSandbox;
+  /** Every module, by name. */
+  modules: ReadonlyMap<string, SandboxModule>;
   close(): Promise<void>;
 }
 
-const MAX_BODY = 1 << 20;
+class BodyTooLarge extends Error {}
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
+    const declared = Number(req.headers["content-length"] ?? 0);
+    if (declared > limit) return reject(new BodyTooLarge());
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY) {
-        reject(new Error("body too large"));
-        req.destroy();
+      if (size > limit) {
+        req.removeAllListeners("data");
+        reject(new BodyTooLarge());
       } else chunks.push(c);
     });
     req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
@@ -40,7 +55,7 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-/** Browsers may call the sandbox from any page (a test bundle, a dev server); the Authorization header must be allowed by name. */
+/** Browsers may call the sandbox from any page (a test bundle, a payment form); credential and chain headers must be allowed by name. */
 const cors = {
   "access-control-allow-origin": "*",
   "access-control-allow-methods": "GET, POST, OPTIONS",
@@ -48,67 +63,95 @@ const cors = {
   "access-control-expose-headers": "content-type, content-length, content-disposition, uid",
 };
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text) });
-  res.end(text);
+function send(res: ServerResponse, answer: Awaited<ReturnType<SandboxModule["handle"]>>): void {
+  const headers: Record<string, string | number> = { ...answer.headers };
+  let payload: Uint8Array | string;
+  if ("json" in answer) {
+    payload = JSON.stringify(answer.json);
+    headers["content-type"] = "application/json; charset=utf-8";
+  } else {
+    payload = answer.body;
+    headers["content-type"] = answer.contentType;
+  }
+  headers["content-length"] = typeof payload === "string" ? Buffer.byteLength(payload) : payload.byteLength;
+  res.writeHead(answer.status, headers);
+  res.end(payload);
 }
 
-/** Starts the sandbox on loopback. */
+/** Starts the sandbox on loopback, with every interface module. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const portal = new PortalSandbox(options.portal);
-  const server: Server = createServer(async (req, res) => {
-    for (const [k, v] of Object.entries(cors)) res.setHeader(k, v);
-    if (req.method === "OPTIONS") {
-      res.writeHead(204);
-      return res.end();
-    }
-    try {
-      const url = new URL(req.url ?? "/", "http://sandbox");
-      if (url.pathname.startsWith("/__sandbox/")) return control(portal, url, req, res);
-      if (url.pathname.startsWith("/portal/")) {
-        if (req.method !== "POST") return sendJson(res, 405, { code: 1, message: "portal requests are POST" });
-        const answer = await portal.handle(url.pathname.slice("/portal".length), await readBody(req), { authorization: req.headers.authorization });
-        if ("file" in answer) {
-          res.writeHead(answer.status, {
-            "content-type": answer.contentType,
-            "content-length": answer.file.byteLength,
-            "content-disposition": `attachment; filename="${answer.filename}"`,
-          });
-          return res.end(answer.file);
-        }
-        return sendJson(res, answer.status, answer.json);
+  const clock = new SandboxClock();
+  let url = "";
+  const context = { clock, url: () => url };
+  const portal = new PortalSandbox(options.portal, context);
+  const modules = new Map<string, SandboxModule>([portal].map((m) => [m.name, m]));
+  const maxBody = options.maxBodyBytes ?? 1024 * 1024;
+
+  // Node checks the two request timeouts on this interval; its default (30 s) lets slow clients linger.
+  const server: Server = createServer(
+    { connectionsCheckingInterval: 1_000, headersTimeout: options.headersTimeoutMs ?? 5_000, requestTimeout: options.requestTimeoutMs ?? 15_000 },
+    async (req, res) => {
+      for (const [k, v] of Object.entries(cors)) res.setHeader(k, v);
+      if (req.method === "OPTIONS") {
+        res.writeHead(204);
+        return res.end();
       }
-      sendJson(res, 404, { error: `no interface at ${url.pathname}` });
-    } catch (e) {
-      sendJson(res, 500, { error: `sandbox failure: ${(e as Error).message}` });
-    }
-  });
+      try {
+        const target = new URL(req.url ?? "/", "http://sandbox");
+        const request = async (path: string): Promise<SandboxRequest> => ({
+          method: req.method ?? "GET",
+          path,
+          query: target.searchParams,
+          headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : v])),
+          body: await readBody(req, maxBody),
+          remoteAddress: req.socket.remoteAddress ?? "",
+        });
+        const control = /^\/__sandbox\/([^/]+)(\/.*)$/.exec(target.pathname);
+        if (control) {
+          const module = modules.get(control[1]!);
+          const answer = module?.control ? await module.control(control[2]!, await request(control[2]!)) : undefined;
+          return send(res, answer ?? json(404, { error: `no control endpoint ${target.pathname}` }));
+        }
+        const module = [...modules.values()].find((m) => target.pathname === m.prefix || target.pathname.startsWith(`${m.prefix}/`));
+        if (!module) return send(res, json(404, { error: `no interface at ${target.pathname}` }));
+        send(res, await module.handle(await request(target.pathname.slice(module.prefix.length) || "/")));
+      } catch (e) {
+        if (e instanceof BodyTooLarge) {
+          res.setHeader("connection", "close");
+          return send(res, json(413, { error: `the request body is larger than the sandbox's limit of ${maxBody} bytes` }));
+        }
+        send(res, json(500, { error: `sandbox failure: ${(e as Error).message}` }));
+      }
+    },
+  );
   server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
   const { port, address } = server.address() as AddressInfo;
-  const url = `http://${address}:${port}`;
+  url = `http://${address}:${port}`;
+  const urlOf = (name: string) => {
+    const m = modules.get(name);
+    if (!m) throw new Error(`no sandbox module ${name}`);
+    return `${url}${m.prefix}`;
+  };
   return {
     url,
-    portalUrl: `${url}/portal`,
+    clock,
+    urlOf,
+    portalUrl: urlOf("portal"),
     portal,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    modules,
+    close: async () => {
+      for (const m of modules.values()) await m.close?.();
+      await new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
         server.close((e) => (e ? reject(e) : resolve()));
-      }),
+      });
+    },
   };
-}
-
-async function control(portal: PortalSandbox, url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  if (url.pathname === "/__sandbox/portal/captcha" && req.method === "GET") {
-    const text = portal.captchaText(url.searchParams.get("session") ?? "");
-    return text ? sendJson(res, 200, { text }) : sendJson(res, 404, { error: "no such captcha session" });
-  }
-  if (url.pathname === "/__sandbox/portal/expire-tokens" && req.method === "POST") {
-    portal.expireAccessTokens();
-    return sendJson(res, 200, { expired: true });
-  }
-  if (url.pathname === "/__sandbox/portal/stats" && req.method === "GET") return sendJson(res, 200, portal.stats);
-  sendJson(res, 404, { error: `no control endpoint ${url.pathname}` });
 }

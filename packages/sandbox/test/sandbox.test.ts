@@ -21,7 +21,15 @@ describe("data set", () => {
 
 describe("portal handling", () => {
   const portal = new PortalSandbox();
-  const post = (path: string, body: unknown, auth?: string) => portal.handle(path, typeof body === "string" ? body : JSON.stringify(body), { authorization: auth });
+  const post = (path: string, body: unknown, auth?: string) =>
+    portal.handle({
+      method: "POST",
+      path,
+      query: new URLSearchParams(),
+      body: typeof body === "string" ? body : JSON.stringify(body),
+      headers: { authorization: auth },
+      remoteAddress: "127.0.0.1",
+    });
 
   it("answers bad input with the error envelope", async () => {
     expect(await post("/v2/report/payments", "{not json")).toMatchObject({ status: 400, json: { code: SandboxCodes.MALFORMED } });
