@@ -1,0 +1,4 @@
+// @paysys/cashout: the generated methods and types of the interface. The client factory joins them
+// in its own issue; until then the package is private.
+export type { CashoutMethods } from "./generated/client.js";
+export type * from "./generated/schema.js";

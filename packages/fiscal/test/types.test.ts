@@ -1,0 +1,30 @@
+// Type tests of the generated facade: `tsc --noEmit` (part of the test script) fails if a line
+// marked with a ts-expect-error directive compiles, or if an expectTypeOf does not hold.
+import { describe, expectTypeOf, it } from "vitest";
+import type { Company, FiscalMethods, Kkm, Shift, ZReport } from "../src/index.js";
+
+type Resolved<F> = F extends (...args: never[]) => Promise<infer R> ? R : never;
+
+describe("fiscal facade types", () => {
+  it("results are the spec's records, not unknown", () => {
+    expectTypeOf<Resolved<FiscalMethods["companies"]["list"]>>().toEqualTypeOf<Company[]>();
+    expectTypeOf<Resolved<FiscalMethods["kkms"]["list"]>>().toEqualTypeOf<Kkm[]>();
+    expectTypeOf<Resolved<FiscalMethods["kkms"]["get"]>>().toEqualTypeOf<Kkm>();
+    expectTypeOf<Resolved<FiscalMethods["shifts"]["open"]>>().toEqualTypeOf<Shift>();
+    expectTypeOf<Resolved<FiscalMethods["shifts"]["closeWithZReport"]>>().toEqualTypeOf<ZReport>();
+    expectTypeOf<Resolved<FiscalMethods["uid"]["get"]>>().toEqualTypeOf<string>();
+    expectTypeOf<Resolved<FiscalMethods["operations"]["sale"]>>().toHaveProperty("IdDocument");
+    expectTypeOf<Kkm["Allowed"]>().toEqualTypeOf<boolean | undefined>();
+  });
+
+  it("params: path parameters beside body fields, amounts as numbers or decimal strings, no Uid (the chain presents it)", () => {
+    type Sale = Parameters<FiscalMethods["operations"]["sale"]>[0];
+    expectTypeOf<Sale["idKkm"]>().toEqualTypeOf<number>();
+    expectTypeOf<Sale["Total"]>().toEqualTypeOf<number | string>();
+    expectTypeOf<Sale>().not.toHaveProperty("Uid");
+    type List = Parameters<FiscalMethods["kkms"]["list"]>[0];
+    expectTypeOf<NonNullable<List>["companies"]>().toEqualTypeOf<readonly (number | string)[] | string | undefined>();
+    // @ts-expect-error: a misspelt field is not a parameter
+    expectTypeOf<Sale>().toMatchTypeOf<{ Totl: number }>();
+  });
+});
