@@ -26,9 +26,9 @@ for (const { path: dir, pkg } of packages) {
   run(`${pkg.name}: attw (node16, bundler)`, "pnpm", ["exec", "attw", "--pack", ".", "--profile", "node16"], dir);
 }
 
-// Client code must run in browsers: bundle each client's main entry for the browser platform.
-// The sandbox and the `/node` subpaths are Node-only by design and are not checked here.
-for (const { path: dir, pkg } of packages.filter(({ pkg }) => pkg.name !== "@paysys/sandbox")) {
+// Client code must run in browsers: bundle the main entry of each package that says it does
+// (`"paysys": { "browser": true }`). The sandbox and the `/node` subpaths are Node-only by design.
+for (const { path: dir, pkg } of packages.filter(({ pkg }) => pkg.paysys?.browser)) {
   try {
     const result = await build({
       entryPoints: [join(dir, pkg.exports["."].import.default)],

@@ -1,11 +1,15 @@
 #!/usr/bin/env node
-// `pnpm release:check`: what users will install, tried the way they will use it.
-//   1. pack every publishable package (pnpm pack rewrites workspace: ranges to versions)
+// `pnpm release:check`: what users will install, tried the way they will use it, for every
+// package tools/packages.mjs lists as published:
+//   1. pack each one (pnpm pack rewrites workspace: ranges to versions)
 //   2. install the tarballs into a scratch consumer project, outside the workspace
-//   3. smoke call against the sandbox (from the tarball) from ESM, CJS, TypeScript with
-//      moduleResolution node16 and bundler, and an esbuild browser bundle in headless Chromium
+//   3. run each package's smoke call (tools/release/smokes.mjs) from ESM, CJS, TypeScript with
+//      moduleResolution node16 and bundler, and, for packages that run in browsers, an esbuild
+//      bundle in headless Chromium, against a sandbox started from the packed @paysys/sandbox
 //   4. publint + arethetypeswrong + browser-bundle check (tools/package-check.mjs)
-//   5. minified+gzipped sizes against the budgets in .size-limit.json (size-limit)
+//   5. minified+gzipped sizes against each package's own budgets ("size-limit" in its package.json)
+// A failing step stops the check at once: whatever it started (sandboxes, browsers, the scratch
+// folder) is closed and the process exits non-zero; nothing is left to hang.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,139 +18,134 @@ import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { launchChromium } from "../chromium.mjs";
 import { publishedPackages } from "../packages.mjs";
+import { smokes } from "./smokes.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
 const bin = (name) => join(root, "node_modules/.bin", name);
 const work = mkdtempSync(join(tmpdir(), "paysys-release-"));
 const consumer = join(work, "consumer");
+/** What was started and must be closed, newest first. */
+const opened = [];
 const results = [];
-const step = (name, fn) => {
+const step = async (name, fn) => {
   process.stdout.write(`… ${name}\n`);
-  const out = fn();
+  const out = await fn();
   results.push(name);
   return out;
 };
-const sh = (cmd, args, cwd, extra = {}) => execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], ...extra });
+const sh = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 180_000 });
 
+/** The smoke as an ESM module, a CJS script or TypeScript: import lines, then the body run against a sandbox. */
+function program(pkg, smoke, flavour) {
+  const names = smoke.imports.join(", ");
+  const typed = flavour === "ts";
+  const imports =
+    flavour === "cjs"
+      ? `const { ${names} } = require("${pkg}");\nconst { startSandbox: startSmokeSandbox } = require("@paysys/sandbox");`
+      : `import { ${names} } from "${pkg}";\nimport { startSandbox as startSmokeSandbox } from "@paysys/sandbox";${typed ? "\ndeclare const process: { exit(code: number): never };" : ""}`;
+  return `${imports}
+async function smoke(sandbox${typed ? ": { url: string }" : ""}) {
+${smoke.body}
+}
+async function main() {
+  const sandbox = await startSmokeSandbox();
+  try {
+    console.log("smoke: " + (await smoke(sandbox)));
+  } finally {
+    await sandbox.close();
+  }
+}
+main().catch((e) => { console.error(e); process.exit(1); });
+`;
+}
+
+function expectOk(label, smoke, output) {
+  const line = output.split("\n").find((l) => l.startsWith("smoke: "));
+  if (!line || !smoke.expect.test(line.slice("smoke: ".length))) throw new Error(`${label}: unexpected output:\n${output}`);
+}
+
+let failed = false;
 try {
-  step("build", () => sh("pnpm", ["exec", "turbo", "run", "build", "--filter=./packages/*"], root));
+  await step("build", () => sh("pnpm", ["exec", "turbo", "run", "build", "--filter=./packages/*"], root));
   const packages = publishedPackages(root);
+  const missing = packages.filter(({ dir }) => !smokes[dir]).map(({ pkg }) => pkg.name);
+  if (missing.length) throw new Error(`no smoke call in tools/release/smokes.mjs for ${missing.join(", ")}`);
   const tarballs = join(work, "tarballs");
   mkdirSync(tarballs, { recursive: true });
-  step(`pack ${packages.map(({ pkg }) => pkg.name).join(", ")}`, () => {
+  await step(`pack ${packages.map(({ pkg }) => pkg.name).join(", ")}`, () => {
     for (const { path } of packages) sh("pnpm", ["pack", "--pack-destination", tarballs], path);
   });
 
   mkdirSync(consumer, { recursive: true });
   writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "paysys-consumer", private: true, version: "0.0.0" }, null, 2));
-  step("install the tarballs into a scratch consumer (npm, outside the workspace)", () =>
+  await step("install the tarballs into a scratch consumer (npm, outside the workspace)", () =>
     sh("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...readdirSync(tarballs).map((t) => join(tarballs, t))], consumer),
   );
 
-  const smoke = (importLine, label) => `${importLine}
-async function main() {
-  const sandbox = await startSandbox();
-  const portal = createPortalClient({
-    baseUrl: sandbox.portalUrl,
-    credentials: { lgn: "dealer01", psw: "sandbox-password" },
-    solveCaptcha: async ({ captchaSession }) => sandbox.portal.captchaText(captchaSession) ?? "",
-  });
-  const me = await portal.user.me();
-  const rows = await portal.reports.payments({ dateFrom: "20240501", dateTo: "20240501", subOn: true });
-  console.log("${label} ok " + me.lgn + " " + (Array.isArray(rows) ? rows.length : -1));
-  await portal.close();
-  await sandbox.close();
-}
-main().catch((e) => { console.error(e); process.exit(1); });
-`;
-  const expectOk = (label, output) => {
-    if (!new RegExp(`^${label} ok dealer01 40$`, "m").test(output)) throw new Error(`${label}: unexpected output:\n${output}`);
-  };
-
-  writeFileSync(join(consumer, "esm.mjs"), smoke(`import { createPortalClient } from "@paysys/portal";\nimport { startSandbox } from "@paysys/sandbox";`, "esm"));
-  step("ESM consumer: smoke call", () => expectOk("esm", sh(process.execPath, ["esm.mjs"], consumer)));
-
-  writeFileSync(join(consumer, "cjs.cjs"), smoke(`const { createPortalClient } = require("@paysys/portal");\nconst { startSandbox } = require("@paysys/sandbox");`, "cjs"));
-  step("CJS consumer: smoke call", () => expectOk("cjs", sh(process.execPath, ["cjs.cjs"], consumer)));
-
   // TypeScript: the published declarations must compile in a strict project (skipLibCheck off).
   const tsBase = { strict: true, target: "ES2022", lib: ["ES2022", "DOM", "ESNext.Disposable"], types: [], skipLibCheck: false };
-  for (const [label, options] of [
-    ["ts-node16", { module: "Node16", moduleResolution: "Node16", outDir: "out-node16" }],
-    ["ts-bundler", { module: "ESNext", moduleResolution: "Bundler", noEmit: true }],
-  ]) {
-    const dir = join(consumer, label);
-    mkdirSync(dir, { recursive: true });
-    const source = smoke(
-      `import { createPortalClient } from "@paysys/portal";\nimport { startSandbox } from "@paysys/sandbox";\ndeclare const process: { exit(code: number): never };`,
-      label,
-    );
-    writeFileSync(join(dir, "index.mts"), source);
-    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { ...tsBase, ...options, rootDir: "." }, include: ["index.mts"] }, null, 2));
-    step(`${label} consumer: tsc (strict, skipLibCheck off) and smoke call`, () => {
-      sh(bin("tsc"), ["-p", "tsconfig.json"], dir);
-      if (label === "ts-node16") return expectOk(label, sh(process.execPath, [join("out-node16", "index.mjs")], dir));
-      // With moduleResolution bundler, a bundler builds it: esbuild, then run.
-      sh(bin("esbuild"), ["index.mts", "--bundle", "--platform=node", "--format=esm", "--packages=external", "--outfile=bundle.mjs"], dir);
-      return expectOk(label, sh(process.execPath, ["bundle.mjs"], dir));
-    });
+  for (const { dir, pkg } of packages) {
+    const smoke = smokes[dir];
+    const base = join(consumer, dir);
+    mkdirSync(base, { recursive: true });
+    writeFileSync(join(base, "esm.mjs"), program(pkg.name, smoke, "esm"));
+    await step(`${pkg.name}: ESM smoke call`, () => expectOk("esm", smoke, sh(process.execPath, ["esm.mjs"], base)));
+    writeFileSync(join(base, "cjs.cjs"), program(pkg.name, smoke, "cjs"));
+    await step(`${pkg.name}: CJS smoke call`, () => expectOk("cjs", smoke, sh(process.execPath, ["cjs.cjs"], base)));
+    for (const [label, options] of [
+      ["ts-node16", { module: "Node16", moduleResolution: "Node16", outDir: "out-node16" }],
+      ["ts-bundler", { module: "ESNext", moduleResolution: "Bundler", noEmit: true }],
+    ]) {
+      const tsDir = join(base, label);
+      mkdirSync(tsDir, { recursive: true });
+      writeFileSync(join(tsDir, "index.mts"), program(pkg.name, smoke, "ts"));
+      writeFileSync(join(tsDir, "tsconfig.json"), JSON.stringify({ compilerOptions: { ...tsBase, ...options, rootDir: "." }, include: ["index.mts"] }, null, 2));
+      await step(`${pkg.name}: ${label} (tsc strict, skipLibCheck off) and smoke call`, () => {
+        sh(bin("tsc"), ["-p", "tsconfig.json"], tsDir);
+        if (label === "ts-node16") return expectOk(label, smoke, sh(process.execPath, [join("out-node16", "index.mjs")], tsDir));
+        // With moduleResolution bundler, a bundler builds it: esbuild, then run.
+        sh(bin("esbuild"), ["index.mts", "--bundle", "--platform=node", "--format=esm", "--packages=external", "--outfile=bundle.mjs"], tsDir);
+        return expectOk(label, smoke, sh(process.execPath, ["bundle.mjs"], tsDir));
+      });
+    }
   }
 
-  // Browser: esbuild bundles the client for the browser; Chromium runs it against a sandbox
+  // Browsers: esbuild bundles each browser package's smoke; Chromium runs it against a sandbox
   // started from the packed @paysys/sandbox (CORS lets the page call it).
-  writeFileSync(
-    join(consumer, "browser.mjs"),
-    `import { createPortalClient } from "@paysys/portal";
-window.smoke = async (root) => {
-  const portal = createPortalClient({
-    baseUrl: root + "/portal",
-    credentials: { lgn: "dealer01", psw: "sandbox-password" },
-    solveCaptcha: async ({ captchaSession }) => (await (await fetch(root + "/__sandbox/portal/captcha?session=" + captchaSession)).json()).text,
-  });
-  const me = await portal.user.me();
-  const rows = await portal.reports.payments({ dateFrom: "20240501", dateTo: "20240501", subOn: true });
-  await portal.close();
-  return "browser ok " + me.lgn + " " + rows.length;
-};
-`,
-  );
-  await (async () => {
-    process.stdout.write("… browser consumer: esbuild bundle, smoke call in headless Chromium\n");
-    const bundle = await build({
-      entryPoints: [join(consumer, "browser.mjs")],
-      bundle: true,
-      platform: "browser",
-      format: "iife",
-      minify: true,
-      write: false,
-      absWorkingDir: consumer,
-    });
+  const browserPackages = packages.filter(({ pkg }) => pkg.paysys?.browser);
+  if (browserPackages.length) {
     const { startSandbox } = await import(pathToFileURL(join(consumer, "node_modules/@paysys/sandbox/dist/index.js")).href);
     const sandbox = await startSandbox();
+    opened.unshift(() => sandbox.close());
     const browser = await launchChromium();
-    try {
-      const page = await browser.newPage();
-      await page.setContent("<!doctype html><title>paysys browser smoke</title>");
-      await page.addScriptTag({ content: bundle.outputFiles[0].text });
-      const output = await page.evaluate((url) => window.smoke(url), sandbox.url);
-      expectOk("browser", output);
-      results.push("browser consumer: esbuild bundle, smoke call in headless Chromium");
-    } finally {
-      await browser.close();
-      await sandbox.close();
+    opened.unshift(() => browser.close());
+    for (const { dir, pkg } of browserPackages) {
+      const smoke = smokes[dir];
+      await step(`${pkg.name}: browser bundle, smoke call in headless Chromium`, async () => {
+        const entry = join(consumer, dir, "browser.mjs");
+        writeFileSync(entry, `import { ${smoke.imports.join(", ")} } from "${pkg.name}";\nwindow.smoke = async (sandbox) => {\n${smoke.body}\n};\n`);
+        const bundle = await build({ entryPoints: [entry], bundle: true, platform: "browser", format: "iife", minify: true, write: false, absWorkingDir: consumer });
+        const page = await browser.newPage();
+        await page.setContent("<!doctype html><title>paysys browser smoke</title>");
+        await page.addScriptTag({ content: bundle.outputFiles[0].text });
+        expectOk("browser", smoke, `smoke: ${await page.evaluate((url) => window.smoke({ url }), sandbox.url)}`);
+        await page.close();
+      });
     }
-  })();
+  }
 
-  step("publint, arethetypeswrong, browser-bundle check", () => sh(process.execPath, [join(root, "tools/package-check.mjs")], root));
+  await step("publint, arethetypeswrong, browser-bundle check", () => sh(process.execPath, [join(root, "tools/package-check.mjs")], root));
 
-  const sizes = step("sizes (minified + gzipped) within budgets", () => {
-    let out;
-    try {
-      out = sh(bin("size-limit"), ["--json"], root);
-    } catch (e) {
-      out = e.stdout;
-    }
-    const list = JSON.parse(out);
+  const sizes = await step("sizes (minified + gzipped) within each package's budgets", () => {
+    const list = packages.flatMap(({ path }) => {
+      let out;
+      try {
+        out = sh(bin("size-limit"), ["--json"], path);
+      } catch (e) {
+        out = e.stdout;
+      }
+      return JSON.parse(out);
+    });
     const over = list.filter((s) => !s.passed);
     if (over.length) throw new Error(`over budget: ${over.map((s) => `${s.name} ${s.size} B > ${s.sizeLimit} B`).join("; ")}`);
     return list;
@@ -155,11 +154,15 @@ window.smoke = async (root) => {
   writeFileSync(join(root, "artifacts/sizes.json"), `${JSON.stringify(sizes, null, 2)}\n`);
   console.log("\nrelease check passed:");
   for (const r of results) console.log(`  ok  ${r}`);
-  console.log("\n  package                                              min+gzip   budget");
-  for (const s of sizes) console.log(`  ${s.name.padEnd(52)} ${(s.size / 1000).toFixed(2).padStart(6)} kB ${(s.sizeLimit / 1000).toFixed(0).padStart(5)} kB`);
+  console.log("\n  entry                                                    min+gzip   budget");
+  for (const s of sizes) console.log(`  ${s.name.padEnd(56)} ${(s.size / 1000).toFixed(2).padStart(6)} kB ${(s.sizeLimit / 1000).toFixed(0).padStart(5)} kB`);
 } catch (e) {
+  failed = true;
   console.error(`\nrelease check FAILED: ${e.message}\n${e.stdout ?? ""}${e.stderr ?? ""}`);
-  process.exitCode = 1;
 } finally {
+  for (const close of opened) await close().catch(() => {});
   rmSync(work, { recursive: true, force: true });
 }
+// Exit explicitly: a step that failed may have left a handle (a socket, a timer) that would keep
+// the process, and so CI, waiting.
+process.exit(failed ? 1 : 0);

@@ -2,7 +2,7 @@
 // extensions, so a copy of the bundled spec gets each x-gap, x-source and x-note written into
 // the description of the object that carries it: the reader sees what is unknown, and where each
 // fact came from, at the place it concerns.
-import { classifySource, type Json } from "@paysys/spec-tools";
+import { classifySource, httpMethods, type Json } from "@paysys/spec-tools";
 
 const sourceLabel = (value: string): string => {
   switch (classifySource(value)) {
@@ -48,7 +48,7 @@ export function annotate(doc: Json): Json {
     if (node === null || typeof node !== "object") return node;
     const out: Json = {};
     for (const [k, v] of Object.entries<Json>(node)) {
-      out[k] = skip(k) ? v : visit(v, isPathItem(node) && ["get", "post", "put", "delete", "patch"].includes(k));
+      out[k] = skip(k) ? v : visit(v, isPathItem(node) && (httpMethods as readonly string[]).includes(k));
     }
     const lines = [...(isOperation ? operationNotes(node) : []), ...notesOf(node)];
     if (lines.length && !node.$ref) {
@@ -65,7 +65,7 @@ export function annotate(doc: Json): Json {
 }
 
 function isPathItem(node: Json): boolean {
-  return ["get", "post", "put", "delete", "patch"].some((m) => node[m]?.responses !== undefined);
+  return httpMethods.some((m) => node[m]?.responses !== undefined);
 }
 
 /** Extension blocks of `info` (missing operations, limits, autonomous mode, change log) as Markdown. */

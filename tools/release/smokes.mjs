@@ -1,0 +1,37 @@
+// The smoke call of each published package: what a first user does with it, run by the release
+// check from the packed tarball in every form a user may load it (ESM, CommonJS, TypeScript with
+// node16 and bundler resolution, and a browser bundle where the package runs in browsers).
+//
+// `body` is the body of an async function of `sandbox` (a started sandbox in Node; `{ url }` in
+// the browser) with the `imports` in scope; it returns a line that must match `expect`.
+
+export const smokes = {
+  core: {
+    imports: ["tiyn", "tenge", "PaysysError"],
+    body: `const e = new PaysysError("x", { operation: "demo.op" });
+return tiyn("100.50") + " " + tenge(10050) + " " + (e instanceof Error) + " " + e.toJSON().operation;`,
+    expect: /^10050 100\.50 true demo\.op$/,
+  },
+  portal: {
+    imports: ["createPortalClient", "period", "RequestValidationError"],
+    body: `const portal = createPortalClient({
+  baseUrl: sandbox.url + "/portal",
+  credentials: { lgn: "dealer01", psw: "sandbox-password" },
+  solveCaptcha: async ({ captchaSession }) => (await (await fetch(sandbox.url + "/__sandbox/portal/captcha?session=" + captchaSession)).json()).text,
+});
+const me = await portal.user.me();
+const rows = await portal.reports.payments({ ...period.day("2024-05-01"), subOn: true });
+const refused = await portal.reports.payments({ dateFrom: "2024-05-02", dateTo: "2024-05-01" }).catch((e) => e instanceof RequestValidationError);
+await portal.close();
+return me.lgn + " " + rows.length + " " + refused;`,
+    expect: /^dealer01 40 true$/,
+  },
+  sandbox: {
+    imports: ["startSandbox"],
+    body: `const own = await startSandbox();
+const answer = await fetch(own.portalUrl + "/v2/account/captcha", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ params: { captchaSession: "s" } }) });
+await own.close();
+return String(answer.status) + " " + [...own.modules.keys()].join(",");`,
+    expect: /^200 portal/,
+  },
+};
