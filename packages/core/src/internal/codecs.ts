@@ -112,16 +112,20 @@ export async function encodeInput(op: OperationSpec, input: Record<string, unkno
     if (hit && !op.codecs?.[`/${key}`]) sites.push({ path: [key], value: input[key], codec: registry[hit[1]]! });
   }
   const issues: ValidationIssue[] = [];
-  const encoded = await Promise.all(
-    sites.map(async (site) => {
-      try {
-        return await site.codec.encode(site.value, ctx);
-      } catch (e) {
-        issues.push({ path: pointerOf(site.path), message: e instanceof Error ? e.message : String(e) });
-        return undefined;
-      }
-    }),
-  );
+  const fail = (site: Site, e: unknown) => {
+    issues.push({ path: pointerOf(site.path), message: e instanceof Error ? e.message : String(e) });
+    return undefined;
+  };
+  // Codecs are almost always synchronous: promises are made only for those that return one.
+  let encoded: unknown[] = sites.map((site) => {
+    try {
+      const out = site.codec.encode(site.value, ctx);
+      return out instanceof Promise ? out.catch((e) => fail(site, e)) : out;
+    } catch (e) {
+      return fail(site, e);
+    }
+  });
+  if (encoded.some((v) => v instanceof Promise)) encoded = await Promise.all(encoded);
   if (issues.length) throw new RequestValidationError(op.id, issues);
   let out: unknown = input;
   for (const [i, site] of sites.entries()) {
