@@ -104,6 +104,24 @@ export class ConnectionError extends PaysysError {
   }
 }
 
+/**
+ * A call that presented a chain link (a cash register's `Uid`) may have reached the service, and
+ * its answer was lost: whether it took effect is unknown, and it was not sent again.
+ * `wasApplied()` asks the service: the chain moved past the link this call presented exactly when
+ * the call took effect (unless another program used the same key meanwhile).
+ */
+export class OutcomeUnknownError extends ConnectionError {
+  override name = "OutcomeUnknownError";
+  /** The chain key (a register id). */
+  readonly key: string;
+  readonly wasApplied: () => Promise<boolean>;
+  constructor(message: string, ctx: ErrorContext & { key: string; wasApplied: () => Promise<boolean> }) {
+    super(message, { ...ctx, outcomeUnknown: true });
+    this.key = ctx.key;
+    this.wasApplied = ctx.wasApplied;
+  }
+}
+
 /** An attempt took longer than the per-attempt timeout. */
 export class TimeoutError extends ConnectionError {
   override name = "TimeoutError";

@@ -16,7 +16,7 @@ export function emitOperations(model: SpecModel, head: string): string {
   });
   const hooks = model.webhooks.map((w) => `  ${JSON.stringify(w.id)}: inbound<S.${names.event(w.id)}>({ id: ${JSON.stringify(w.id)}, validate: v.${ident(w.id)}_event }),`);
   return `${head}import type { CallOptions, OpenParamsOptions } from "@paysys/core";
-import { type ChainDefinition, inbound, operation } from "@paysys/core/internal";
+import { type ChainDefinition, inbound, operation, type SchemeFacts } from "@paysys/core/internal";
 import type * as S from "./schema.js";
 import * as v from "./validators.js";
 
@@ -37,6 +37,9 @@ ${hooks.join("\n")}
 
 /** The per-key chain of the interface (a header each call presents and each answer renews), if it has one. */
 export const chain: ChainDefinition | undefined = ${model.chain ? JSON.stringify(model.chain) : "undefined"};
+
+/** The security schemes, and the lifecycle of their credentials as the spec gives it. */
+export const securitySchemes: Readonly<Record<string, SchemeFacts>> = ${JSON.stringify(model.schemes)};
 
 /** Property names whose values are secrets (x-sensitive in the spec): redacted from logs and errors. */
 export const sensitiveKeys: readonly string[] = ${JSON.stringify(model.sensitiveKeys)};

@@ -56,8 +56,20 @@ export interface SpecModel {
   webhooks: WebhookModel[];
   chain?: { header: string; current: { operation: string; param: string } };
   sensitiveKeys: string[];
-  /** Security scheme names and what the spec says of each (type, scheme, extensions). */
-  schemes: Record<string, Json>;
+  /** Security schemes and the lifecycle the spec gives each (`x-obtained-by`, `x-token-lifetime`, ...). */
+  schemes: Record<string, SchemeModel>;
+}
+
+export interface SchemeModel {
+  type: string;
+  scheme?: string;
+  obtainedBy?: string;
+  renewedBy?: string;
+  revokedBy?: string;
+  /** ISO 8601 duration (P1D, PT1H). */
+  tokenLifetime?: string;
+  /** A new token invalidates the previous one at once. */
+  singleToken?: boolean;
 }
 
 /** A codec's TypeScript input type, by codec name (the target lists them). */
@@ -245,6 +257,7 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
     let openParams = false;
     let patternProperties: Json | undefined;
     let period: Json | undefined;
+    let checks: string[] = [];
     let additional: Json = false;
     if (requestSchema) {
       const keys = parsePointer(envelope.params);
@@ -259,6 +272,7 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
       required.push(...(params.required ?? []));
       patternProperties = params.patternProperties;
       period = params["x-period"];
+      checks = params["x-checks"] ?? [];
       const known = Object.keys(params.properties ?? {}).length > 0;
       // Known parameters are checked strictly; where the document calls the list open, the
       // unknown ones go through the named escape hatch `extraParams`, never beside the known ones.
@@ -292,7 +306,9 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
     if (presentsChain && !chainKey) fail(where, `presents the chain header ${chain?.header} but has no x-chain-key`);
     if (chainKey && !properties[chainKey]) fail(where, `x-chain-key ${chainKey} is not a parameter`);
 
-    const response = jsonSchemaOf(doc, op.responses?.["200"]);
+    const ok = typeof op.responses?.["200"]?.$ref === "string" ? resolveRef(doc, op.responses["200"].$ref) : op.responses?.["200"];
+    const returnsChain = Boolean(chain && Object.keys(ok?.headers ?? {}).some((h) => h.toLowerCase() === chain.header.toLowerCase()));
+    const response = jsonSchemaOf(doc, ok);
     const binaryWhen = op["x-binary-when"];
     const security = securityOf(doc, op);
     const signsIn = Object.values<Json>(schemes).some((s) => s["x-obtained-by"] === id);
@@ -322,7 +338,8 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
       ...(Object.keys(patternCodecs).length ? { patternCodecs } : {}),
       ...(period ? { period } : {}),
       ...(openParams ? { openParams: true } : {}),
-      ...(chainKey ? { chain: { key: chainKey, presents: presentsChain } } : {}),
+      ...(checks.length ? { checks } : {}),
+      ...(chainKey ? { chain: { key: chainKey, presents: presentsChain, returns: returnsChain } } : {}),
       ...(op["x-path-default"] === true ? { pathIsDefault: true } : {}),
       ...(reachesSensitive(doc, response) ? { secretAnswer: true } : {}),
     };
@@ -351,7 +368,21 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
 
   // The input copies (`<Name>Input`) join the document's components, for the type emitter.
   const augmented = { ...doc, components: { ...doc.components, schemas: { ...doc.components?.schemas, ...inputCopies } } };
-  return { doc: augmented, envelope: docEnvelope, operations: models, webhooks, chain, sensitiveKeys: sensitiveKeys(doc), schemes };
+  const schemeModels = Object.fromEntries(
+    Object.entries<Json>(schemes).map(([name, s]) => [
+      name,
+      {
+        type: s.type,
+        ...(s.scheme ? { scheme: s.scheme } : {}),
+        ...(s["x-obtained-by"] ? { obtainedBy: s["x-obtained-by"] } : {}),
+        ...(s["x-renewed-by"] ? { renewedBy: s["x-renewed-by"] } : {}),
+        ...(s["x-revoked-by"] ? { revokedBy: s["x-revoked-by"] } : {}),
+        ...(s["x-token-lifetime"] ? { tokenLifetime: s["x-token-lifetime"] } : {}),
+        ...(s["x-single-token"] ? { singleToken: true } : {}),
+      },
+    ]),
+  );
+  return { doc: augmented, envelope: docEnvelope, operations: models, webhooks, chain, sensitiveKeys: sensitiveKeys(doc), schemes: schemeModels };
 }
 
 /** Whether any schema reachable from `node` is marked x-sensitive (then no excerpt of the answer is ever shown). */

@@ -46,6 +46,7 @@ export const targets: PackageTarget[] = [
     pkg: "fiscal",
     specs: [{ spec: "fiscal", dir: "", typePrefix: "Fiscal" }],
     codecs: { tenge: core("TengeInput"), rfc3339: core("DateTimeInput"), "comma-list": core("ListInput") },
+    settings: { file: "src/options.ts", type: "FiscalClientSettings" },
   },
   {
     pkg: "ecommerce",

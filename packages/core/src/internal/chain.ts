@@ -41,6 +41,11 @@ export class HeaderChain {
     this.#store = options.store ?? new MemoryStore();
   }
 
+  /** The header the chain's links travel in. */
+  get header(): string {
+    return this.#options.header;
+  }
+
   /** The stored link of a key, if any (what the next call will present). */
   async link(key: unknown): Promise<string | undefined> {
     return (await this.#store.get(String(key))) ?? undefined;

@@ -4,14 +4,18 @@
 // operation has one), and unwraps the answer. Everything it does is read from the operation table.
 
 import type { CallOptions, OpenParamsOptions } from "../call.js";
-import { ConfigurationError, RequestValidationError } from "../errors.js";
+import { APIError, ConfigurationError, ConnectionError, OutcomeUnknownError, RequestValidationError, type ValidationIssue } from "../errors.js";
 import type { BinaryFile } from "../file.js";
 import type { ChainStore } from "../stores.js";
 import { HeaderChain } from "./chain.js";
-import { type CodecRegistry, checkPeriod, encodeInput, missingCodecs } from "./codecs.js";
+import { type CodecContext, type CodecRegistry, checkPeriod, encodeInput, missingCodecs } from "./codecs.js";
 import { checkFailure, unwrap, wrapParams } from "./envelope.js";
 import { type ChainDefinition, type Operation, type OperationSpec, validatorIssues } from "./operation.js";
-import type { HttpInput, Transport } from "./transport.js";
+import type { AttemptStep } from "./steps.js";
+import type { CallResult, HttpInput, Transport } from "./transport.js";
+
+/** A cross-field rule the spec names (`x-checks`) and a client brings: the problems it finds in the (encoded, valid) input. */
+export type Check = (input: Record<string, unknown>, ctx: CodecContext) => ValidationIssue[];
 
 /** Sends one operation: what a generated facade calls. */
 export type Invoke = (op: OperationSpec, params: unknown, options?: OpenParamsOptions) => Promise<unknown>;
@@ -21,6 +25,8 @@ export interface InvokerOptions {
   /** The operation table of the spec (all rows: the chain finds its `current` operation here). */
   operations: Readonly<Record<string, OperationSpec>>;
   codecs?: CodecRegistry;
+  /** The cross-field rules the operations name (`x-checks`). */
+  checks?: Readonly<Record<string, Check>>;
   /** The service's time zone, for date codecs. Default Asia/Almaty. */
   timeZone?: string;
   /** Check the input against the spec before sending. Default true. */
@@ -48,10 +54,11 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => {
 const placeholders = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
 
 export function createInvoker(options: InvokerOptions): Invoker {
-  const { transport, codecs = {}, operations } = options;
+  const { transport, codecs = {}, checks = {}, operations } = options;
   const timeZone = options.timeZone ?? "Asia/Almaty";
   const problems = [
     ...missingCodecs(Object.values(operations), codecs).map((c) => `no codec ${c}`),
+    ...Object.values(operations).flatMap((op) => (op.checks ?? []).filter((c) => !checks[c]).map((c) => `no check ${c} (${op.id})`)),
     ...transport.missingSchemes(Object.values(operations)).map((s) => `no security scheme ${s}`),
   ];
   if (problems.length) throw new ConfigurationError(`the client is incomplete: ${problems.join("; ")}`);
@@ -90,16 +97,48 @@ export function createInvoker(options: InvokerOptions): Invoker {
     if (options.validateRequests !== false && op.validateInput && !op.validateInput(encoded)) {
       throw new RequestValidationError(op.id, validatorIssues(op.validateInput));
     }
+    const issues = (op.checks ?? []).flatMap((name) => checks[name]!(encoded, ctx));
+    if (issues.length) throw new RequestValidationError(op.id, issues);
     const http = split(op, encoded, extraParams);
     const wantsFile = op.binaryWhen !== undefined && Object.entries(op.binaryWhen).every(([k, v]) => encoded[k] === v);
     const target = effective.get(op) ?? op;
-    const result =
-      op.chain && chain
-        ? await chain.run(encoded[op.chain.key], op.chain.presents, (run) => transport.call(target, http, call, { steps: [run.step], wantsFile }))
-        : await transport.call(target, http, call, { wantsFile });
+    const send = (steps: AttemptStep[]) => transport.call(target, http, call, { steps, wantsFile });
+    const result = op.chain && chain ? await chained(op, chain, encoded[op.chain.key], send) : await send([]);
     if (result.kind === "file") return result.file;
     checkFailure(op, result);
     return unwrap(op, result);
+  }
+
+  /**
+   * Runs a call on its key's chain. If a call that presented a link may have reached the service
+   * and its answer was lost, the error says so and can ask the service whether it took effect.
+   */
+  async function chained(op: OperationSpec, chain: HeaderChain, key: unknown, send: (steps: AttemptStep[]) => Promise<CallResult>): Promise<CallResult> {
+    let presented: string | undefined;
+    try {
+      return await chain.run(key, op.chain!.presents, async (run) => {
+        try {
+          return await send([run.step]);
+        } finally {
+          presented = run.presented;
+        }
+      });
+    } catch (e) {
+      const lost = (e instanceof ConnectionError && e.outcomeUnknown) || (e instanceof APIError && (e.status ?? 0) >= 500);
+      if (!lost || op.idempotent || presented === undefined) throw e;
+      const link = presented;
+      throw new OutcomeUnknownError(
+        `${(e as Error).message}. The ${chain.header} chain of ${String(key)} tells whether it took effect: \`await error.wasApplied()\` is true when the current ${chain.header} is no longer the one this call presented`,
+        {
+          operation: op.id,
+          status: (e as APIError).status,
+          attempts: (e as APIError).attempts,
+          key: String(key),
+          cause: e,
+          wasApplied: async () => (await chain.refresh(key)) !== link,
+        },
+      );
+    }
   }
 
   return { invoke, chain };

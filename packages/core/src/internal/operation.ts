@@ -36,6 +36,28 @@ export interface Unwrap {
   one?: boolean;
 }
 
+/** What the spec says of a security scheme (`securitySchemes` with our extensions). */
+export interface SchemeFacts {
+  type: string;
+  scheme?: string;
+  /** The operation that obtains the credential; its refusal is an AuthenticationError. */
+  obtainedBy?: string;
+  renewedBy?: string;
+  revokedBy?: string;
+  /** ISO 8601 duration (P1D, PT1H). */
+  tokenLifetime?: string;
+  /** A new token invalidates the previous one at once. */
+  singleToken?: boolean;
+}
+
+/** Milliseconds of an ISO 8601 duration of days, hours, minutes and seconds (`P1D`, `PT1H`, `PT15M`). */
+export function durationMs(iso: string): number {
+  const m = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/.exec(iso);
+  if (!m || iso === "P" || iso.endsWith("T")) throw new RangeError(`not a duration of days, hours, minutes or seconds: ${iso}`);
+  const [d = 0, h = 0, min = 0, s = 0] = m.slice(1).map((x) => Number(x ?? 0));
+  return (((d * 24 + h) * 60 + min) * 60 + s) * 1000;
+}
+
 /** The per-key chain of an interface (`x-chain`): a header each call presents and each answer renews. */
 export interface ChainDefinition {
   header: string;
@@ -73,8 +95,13 @@ export interface OperationSpec {
   period?: { from: string; to: string };
   /** The document says the parameter list is open: unknown parameters may go through `extraParams`. */
   openParams?: boolean;
-  /** The input parameter that names the operation's chain key, and whether the call presents the current link. */
-  chain?: { key: string; presents: boolean };
+  /**
+   * The input parameter that names the operation's chain key; whether the call presents the current
+   * link, and whether the spec says its answer returns the next one (the chain takes one wherever it comes).
+   */
+  chain?: { key: string; presents: boolean; returns?: boolean };
+  /** Cross-field rules the client checks before sending (`x-checks`), by name; the client brings them. */
+  checks?: readonly string[];
   /** The path is the SDK's default, not a documented one: clients let callers change it. */
   pathIsDefault?: boolean;
   /** The answer carries secrets (tokens): no excerpt of it ever appears in an error. */

@@ -416,13 +416,14 @@ export class Transport {
         state.attempts--; // a redirect on the same origin continues the attempt
         continue;
       }
+      // Every step reads every answer (the chain takes its next link from it); a step may ask for
+      // one re-send per call.
       let again = false;
       for (const [i, step] of state.steps.entries()) {
-        if (!step.answered || resent.has(step)) continue;
-        if (await step.answered(response, presented[i])) {
+        if (!step.answered) continue;
+        if ((await step.answered(response, presented[i])) && !resent.has(step) && !again) {
           resent.add(step);
           again = true;
-          break;
         }
       }
       if (again) {
@@ -509,6 +510,17 @@ export class Transport {
     this.#log(() => ({ type: "error", operation: op.id, error: { name: error.name, message: error.message } }));
     return error;
   }
+}
+
+const templates = new Map<string, (string | { name: string })[]>();
+/** A path template with its parameters filled in, each URL-encoded. */
+function fillPath(template: string, values: Record<string, unknown>): string {
+  let parts = templates.get(template);
+  if (!parts) {
+    parts = template.split(/(\{[^}]+\})/).map((p) => (p.startsWith("{") ? { name: p.slice(1, -1) } : p));
+    templates.set(template, parts);
+  }
+  return parts.map((p) => (typeof p === "string" ? p : encodeURIComponent(String(values[p.name])))).join("");
 }
 
 /** Replacement characters or control characters (other than tabs and line breaks) near the start mean binary content: describe it, never print it. */

@@ -33,8 +33,8 @@ function tills() {
 describe("chain", () => {
   it("writes the chain and which operations present its link", () => {
     expect(chain).toEqual({ header: "Uid", current: { operation: "links.current", param: "tillId" } });
-    expect(operations["tills.open"].chain).toEqual({ key: "tillId", presents: false });
-    expect(operations["tills.sell"].chain).toEqual({ key: "tillId", presents: true });
+    expect(operations["tills.open"].chain).toEqual({ key: "tillId", presents: false, returns: true });
+    expect(operations["tills.sell"].chain).toEqual({ key: "tillId", presents: true, returns: true });
     expectTypeOf<Parameters<FixtureMethods["tills"]["sell"]>[0]>().toEqualTypeOf<{ tillId: number; Amount: number }>();
   });
 
@@ -58,5 +58,28 @@ describe("chain", () => {
     t.links.set("7", 5); // another till program sold four times
     expect(await m.tills.sell({ tillId: 7, Amount: 1 })).toEqual({ Seq: 5 });
     expect(t.stub.seen.map((s) => s.url.replace("http://fixture.test", ""))).toEqual(["/tills/7/open", "/tills/7/sales", "/links/7", "/tills/7/sales"]);
+  });
+});
+
+describe("a lost answer on a chained call", () => {
+  it("is an OutcomeUnknownError that can ask the service whether the call took effect", async () => {
+    for (const applied of [true, false]) {
+      const t = tills();
+      const fetch = async (url: string, init: RequestInit) => {
+        if (url.endsWith("/sales")) {
+          // The sale reaches the till (or not), and the connection drops before the answer.
+          if (applied) await t.stub.fetch(url, init);
+          throw new TypeError("socket hang up");
+        }
+        return t.stub.fetch(url, init);
+      };
+      const m = buildFixtureMethods(createInvoker({ transport: new Transport({ baseUrl: "http://fixture.test", fetch }), operations, chain: { definition: chain! } }).invoke);
+      await m.tills.open({ tillId: 3 });
+      const err = await m.tills.sell({ tillId: 3, Amount: 1 }).catch((e) => e);
+      expect(err.name).toBe("OutcomeUnknownError");
+      expect(err.outcomeUnknown).toBe(true);
+      expect(err.message).toMatch(/await error.wasApplied\(\)/);
+      expect(await err.wasApplied()).toBe(applied);
+    }
   });
 });
