@@ -50,13 +50,17 @@ export interface FiscalMethods {
      */
     get(params: S.ShiftsGetParams, options?: CallOptions): Promise<S.ShiftsGetResult>;
     /**
+     * Create the X report of an open shift.
+     * 
+     * `POST /shifts/{idShift}/x`. Not retried automatically.
+     */
+    xReport(params: S.ShiftsXReportParams, options?: CallOptions): Promise<S.ShiftsXReportResult>;
+    /**
      * Create the Z report and close the shift.
      * 
      * `POST /shifts/{idShift}/z`. Not retried automatically.
-     * 
-     * The document calls its parameter list open: send a parameter the spec does not name through `options.extraParams`.
      */
-    closeWithZReport(params: S.ShiftsCloseWithZReportParams, options?: OpenParamsOptions): Promise<S.ShiftsCloseWithZReportResult>;
+    closeWithZReport(params: S.ShiftsCloseWithZReportParams, options?: CallOptions): Promise<S.ShiftsCloseWithZReportResult>;
   };
   uid: {
     /**
@@ -68,13 +72,49 @@ export interface FiscalMethods {
   };
   operations: {
     /**
-     * Register a sale; send the current Uid, receive the next.
+     * Register a sale.
      * 
      * `POST /kkms/{idKkm}/sales`. Moves money: never retried automatically.
      * 
      * The document calls its parameter list open: send a parameter the spec does not name through `options.extraParams`.
      */
     sale(params: S.OperationsSaleParams, options?: OpenParamsOptions): Promise<S.OperationsSaleResult>;
+    /**
+     * Register a purchase.
+     * 
+     * `POST /kkms/{idKkm}/purchases`. Moves money: never retried automatically.
+     * 
+     * The document calls its parameter list open: send a parameter the spec does not name through `options.extraParams`.
+     */
+    purchase(params: S.OperationsPurchaseParams, options?: OpenParamsOptions): Promise<S.OperationsPurchaseResult>;
+    /**
+     * Register the refund of a sale.
+     * 
+     * `POST /kkms/{idKkm}/refunds`. Moves money: never retried automatically.
+     * 
+     * The document calls its parameter list open: send a parameter the spec does not name through `options.extraParams`.
+     */
+    saleRefund(params: S.OperationsSaleRefundParams, options?: OpenParamsOptions): Promise<S.OperationsSaleRefundResult>;
+    /**
+     * Register the refund of a purchase.
+     * 
+     * `POST /kkms/{idKkm}/purchase-refunds`. Moves money: never retried automatically.
+     * 
+     * The document calls its parameter list open: send a parameter the spec does not name through `options.extraParams`.
+     */
+    purchaseRefund(params: S.OperationsPurchaseRefundParams, options?: OpenParamsOptions): Promise<S.OperationsPurchaseRefundResult>;
+    /**
+     * Register cash put into the register (cash in).
+     * 
+     * `POST /kkms/{idKkm}/incomes`. Moves money: never retried automatically.
+     */
+    cashIn(params: S.OperationsCashInParams, options?: CallOptions): Promise<S.OperationsCashInResult>;
+    /**
+     * Register cash taken out of the register (cash out).
+     * 
+     * `POST /kkms/{idKkm}/expenses`. Moves money: never retried automatically.
+     */
+    cashOut(params: S.OperationsCashOutParams, options?: CallOptions): Promise<S.OperationsCashOutResult>;
   };
 }
 
@@ -94,6 +134,7 @@ export function buildFiscalMethods(invoke: Invoke): FiscalMethods {
     shifts: {
       open: method(invoke, operations["shifts.open"]),
       get: method(invoke, operations["shifts.get"]),
+      xReport: method(invoke, operations["shifts.xReport"]),
       closeWithZReport: method(invoke, operations["shifts.closeWithZReport"]),
     },
     uid: {
@@ -101,6 +142,11 @@ export function buildFiscalMethods(invoke: Invoke): FiscalMethods {
     },
     operations: {
       sale: method(invoke, operations["operations.sale"]),
+      purchase: method(invoke, operations["operations.purchase"]),
+      saleRefund: method(invoke, operations["operations.saleRefund"]),
+      purchaseRefund: method(invoke, operations["operations.purchaseRefund"]),
+      cashIn: method(invoke, operations["operations.cashIn"]),
+      cashOut: method(invoke, operations["operations.cashOut"]),
     },
   };
 }

@@ -108,6 +108,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/shifts/{idShift}/x": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create the X report of an open shift */
+        post: operations["shifts.xReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/shifts/{idShift}/z": {
         parameters: {
             query?: never;
@@ -134,7 +151,7 @@ export interface paths {
         };
         /**
          * Look up the current Uid of a cash register
-         * @description Use it to recover the receipt chain, for example after a lost answer.
+         * @description The current link of the register's receipt chain. The SDK uses it to recover the chain after a refusal or a lost answer.
          */
         get: operations["uid.get"];
         put?: never;
@@ -155,13 +172,111 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Register a sale; send the current Uid, receive the next
-         * @description Registers a sale receipt. The request carries the current `Uid`; the answer carries the next `Uid` in
-         *     a response header, which the client stores for the next operation. `Total` must equal
-         *     Σ (Price + Markup − Discount) · Qty over positions that are not storno; `NonCash` must not exceed
-         *     `Total`. **Not retried automatically**: a repeat would register a second receipt.
+         * Register a sale
+         * @description Registers a sale receipt. The request presents the current `Uid`; the answer carries the next `Uid` in
+         *     a response header. **Not retried automatically**: a repeat would register a second receipt.
          */
         post: operations["operations.sale"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/kkms/{idKkm}/purchases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a purchase
+         * @description Registers a purchase receipt (money paid out of the register for goods). **Not retried automatically.**
+         */
+        post: operations["operations.purchase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/kkms/{idKkm}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register the refund of a sale
+         * @description Registers a sale refund. The service refuses a refund whose cash part exceeds the register's cash balance. **Not retried automatically.**
+         */
+        post: operations["operations.saleRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/kkms/{idKkm}/purchase-refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register the refund of a purchase
+         * @description Registers a purchase refund. **Not retried automatically.**
+         */
+        post: operations["operations.purchaseRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/kkms/{idKkm}/incomes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register cash put into the register (cash in)
+         * @description A service document (type 2 in the server sample) that raises the register's cash balance. **Not retried automatically.**
+         */
+        post: operations["operations.cashIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/kkms/{idKkm}/expenses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register cash taken out of the register (cash out)
+         * @description A service document (type 3 in the server sample) that lowers the register's cash balance. **Not retried automatically.**
+         */
+        post: operations["operations.cashOut"];
         delete?: never;
         options?: never;
         head?: never;
@@ -173,7 +288,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * Receipt-chain id
+         * Receipt-chain link
          * @description A UUID v4 (the server sample refuses other formats with "Uid не соответствует формату").
          * @example 5f0b7b1e-8c2d-4e0a-9b3c-1d2e3f4a5b6c
          */
@@ -208,6 +323,18 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /**
+         * Empty text
+         * @description The empty value an official example shows in place of a field's usual value.
+         * @constant
+         */
+        EmptyText: "";
+        /**
+         * Empty number
+         * @description The empty value an official example shows in place of a field's usual value.
+         * @constant
+         */
+        EmptyNumber: 0;
         Address: {
             Id?: number;
             IdTown?: number;
@@ -220,22 +347,28 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        Company: {
+        /**
+         * Id and name
+         * @description A small reference object (ownership, OFD, register status). With `companies` empty its fields come back as `""` and 0.
+         */
+        NamedRef: {
             Id?: number;
-            IdUser?: number;
-            IdOwnership?: number;
+            Name?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        Company: {
+            Id?: number | components["schemas"]["EmptyText"];
+            IdUser?: number | components["schemas"]["EmptyText"];
+            IdOwnership?: number | components["schemas"]["EmptyText"];
             IdAddress?: number;
-            Bin?: string;
-            ShortName?: string;
-            FullName?: string;
-            Fio?: string;
-            Nds?: boolean;
-            Ownership?: {
-                Id?: number;
-                Name?: string;
-            } & {
-                [key: string]: unknown;
-            };
+            Bin?: string | components["schemas"]["EmptyNumber"];
+            ShortName?: string | components["schemas"]["EmptyNumber"];
+            FullName?: string | components["schemas"]["EmptyNumber"];
+            Fio?: string | components["schemas"]["EmptyNumber"];
+            /** @description VAT of the company. */
+            Nds?: string | components["schemas"]["EmptyNumber"];
+            Ownership?: components["schemas"]["NamedRef"];
             Address?: components["schemas"]["Address"];
         } & {
             [key: string]: unknown;
@@ -259,8 +392,8 @@ export interface components {
             Name?: string;
             /** @description Registration number. */
             Rnm?: string;
-            /** @description Factory number of the register (ЗНМ). */
-            Znm?: string;
+            /** @description Factory number of the register (ЗНМ, glossary of the official operating docs). */
+            Znm?: number | string;
             IdStatusKkm?: components["schemas"]["KkmStatus"];
             /** @description The open (or last) shift. */
             IdShift?: number;
@@ -269,23 +402,23 @@ export interface components {
             Lock?: boolean;
             IdModeKkm?: number;
             IdOfd?: number;
+            IdNk?: number;
+            IdPlaceUsed?: number;
+            IdAddress?: number;
             IdSection?: number;
             ShiftIndex?: number;
+            /** @description Autonomous operations waiting to be sent. */
+            OfflineQueue?: number;
+            IdCPCR?: number;
+            /** @description A token of the register toward the fiscal data operator. */
+            TokenCPCR?: number;
             IsActive?: boolean;
+            Autorenew?: boolean;
+            OfdCode?: number;
             Address?: components["schemas"]["Address"];
             Company?: components["schemas"]["Company"];
-            Ofd?: {
-                Id?: number;
-                Name?: string;
-            } & {
-                [key: string]: unknown;
-            };
-            StatusKKM?: {
-                Id?: number;
-                Name?: string;
-            } & {
-                [key: string]: unknown;
-            };
+            Ofd?: components["schemas"]["NamedRef"];
+            StatusKKM?: components["schemas"]["NamedRef"];
         } & {
             [key: string]: unknown;
         };
@@ -310,19 +443,26 @@ export interface components {
         ShiftStatus: number;
         Shift: {
             /** @description Shift id. */
-            Id?: number;
+            Id: number;
             /** @description User who opened it. */
             IdUser?: number;
             IdKkm?: number;
             IdStatusShift?: components["schemas"]["ShiftStatus"];
-            DateOpen?: string;
+            DateOpen?: components["schemas"]["dates.Rfc3339"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** Shift id and status */
+        ShiftInfo: {
+            Id?: number;
+            IdStatusShift?: components["schemas"]["ShiftStatus"];
         } & {
             [key: string]: unknown;
         };
         OpenShiftRequest: {
             IdKkm: number;
             /** @description Autonomous mode only. With `Date` the opening is autonomous; without it, normal. */
-            Date?: string;
+            Date?: components["schemas"]["dates.Rfc3339"];
         };
         ShiftResponse: components["schemas"]["envelopes.FiscalEnvelope"] & {
             Data?: {
@@ -331,20 +471,58 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        ShiftInfoResponse: components["schemas"]["envelopes.FiscalEnvelope"] & {
+            Data?: components["schemas"]["ShiftInfo"];
+        };
+        XReportRequest: {
+            /** @description Autonomous mode: the time of the report. */
+            Date?: components["schemas"]["dates.Rfc3339"];
+        };
+        XReportResponse: components["schemas"]["envelopes.FiscalEnvelope"] & {
+            Data?: {
+                [key: string]: unknown;
+            };
+        };
         CloseShiftRequest: {
             IdKkm: number;
-        } & {
-            [key: string]: unknown;
+            /** @description Autonomous mode: the time of closing (server sample). */
+            Date?: components["schemas"]["dates.Rfc3339"];
         };
-        /** @description Also carries Qty / Amount / Cumulative triples for Sales, Purchases, Expenses, Refunds, PurchaseRefunds and Incomes (server sample). */
+        /**
+         * Amount in an answer
+         * @description Tenge. The server sample writes amounts with six decimal places (`1250.500000`), which JSON reads as the same number.
+         */
+        Amount: number;
         ZReport: {
             ShiftIndex?: number;
-            DateOpen?: string;
-            DateClose?: string;
-            BalanceOpen?: components["schemas"]["money.Tenge"];
-            BalanceClose?: components["schemas"]["money.Tenge"];
-            BalanceCloseNonCash?: components["schemas"]["money.Tenge"];
+            IdShift?: number;
+            IdKkm?: number;
+            IdUser?: number;
+            DateOpen?: components["schemas"]["dates.Rfc3339"];
+            DateClose?: components["schemas"]["dates.Rfc3339"];
+            BalanceOpen?: components["schemas"]["Amount"];
+            BalanceClose?: components["schemas"]["Amount"];
+            BalanceCloseNonCash?: components["schemas"]["Amount"];
+            /** @description Documents in the shift. */
             Count?: number;
+            SalesQty?: number;
+            SalesAmount?: components["schemas"]["Amount"];
+            CumulativeSales?: components["schemas"]["Amount"];
+            PurchasesQty?: number;
+            PurchasesAmount?: components["schemas"]["Amount"];
+            CumulativePurchases?: components["schemas"]["Amount"];
+            ExpensesQty?: number;
+            ExpensesAmount?: components["schemas"]["Amount"];
+            CumulativeExpenses?: components["schemas"]["Amount"];
+            RefundsQty?: number;
+            RefundsAmount?: components["schemas"]["Amount"];
+            CumulativeRefunds?: components["schemas"]["Amount"];
+            PurchaseRefundsQty?: number;
+            PurchaseRefundsAmount?: components["schemas"]["Amount"];
+            CumulativePurchaseRefunds?: components["schemas"]["Amount"];
+            IncomesQty?: number;
+            IncomesAmount?: components["schemas"]["Amount"];
+            CumulativeIncomes?: components["schemas"]["Amount"];
         } & {
             [key: string]: unknown;
         };
@@ -365,11 +543,12 @@ export interface components {
         DocumentType: number;
         Position: {
             Name: string;
-            /** @description Department (section) id. */
+            /** @description Department (section) id; the service computes VAT from the section's rate. */
             IdSection: number;
             Price: components["schemas"]["money.Tenge"];
             Markup?: components["schemas"]["money.Tenge"];
             Discount?: components["schemas"]["money.Tenge"];
+            /** @description Quantity; any number of decimals (weighed goods). Price, markup and discount have at most two. */
             Qty: number;
             /** @description Position cancelled; excluded from the total. */
             Storno?: boolean;
@@ -379,12 +558,15 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        SaleRequest: {
+        /** Receipt operation (sale, purchase, and their refunds) */
+        Receipt: {
             /** @description Type-of-activity id. */
             IdDomain: number;
             Cash?: components["schemas"]["money.Tenge"];
             /** @description Must not exceed `Total`. */
             NonCash?: components["schemas"]["money.Tenge"];
+            /** @description Paid by mobile transfer. */
+            Mobile?: components["schemas"]["money.Tenge"];
             Positions: components["schemas"]["Position"][];
             /** @description Σ (Price + Markup − Discount) · Qty over positions that are not storno. */
             Total: components["schemas"]["money.Tenge"];
@@ -400,7 +582,13 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        SaleResponse: components["schemas"]["envelopes.FiscalEnvelope"] & {
+        /** Cash in or cash out */
+        CashMovement: {
+            Amount: components["schemas"]["money.Tenge"];
+            /** @description Autonomous mode: the time of the operation. */
+            Date?: components["schemas"]["dates.Rfc3339"];
+        };
+        OperationResponse: components["schemas"]["envelopes.FiscalEnvelope"] & {
             Data?: {
                 /** @description Receipt number. */
                 IdDocument?: number;
@@ -408,6 +596,14 @@ export interface components {
                 Receipt?: string;
                 /** @description Link to the receipt. */
                 Location?: string;
+                /** @description Fiscal number of the document (server sample). */
+                FiscalNumber?: number;
+                /** @description Autonomous operation number (server sample). */
+                AutonomousNumber?: number;
+                /** @description The register's balances after the operation (server sample). */
+                Balances?: {
+                    [key: string]: unknown;
+                }[];
             } & {
                 [key: string]: unknown;
             };
@@ -446,11 +642,12 @@ export interface components {
         "money.Tenge": number;
         PositionInput: {
             Name: string;
-            /** @description Department (section) id. */
+            /** @description Department (section) id; the service computes VAT from the section's rate. */
             IdSection: number;
             Price: TengeInput;
             Markup?: TengeInput;
             Discount?: TengeInput;
+            /** @description Quantity; any number of decimals (weighed goods). Price, markup and discount have at most two. */
             Qty: number;
             /** @description Position cancelled; excluded from the total. */
             Storno?: boolean;
@@ -478,7 +675,7 @@ export interface components {
         CompaniesListParams: Record<string, never>;
         CompaniesListResult: components["schemas"]["Company"][];
         KkmsListParams: {
-            /** @description Company ids separated by commas. Optional; if empty, the answer covers every company linked to the user. */
+            /** @description Company ids separated by commas (the SDK also takes an array). Optional; if empty, the answer covers every company linked to the user. */
             companies?: ListInput;
         };
         KkmsListResult: components["schemas"]["Kkm"][];
@@ -490,18 +687,31 @@ export interface components {
         ShiftsOpenParams: {
             IdKkm: number;
             /** @description Autonomous mode only. With `Date` the opening is autonomous; without it, normal. */
-            Date?: string;
+            Date?: DateTimeInput;
         };
         ShiftsOpenResult: components["schemas"]["Shift"];
         ShiftsGetParams: {
             /** @description Shift id. */
             idShift: number;
         };
-        ShiftsGetResult: components["schemas"]["Shift"];
+        ShiftsGetResult: components["schemas"]["ShiftInfo"];
+        ShiftsXReportParams: {
+            /** @description Shift id. */
+            idShift: number;
+            /** @description Autonomous mode: the time of the report. */
+            Date?: DateTimeInput;
+        };
+        ShiftsXReportResult: {
+            [key: string]: unknown;
+        } & {
+            [key: string]: unknown;
+        };
         ShiftsCloseWithZReportParams: {
             /** @description Shift id. */
             idShift: number;
             IdKkm: number;
+            /** @description Autonomous mode: the time of closing (server sample). */
+            Date?: DateTimeInput;
         };
         ShiftsCloseWithZReportResult: components["schemas"]["ZReport"];
         UidGetParams: {
@@ -517,6 +727,8 @@ export interface components {
             Cash?: TengeInput;
             /** @description Must not exceed `Total`. */
             NonCash?: TengeInput;
+            /** @description Paid by mobile transfer. */
+            Mobile?: TengeInput;
             Positions: components["schemas"]["PositionInput"][];
             /** @description Σ (Price + Markup − Discount) · Qty over positions that are not storno. */
             Total: TengeInput;
@@ -537,11 +749,223 @@ export interface components {
             Receipt?: string;
             /** @description Link to the receipt. */
             Location?: string;
+            /** @description Fiscal number of the document (server sample). */
+            FiscalNumber?: number;
+            /** @description Autonomous operation number (server sample). */
+            AutonomousNumber?: number;
+            /** @description The register's balances after the operation (server sample). */
+            Balances?: {
+                [key: string]: unknown;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        OperationsPurchaseParams: {
+            /** @description Cash register id. */
+            idKkm: number;
+            /** @description Type-of-activity id. */
+            IdDomain: number;
+            Cash?: TengeInput;
+            /** @description Must not exceed `Total`. */
+            NonCash?: TengeInput;
+            /** @description Paid by mobile transfer. */
+            Mobile?: TengeInput;
+            Positions: components["schemas"]["PositionInput"][];
+            /** @description Σ (Price + Markup − Discount) · Qty over positions that are not storno. */
+            Total: TengeInput;
+            /** @description Generate a receipt. */
+            GenerateCheck?: boolean;
+            /** @description Autonomous operation number (uint32). See `x-autonomous-mode` in `info` for the two versions of the rules. */
+            AFP?: number;
+            /** @description Time the receipt was printed (autonomous mode). */
+            ReceiptDate?: DateTimeInput;
+            ChkLocation?: string;
+            /** @description Buyer's IIN. */
+            CustomerIIN?: string;
+        };
+        OperationsPurchaseResult: {
+            /** @description Receipt number. */
+            IdDocument?: number;
+            /** @description Receipt image in base64. */
+            Receipt?: string;
+            /** @description Link to the receipt. */
+            Location?: string;
+            /** @description Fiscal number of the document (server sample). */
+            FiscalNumber?: number;
+            /** @description Autonomous operation number (server sample). */
+            AutonomousNumber?: number;
+            /** @description The register's balances after the operation (server sample). */
+            Balances?: {
+                [key: string]: unknown;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        OperationsSaleRefundParams: {
+            /** @description Cash register id. */
+            idKkm: number;
+            /** @description Type-of-activity id. */
+            IdDomain: number;
+            Cash?: TengeInput;
+            /** @description Must not exceed `Total`. */
+            NonCash?: TengeInput;
+            /** @description Paid by mobile transfer. */
+            Mobile?: TengeInput;
+            Positions: components["schemas"]["PositionInput"][];
+            /** @description Σ (Price + Markup − Discount) · Qty over positions that are not storno. */
+            Total: TengeInput;
+            /** @description Generate a receipt. */
+            GenerateCheck?: boolean;
+            /** @description Autonomous operation number (uint32). See `x-autonomous-mode` in `info` for the two versions of the rules. */
+            AFP?: number;
+            /** @description Time the receipt was printed (autonomous mode). */
+            ReceiptDate?: DateTimeInput;
+            ChkLocation?: string;
+            /** @description Buyer's IIN. */
+            CustomerIIN?: string;
+        };
+        OperationsSaleRefundResult: {
+            /** @description Receipt number. */
+            IdDocument?: number;
+            /** @description Receipt image in base64. */
+            Receipt?: string;
+            /** @description Link to the receipt. */
+            Location?: string;
+            /** @description Fiscal number of the document (server sample). */
+            FiscalNumber?: number;
+            /** @description Autonomous operation number (server sample). */
+            AutonomousNumber?: number;
+            /** @description The register's balances after the operation (server sample). */
+            Balances?: {
+                [key: string]: unknown;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        OperationsPurchaseRefundParams: {
+            /** @description Cash register id. */
+            idKkm: number;
+            /** @description Type-of-activity id. */
+            IdDomain: number;
+            Cash?: TengeInput;
+            /** @description Must not exceed `Total`. */
+            NonCash?: TengeInput;
+            /** @description Paid by mobile transfer. */
+            Mobile?: TengeInput;
+            Positions: components["schemas"]["PositionInput"][];
+            /** @description Σ (Price + Markup − Discount) · Qty over positions that are not storno. */
+            Total: TengeInput;
+            /** @description Generate a receipt. */
+            GenerateCheck?: boolean;
+            /** @description Autonomous operation number (uint32). See `x-autonomous-mode` in `info` for the two versions of the rules. */
+            AFP?: number;
+            /** @description Time the receipt was printed (autonomous mode). */
+            ReceiptDate?: DateTimeInput;
+            ChkLocation?: string;
+            /** @description Buyer's IIN. */
+            CustomerIIN?: string;
+        };
+        OperationsPurchaseRefundResult: {
+            /** @description Receipt number. */
+            IdDocument?: number;
+            /** @description Receipt image in base64. */
+            Receipt?: string;
+            /** @description Link to the receipt. */
+            Location?: string;
+            /** @description Fiscal number of the document (server sample). */
+            FiscalNumber?: number;
+            /** @description Autonomous operation number (server sample). */
+            AutonomousNumber?: number;
+            /** @description The register's balances after the operation (server sample). */
+            Balances?: {
+                [key: string]: unknown;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        OperationsCashInParams: {
+            /** @description Cash register id. */
+            idKkm: number;
+            Amount: TengeInput;
+            /** @description Autonomous mode: the time of the operation. */
+            Date?: DateTimeInput;
+        };
+        OperationsCashInResult: {
+            /** @description Receipt number. */
+            IdDocument?: number;
+            /** @description Receipt image in base64. */
+            Receipt?: string;
+            /** @description Link to the receipt. */
+            Location?: string;
+            /** @description Fiscal number of the document (server sample). */
+            FiscalNumber?: number;
+            /** @description Autonomous operation number (server sample). */
+            AutonomousNumber?: number;
+            /** @description The register's balances after the operation (server sample). */
+            Balances?: {
+                [key: string]: unknown;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        OperationsCashOutParams: {
+            /** @description Cash register id. */
+            idKkm: number;
+            Amount: TengeInput;
+            /** @description Autonomous mode: the time of the operation. */
+            Date?: DateTimeInput;
+        };
+        OperationsCashOutResult: {
+            /** @description Receipt number. */
+            IdDocument?: number;
+            /** @description Receipt image in base64. */
+            Receipt?: string;
+            /** @description Link to the receipt. */
+            Location?: string;
+            /** @description Fiscal number of the document (server sample). */
+            FiscalNumber?: number;
+            /** @description Autonomous operation number (server sample). */
+            AutonomousNumber?: number;
+            /** @description The register's balances after the operation (server sample). */
+            Balances?: {
+                [key: string]: unknown;
+            }[];
         } & {
             [key: string]: unknown;
         };
     };
-    responses: never;
+    responses: {
+        /** @description The registered document; the `Uid` header carries the next link of the receipt chain. */
+        Operation: {
+            headers: {
+                Uid: components["headers"]["Uid"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "Status": 200,
+                 *       "Message": "OK",
+                 *       "Data": {
+                 *         "IdDocument": 1001,
+                 *         "Receipt": "iVBORw0KGgo=",
+                 *         "Location": "https://fiscal.invalid/receipts/1001"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OperationResponse"];
+            };
+        };
+        /** @description The request was refused (and not processed); `Message` says why. */
+        Refused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["envelopes.FiscalEnvelope"];
+            };
+        };
+    };
     parameters: {
         /**
          * @description Cash register id.
@@ -554,14 +978,30 @@ export interface components {
          */
         IdShift: number;
         /**
-         * @description The current receipt-chain id (a UUID v4), from the shift opening or the previous operation.
+         * @description The current link of the receipt chain (a UUID v4), from the shift opening or the previous operation. The SDK presents it for you.
          * @example 5f0b7b1e-8c2d-4e0a-9b3c-1d2e3f4a5b6c
          */
         UidRequest: components["schemas"]["Uid"];
     };
-    requestBodies: never;
+    requestBodies: {
+        Receipt: {
+            content: {
+                "application/json": components["schemas"]["Receipt"];
+            };
+        };
+        CashMovement: {
+            content: {
+                /**
+                 * @example {
+                 *       "Amount": 800
+                 *     }
+                 */
+                "application/json": components["schemas"]["CashMovement"];
+            };
+        };
+    };
     headers: {
-        /** @description The next receipt-chain id. Store it for the next receipt operation. */
+        /** @description The next link of the receipt chain. The SDK stores it and presents it with the register's next operation. */
         Uid: components["schemas"]["Uid"];
     };
     pathItems: never;
@@ -593,22 +1033,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "Status": 200,
-                     *       "Message": "OK",
-                     *       "Data": {
-                     *         "Token": "fiscal.sandbox.token",
-                     *         "User": {
-                     *           "Id": 7,
-                     *           "PhoneLogin": "77771112233",
-                     *           "Name": "Cashier",
-                     *           "Lock": false,
-                     *           "IdShift": 0
-                     *         }
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["AuthResponse"];
                 };
             };
@@ -641,7 +1065,7 @@ export interface operations {
                      *             "ShortName": "TOO Romashka",
                      *             "FullName": "TOO Romashka LLP",
                      *             "Fio": "Petrov P.",
-                     *             "Nds": false,
+                     *             "Nds": "12",
                      *             "IdOwnership": 1,
                      *             "IdUser": 7,
                      *             "Address": {
@@ -665,7 +1089,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Company ids separated by commas. Optional; if empty, the answer covers every company linked to the user.
+                 * @description Company ids separated by commas (the SDK also takes an array). Optional; if empty, the answer covers every company linked to the user.
                  * @example 1,2,3
                  */
                 companies?: string;
@@ -676,39 +1100,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `Data.Kkms`. With `companies` empty or listing every company, the company, OFD and status sub-objects come back with empty values. */
+            /** @description `Data.Kkms`. With `companies` empty or listing every company, the company, OFD and status sub-objects come back with empty values (`""` and 0). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "Status": 200,
-                     *       "Message": "OK",
-                     *       "Data": {
-                     *         "Kkms": [
-                     *           {
-                     *             "Id": 42,
-                     *             "Name": "Kassa 1",
-                     *             "Rnm": "010101010101",
-                     *             "Znm": "SWK00000001",
-                     *             "IdStatusKkm": 2,
-                     *             "IdShift": 0,
-                     *             "Allowed": true,
-                     *             "Address": {
-                     *               "Street": "Abaya",
-                     *               "House": "10"
-                     *             },
-                     *             "Company": {
-                     *               "Id": 1,
-                     *               "ShortName": "TOO Romashka"
-                     *             }
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["KkmsResponse"];
                 };
             };
@@ -764,16 +1161,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "IdKkm": 42
-                 *     }
-                 */
                 "application/json": components["schemas"]["OpenShiftRequest"];
             };
         };
         responses: {
-            /** @description The new shift; the `Uid` header carries the first receipt-chain id. */
+            /** @description The new shift; the `Uid` header carries the first link of the receipt chain. */
             200: {
                 headers: {
                     Uid: components["headers"]["Uid"];
@@ -798,7 +1190,7 @@ export interface operations {
                     "application/json": components["schemas"]["ShiftResponse"];
                 };
             };
-            /** @description The user already has an open shift (per a third-party client's comment). */
+            /** @description The user already has an open shift (per a third-party client's comment); the message text is not shown. */
             424: {
                 headers: {
                     [name: string]: unknown;
@@ -806,8 +1198,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Status": 424,
-                     *       "Message": "Shift already open"
+                     *       "Status": 424
                      *     }
                      */
                     "application/json": components["schemas"]["envelopes.FiscalEnvelope"];
@@ -830,7 +1221,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The shift. */
+            /** @description The shift's id and status. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -841,17 +1232,43 @@ export interface operations {
                      *       "Status": 200,
                      *       "Message": "OK",
                      *       "Data": {
-                     *         "Shift": {
-                     *           "Id": 17,
-                     *           "IdUser": 7,
-                     *           "IdKkm": 42,
-                     *           "IdStatusShift": 1,
-                     *           "DateOpen": "2024-05-31T09:00:00+05:00"
-                     *         }
+                     *         "Id": 17,
+                     *         "IdStatusShift": 1
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ShiftResponse"];
+                    "application/json": components["schemas"]["ShiftInfoResponse"];
+                };
+            };
+        };
+    };
+    "shifts.xReport": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Shift id.
+                 * @example 17
+                 */
+                idShift: components["parameters"]["IdShift"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["XReportRequest"];
+            };
+        };
+        responses: {
+            /** @description The X report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["XReportResponse"];
                 };
             };
         };
@@ -861,7 +1278,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The current receipt-chain id (a UUID v4), from the shift opening or the previous operation.
+                 * @description The current link of the receipt chain (a UUID v4), from the shift opening or the previous operation. The SDK presents it for you.
                  * @example 5f0b7b1e-8c2d-4e0a-9b3c-1d2e3f4a5b6c
                  */
                 Uid: components["parameters"]["UidRequest"];
@@ -898,19 +1315,23 @@ export interface operations {
                      *       "Message": "OK",
                      *       "Data": {
                      *         "ShiftIndex": 17,
+                     *         "IdKkm": 42,
                      *         "DateOpen": "2024-05-31T09:00:00+05:00",
                      *         "DateClose": "2024-05-31T21:00:00+05:00",
                      *         "BalanceOpen": 0,
                      *         "BalanceClose": 1250.5,
+                     *         "BalanceCloseNonCash": 0,
                      *         "Count": 3,
                      *         "SalesQty": 3,
-                     *         "SalesAmount": 1250.5
+                     *         "SalesAmount": 1250.5,
+                     *         "CumulativeSales": 98000.5
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ZReportResponse"];
                 };
             };
+            400: components["responses"]["Refused"];
         };
     };
     "uid.get": {
@@ -953,7 +1374,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The current receipt-chain id (a UUID v4), from the shift opening or the previous operation.
+                 * @description The current link of the receipt chain (a UUID v4), from the shift opening or the previous operation. The SDK presents it for you.
                  * @example 5f0b7b1e-8c2d-4e0a-9b3c-1d2e3f4a5b6c
                  */
                 Uid: components["parameters"]["UidRequest"];
@@ -967,63 +1388,135 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "IdDomain": 1,
-                 *       "Cash": 1000,
-                 *       "NonCash": 250.5,
-                 *       "Total": 1250.5,
-                 *       "GenerateCheck": true,
-                 *       "Positions": [
-                 *         {
-                 *           "Name": "Coffee",
-                 *           "IdSection": 1,
-                 *           "Price": 625.25,
-                 *           "Qty": 2,
-                 *           "Discount": 0,
-                 *           "Markup": 0,
-                 *           "Storno": false,
-                 *           "IdUnit": 796
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/json": components["schemas"]["SaleRequest"];
-            };
-        };
+        requestBody: components["requestBodies"]["Receipt"];
         responses: {
-            /** @description The receipt; the `Uid` header carries the next receipt-chain id. */
-            200: {
-                headers: {
-                    Uid: components["headers"]["Uid"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "Status": 200,
-                     *       "Message": "OK",
-                     *       "Data": {
-                     *         "IdDocument": 1001,
-                     *         "Receipt": "iVBORw0KGgo=",
-                     *         "Location": "https://fiscal.invalid/receipts/1001"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SaleResponse"];
-                };
+            200: components["responses"]["Operation"];
+            400: components["responses"]["Refused"];
+        };
+    };
+    "operations.purchase": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The current link of the receipt chain (a UUID v4), from the shift opening or the previous operation. The SDK presents it for you.
+                 * @example 5f0b7b1e-8c2d-4e0a-9b3c-1d2e3f4a5b6c
+                 */
+                Uid: components["parameters"]["UidRequest"];
             };
-            /** @description The request was refused; `Message` says why. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["envelopes.FiscalEnvelope"];
-                };
+            path: {
+                /**
+                 * @description Cash register id.
+                 * @example 42
+                 */
+                idKkm: components["parameters"]["IdKkm"];
             };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["Receipt"];
+        responses: {
+            200: components["responses"]["Operation"];
+            400: components["responses"]["Refused"];
+        };
+    };
+    "operations.saleRefund": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The current link of the receipt chain (a UUID v4), from the shift opening or the previous operation. The SDK presents it for you.
+                 * @example 5f0b7b1e-8c2d-4e0a-9b3c-1d2e3f4a5b6c
+                 */
+                Uid: components["parameters"]["UidRequest"];
+            };
+            path: {
+                /**
+                 * @description Cash register id.
+                 * @example 42
+                 */
+                idKkm: components["parameters"]["IdKkm"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["Receipt"];
+        responses: {
+            200: components["responses"]["Operation"];
+            400: components["responses"]["Refused"];
+        };
+    };
+    "operations.purchaseRefund": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The current link of the receipt chain (a UUID v4), from the shift opening or the previous operation. The SDK presents it for you.
+                 * @example 5f0b7b1e-8c2d-4e0a-9b3c-1d2e3f4a5b6c
+                 */
+                Uid: components["parameters"]["UidRequest"];
+            };
+            path: {
+                /**
+                 * @description Cash register id.
+                 * @example 42
+                 */
+                idKkm: components["parameters"]["IdKkm"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["Receipt"];
+        responses: {
+            200: components["responses"]["Operation"];
+            400: components["responses"]["Refused"];
+        };
+    };
+    "operations.cashIn": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The current link of the receipt chain (a UUID v4), from the shift opening or the previous operation. The SDK presents it for you.
+                 * @example 5f0b7b1e-8c2d-4e0a-9b3c-1d2e3f4a5b6c
+                 */
+                Uid: components["parameters"]["UidRequest"];
+            };
+            path: {
+                /**
+                 * @description Cash register id.
+                 * @example 42
+                 */
+                idKkm: components["parameters"]["IdKkm"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["CashMovement"];
+        responses: {
+            200: components["responses"]["Operation"];
+            400: components["responses"]["Refused"];
+        };
+    };
+    "operations.cashOut": {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The current link of the receipt chain (a UUID v4), from the shift opening or the previous operation. The SDK presents it for you.
+                 * @example 5f0b7b1e-8c2d-4e0a-9b3c-1d2e3f4a5b6c
+                 */
+                Uid: components["parameters"]["UidRequest"];
+            };
+            path: {
+                /**
+                 * @description Cash register id.
+                 * @example 42
+                 */
+                idKkm: components["parameters"]["IdKkm"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["CashMovement"];
+        responses: {
+            200: components["responses"]["Operation"];
+            400: components["responses"]["Refused"];
         };
     };
 }
@@ -1052,6 +1545,10 @@ export type ShiftsOpenResult = components["schemas"]["ShiftsOpenResult"];
 export type ShiftsGetParams = components["schemas"]["ShiftsGetParams"];
 /** What `shifts.get` resolves to. */
 export type ShiftsGetResult = components["schemas"]["ShiftsGetResult"];
+/** What `shifts.xReport` takes: Create the X report of an open shift. */
+export type ShiftsXReportParams = components["schemas"]["ShiftsXReportParams"];
+/** What `shifts.xReport` resolves to. */
+export type ShiftsXReportResult = components["schemas"]["ShiftsXReportResult"];
 /** What `shifts.closeWithZReport` takes: Create the Z report and close the shift. */
 export type ShiftsCloseWithZReportParams = components["schemas"]["ShiftsCloseWithZReportParams"];
 /** What `shifts.closeWithZReport` resolves to. */
@@ -1060,16 +1557,42 @@ export type ShiftsCloseWithZReportResult = components["schemas"]["ShiftsCloseWit
 export type UidGetParams = components["schemas"]["UidGetParams"];
 /** What `uid.get` resolves to. */
 export type UidGetResult = components["schemas"]["UidGetResult"];
-/** What `operations.sale` takes: Register a sale; send the current Uid, receive the next. */
+/** What `operations.sale` takes: Register a sale. */
 export type OperationsSaleParams = components["schemas"]["OperationsSaleParams"];
 /** What `operations.sale` resolves to. */
 export type OperationsSaleResult = components["schemas"]["OperationsSaleResult"];
-/** Receipt-chain id */
+/** What `operations.purchase` takes: Register a purchase. */
+export type OperationsPurchaseParams = components["schemas"]["OperationsPurchaseParams"];
+/** What `operations.purchase` resolves to. */
+export type OperationsPurchaseResult = components["schemas"]["OperationsPurchaseResult"];
+/** What `operations.saleRefund` takes: Register the refund of a sale. */
+export type OperationsSaleRefundParams = components["schemas"]["OperationsSaleRefundParams"];
+/** What `operations.saleRefund` resolves to. */
+export type OperationsSaleRefundResult = components["schemas"]["OperationsSaleRefundResult"];
+/** What `operations.purchaseRefund` takes: Register the refund of a purchase. */
+export type OperationsPurchaseRefundParams = components["schemas"]["OperationsPurchaseRefundParams"];
+/** What `operations.purchaseRefund` resolves to. */
+export type OperationsPurchaseRefundResult = components["schemas"]["OperationsPurchaseRefundResult"];
+/** What `operations.cashIn` takes: Register cash put into the register (cash in). */
+export type OperationsCashInParams = components["schemas"]["OperationsCashInParams"];
+/** What `operations.cashIn` resolves to. */
+export type OperationsCashInResult = components["schemas"]["OperationsCashInResult"];
+/** What `operations.cashOut` takes: Register cash taken out of the register (cash out). */
+export type OperationsCashOutParams = components["schemas"]["OperationsCashOutParams"];
+/** What `operations.cashOut` resolves to. */
+export type OperationsCashOutResult = components["schemas"]["OperationsCashOutResult"];
+/** Receipt-chain link */
 export type Uid = components["schemas"]["Uid"];
 export type AuthRequest = components["schemas"]["AuthRequest"];
 export type AuthUser = components["schemas"]["AuthUser"];
 export type AuthResponse = components["schemas"]["AuthResponse"];
+/** Empty text */
+export type EmptyText = components["schemas"]["EmptyText"];
+/** Empty number */
+export type EmptyNumber = components["schemas"]["EmptyNumber"];
 export type Address = components["schemas"]["Address"];
+/** Id and name */
+export type NamedRef = components["schemas"]["NamedRef"];
 export type Company = components["schemas"]["Company"];
 export type CompaniesResponse = components["schemas"]["CompaniesResponse"];
 /** Cash register status */
@@ -1081,18 +1604,27 @@ export type KkmResponse = components["schemas"]["KkmResponse"];
 /** Shift status */
 export type ShiftStatus = components["schemas"]["ShiftStatus"];
 export type Shift = components["schemas"]["Shift"];
+/** Shift id and status */
+export type ShiftInfo = components["schemas"]["ShiftInfo"];
 export type OpenShiftRequest = components["schemas"]["OpenShiftRequest"];
 export type ShiftResponse = components["schemas"]["ShiftResponse"];
+export type ShiftInfoResponse = components["schemas"]["ShiftInfoResponse"];
+export type XReportRequest = components["schemas"]["XReportRequest"];
+export type XReportResponse = components["schemas"]["XReportResponse"];
 export type CloseShiftRequest = components["schemas"]["CloseShiftRequest"];
-/** Also carries Qty / Amount / Cumulative triples for Sales, Purchases, Expenses, Refunds, PurchaseRefunds and Incomes (server sample). */
+/** Amount in an answer */
+export type Amount = components["schemas"]["Amount"];
 export type ZReport = components["schemas"]["ZReport"];
 export type ZReportResponse = components["schemas"]["ZReportResponse"];
 export type UidResponse = components["schemas"]["UidResponse"];
 /** Operation (document) type */
 export type DocumentType = components["schemas"]["DocumentType"];
 export type Position = components["schemas"]["Position"];
-export type SaleRequest = components["schemas"]["SaleRequest"];
-export type SaleResponse = components["schemas"]["SaleResponse"];
+/** Receipt operation (sale, purchase, and their refunds) */
+export type Receipt = components["schemas"]["Receipt"];
+/** Cash in or cash out */
+export type CashMovement = components["schemas"]["CashMovement"];
+export type OperationResponse = components["schemas"]["OperationResponse"];
 export type PositionInput = components["schemas"]["PositionInput"];
 /** RFC 3339 date-time */
 export type Rfc3339 = components["schemas"]["dates.Rfc3339"];

@@ -352,8 +352,11 @@ validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 export const companies_list_response = validate6;
 const schema7 = {"$ref":"spec#/components/schemas/CompaniesResponse","$id":"op-companies_list_response"};
 const schema8 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"type":"object","properties":{"Companies":{"type":"array","items":{"$ref":"#/components/schemas/Company"}}},"additionalProperties":true}}}]};
-const schema10 = {"type":"object","properties":{"Id":{"type":"integer"},"IdUser":{"type":"integer"},"IdOwnership":{"type":"integer"},"IdAddress":{"type":"integer"},"Bin":{"type":"string"},"ShortName":{"type":"string"},"FullName":{"type":"string"},"Fio":{"type":"string"},"Nds":{"type":"boolean"},"Ownership":{"type":"object","properties":{"Id":{"type":"integer"},"Name":{"type":"string"}},"additionalProperties":true},"Address":{"$ref":"#/components/schemas/Address"}},"additionalProperties":true};
-const schema11 = {"type":"object","properties":{"Id":{"type":"integer"},"IdTown":{"type":"integer"},"Street":{"type":"string"},"House":{"type":"string"},"Flat":{"type":"string"},"Town":{"type":"object","additionalProperties":true}},"additionalProperties":true};
+const schema10 = {"type":"object","properties":{"Id":{"anyOf":[{"type":"integer"},{"$ref":"#/components/schemas/EmptyText"}]},"IdUser":{"anyOf":[{"type":"integer"},{"$ref":"#/components/schemas/EmptyText"}]},"IdOwnership":{"anyOf":[{"type":"integer"},{"$ref":"#/components/schemas/EmptyText"}]},"IdAddress":{"type":"integer"},"Bin":{"anyOf":[{"type":"string"},{"$ref":"#/components/schemas/EmptyNumber"}]},"ShortName":{"anyOf":[{"type":"string"},{"$ref":"#/components/schemas/EmptyNumber"}]},"FullName":{"anyOf":[{"type":"string"},{"$ref":"#/components/schemas/EmptyNumber"}]},"Fio":{"anyOf":[{"type":"string"},{"$ref":"#/components/schemas/EmptyNumber"}]},"Nds":{"anyOf":[{"type":"string"},{"$ref":"#/components/schemas/EmptyNumber"}]},"Ownership":{"$ref":"#/components/schemas/NamedRef"},"Address":{"$ref":"#/components/schemas/Address"}},"additionalProperties":true};
+const schema11 = {"type":"string","const":""};
+const schema14 = {"type":"integer","const":0};
+const schema19 = {"type":"object","properties":{"Id":{"type":"integer"},"Name":{"type":"string"}},"additionalProperties":true};
+const schema20 = {"type":"object","properties":{"Id":{"type":"integer"},"IdTown":{"type":"integer"},"Street":{"type":"string"},"House":{"type":"string"},"Flat":{"type":"string"},"Town":{"type":"object","additionalProperties":true}},"additionalProperties":true};
 
 function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -368,8 +371,11 @@ evaluated0.items = undefined;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Id !== undefined){
 let data0 = data.Id;
+const _errs3 = errors;
+let valid1 = false;
+const _errs4 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err0 = {instancePath:instancePath+"/Id",schemaPath:"#/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err0 = {instancePath:instancePath+"/Id",schemaPath:"#/properties/Id/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -378,11 +384,11 @@ vErrors.push(err0);
 }
 errors++;
 }
-}
-if(data.IdUser !== undefined){
-let data1 = data.IdUser;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err1 = {instancePath:instancePath+"/IdUser",schemaPath:"#/properties/IdUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+var _valid0 = _errs4 === errors;
+valid1 = valid1 || _valid0;
+const _errs6 = errors;
+if(typeof data0 !== "string"){
+const err1 = {instancePath:instancePath+"/Id",schemaPath:"#/components/schemas/EmptyText/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -391,11 +397,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-if(data.IdOwnership !== undefined){
-let data2 = data.IdOwnership;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err2 = {instancePath:instancePath+"/IdOwnership",schemaPath:"#/properties/IdOwnership/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if("" !== data0){
+const err2 = {instancePath:instancePath+"/Id",schemaPath:"#/components/schemas/EmptyText/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -404,11 +407,10 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.IdAddress !== undefined){
-let data3 = data.IdAddress;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err3 = {instancePath:instancePath+"/IdAddress",schemaPath:"#/properties/IdAddress/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+var _valid0 = _errs6 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err3 = {instancePath:instancePath+"/Id",schemaPath:"#/properties/Id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -417,10 +419,25 @@ vErrors.push(err3);
 }
 errors++;
 }
+else {
+errors = _errs3;
+if(vErrors !== null){
+if(_errs3){
+vErrors.length = _errs3;
 }
-if(data.Bin !== undefined){
-if(typeof data.Bin !== "string"){
-const err4 = {instancePath:instancePath+"/Bin",schemaPath:"#/properties/Bin/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.IdUser !== undefined){
+let data1 = data.IdUser;
+const _errs10 = errors;
+let valid3 = false;
+const _errs11 = errors;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err4 = {instancePath:instancePath+"/IdUser",schemaPath:"#/properties/IdUser/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -429,10 +446,11 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.ShortName !== undefined){
-if(typeof data.ShortName !== "string"){
-const err5 = {instancePath:instancePath+"/ShortName",schemaPath:"#/properties/ShortName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid1 = _errs11 === errors;
+valid3 = valid3 || _valid1;
+const _errs13 = errors;
+if(typeof data1 !== "string"){
+const err5 = {instancePath:instancePath+"/IdUser",schemaPath:"#/components/schemas/EmptyText/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -441,10 +459,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data.FullName !== undefined){
-if(typeof data.FullName !== "string"){
-const err6 = {instancePath:instancePath+"/FullName",schemaPath:"#/properties/FullName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("" !== data1){
+const err6 = {instancePath:instancePath+"/IdUser",schemaPath:"#/components/schemas/EmptyText/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -453,10 +469,10 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.Fio !== undefined){
-if(typeof data.Fio !== "string"){
-const err7 = {instancePath:instancePath+"/Fio",schemaPath:"#/properties/Fio/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid1 = _errs13 === errors;
+valid3 = valid3 || _valid1;
+if(!valid3){
+const err7 = {instancePath:instancePath+"/IdUser",schemaPath:"#/properties/IdUser/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -465,10 +481,25 @@ vErrors.push(err7);
 }
 errors++;
 }
+else {
+errors = _errs10;
+if(vErrors !== null){
+if(_errs10){
+vErrors.length = _errs10;
 }
-if(data.Nds !== undefined){
-if(typeof data.Nds !== "boolean"){
-const err8 = {instancePath:instancePath+"/Nds",schemaPath:"#/properties/Nds/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.IdOwnership !== undefined){
+let data2 = data.IdOwnership;
+const _errs17 = errors;
+let valid5 = false;
+const _errs18 = errors;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err8 = {instancePath:instancePath+"/IdOwnership",schemaPath:"#/properties/IdOwnership/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -477,14 +508,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data.Ownership !== undefined){
-let data9 = data.Ownership;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-if(data9.Id !== undefined){
-let data10 = data9.Id;
-if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
-const err9 = {instancePath:instancePath+"/Ownership/Id",schemaPath:"#/properties/Ownership/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+var _valid2 = _errs18 === errors;
+valid5 = valid5 || _valid2;
+const _errs20 = errors;
+if(typeof data2 !== "string"){
+const err9 = {instancePath:instancePath+"/IdOwnership",schemaPath:"#/components/schemas/EmptyText/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -493,10 +521,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(data9.Name !== undefined){
-if(typeof data9.Name !== "string"){
-const err10 = {instancePath:instancePath+"/Ownership/Name",schemaPath:"#/properties/Ownership/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("" !== data2){
+const err10 = {instancePath:instancePath+"/IdOwnership",schemaPath:"#/components/schemas/EmptyText/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -505,15 +531,389 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/Ownership",schemaPath:"#/properties/Ownership/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var _valid2 = _errs20 === errors;
+valid5 = valid5 || _valid2;
+if(!valid5){
+const err11 = {instancePath:instancePath+"/IdOwnership",schemaPath:"#/properties/IdOwnership/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
+}
+errors++;
+}
+else {
+errors = _errs17;
+if(vErrors !== null){
+if(_errs17){
+vErrors.length = _errs17;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.IdAddress !== undefined){
+let data3 = data.IdAddress;
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err12 = {instancePath:instancePath+"/IdAddress",schemaPath:"#/properties/IdAddress/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.Bin !== undefined){
+let data4 = data.Bin;
+const _errs26 = errors;
+let valid7 = false;
+const _errs27 = errors;
+if(typeof data4 !== "string"){
+const err13 = {instancePath:instancePath+"/Bin",schemaPath:"#/properties/Bin/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+var _valid3 = _errs27 === errors;
+valid7 = valid7 || _valid3;
+const _errs29 = errors;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err14 = {instancePath:instancePath+"/Bin",schemaPath:"#/components/schemas/EmptyNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(0 !== data4){
+const err15 = {instancePath:instancePath+"/Bin",schemaPath:"#/components/schemas/EmptyNumber/const",keyword:"const",params:{allowedValue: 0},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+var _valid3 = _errs29 === errors;
+valid7 = valid7 || _valid3;
+if(!valid7){
+const err16 = {instancePath:instancePath+"/Bin",schemaPath:"#/properties/Bin/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+else {
+errors = _errs26;
+if(vErrors !== null){
+if(_errs26){
+vErrors.length = _errs26;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.ShortName !== undefined){
+let data5 = data.ShortName;
+const _errs33 = errors;
+let valid9 = false;
+const _errs34 = errors;
+if(typeof data5 !== "string"){
+const err17 = {instancePath:instancePath+"/ShortName",schemaPath:"#/properties/ShortName/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+var _valid4 = _errs34 === errors;
+valid9 = valid9 || _valid4;
+const _errs36 = errors;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err18 = {instancePath:instancePath+"/ShortName",schemaPath:"#/components/schemas/EmptyNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(0 !== data5){
+const err19 = {instancePath:instancePath+"/ShortName",schemaPath:"#/components/schemas/EmptyNumber/const",keyword:"const",params:{allowedValue: 0},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+var _valid4 = _errs36 === errors;
+valid9 = valid9 || _valid4;
+if(!valid9){
+const err20 = {instancePath:instancePath+"/ShortName",schemaPath:"#/properties/ShortName/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+else {
+errors = _errs33;
+if(vErrors !== null){
+if(_errs33){
+vErrors.length = _errs33;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.FullName !== undefined){
+let data6 = data.FullName;
+const _errs40 = errors;
+let valid11 = false;
+const _errs41 = errors;
+if(typeof data6 !== "string"){
+const err21 = {instancePath:instancePath+"/FullName",schemaPath:"#/properties/FullName/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+var _valid5 = _errs41 === errors;
+valid11 = valid11 || _valid5;
+const _errs43 = errors;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+const err22 = {instancePath:instancePath+"/FullName",schemaPath:"#/components/schemas/EmptyNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(0 !== data6){
+const err23 = {instancePath:instancePath+"/FullName",schemaPath:"#/components/schemas/EmptyNumber/const",keyword:"const",params:{allowedValue: 0},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+var _valid5 = _errs43 === errors;
+valid11 = valid11 || _valid5;
+if(!valid11){
+const err24 = {instancePath:instancePath+"/FullName",schemaPath:"#/properties/FullName/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+else {
+errors = _errs40;
+if(vErrors !== null){
+if(_errs40){
+vErrors.length = _errs40;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.Fio !== undefined){
+let data7 = data.Fio;
+const _errs47 = errors;
+let valid13 = false;
+const _errs48 = errors;
+if(typeof data7 !== "string"){
+const err25 = {instancePath:instancePath+"/Fio",schemaPath:"#/properties/Fio/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+var _valid6 = _errs48 === errors;
+valid13 = valid13 || _valid6;
+const _errs50 = errors;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err26 = {instancePath:instancePath+"/Fio",schemaPath:"#/components/schemas/EmptyNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if(0 !== data7){
+const err27 = {instancePath:instancePath+"/Fio",schemaPath:"#/components/schemas/EmptyNumber/const",keyword:"const",params:{allowedValue: 0},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+var _valid6 = _errs50 === errors;
+valid13 = valid13 || _valid6;
+if(!valid13){
+const err28 = {instancePath:instancePath+"/Fio",schemaPath:"#/properties/Fio/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+else {
+errors = _errs47;
+if(vErrors !== null){
+if(_errs47){
+vErrors.length = _errs47;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.Nds !== undefined){
+let data8 = data.Nds;
+const _errs54 = errors;
+let valid15 = false;
+const _errs55 = errors;
+if(typeof data8 !== "string"){
+const err29 = {instancePath:instancePath+"/Nds",schemaPath:"#/properties/Nds/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid7 = _errs55 === errors;
+valid15 = valid15 || _valid7;
+const _errs57 = errors;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err30 = {instancePath:instancePath+"/Nds",schemaPath:"#/components/schemas/EmptyNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if(0 !== data8){
+const err31 = {instancePath:instancePath+"/Nds",schemaPath:"#/components/schemas/EmptyNumber/const",keyword:"const",params:{allowedValue: 0},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+var _valid7 = _errs57 === errors;
+valid15 = valid15 || _valid7;
+if(!valid15){
+const err32 = {instancePath:instancePath+"/Nds",schemaPath:"#/properties/Nds/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+else {
+errors = _errs54;
+if(vErrors !== null){
+if(_errs54){
+vErrors.length = _errs54;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.Ownership !== undefined){
+let data9 = data.Ownership;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+if(data9.Id !== undefined){
+let data10 = data9.Id;
+if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
+const err33 = {instancePath:instancePath+"/Ownership/Id",schemaPath:"#/components/schemas/NamedRef/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data9.Name !== undefined){
+if(typeof data9.Name !== "string"){
+const err34 = {instancePath:instancePath+"/Ownership/Name",schemaPath:"#/components/schemas/NamedRef/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/Ownership",schemaPath:"#/components/schemas/NamedRef/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
 }
 errors++;
 }
@@ -524,12 +924,12 @@ if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 if(data12.Id !== undefined){
 let data13 = data12.Id;
 if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
-const err12 = {instancePath:instancePath+"/Address/Id",schemaPath:"#/components/schemas/Address/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err36 = {instancePath:instancePath+"/Address/Id",schemaPath:"#/components/schemas/Address/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err12];
+vErrors = [err36];
 }
 else {
-vErrors.push(err12);
+vErrors.push(err36);
 }
 errors++;
 }
@@ -537,48 +937,48 @@ errors++;
 if(data12.IdTown !== undefined){
 let data14 = data12.IdTown;
 if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
-const err13 = {instancePath:instancePath+"/Address/IdTown",schemaPath:"#/components/schemas/Address/properties/IdTown/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err37 = {instancePath:instancePath+"/Address/IdTown",schemaPath:"#/components/schemas/Address/properties/IdTown/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err37];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err37);
 }
 errors++;
 }
 }
 if(data12.Street !== undefined){
 if(typeof data12.Street !== "string"){
-const err14 = {instancePath:instancePath+"/Address/Street",schemaPath:"#/components/schemas/Address/properties/Street/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err38 = {instancePath:instancePath+"/Address/Street",schemaPath:"#/components/schemas/Address/properties/Street/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err38];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err38);
 }
 errors++;
 }
 }
 if(data12.House !== undefined){
 if(typeof data12.House !== "string"){
-const err15 = {instancePath:instancePath+"/Address/House",schemaPath:"#/components/schemas/Address/properties/House/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err39 = {instancePath:instancePath+"/Address/House",schemaPath:"#/components/schemas/Address/properties/House/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err39];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err39);
 }
 errors++;
 }
 }
 if(data12.Flat !== undefined){
 if(typeof data12.Flat !== "string"){
-const err16 = {instancePath:instancePath+"/Address/Flat",schemaPath:"#/components/schemas/Address/properties/Flat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err40 = {instancePath:instancePath+"/Address/Flat",schemaPath:"#/components/schemas/Address/properties/Flat/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err40];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err40);
 }
 errors++;
 }
@@ -588,36 +988,36 @@ let data18 = data12.Town;
 if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
 }
 else {
-const err17 = {instancePath:instancePath+"/Address/Town",schemaPath:"#/components/schemas/Address/properties/Town/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err41 = {instancePath:instancePath+"/Address/Town",schemaPath:"#/components/schemas/Address/properties/Town/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err41];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err41);
 }
 errors++;
 }
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/Address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err42 = {instancePath:instancePath+"/Address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err42];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err42);
 }
 errors++;
 }
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err43 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err43];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err43);
 }
 errors++;
 }
@@ -775,7 +1175,7 @@ return errors === 0;
 validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const kkms_list_input = validate11;
-const schema12 = {"type":"object","properties":{"companies":{"type":"string","pattern":"^[0-9]+(,[0-9]+)*$"}},"additionalProperties":false,"$id":"op-kkms_list_input"};
+const schema21 = {"type":"object","properties":{"companies":{"type":"string","pattern":"^[0-9]+(,[0-9]+)*$"}},"additionalProperties":false,"$id":"op-kkms_list_input"};
 const pattern0 = new RegExp("^[0-9]+(,[0-9]+)*$", "");
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -844,10 +1244,10 @@ return errors === 0;
 validate11.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const kkms_list_response = validate12;
-const schema13 = {"$ref":"spec#/components/schemas/KkmsResponse","$id":"op-kkms_list_response"};
-const schema14 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"type":"object","properties":{"Kkms":{"type":"array","items":{"$ref":"#/components/schemas/Kkm"}}},"additionalProperties":true}}}]};
-const schema16 = {"type":"object","properties":{"Id":{"type":"integer"},"IdCompany":{"type":"integer"},"Name":{"type":"string"},"Rnm":{"type":"string"},"Znm":{"type":"string"},"IdStatusKkm":{"$ref":"#/components/schemas/KkmStatus"},"IdShift":{"type":"integer"},"Allowed":{"type":"boolean"},"Lock":{"type":"boolean"},"IdModeKkm":{"type":"integer"},"IdOfd":{"type":"integer"},"IdSection":{"type":"integer"},"ShiftIndex":{"type":"integer"},"IsActive":{"type":"boolean"},"Address":{"$ref":"#/components/schemas/Address"},"Company":{"$ref":"#/components/schemas/Company"},"Ofd":{"type":"object","properties":{"Id":{"type":"integer"},"Name":{"type":"string"}},"additionalProperties":true},"StatusKKM":{"type":"object","properties":{"Id":{"type":"integer"},"Name":{"type":"string"}},"additionalProperties":true}},"additionalProperties":true};
-const schema17 = {"type":"integer"};
+const schema22 = {"$ref":"spec#/components/schemas/KkmsResponse","$id":"op-kkms_list_response"};
+const schema23 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"type":"object","properties":{"Kkms":{"type":"array","items":{"$ref":"#/components/schemas/Kkm"}}},"additionalProperties":true}}}]};
+const schema25 = {"type":"object","properties":{"Id":{"type":"integer"},"IdCompany":{"type":"integer"},"Name":{"type":"string"},"Rnm":{"type":"string"},"Znm":{"type":["integer","string"]},"IdStatusKkm":{"$ref":"#/components/schemas/KkmStatus"},"IdShift":{"type":"integer"},"Allowed":{"type":"boolean"},"Lock":{"type":"boolean"},"IdModeKkm":{"type":"integer"},"IdOfd":{"type":"integer"},"IdNk":{"type":"integer"},"IdPlaceUsed":{"type":"integer"},"IdAddress":{"type":"integer"},"IdSection":{"type":"integer"},"ShiftIndex":{"type":"integer"},"OfflineQueue":{"type":"integer","minimum":0},"IdCPCR":{"type":"integer"},"TokenCPCR":{"type":"integer"},"IsActive":{"type":"boolean"},"Autorenew":{"type":"boolean"},"OfdCode":{"type":"integer"},"Address":{"$ref":"#/components/schemas/Address"},"Company":{"$ref":"#/components/schemas/Company"},"Ofd":{"$ref":"#/components/schemas/NamedRef"},"StatusKKM":{"$ref":"#/components/schemas/NamedRef"}},"additionalProperties":true};
+const schema26 = {"type":"integer"};
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -911,8 +1311,9 @@ errors++;
 }
 }
 if(data.Znm !== undefined){
-if(typeof data.Znm !== "string"){
-const err4 = {instancePath:instancePath+"/Znm",schemaPath:"#/properties/Znm/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data4 = data.Znm;
+if((!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) && (typeof data4 !== "string")){
+const err4 = {instancePath:instancePath+"/Znm",schemaPath:"#/properties/Znm/type",keyword:"type",params:{type: schema25.properties.Znm.type},message:"must be integer,string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -998,10 +1399,10 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.IdSection !== undefined){
-let data11 = data.IdSection;
+if(data.IdNk !== undefined){
+let data11 = data.IdNk;
 if(!((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11)))){
-const err11 = {instancePath:instancePath+"/IdSection",schemaPath:"#/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err11 = {instancePath:instancePath+"/IdNk",schemaPath:"#/properties/IdNk/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1011,10 +1412,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.ShiftIndex !== undefined){
-let data12 = data.ShiftIndex;
+if(data.IdPlaceUsed !== undefined){
+let data12 = data.IdPlaceUsed;
 if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
-const err12 = {instancePath:instancePath+"/ShiftIndex",schemaPath:"#/properties/ShiftIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err12 = {instancePath:instancePath+"/IdPlaceUsed",schemaPath:"#/properties/IdPlaceUsed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1024,9 +1425,10 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.IsActive !== undefined){
-if(typeof data.IsActive !== "boolean"){
-const err13 = {instancePath:instancePath+"/IsActive",schemaPath:"#/properties/IsActive/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.IdAddress !== undefined){
+let data13 = data.IdAddress;
+if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
+const err13 = {instancePath:instancePath+"/IdAddress",schemaPath:"#/properties/IdAddress/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1036,13 +1438,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.Address !== undefined){
-let data14 = data.Address;
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-if(data14.Id !== undefined){
-let data15 = data14.Id;
-if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
-const err14 = {instancePath:instancePath+"/Address/Id",schemaPath:"#/components/schemas/Address/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.IdSection !== undefined){
+let data14 = data.IdSection;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+const err14 = {instancePath:instancePath+"/IdSection",schemaPath:"#/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1052,10 +1451,10 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data14.IdTown !== undefined){
-let data16 = data14.IdTown;
-if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
-const err15 = {instancePath:instancePath+"/Address/IdTown",schemaPath:"#/components/schemas/Address/properties/IdTown/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.ShiftIndex !== undefined){
+let data15 = data.ShiftIndex;
+if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+const err15 = {instancePath:instancePath+"/ShiftIndex",schemaPath:"#/properties/ShiftIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1065,9 +1464,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data14.Street !== undefined){
-if(typeof data14.Street !== "string"){
-const err16 = {instancePath:instancePath+"/Address/Street",schemaPath:"#/components/schemas/Address/properties/Street/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.OfflineQueue !== undefined){
+let data16 = data.OfflineQueue;
+if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
+const err16 = {instancePath:instancePath+"/OfflineQueue",schemaPath:"#/properties/OfflineQueue/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1076,10 +1476,9 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data14.House !== undefined){
-if(typeof data14.House !== "string"){
-const err17 = {instancePath:instancePath+"/Address/House",schemaPath:"#/components/schemas/Address/properties/House/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data16 == "number"){
+if(data16 < 0 || isNaN(data16)){
+const err17 = {instancePath:instancePath+"/OfflineQueue",schemaPath:"#/properties/OfflineQueue/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1089,9 +1488,11 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data14.Flat !== undefined){
-if(typeof data14.Flat !== "string"){
-const err18 = {instancePath:instancePath+"/Address/Flat",schemaPath:"#/components/schemas/Address/properties/Flat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.IdCPCR !== undefined){
+let data17 = data.IdCPCR;
+if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+const err18 = {instancePath:instancePath+"/IdCPCR",schemaPath:"#/properties/IdCPCR/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1101,12 +1502,10 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data14.Town !== undefined){
-let data20 = data14.Town;
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-}
-else {
-const err19 = {instancePath:instancePath+"/Address/Town",schemaPath:"#/components/schemas/Address/properties/Town/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.TokenCPCR !== undefined){
+let data18 = data.TokenCPCR;
+if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
+const err19 = {instancePath:instancePath+"/TokenCPCR",schemaPath:"#/properties/TokenCPCR/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1116,14 +1515,131 @@ vErrors.push(err19);
 errors++;
 }
 }
-}
-else {
-const err20 = {instancePath:instancePath+"/Address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.IsActive !== undefined){
+if(typeof data.IsActive !== "boolean"){
+const err20 = {instancePath:instancePath+"/IsActive",schemaPath:"#/properties/IsActive/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err20];
 }
 else {
 vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.Autorenew !== undefined){
+if(typeof data.Autorenew !== "boolean"){
+const err21 = {instancePath:instancePath+"/Autorenew",schemaPath:"#/properties/Autorenew/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.OfdCode !== undefined){
+let data21 = data.OfdCode;
+if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
+const err22 = {instancePath:instancePath+"/OfdCode",schemaPath:"#/properties/OfdCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.Address !== undefined){
+let data22 = data.Address;
+if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
+if(data22.Id !== undefined){
+let data23 = data22.Id;
+if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
+const err23 = {instancePath:instancePath+"/Address/Id",schemaPath:"#/components/schemas/Address/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data22.IdTown !== undefined){
+let data24 = data22.IdTown;
+if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
+const err24 = {instancePath:instancePath+"/Address/IdTown",schemaPath:"#/components/schemas/Address/properties/IdTown/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data22.Street !== undefined){
+if(typeof data22.Street !== "string"){
+const err25 = {instancePath:instancePath+"/Address/Street",schemaPath:"#/components/schemas/Address/properties/Street/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data22.House !== undefined){
+if(typeof data22.House !== "string"){
+const err26 = {instancePath:instancePath+"/Address/House",schemaPath:"#/components/schemas/Address/properties/House/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data22.Flat !== undefined){
+if(typeof data22.Flat !== "string"){
+const err27 = {instancePath:instancePath+"/Address/Flat",schemaPath:"#/components/schemas/Address/properties/Flat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data22.Town !== undefined){
+let data28 = data22.Town;
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+}
+else {
+const err28 = {instancePath:instancePath+"/Address/Town",schemaPath:"#/components/schemas/Address/properties/Town/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/Address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
 }
 errors++;
 }
@@ -1135,93 +1651,93 @@ errors = vErrors.length;
 }
 }
 if(data.Ofd !== undefined){
-let data22 = data.Ofd;
-if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
-if(data22.Id !== undefined){
-let data23 = data22.Id;
-if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
-const err21 = {instancePath:instancePath+"/Ofd/Id",schemaPath:"#/properties/Ofd/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+let data30 = data.Ofd;
+if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
+if(data30.Id !== undefined){
+let data31 = data30.Id;
+if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
+const err30 = {instancePath:instancePath+"/Ofd/Id",schemaPath:"#/components/schemas/NamedRef/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err21];
+vErrors = [err30];
 }
 else {
-vErrors.push(err21);
+vErrors.push(err30);
 }
 errors++;
 }
 }
-if(data22.Name !== undefined){
-if(typeof data22.Name !== "string"){
-const err22 = {instancePath:instancePath+"/Ofd/Name",schemaPath:"#/properties/Ofd/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data30.Name !== undefined){
+if(typeof data30.Name !== "string"){
+const err31 = {instancePath:instancePath+"/Ofd/Name",schemaPath:"#/components/schemas/NamedRef/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err22];
+vErrors = [err31];
 }
 else {
-vErrors.push(err22);
+vErrors.push(err31);
 }
 errors++;
 }
 }
 }
 else {
-const err23 = {instancePath:instancePath+"/Ofd",schemaPath:"#/properties/Ofd/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err32 = {instancePath:instancePath+"/Ofd",schemaPath:"#/components/schemas/NamedRef/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err23];
+vErrors = [err32];
 }
 else {
-vErrors.push(err23);
+vErrors.push(err32);
 }
 errors++;
 }
 }
 if(data.StatusKKM !== undefined){
-let data25 = data.StatusKKM;
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-if(data25.Id !== undefined){
-let data26 = data25.Id;
-if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
-const err24 = {instancePath:instancePath+"/StatusKKM/Id",schemaPath:"#/properties/StatusKKM/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+let data33 = data.StatusKKM;
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+if(data33.Id !== undefined){
+let data34 = data33.Id;
+if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
+const err33 = {instancePath:instancePath+"/StatusKKM/Id",schemaPath:"#/components/schemas/NamedRef/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err33];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err33);
 }
 errors++;
 }
 }
-if(data25.Name !== undefined){
-if(typeof data25.Name !== "string"){
-const err25 = {instancePath:instancePath+"/StatusKKM/Name",schemaPath:"#/properties/StatusKKM/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data33.Name !== undefined){
+if(typeof data33.Name !== "string"){
+const err34 = {instancePath:instancePath+"/StatusKKM/Name",schemaPath:"#/components/schemas/NamedRef/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err34];
 }
 else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-}
-else {
-const err26 = {instancePath:instancePath+"/StatusKKM",schemaPath:"#/properties/StatusKKM/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
+vErrors.push(err34);
 }
 errors++;
 }
 }
 }
 else {
-const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err35 = {instancePath:instancePath+"/StatusKKM",schemaPath:"#/components/schemas/NamedRef/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err27];
+vErrors = [err35];
 }
 else {
-vErrors.push(err27);
+vErrors.push(err35);
+}
+errors++;
+}
+}
+}
+else {
+const err36 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
 }
 errors++;
 }
@@ -1379,7 +1895,7 @@ return errors === 0;
 validate12.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const kkms_get_input = validate18;
-const schema19 = {"type":"object","properties":{"idKkm":{"type":"integer"}},"required":["idKkm"],"additionalProperties":false,"$id":"op-kkms_get_input"};
+const schema30 = {"type":"object","properties":{"idKkm":{"type":"integer"}},"required":["idKkm"],"additionalProperties":false,"$id":"op-kkms_get_input"};
 
 function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-kkms_get_input" */;
@@ -1445,8 +1961,8 @@ return errors === 0;
 validate18.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const kkms_get_response = validate19;
-const schema20 = {"$ref":"spec#/components/schemas/KkmResponse","$id":"op-kkms_get_response"};
-const schema21 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"type":"object","properties":{"Kkm":{"$ref":"#/components/schemas/Kkm"}},"additionalProperties":true}}}]};
+const schema31 = {"$ref":"spec#/components/schemas/KkmResponse","$id":"op-kkms_get_response"};
+const schema32 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"type":"object","properties":{"Kkm":{"$ref":"#/components/schemas/Kkm"}},"additionalProperties":true}}}]};
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1580,7 +2096,9 @@ return errors === 0;
 validate19.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const shifts_open_input = validate23;
-const schema23 = {"type":"object","properties":{"IdKkm":{"type":"integer"},"Date":{"type":"string"}},"required":["IdKkm"],"additionalProperties":false,"$id":"op-shifts_open_input"};
+const schema34 = {"type":"object","properties":{"IdKkm":{"type":"integer"},"Date":{"$ref":"spec#/components/schemas/dates.Rfc3339"}},"required":["IdKkm"],"additionalProperties":false,"$id":"op-shifts_open_input"};
+const schema35 = {"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"};
+const pattern1 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$", "");
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-shifts_open_input" */;
@@ -1630,8 +2148,10 @@ errors++;
 }
 }
 if(data.Date !== undefined){
-if(typeof data.Date !== "string"){
-const err3 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data1 = data.Date;
+if(typeof data1 === "string"){
+if(!pattern1.test(data1)){
+const err3 = {instancePath:instancePath+"/Date",schemaPath:"spec#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1641,94 +2161,8 @@ vErrors.push(err3);
 errors++;
 }
 }
-}
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate23.errors = vErrors;
-return errors === 0;
-}
-validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const shifts_open_response = validate24;
-const schema24 = {"$ref":"spec#/components/schemas/ShiftResponse","$id":"op-shifts_open_response"};
-const schema25 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"type":"object","properties":{"Shift":{"$ref":"#/components/schemas/Shift"}},"additionalProperties":true}}}]};
-const schema27 = {"type":"object","properties":{"Id":{"type":"integer"},"IdUser":{"type":"integer"},"IdKkm":{"type":"integer"},"IdStatusShift":{"$ref":"#/components/schemas/ShiftStatus"},"DateOpen":{"type":"string"}},"additionalProperties":true};
-const schema28 = {"type":"integer"};
-
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate26.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.Id !== undefined){
-let data0 = data.Id;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err0 = {instancePath:instancePath+"/Id",schemaPath:"#/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(data.IdUser !== undefined){
-let data1 = data.IdUser;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err1 = {instancePath:instancePath+"/IdUser",schemaPath:"#/properties/IdUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.IdKkm !== undefined){
-let data2 = data.IdKkm;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err2 = {instancePath:instancePath+"/IdKkm",schemaPath:"#/properties/IdKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.IdStatusShift !== undefined){
-let data3 = data.IdStatusShift;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err3 = {instancePath:instancePath+"/IdStatusShift",schemaPath:"#/components/schemas/ShiftStatus/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.DateOpen !== undefined){
-if(typeof data.DateOpen !== "string"){
-const err4 = {instancePath:instancePath+"/DateOpen",schemaPath:"#/properties/DateOpen/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/Date",schemaPath:"spec#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1746,6 +2180,126 @@ vErrors = [err5];
 }
 else {
 vErrors.push(err5);
+}
+errors++;
+}
+validate23.errors = vErrors;
+return errors === 0;
+}
+validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const shifts_open_response = validate24;
+const schema36 = {"$ref":"spec#/components/schemas/ShiftResponse","$id":"op-shifts_open_response"};
+const schema37 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"type":"object","properties":{"Shift":{"$ref":"#/components/schemas/Shift"}},"additionalProperties":true}}}]};
+const schema39 = {"type":"object","required":["Id"],"properties":{"Id":{"type":"integer"},"IdUser":{"type":"integer"},"IdKkm":{"type":"integer"},"IdStatusShift":{"$ref":"#/components/schemas/ShiftStatus"},"DateOpen":{"$ref":"#/components/schemas/dates.Rfc3339"}},"additionalProperties":true};
+const schema40 = {"type":"integer"};
+
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate26.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Id"},message:"must have required property '"+"Id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Id !== undefined){
+let data0 = data.Id;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Id",schemaPath:"#/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.IdUser !== undefined){
+let data1 = data.IdUser;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err2 = {instancePath:instancePath+"/IdUser",schemaPath:"#/properties/IdUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.IdKkm !== undefined){
+let data2 = data.IdKkm;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err3 = {instancePath:instancePath+"/IdKkm",schemaPath:"#/properties/IdKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.IdStatusShift !== undefined){
+let data3 = data.IdStatusShift;
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err4 = {instancePath:instancePath+"/IdStatusShift",schemaPath:"#/components/schemas/ShiftStatus/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.DateOpen !== undefined){
+let data4 = data.DateOpen;
+if(typeof data4 === "string"){
+if(!pattern1.test(data4)){
+const err5 = {instancePath:instancePath+"/DateOpen",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/DateOpen",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
 }
 errors++;
 }
@@ -1887,7 +2441,7 @@ return errors === 0;
 validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const shifts_get_input = validate29;
-const schema29 = {"type":"object","properties":{"idShift":{"type":"integer"}},"required":["idShift"],"additionalProperties":false,"$id":"op-shifts_get_input"};
+const schema42 = {"type":"object","properties":{"idShift":{"type":"integer"}},"required":["idShift"],"additionalProperties":false,"$id":"op-shifts_get_input"};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-shifts_get_input" */;
@@ -1953,7 +2507,63 @@ return errors === 0;
 validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const shifts_get_response = validate30;
-const schema30 = {"$ref":"spec#/components/schemas/ShiftResponse","$id":"op-shifts_get_response"};
+const schema43 = {"$ref":"spec#/components/schemas/ShiftInfoResponse","$id":"op-shifts_get_response"};
+const schema44 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"$ref":"#/components/schemas/ShiftInfo"}}}]};
+const schema46 = {"type":"object","properties":{"Id":{"type":"integer"},"IdStatusShift":{"$ref":"#/components/schemas/ShiftStatus"}},"additionalProperties":true};
+
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate32.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Id !== undefined){
+let data0 = data.Id;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err0 = {instancePath:instancePath+"/Id",schemaPath:"#/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.IdStatusShift !== undefined){
+let data1 = data.IdStatusShift;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err1 = {instancePath:instancePath+"/IdStatusShift",schemaPath:"#/components/schemas/ShiftStatus/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate32.errors = vErrors;
+return errors === 0;
+}
+validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2029,34 +2639,19 @@ errors++;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Data !== undefined){
-let data3 = data.Data;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.Shift !== undefined){
-if(!(validate26(data3.Shift, {instancePath:instancePath+"/Data/Shift",parentData:data3,parentDataProperty:"Shift",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
+if(!(validate32(data.Data, {instancePath:instancePath+"/Data",parentData:data,parentDataProperty:"Data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -2086,14 +2681,14 @@ return errors === 0;
 }
 validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const shifts_closeWithZReport_input = validate34;
-const schema33 = {"type":"object","properties":{"idShift":{"type":"integer"},"IdKkm":{"type":"integer"}},"required":["idShift","IdKkm"],"additionalProperties":false,"$id":"op-shifts_closeWithZReport_input"};
+export const shifts_xReport_input = validate35;
+const schema48 = {"type":"object","properties":{"idShift":{"type":"integer"},"Date":{"$ref":"spec#/components/schemas/dates.Rfc3339"}},"required":["idShift"],"additionalProperties":false,"$id":"op-shifts_xReport_input"};
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-shifts_closeWithZReport_input" */;
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-shifts_xReport_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
+const evaluated0 = validate35.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2111,8 +2706,9 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.IdKkm === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdKkm"},message:"must have required property '"+"IdKkm"+"'"};
+for(const key0 in data){
+if(!((key0 === "idShift") || (key0 === "Date"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2121,9 +2717,11 @@ vErrors.push(err1);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((key0 === "idShift") || (key0 === "IdKkm"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+}
+if(data.idShift !== undefined){
+let data0 = data.idShift;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err2 = {instancePath:instancePath+"/idShift",schemaPath:"#/properties/idShift/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2133,10 +2731,11 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.idShift !== undefined){
-let data0 = data.idShift;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err3 = {instancePath:instancePath+"/idShift",schemaPath:"#/properties/idShift/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.Date !== undefined){
+let data1 = data.Date;
+if(typeof data1 === "string"){
+if(!pattern1.test(data1)){
+const err3 = {instancePath:instancePath+"/Date",schemaPath:"spec#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2146,10 +2745,8 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.IdKkm !== undefined){
-let data1 = data.IdKkm;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err4 = {instancePath:instancePath+"/IdKkm",schemaPath:"#/properties/IdKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err4 = {instancePath:instancePath+"/Date",schemaPath:"spec#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2170,205 +2767,19 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate34.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const shifts_closeWithZReport_response = validate35;
-const schema34 = {"$ref":"spec#/components/schemas/ZReportResponse","$id":"op-shifts_closeWithZReport_response"};
-const schema35 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"$ref":"#/components/schemas/ZReport"}}}]};
-const schema37 = {"type":"object","properties":{"ShiftIndex":{"type":"integer"},"DateOpen":{"type":"string"},"DateClose":{"type":"string"},"BalanceOpen":{"$ref":"#/components/schemas/money.Tenge"},"BalanceClose":{"$ref":"#/components/schemas/money.Tenge"},"BalanceCloseNonCash":{"$ref":"#/components/schemas/money.Tenge"},"Count":{"type":"integer"}},"additionalProperties":true};
-const schema38 = {"type":"number","minimum":0,"x-decimals":2};
-const pattern1 = new RegExp("^-?\\d+(\\.\\d{1,2})?$", "");
+export const shifts_xReport_response = validate36;
+const schema50 = {"$ref":"spec#/components/schemas/XReportResponse","$id":"op-shifts_xReport_response"};
+const schema51 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"type":"object","additionalProperties":true}}}]};
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate37.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.ShiftIndex !== undefined){
-let data0 = data.ShiftIndex;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err0 = {instancePath:instancePath+"/ShiftIndex",schemaPath:"#/properties/ShiftIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(data.DateOpen !== undefined){
-if(typeof data.DateOpen !== "string"){
-const err1 = {instancePath:instancePath+"/DateOpen",schemaPath:"#/properties/DateOpen/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.DateClose !== undefined){
-if(typeof data.DateClose !== "string"){
-const err2 = {instancePath:instancePath+"/DateClose",schemaPath:"#/properties/DateClose/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.BalanceOpen !== undefined){
-let data3 = data.BalanceOpen;
-if(typeof data3 == "number"){
-if(data3 < 0 || isNaN(data3)){
-const err3 = {instancePath:instancePath+"/BalanceOpen",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(!pattern1.test(String(data3))){
-const err4 = {instancePath:instancePath+"/BalanceOpen",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/BalanceOpen",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.BalanceClose !== undefined){
-let data4 = data.BalanceClose;
-if(typeof data4 == "number"){
-if(data4 < 0 || isNaN(data4)){
-const err6 = {instancePath:instancePath+"/BalanceClose",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(!pattern1.test(String(data4))){
-const err7 = {instancePath:instancePath+"/BalanceClose",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/BalanceClose",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.BalanceCloseNonCash !== undefined){
-let data5 = data.BalanceCloseNonCash;
-if(typeof data5 == "number"){
-if(data5 < 0 || isNaN(data5)){
-const err9 = {instancePath:instancePath+"/BalanceCloseNonCash",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(!pattern1.test(String(data5))){
-const err10 = {instancePath:instancePath+"/BalanceCloseNonCash",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/BalanceCloseNonCash",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.Count !== undefined){
-let data6 = data.Count;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err12 = {instancePath:instancePath+"/Count",schemaPath:"#/properties/Count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-validate37.errors = vErrors;
-return errors === 0;
-}
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate36.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2439,8 +2850,654 @@ errors++;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Data !== undefined){
-if(!(validate37(data.Data, {instancePath:instancePath+"/Data",parentData:data,parentDataProperty:"Data",rootData,dynamicAnchors}))){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+}
+else {
+const err5 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate37.errors = vErrors;
+return errors === 0;
+}
+validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-shifts_xReport_response" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate36.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate37(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
+errors = vErrors.length;
+}
+validate36.errors = vErrors;
+return errors === 0;
+}
+validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const shifts_closeWithZReport_input = validate39;
+const schema53 = {"type":"object","properties":{"idShift":{"type":"integer"},"IdKkm":{"type":"integer"},"Date":{"$ref":"spec#/components/schemas/dates.Rfc3339"}},"required":["idShift","IdKkm"],"additionalProperties":false,"$id":"op-shifts_closeWithZReport_input"};
+
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-shifts_closeWithZReport_input" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate39.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.idShift === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "idShift"},message:"must have required property '"+"idShift"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.IdKkm === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdKkm"},message:"must have required property '"+"IdKkm"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "idShift") || (key0 === "IdKkm")) || (key0 === "Date"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.idShift !== undefined){
+let data0 = data.idShift;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err3 = {instancePath:instancePath+"/idShift",schemaPath:"#/properties/idShift/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.IdKkm !== undefined){
+let data1 = data.IdKkm;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err4 = {instancePath:instancePath+"/IdKkm",schemaPath:"#/properties/IdKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.Date !== undefined){
+let data2 = data.Date;
+if(typeof data2 === "string"){
+if(!pattern1.test(data2)){
+const err5 = {instancePath:instancePath+"/Date",schemaPath:"spec#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/Date",schemaPath:"spec#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate39.errors = vErrors;
+return errors === 0;
+}
+validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const shifts_closeWithZReport_response = validate40;
+const schema55 = {"$ref":"spec#/components/schemas/ZReportResponse","$id":"op-shifts_closeWithZReport_response"};
+const schema56 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"$ref":"#/components/schemas/ZReport"}}}]};
+const schema58 = {"type":"object","properties":{"ShiftIndex":{"type":"integer"},"IdShift":{"type":"integer"},"IdKkm":{"type":"integer"},"IdUser":{"type":"integer"},"DateOpen":{"$ref":"#/components/schemas/dates.Rfc3339"},"DateClose":{"$ref":"#/components/schemas/dates.Rfc3339"},"BalanceOpen":{"$ref":"#/components/schemas/Amount"},"BalanceClose":{"$ref":"#/components/schemas/Amount"},"BalanceCloseNonCash":{"$ref":"#/components/schemas/Amount"},"Count":{"type":"integer"},"SalesQty":{"type":"integer"},"SalesAmount":{"$ref":"#/components/schemas/Amount"},"CumulativeSales":{"$ref":"#/components/schemas/Amount"},"PurchasesQty":{"type":"integer"},"PurchasesAmount":{"$ref":"#/components/schemas/Amount"},"CumulativePurchases":{"$ref":"#/components/schemas/Amount"},"ExpensesQty":{"type":"integer"},"ExpensesAmount":{"$ref":"#/components/schemas/Amount"},"CumulativeExpenses":{"$ref":"#/components/schemas/Amount"},"RefundsQty":{"type":"integer"},"RefundsAmount":{"$ref":"#/components/schemas/Amount"},"CumulativeRefunds":{"$ref":"#/components/schemas/Amount"},"PurchaseRefundsQty":{"type":"integer"},"PurchaseRefundsAmount":{"$ref":"#/components/schemas/Amount"},"CumulativePurchaseRefunds":{"$ref":"#/components/schemas/Amount"},"IncomesQty":{"type":"integer"},"IncomesAmount":{"$ref":"#/components/schemas/Amount"},"CumulativeIncomes":{"$ref":"#/components/schemas/Amount"}},"additionalProperties":true};
+const schema61 = {"type":"number"};
+
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate42.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.ShiftIndex !== undefined){
+let data0 = data.ShiftIndex;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err0 = {instancePath:instancePath+"/ShiftIndex",schemaPath:"#/properties/ShiftIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.IdShift !== undefined){
+let data1 = data.IdShift;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err1 = {instancePath:instancePath+"/IdShift",schemaPath:"#/properties/IdShift/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.IdKkm !== undefined){
+let data2 = data.IdKkm;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err2 = {instancePath:instancePath+"/IdKkm",schemaPath:"#/properties/IdKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.IdUser !== undefined){
+let data3 = data.IdUser;
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err3 = {instancePath:instancePath+"/IdUser",schemaPath:"#/properties/IdUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.DateOpen !== undefined){
+let data4 = data.DateOpen;
+if(typeof data4 === "string"){
+if(!pattern1.test(data4)){
+const err4 = {instancePath:instancePath+"/DateOpen",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/DateOpen",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.DateClose !== undefined){
+let data5 = data.DateClose;
+if(typeof data5 === "string"){
+if(!pattern1.test(data5)){
+const err6 = {instancePath:instancePath+"/DateClose",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/DateClose",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.BalanceOpen !== undefined){
+if(!(typeof data.BalanceOpen == "number")){
+const err8 = {instancePath:instancePath+"/BalanceOpen",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.BalanceClose !== undefined){
+if(!(typeof data.BalanceClose == "number")){
+const err9 = {instancePath:instancePath+"/BalanceClose",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.BalanceCloseNonCash !== undefined){
+if(!(typeof data.BalanceCloseNonCash == "number")){
+const err10 = {instancePath:instancePath+"/BalanceCloseNonCash",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.Count !== undefined){
+let data9 = data.Count;
+if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
+const err11 = {instancePath:instancePath+"/Count",schemaPath:"#/properties/Count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.SalesQty !== undefined){
+let data10 = data.SalesQty;
+if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
+const err12 = {instancePath:instancePath+"/SalesQty",schemaPath:"#/properties/SalesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.SalesAmount !== undefined){
+if(!(typeof data.SalesAmount == "number")){
+const err13 = {instancePath:instancePath+"/SalesAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.CumulativeSales !== undefined){
+if(!(typeof data.CumulativeSales == "number")){
+const err14 = {instancePath:instancePath+"/CumulativeSales",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.PurchasesQty !== undefined){
+let data13 = data.PurchasesQty;
+if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
+const err15 = {instancePath:instancePath+"/PurchasesQty",schemaPath:"#/properties/PurchasesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.PurchasesAmount !== undefined){
+if(!(typeof data.PurchasesAmount == "number")){
+const err16 = {instancePath:instancePath+"/PurchasesAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.CumulativePurchases !== undefined){
+if(!(typeof data.CumulativePurchases == "number")){
+const err17 = {instancePath:instancePath+"/CumulativePurchases",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.ExpensesQty !== undefined){
+let data16 = data.ExpensesQty;
+if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
+const err18 = {instancePath:instancePath+"/ExpensesQty",schemaPath:"#/properties/ExpensesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.ExpensesAmount !== undefined){
+if(!(typeof data.ExpensesAmount == "number")){
+const err19 = {instancePath:instancePath+"/ExpensesAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.CumulativeExpenses !== undefined){
+if(!(typeof data.CumulativeExpenses == "number")){
+const err20 = {instancePath:instancePath+"/CumulativeExpenses",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.RefundsQty !== undefined){
+let data19 = data.RefundsQty;
+if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
+const err21 = {instancePath:instancePath+"/RefundsQty",schemaPath:"#/properties/RefundsQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.RefundsAmount !== undefined){
+if(!(typeof data.RefundsAmount == "number")){
+const err22 = {instancePath:instancePath+"/RefundsAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.CumulativeRefunds !== undefined){
+if(!(typeof data.CumulativeRefunds == "number")){
+const err23 = {instancePath:instancePath+"/CumulativeRefunds",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.PurchaseRefundsQty !== undefined){
+let data22 = data.PurchaseRefundsQty;
+if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
+const err24 = {instancePath:instancePath+"/PurchaseRefundsQty",schemaPath:"#/properties/PurchaseRefundsQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.PurchaseRefundsAmount !== undefined){
+if(!(typeof data.PurchaseRefundsAmount == "number")){
+const err25 = {instancePath:instancePath+"/PurchaseRefundsAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data.CumulativePurchaseRefunds !== undefined){
+if(!(typeof data.CumulativePurchaseRefunds == "number")){
+const err26 = {instancePath:instancePath+"/CumulativePurchaseRefunds",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.IncomesQty !== undefined){
+let data25 = data.IncomesQty;
+if(!((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25)))){
+const err27 = {instancePath:instancePath+"/IncomesQty",schemaPath:"#/properties/IncomesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.IncomesAmount !== undefined){
+if(!(typeof data.IncomesAmount == "number")){
+const err28 = {instancePath:instancePath+"/IncomesAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.CumulativeIncomes !== undefined){
+if(!(typeof data.CumulativeIncomes == "number")){
+const err29 = {instancePath:instancePath+"/CumulativeIncomes",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+}
+else {
+const err30 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+validate42.errors = vErrors;
+return errors === 0;
+}
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate41.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+if(!(validate42(data.Data, {instancePath:instancePath+"/Data",parentData:data,parentDataProperty:"Data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
 errors = vErrors.length;
 }
 }
@@ -2455,40 +3512,40 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate36.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-shifts_closeWithZReport_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate35.evaluated;
+const evaluated0 = validate40.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate36(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
+if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;
 }
-validate35.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const uid_get_input = validate40;
-const schema41 = {"type":"object","properties":{"idKkm":{"type":"integer"}},"required":["idKkm"],"additionalProperties":false,"$id":"op-uid_get_input"};
+export const uid_get_input = validate45;
+const schema76 = {"type":"object","properties":{"idKkm":{"type":"integer"}},"required":["idKkm"],"additionalProperties":false,"$id":"op-uid_get_input"};
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-uid_get_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2542,21 +3599,21 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate40.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const uid_get_response = validate41;
-const schema42 = {"$ref":"spec#/components/schemas/UidResponse","$id":"op-uid_get_response"};
-const schema43 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"type":"object","properties":{"Uid":{"$ref":"#/components/schemas/Uid"}},"additionalProperties":true}}}]};
-const schema45 = {"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"};
-const pattern4 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "");
+export const uid_get_response = validate46;
+const schema77 = {"$ref":"spec#/components/schemas/UidResponse","$id":"op-uid_get_response"};
+const schema78 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"type":"object","properties":{"Uid":{"$ref":"#/components/schemas/Uid"}},"additionalProperties":true}}}]};
+const schema80 = {"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"};
+const pattern7 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "");
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2632,7 +3689,7 @@ if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.Uid !== undefined){
 let data4 = data3.Uid;
 if(typeof data4 === "string"){
-if(!pattern4.test(data4)){
+if(!pattern7.test(data4)){
 const err5 = {instancePath:instancePath+"/Data/Uid",schemaPath:"#/components/schemas/Uid/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"},message:"must match pattern \""+"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -2677,43 +3734,43 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-uid_get_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate46.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate42(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
+if(!(validate47(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
 errors = vErrors.length;
 }
-validate41.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const operations_sale_input = validate44;
-const schema46 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"$ref":"spec#/components/schemas/money.Tenge"},"NonCash":{"$ref":"spec#/components/schemas/money.Tenge"},"Positions":{"type":"array","items":{"$ref":"spec#/components/schemas/Position"}},"Total":{"$ref":"spec#/components/schemas/money.Tenge"},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"$ref":"spec#/components/schemas/dates.Rfc3339"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-operations_sale_input"};
-const schema54 = {"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"};
+export const operations_sale_input = validate49;
+const schema81 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"$ref":"spec#/components/schemas/money.Tenge"},"NonCash":{"$ref":"spec#/components/schemas/money.Tenge"},"Mobile":{"$ref":"spec#/components/schemas/money.Tenge"},"Positions":{"type":"array","minItems":1,"items":{"$ref":"spec#/components/schemas/Position"}},"Total":{"$ref":"spec#/components/schemas/money.Tenge"},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"$ref":"spec#/components/schemas/dates.Rfc3339"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-operations_sale_input"};
+const schema82 = {"type":"number","minimum":0,"x-decimals":2};
 const func0 = Object.prototype.hasOwnProperty;
-const pattern11 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$", "");
-const schema49 = {"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"$ref":"#/components/schemas/money.Tenge"},"Markup":{"$ref":"#/components/schemas/money.Tenge"},"Discount":{"$ref":"#/components/schemas/money.Tenge"},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":true};
+const pattern8 = new RegExp("^-?\\d+(\\.\\d{1,2})?$", "");
+const schema85 = {"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"$ref":"#/components/schemas/money.Tenge"},"Markup":{"$ref":"#/components/schemas/money.Tenge"},"Discount":{"$ref":"#/components/schemas/money.Tenge"},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":true};
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2799,7 +3856,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern1.test(String(data2))){
+if(!pattern8.test(String(data2))){
 const err7 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err7];
@@ -2834,7 +3891,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern1.test(String(data3))){
+if(!pattern8.test(String(data3))){
 const err10 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err10];
@@ -2869,7 +3926,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern1.test(String(data4))){
+if(!pattern8.test(String(data4))){
 const err13 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err13];
@@ -2964,17 +4021,17 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_sale_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate49.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3023,7 +4080,7 @@ vErrors.push(err3);
 errors++;
 }
 for(const key0 in data){
-if(!(func0.call(schema46.properties, key0))){
+if(!(func0.call(schema81.properties, key0))){
 const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
@@ -3073,7 +4130,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern1.test(String(data2))){
+if(!pattern8.test(String(data2))){
 const err8 = {instancePath:instancePath+"/Cash",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err8];
@@ -3108,7 +4165,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern1.test(String(data3))){
+if(!pattern8.test(String(data3))){
 const err11 = {instancePath:instancePath+"/NonCash",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err11];
@@ -3130,19 +4187,11 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.Positions !== undefined){
-let data4 = data.Positions;
-if(Array.isArray(data4)){
-const len0 = data4.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate45(data4[i0], {instancePath:instancePath+"/Positions/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.Mobile !== undefined){
+let data4 = data.Mobile;
+if(typeof data4 == "number"){
+if(data4 < 0 || isNaN(data4)){
+const err13 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3151,12 +4200,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.Total !== undefined){
-let data6 = data.Total;
-if(typeof data6 == "number"){
-if(data6 < 0 || isNaN(data6)){
-const err14 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(!pattern8.test(String(data4))){
+const err14 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3165,8 +4210,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!pattern1.test(String(data6))){
-const err15 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+else {
+const err15 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3176,8 +4222,11 @@ vErrors.push(err15);
 errors++;
 }
 }
-else {
-const err16 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.Positions !== undefined){
+let data5 = data.Positions;
+if(Array.isArray(data5)){
+if(data5.length < 1){
+const err16 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3186,10 +4235,16 @@ vErrors.push(err16);
 }
 errors++;
 }
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate50(data5[i0], {instancePath:instancePath+"/Positions/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+errors = vErrors.length;
 }
-if(data.GenerateCheck !== undefined){
-if(typeof data.GenerateCheck !== "boolean"){
-const err17 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3199,10 +4254,11 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.AFP !== undefined){
-let data8 = data.AFP;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err18 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.Total !== undefined){
+let data7 = data.Total;
+if(typeof data7 == "number"){
+if(data7 < 0 || isNaN(data7)){
+const err18 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3211,9 +4267,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(typeof data8 == "number"){
-if(data8 > 4294967295 || isNaN(data8)){
-const err19 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+if(!pattern8.test(String(data7))){
+const err19 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3222,8 +4277,9 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(data8 < 0 || isNaN(data8)){
-const err20 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err20 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3233,12 +4289,9 @@ vErrors.push(err20);
 errors++;
 }
 }
-}
-if(data.ReceiptDate !== undefined){
-let data9 = data.ReceiptDate;
-if(typeof data9 === "string"){
-if(!pattern11.test(data9)){
-const err21 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"spec#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err21 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3248,8 +4301,10 @@ vErrors.push(err21);
 errors++;
 }
 }
-else {
-const err22 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"spec#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.AFP !== undefined){
+let data9 = data.AFP;
+if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
+const err22 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3258,10 +4313,9 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err23 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data9 == "number"){
+if(data9 > 4294967295 || isNaN(data9)){
+const err23 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3270,10 +4324,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err24 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data9 < 0 || isNaN(data9)){
+const err24 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -3284,8 +4336,11 @@ errors++;
 }
 }
 }
-else {
-const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.ReceiptDate !== undefined){
+let data10 = data.ReceiptDate;
+if(typeof data10 === "string"){
+if(!pattern1.test(data10)){
+const err25 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"spec#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -3294,19 +4349,66 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate44.errors = vErrors;
+}
+else {
+const err26 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"spec#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err27 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err28 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+else {
+const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+validate49.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const operations_sale_response = validate47;
-const schema55 = {"$ref":"spec#/components/schemas/SaleResponse","$id":"op-operations_sale_response"};
-const schema56 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"type":"object","properties":{"IdDocument":{"type":"integer"},"Receipt":{"type":"string"},"Location":{"type":"string"}},"additionalProperties":true}}}]};
+export const operations_sale_response = validate52;
+const schema91 = {"$ref":"spec#/components/schemas/OperationResponse","$id":"op-operations_sale_response"};
+const schema92 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"type":"object","properties":{"IdDocument":{"type":"integer"},"Receipt":{"type":"string"},"Location":{"type":"string"},"FiscalNumber":{"type":"integer"},"AutonomousNumber":{"type":"integer"},"Balances":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}}]};
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate48.evaluated;
+const evaluated0 = validate53.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3416,9 +4518,2800 @@ vErrors.push(err7);
 errors++;
 }
 }
+if(data3.FiscalNumber !== undefined){
+let data7 = data3.FiscalNumber;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
 }
 else {
-const err8 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data3.AutonomousNumber !== undefined){
+let data8 = data3.AutonomousNumber;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.Balances !== undefined){
+let data9 = data3.Balances;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+}
+else {
+const err10 = {instancePath:instancePath+"/Data/Balances/" + i0,schemaPath:"#/allOf/1/properties/Data/properties/Balances/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/Data/Balances",schemaPath:"#/allOf/1/properties/Data/properties/Balances/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate53.errors = vErrors;
+return errors === 0;
+}
+validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_sale_response" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate52.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate53(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+validate52.errors = vErrors;
+return errors === 0;
+}
+validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const operations_purchase_input = validate55;
+const schema94 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"$ref":"spec#/components/schemas/money.Tenge"},"NonCash":{"$ref":"spec#/components/schemas/money.Tenge"},"Mobile":{"$ref":"spec#/components/schemas/money.Tenge"},"Positions":{"type":"array","minItems":1,"items":{"$ref":"spec#/components/schemas/Position"}},"Total":{"$ref":"spec#/components/schemas/money.Tenge"},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"$ref":"spec#/components/schemas/dates.Rfc3339"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-operations_purchase_input"};
+
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate56.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Name === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Name"},message:"must have required property '"+"Name"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.IdSection === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdSection"},message:"must have required property '"+"IdSection"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.Price === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Price"},message:"must have required property '"+"Price"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.Qty === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Qty"},message:"must have required property '"+"Qty"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.Name !== undefined){
+if(typeof data.Name !== "string"){
+const err4 = {instancePath:instancePath+"/Name",schemaPath:"#/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.IdSection !== undefined){
+let data1 = data.IdSection;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err5 = {instancePath:instancePath+"/IdSection",schemaPath:"#/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.Price !== undefined){
+let data2 = data.Price;
+if(typeof data2 == "number"){
+if(data2 < 0 || isNaN(data2)){
+const err6 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(!pattern8.test(String(data2))){
+const err7 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.Markup !== undefined){
+let data3 = data.Markup;
+if(typeof data3 == "number"){
+if(data3 < 0 || isNaN(data3)){
+const err9 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(!pattern8.test(String(data3))){
+const err10 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.Discount !== undefined){
+let data4 = data.Discount;
+if(typeof data4 == "number"){
+if(data4 < 0 || isNaN(data4)){
+const err12 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(!pattern8.test(String(data4))){
+const err13 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.Qty !== undefined){
+let data5 = data.Qty;
+if(typeof data5 == "number"){
+if(data5 < 0 || isNaN(data5)){
+const err15 = {instancePath:instancePath+"/Qty",schemaPath:"#/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/Qty",schemaPath:"#/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.Storno !== undefined){
+if(typeof data.Storno !== "boolean"){
+const err17 = {instancePath:instancePath+"/Storno",schemaPath:"#/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.ProductCode !== undefined){
+if(typeof data.ProductCode !== "string"){
+const err18 = {instancePath:instancePath+"/ProductCode",schemaPath:"#/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.IdUnit !== undefined){
+let data8 = data.IdUnit;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err19 = {instancePath:instancePath+"/IdUnit",schemaPath:"#/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+else {
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+validate56.errors = vErrors;
+return errors === 0;
+}
+validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_purchase_input" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate55.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.idKkm === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "idKkm"},message:"must have required property '"+"idKkm"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.IdDomain === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdDomain"},message:"must have required property '"+"IdDomain"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.Positions === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Positions"},message:"must have required property '"+"Positions"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.Total === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Total"},message:"must have required property '"+"Total"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func0.call(schema94.properties, key0))){
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.idKkm !== undefined){
+let data0 = data.idKkm;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err5 = {instancePath:instancePath+"/idKkm",schemaPath:"#/properties/idKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.IdDomain !== undefined){
+let data1 = data.IdDomain;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err6 = {instancePath:instancePath+"/IdDomain",schemaPath:"#/properties/IdDomain/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.Cash !== undefined){
+let data2 = data.Cash;
+if(typeof data2 == "number"){
+if(data2 < 0 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/Cash",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!pattern8.test(String(data2))){
+const err8 = {instancePath:instancePath+"/Cash",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/Cash",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.NonCash !== undefined){
+let data3 = data.NonCash;
+if(typeof data3 == "number"){
+if(data3 < 0 || isNaN(data3)){
+const err10 = {instancePath:instancePath+"/NonCash",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern8.test(String(data3))){
+const err11 = {instancePath:instancePath+"/NonCash",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/NonCash",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.Mobile !== undefined){
+let data4 = data.Mobile;
+if(typeof data4 == "number"){
+if(data4 < 0 || isNaN(data4)){
+const err13 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(!pattern8.test(String(data4))){
+const err14 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.Positions !== undefined){
+let data5 = data.Positions;
+if(Array.isArray(data5)){
+if(data5.length < 1){
+const err16 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate56(data5[i0], {instancePath:instancePath+"/Positions/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.Total !== undefined){
+let data7 = data.Total;
+if(typeof data7 == "number"){
+if(data7 < 0 || isNaN(data7)){
+const err18 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(!pattern8.test(String(data7))){
+const err19 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err21 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.AFP !== undefined){
+let data9 = data.AFP;
+if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
+const err22 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(typeof data9 == "number"){
+if(data9 > 4294967295 || isNaN(data9)){
+const err23 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(data9 < 0 || isNaN(data9)){
+const err24 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+if(data.ReceiptDate !== undefined){
+let data10 = data.ReceiptDate;
+if(typeof data10 === "string"){
+if(!pattern1.test(data10)){
+const err25 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"spec#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"spec#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err27 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err28 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+else {
+const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+validate55.errors = vErrors;
+return errors === 0;
+}
+validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const operations_purchase_response = validate58;
+const schema104 = {"$ref":"spec#/components/schemas/OperationResponse","$id":"op-operations_purchase_response"};
+
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate59.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.IdDocument !== undefined){
+let data4 = data3.IdDocument;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data3.Receipt !== undefined){
+if(typeof data3.Receipt !== "string"){
+const err6 = {instancePath:instancePath+"/Data/Receipt",schemaPath:"#/allOf/1/properties/Data/properties/Receipt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data3.Location !== undefined){
+if(typeof data3.Location !== "string"){
+const err7 = {instancePath:instancePath+"/Data/Location",schemaPath:"#/allOf/1/properties/Data/properties/Location/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data3.FiscalNumber !== undefined){
+let data7 = data3.FiscalNumber;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data3.AutonomousNumber !== undefined){
+let data8 = data3.AutonomousNumber;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.Balances !== undefined){
+let data9 = data3.Balances;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+}
+else {
+const err10 = {instancePath:instancePath+"/Data/Balances/" + i0,schemaPath:"#/allOf/1/properties/Data/properties/Balances/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/Data/Balances",schemaPath:"#/allOf/1/properties/Data/properties/Balances/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate59.errors = vErrors;
+return errors === 0;
+}
+validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_purchase_response" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate58.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate59(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+errors = vErrors.length;
+}
+validate58.errors = vErrors;
+return errors === 0;
+}
+validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const operations_saleRefund_input = validate61;
+const schema107 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"$ref":"spec#/components/schemas/money.Tenge"},"NonCash":{"$ref":"spec#/components/schemas/money.Tenge"},"Mobile":{"$ref":"spec#/components/schemas/money.Tenge"},"Positions":{"type":"array","minItems":1,"items":{"$ref":"spec#/components/schemas/Position"}},"Total":{"$ref":"spec#/components/schemas/money.Tenge"},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"$ref":"spec#/components/schemas/dates.Rfc3339"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-operations_saleRefund_input"};
+
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate62.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Name === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Name"},message:"must have required property '"+"Name"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.IdSection === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdSection"},message:"must have required property '"+"IdSection"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.Price === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Price"},message:"must have required property '"+"Price"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.Qty === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Qty"},message:"must have required property '"+"Qty"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.Name !== undefined){
+if(typeof data.Name !== "string"){
+const err4 = {instancePath:instancePath+"/Name",schemaPath:"#/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.IdSection !== undefined){
+let data1 = data.IdSection;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err5 = {instancePath:instancePath+"/IdSection",schemaPath:"#/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.Price !== undefined){
+let data2 = data.Price;
+if(typeof data2 == "number"){
+if(data2 < 0 || isNaN(data2)){
+const err6 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(!pattern8.test(String(data2))){
+const err7 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.Markup !== undefined){
+let data3 = data.Markup;
+if(typeof data3 == "number"){
+if(data3 < 0 || isNaN(data3)){
+const err9 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(!pattern8.test(String(data3))){
+const err10 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.Discount !== undefined){
+let data4 = data.Discount;
+if(typeof data4 == "number"){
+if(data4 < 0 || isNaN(data4)){
+const err12 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(!pattern8.test(String(data4))){
+const err13 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.Qty !== undefined){
+let data5 = data.Qty;
+if(typeof data5 == "number"){
+if(data5 < 0 || isNaN(data5)){
+const err15 = {instancePath:instancePath+"/Qty",schemaPath:"#/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/Qty",schemaPath:"#/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.Storno !== undefined){
+if(typeof data.Storno !== "boolean"){
+const err17 = {instancePath:instancePath+"/Storno",schemaPath:"#/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.ProductCode !== undefined){
+if(typeof data.ProductCode !== "string"){
+const err18 = {instancePath:instancePath+"/ProductCode",schemaPath:"#/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.IdUnit !== undefined){
+let data8 = data.IdUnit;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err19 = {instancePath:instancePath+"/IdUnit",schemaPath:"#/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+else {
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+validate62.errors = vErrors;
+return errors === 0;
+}
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_saleRefund_input" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate61.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.idKkm === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "idKkm"},message:"must have required property '"+"idKkm"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.IdDomain === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdDomain"},message:"must have required property '"+"IdDomain"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.Positions === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Positions"},message:"must have required property '"+"Positions"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.Total === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Total"},message:"must have required property '"+"Total"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func0.call(schema107.properties, key0))){
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.idKkm !== undefined){
+let data0 = data.idKkm;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err5 = {instancePath:instancePath+"/idKkm",schemaPath:"#/properties/idKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.IdDomain !== undefined){
+let data1 = data.IdDomain;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err6 = {instancePath:instancePath+"/IdDomain",schemaPath:"#/properties/IdDomain/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.Cash !== undefined){
+let data2 = data.Cash;
+if(typeof data2 == "number"){
+if(data2 < 0 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/Cash",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!pattern8.test(String(data2))){
+const err8 = {instancePath:instancePath+"/Cash",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/Cash",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.NonCash !== undefined){
+let data3 = data.NonCash;
+if(typeof data3 == "number"){
+if(data3 < 0 || isNaN(data3)){
+const err10 = {instancePath:instancePath+"/NonCash",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern8.test(String(data3))){
+const err11 = {instancePath:instancePath+"/NonCash",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/NonCash",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.Mobile !== undefined){
+let data4 = data.Mobile;
+if(typeof data4 == "number"){
+if(data4 < 0 || isNaN(data4)){
+const err13 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(!pattern8.test(String(data4))){
+const err14 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.Positions !== undefined){
+let data5 = data.Positions;
+if(Array.isArray(data5)){
+if(data5.length < 1){
+const err16 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate62(data5[i0], {instancePath:instancePath+"/Positions/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.Total !== undefined){
+let data7 = data.Total;
+if(typeof data7 == "number"){
+if(data7 < 0 || isNaN(data7)){
+const err18 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(!pattern8.test(String(data7))){
+const err19 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err21 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.AFP !== undefined){
+let data9 = data.AFP;
+if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
+const err22 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(typeof data9 == "number"){
+if(data9 > 4294967295 || isNaN(data9)){
+const err23 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(data9 < 0 || isNaN(data9)){
+const err24 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+if(data.ReceiptDate !== undefined){
+let data10 = data.ReceiptDate;
+if(typeof data10 === "string"){
+if(!pattern1.test(data10)){
+const err25 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"spec#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"spec#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err27 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err28 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+else {
+const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+validate61.errors = vErrors;
+return errors === 0;
+}
+validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const operations_saleRefund_response = validate64;
+const schema117 = {"$ref":"spec#/components/schemas/OperationResponse","$id":"op-operations_saleRefund_response"};
+
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate65.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.IdDocument !== undefined){
+let data4 = data3.IdDocument;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data3.Receipt !== undefined){
+if(typeof data3.Receipt !== "string"){
+const err6 = {instancePath:instancePath+"/Data/Receipt",schemaPath:"#/allOf/1/properties/Data/properties/Receipt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data3.Location !== undefined){
+if(typeof data3.Location !== "string"){
+const err7 = {instancePath:instancePath+"/Data/Location",schemaPath:"#/allOf/1/properties/Data/properties/Location/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data3.FiscalNumber !== undefined){
+let data7 = data3.FiscalNumber;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data3.AutonomousNumber !== undefined){
+let data8 = data3.AutonomousNumber;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.Balances !== undefined){
+let data9 = data3.Balances;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+}
+else {
+const err10 = {instancePath:instancePath+"/Data/Balances/" + i0,schemaPath:"#/allOf/1/properties/Data/properties/Balances/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/Data/Balances",schemaPath:"#/allOf/1/properties/Data/properties/Balances/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate65.errors = vErrors;
+return errors === 0;
+}
+validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_saleRefund_response" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate64.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate65(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+errors = vErrors.length;
+}
+validate64.errors = vErrors;
+return errors === 0;
+}
+validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const operations_purchaseRefund_input = validate67;
+const schema120 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"$ref":"spec#/components/schemas/money.Tenge"},"NonCash":{"$ref":"spec#/components/schemas/money.Tenge"},"Mobile":{"$ref":"spec#/components/schemas/money.Tenge"},"Positions":{"type":"array","minItems":1,"items":{"$ref":"spec#/components/schemas/Position"}},"Total":{"$ref":"spec#/components/schemas/money.Tenge"},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"$ref":"spec#/components/schemas/dates.Rfc3339"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-operations_purchaseRefund_input"};
+
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate68.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Name === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Name"},message:"must have required property '"+"Name"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.IdSection === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdSection"},message:"must have required property '"+"IdSection"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.Price === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Price"},message:"must have required property '"+"Price"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.Qty === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Qty"},message:"must have required property '"+"Qty"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.Name !== undefined){
+if(typeof data.Name !== "string"){
+const err4 = {instancePath:instancePath+"/Name",schemaPath:"#/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.IdSection !== undefined){
+let data1 = data.IdSection;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err5 = {instancePath:instancePath+"/IdSection",schemaPath:"#/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.Price !== undefined){
+let data2 = data.Price;
+if(typeof data2 == "number"){
+if(data2 < 0 || isNaN(data2)){
+const err6 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(!pattern8.test(String(data2))){
+const err7 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.Markup !== undefined){
+let data3 = data.Markup;
+if(typeof data3 == "number"){
+if(data3 < 0 || isNaN(data3)){
+const err9 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(!pattern8.test(String(data3))){
+const err10 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.Discount !== undefined){
+let data4 = data.Discount;
+if(typeof data4 == "number"){
+if(data4 < 0 || isNaN(data4)){
+const err12 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(!pattern8.test(String(data4))){
+const err13 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.Qty !== undefined){
+let data5 = data.Qty;
+if(typeof data5 == "number"){
+if(data5 < 0 || isNaN(data5)){
+const err15 = {instancePath:instancePath+"/Qty",schemaPath:"#/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/Qty",schemaPath:"#/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.Storno !== undefined){
+if(typeof data.Storno !== "boolean"){
+const err17 = {instancePath:instancePath+"/Storno",schemaPath:"#/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.ProductCode !== undefined){
+if(typeof data.ProductCode !== "string"){
+const err18 = {instancePath:instancePath+"/ProductCode",schemaPath:"#/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.IdUnit !== undefined){
+let data8 = data.IdUnit;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err19 = {instancePath:instancePath+"/IdUnit",schemaPath:"#/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+else {
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+validate68.errors = vErrors;
+return errors === 0;
+}
+validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_purchaseRefund_input" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate67.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.idKkm === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "idKkm"},message:"must have required property '"+"idKkm"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.IdDomain === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdDomain"},message:"must have required property '"+"IdDomain"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.Positions === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Positions"},message:"must have required property '"+"Positions"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.Total === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Total"},message:"must have required property '"+"Total"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func0.call(schema120.properties, key0))){
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.idKkm !== undefined){
+let data0 = data.idKkm;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err5 = {instancePath:instancePath+"/idKkm",schemaPath:"#/properties/idKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.IdDomain !== undefined){
+let data1 = data.IdDomain;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err6 = {instancePath:instancePath+"/IdDomain",schemaPath:"#/properties/IdDomain/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.Cash !== undefined){
+let data2 = data.Cash;
+if(typeof data2 == "number"){
+if(data2 < 0 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/Cash",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!pattern8.test(String(data2))){
+const err8 = {instancePath:instancePath+"/Cash",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/Cash",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.NonCash !== undefined){
+let data3 = data.NonCash;
+if(typeof data3 == "number"){
+if(data3 < 0 || isNaN(data3)){
+const err10 = {instancePath:instancePath+"/NonCash",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern8.test(String(data3))){
+const err11 = {instancePath:instancePath+"/NonCash",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/NonCash",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.Mobile !== undefined){
+let data4 = data.Mobile;
+if(typeof data4 == "number"){
+if(data4 < 0 || isNaN(data4)){
+const err13 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(!pattern8.test(String(data4))){
+const err14 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.Positions !== undefined){
+let data5 = data.Positions;
+if(Array.isArray(data5)){
+if(data5.length < 1){
+const err16 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate68(data5[i0], {instancePath:instancePath+"/Positions/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.Total !== undefined){
+let data7 = data.Total;
+if(typeof data7 == "number"){
+if(data7 < 0 || isNaN(data7)){
+const err18 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(!pattern8.test(String(data7))){
+const err19 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err21 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.AFP !== undefined){
+let data9 = data.AFP;
+if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
+const err22 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(typeof data9 == "number"){
+if(data9 > 4294967295 || isNaN(data9)){
+const err23 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(data9 < 0 || isNaN(data9)){
+const err24 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+if(data.ReceiptDate !== undefined){
+let data10 = data.ReceiptDate;
+if(typeof data10 === "string"){
+if(!pattern1.test(data10)){
+const err25 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"spec#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"spec#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err27 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err28 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+else {
+const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+validate67.errors = vErrors;
+return errors === 0;
+}
+validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const operations_purchaseRefund_response = validate70;
+const schema130 = {"$ref":"spec#/components/schemas/OperationResponse","$id":"op-operations_purchaseRefund_response"};
+
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate71.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.IdDocument !== undefined){
+let data4 = data3.IdDocument;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data3.Receipt !== undefined){
+if(typeof data3.Receipt !== "string"){
+const err6 = {instancePath:instancePath+"/Data/Receipt",schemaPath:"#/allOf/1/properties/Data/properties/Receipt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data3.Location !== undefined){
+if(typeof data3.Location !== "string"){
+const err7 = {instancePath:instancePath+"/Data/Location",schemaPath:"#/allOf/1/properties/Data/properties/Location/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data3.FiscalNumber !== undefined){
+let data7 = data3.FiscalNumber;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data3.AutonomousNumber !== undefined){
+let data8 = data3.AutonomousNumber;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.Balances !== undefined){
+let data9 = data3.Balances;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+}
+else {
+const err10 = {instancePath:instancePath+"/Data/Balances/" + i0,schemaPath:"#/allOf/1/properties/Data/properties/Balances/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/Data/Balances",schemaPath:"#/allOf/1/properties/Data/properties/Balances/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate71.errors = vErrors;
+return errors === 0;
+}
+validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_purchaseRefund_response" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate70.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate71(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
+}
+validate70.errors = vErrors;
+return errors === 0;
+}
+validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const operations_cashIn_input = validate73;
+const schema133 = {"type":"object","properties":{"idKkm":{"type":"integer"},"Amount":{"$ref":"spec#/components/schemas/money.Tenge"},"Date":{"$ref":"spec#/components/schemas/dates.Rfc3339"}},"required":["idKkm","Amount"],"additionalProperties":false,"$id":"op-operations_cashIn_input"};
+
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_cashIn_input" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate73.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.idKkm === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "idKkm"},message:"must have required property '"+"idKkm"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Amount === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Amount"},message:"must have required property '"+"Amount"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "idKkm") || (key0 === "Amount")) || (key0 === "Date"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.idKkm !== undefined){
+let data0 = data.idKkm;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err3 = {instancePath:instancePath+"/idKkm",schemaPath:"#/properties/idKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.Amount !== undefined){
+let data1 = data.Amount;
+if(typeof data1 == "number"){
+if(data1 < 0 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/Amount",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern8.test(String(data1))){
+const err5 = {instancePath:instancePath+"/Amount",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/Amount",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.Date !== undefined){
+let data2 = data.Date;
+if(typeof data2 === "string"){
+if(!pattern1.test(data2)){
+const err7 = {instancePath:instancePath+"/Date",schemaPath:"spec#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/Date",schemaPath:"spec#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3430,7 +7323,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3439,29 +7332,588 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate48.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const operations_cashIn_response = validate74;
+const schema136 = {"$ref":"spec#/components/schemas/OperationResponse","$id":"op-operations_cashIn_response"};
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-operations_sale_response" */;
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate75.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate48(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
-errors = vErrors.length;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
 }
-validate47.errors = vErrors;
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.IdDocument !== undefined){
+let data4 = data3.IdDocument;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data3.Receipt !== undefined){
+if(typeof data3.Receipt !== "string"){
+const err6 = {instancePath:instancePath+"/Data/Receipt",schemaPath:"#/allOf/1/properties/Data/properties/Receipt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data3.Location !== undefined){
+if(typeof data3.Location !== "string"){
+const err7 = {instancePath:instancePath+"/Data/Location",schemaPath:"#/allOf/1/properties/Data/properties/Location/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data3.FiscalNumber !== undefined){
+let data7 = data3.FiscalNumber;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data3.AutonomousNumber !== undefined){
+let data8 = data3.AutonomousNumber;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.Balances !== undefined){
+let data9 = data3.Balances;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+}
+else {
+const err10 = {instancePath:instancePath+"/Data/Balances/" + i0,schemaPath:"#/allOf/1/properties/Data/properties/Balances/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/Data/Balances",schemaPath:"#/allOf/1/properties/Data/properties/Balances/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate75.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_cashIn_response" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate74.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate75(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+errors = vErrors.length;
+}
+validate74.errors = vErrors;
+return errors === 0;
+}
+validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const operations_cashOut_input = validate77;
+const schema139 = {"type":"object","properties":{"idKkm":{"type":"integer"},"Amount":{"$ref":"spec#/components/schemas/money.Tenge"},"Date":{"$ref":"spec#/components/schemas/dates.Rfc3339"}},"required":["idKkm","Amount"],"additionalProperties":false,"$id":"op-operations_cashOut_input"};
+
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_cashOut_input" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate77.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.idKkm === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "idKkm"},message:"must have required property '"+"idKkm"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Amount === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Amount"},message:"must have required property '"+"Amount"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "idKkm") || (key0 === "Amount")) || (key0 === "Date"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.idKkm !== undefined){
+let data0 = data.idKkm;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err3 = {instancePath:instancePath+"/idKkm",schemaPath:"#/properties/idKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.Amount !== undefined){
+let data1 = data.Amount;
+if(typeof data1 == "number"){
+if(data1 < 0 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/Amount",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern8.test(String(data1))){
+const err5 = {instancePath:instancePath+"/Amount",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/Amount",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.Date !== undefined){
+let data2 = data.Date;
+if(typeof data2 === "string"){
+if(!pattern1.test(data2)){
+const err7 = {instancePath:instancePath+"/Date",schemaPath:"spec#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/Date",schemaPath:"spec#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate77.errors = vErrors;
+return errors === 0;
+}
+validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const operations_cashOut_response = validate78;
+const schema142 = {"$ref":"spec#/components/schemas/OperationResponse","$id":"op-operations_cashOut_response"};
+
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate79.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.IdDocument !== undefined){
+let data4 = data3.IdDocument;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data3.Receipt !== undefined){
+if(typeof data3.Receipt !== "string"){
+const err6 = {instancePath:instancePath+"/Data/Receipt",schemaPath:"#/allOf/1/properties/Data/properties/Receipt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data3.Location !== undefined){
+if(typeof data3.Location !== "string"){
+const err7 = {instancePath:instancePath+"/Data/Location",schemaPath:"#/allOf/1/properties/Data/properties/Location/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data3.FiscalNumber !== undefined){
+let data7 = data3.FiscalNumber;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data3.AutonomousNumber !== undefined){
+let data8 = data3.AutonomousNumber;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.Balances !== undefined){
+let data9 = data3.Balances;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+}
+else {
+const err10 = {instancePath:instancePath+"/Data/Balances/" + i0,schemaPath:"#/allOf/1/properties/Data/properties/Balances/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/Data/Balances",schemaPath:"#/allOf/1/properties/Data/properties/Balances/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate79.errors = vErrors;
+return errors === 0;
+}
+validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_cashOut_response" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate78.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate79(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
+errors = vErrors.length;
+}
+validate78.errors = vErrors;
+return errors === 0;
+}
+validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

@@ -2,5 +2,11 @@
 import type { Validator } from "@paysys/core/internal";
 export declare const auth_login_request: Validator;
 export declare const shifts_open_request: Validator;
+export declare const shifts_xReport_request: Validator;
 export declare const shifts_closeWithZReport_request: Validator;
 export declare const operations_sale_request: Validator;
+export declare const operations_purchase_request: Validator;
+export declare const operations_saleRefund_request: Validator;
+export declare const operations_purchaseRefund_request: Validator;
+export declare const operations_cashIn_request: Validator;
+export declare const operations_cashOut_request: Validator;

@@ -91,7 +91,97 @@ validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const shifts_open_request = validate2;
 const schema3 = {"$ref":"spec#/components/schemas/OpenShiftRequest","$id":"op-shifts_open_request"};
-const schema4 = {"type":"object","required":["IdKkm"],"properties":{"IdKkm":{"type":"integer"},"Date":{"type":"string"}},"additionalProperties":false};
+const schema4 = {"type":"object","required":["IdKkm"],"properties":{"IdKkm":{"type":"integer"},"Date":{"$ref":"#/components/schemas/dates.Rfc3339"}},"additionalProperties":false};
+const schema5 = {"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"};
+const pattern0 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$", "");
+
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate3.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.IdKkm === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdKkm"},message:"must have required property '"+"IdKkm"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "IdKkm") || (key0 === "Date"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.IdKkm !== undefined){
+let data0 = data.IdKkm;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err2 = {instancePath:instancePath+"/IdKkm",schemaPath:"#/properties/IdKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Date !== undefined){
+let data1 = data.Date;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err3 = {instancePath:instancePath+"/Date",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/Date",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate3.errors = vErrors;
+return errors === 0;
+}
+validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 
 function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-shifts_open_request" */;
@@ -104,9 +194,121 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+if(!(validate3(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate3.errors : vErrors.concat(validate3.errors);
+errors = vErrors.length;
+}
+validate2.errors = vErrors;
+return errors === 0;
+}
+validate2.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const shifts_xReport_request = validate5;
+const schema6 = {"$ref":"spec#/components/schemas/XReportRequest","$id":"op-shifts_xReport_request"};
+const schema7 = {"type":"object","properties":{"Date":{"$ref":"#/components/schemas/dates.Rfc3339"}},"additionalProperties":false};
+
+function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate6.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(key0 === "Date")){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.Date !== undefined){
+let data0 = data.Date;
+if(typeof data0 === "string"){
+if(!pattern0.test(data0)){
+const err1 = {instancePath:instancePath+"/Date",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/Date",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate6.errors = vErrors;
+return errors === 0;
+}
+validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-shifts_xReport_request" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate5.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate6(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate6.errors : vErrors.concat(validate6.errors);
+errors = vErrors.length;
+}
+validate5.errors = vErrors;
+return errors === 0;
+}
+validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const shifts_closeWithZReport_request = validate8;
+const schema9 = {"$ref":"spec#/components/schemas/CloseShiftRequest","$id":"op-shifts_closeWithZReport_request"};
+const schema10 = {"type":"object","required":["IdKkm"],"properties":{"IdKkm":{"type":"integer"},"Date":{"$ref":"#/components/schemas/dates.Rfc3339"}},"additionalProperties":false};
+
+function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate9.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.IdKkm === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/OpenShiftRequest/required",keyword:"required",params:{missingProperty: "IdKkm"},message:"must have required property '"+"IdKkm"+"'"};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdKkm"},message:"must have required property '"+"IdKkm"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -117,7 +319,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((key0 === "IdKkm") || (key0 === "Date"))){
-const err1 = {instancePath,schemaPath:"spec#/components/schemas/OpenShiftRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -130,7 +332,7 @@ errors++;
 if(data.IdKkm !== undefined){
 let data0 = data.IdKkm;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err2 = {instancePath:instancePath+"/IdKkm",schemaPath:"spec#/components/schemas/OpenShiftRequest/properties/IdKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err2 = {instancePath:instancePath+"/IdKkm",schemaPath:"#/properties/IdKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -141,8 +343,10 @@ errors++;
 }
 }
 if(data.Date !== undefined){
-if(typeof data.Date !== "string"){
-const err3 = {instancePath:instancePath+"/Date",schemaPath:"spec#/components/schemas/OpenShiftRequest/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data1 = data.Date;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err3 = {instancePath:instancePath+"/Date",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -152,9 +356,8 @@ vErrors.push(err3);
 errors++;
 }
 }
-}
 else {
-const err4 = {instancePath,schemaPath:"spec#/components/schemas/OpenShiftRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath:instancePath+"/Date",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -163,79 +366,55 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate2.errors = vErrors;
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate9.errors = vErrors;
 return errors === 0;
 }
-validate2.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const shifts_closeWithZReport_request = validate3;
-const schema5 = {"$ref":"spec#/components/schemas/CloseShiftRequest","$id":"op-shifts_closeWithZReport_request"};
-const schema6 = {"type":"object","required":["IdKkm"],"properties":{"IdKkm":{"type":"integer"}},"additionalProperties":true};
 
-function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-shifts_closeWithZReport_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate3.evaluated;
+const evaluated0 = validate8.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.IdKkm === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/CloseShiftRequest/required",keyword:"required",params:{missingProperty: "IdKkm"},message:"must have required property '"+"IdKkm"+"'"};
-if(vErrors === null){
-vErrors = [err0];
+if(!(validate9(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate9.errors : vErrors.concat(validate9.errors);
+errors = vErrors.length;
 }
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.IdKkm !== undefined){
-let data0 = data.IdKkm;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err1 = {instancePath:instancePath+"/IdKkm",schemaPath:"spec#/components/schemas/CloseShiftRequest/properties/IdKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"spec#/components/schemas/CloseShiftRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-validate3.errors = vErrors;
+validate8.errors = vErrors;
 return errors === 0;
 }
-validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate8.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const operations_sale_request = validate4;
-const schema7 = {"$ref":"spec#/components/schemas/SaleRequest","$id":"op-operations_sale_request"};
-const schema8 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"$ref":"#/components/schemas/money.Tenge"},"NonCash":{"$ref":"#/components/schemas/money.Tenge"},"Positions":{"type":"array","items":{"$ref":"#/components/schemas/Position"}},"Total":{"$ref":"#/components/schemas/money.Tenge"},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"$ref":"#/components/schemas/dates.Rfc3339"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true};
-const schema9 = {"type":"number","minimum":0,"x-decimals":2};
-const schema16 = {"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"};
-const pattern0 = new RegExp("^-?\\d+(\\.\\d{1,2})?$", "");
-const pattern6 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$", "");
-const schema11 = {"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"$ref":"#/components/schemas/money.Tenge"},"Markup":{"$ref":"#/components/schemas/money.Tenge"},"Discount":{"$ref":"#/components/schemas/money.Tenge"},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":true};
+export const operations_sale_request = validate11;
+const schema12 = {"$ref":"spec#/components/schemas/Receipt","$id":"op-operations_sale_request"};
+const schema13 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"$ref":"#/components/schemas/money.Tenge"},"NonCash":{"$ref":"#/components/schemas/money.Tenge"},"Mobile":{"$ref":"#/components/schemas/money.Tenge"},"Positions":{"type":"array","minItems":1,"items":{"$ref":"#/components/schemas/Position"}},"Total":{"$ref":"#/components/schemas/money.Tenge"},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"$ref":"#/components/schemas/dates.Rfc3339"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true};
+const schema14 = {"type":"number","minimum":0,"x-decimals":2};
+const pattern3 = new RegExp("^-?\\d+(\\.\\d{1,2})?$", "");
+const schema17 = {"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"$ref":"#/components/schemas/money.Tenge"},"Markup":{"$ref":"#/components/schemas/money.Tenge"},"Discount":{"$ref":"#/components/schemas/money.Tenge"},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":true};
 
-function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate6.evaluated;
+const evaluated0 = validate13.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -321,7 +500,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern0.test(String(data2))){
+if(!pattern3.test(String(data2))){
 const err7 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err7];
@@ -356,7 +535,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern0.test(String(data3))){
+if(!pattern3.test(String(data3))){
 const err10 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err10];
@@ -391,7 +570,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern0.test(String(data4))){
+if(!pattern3.test(String(data4))){
 const err13 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err13];
@@ -486,16 +665,16 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate6.errors = vErrors;
+validate13.errors = vErrors;
 return errors === 0;
 }
-validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate13.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate5.evaluated;
+const evaluated0 = validate12.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -559,7 +738,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern0.test(String(data1))){
+if(!pattern3.test(String(data1))){
 const err5 = {instancePath:instancePath+"/Cash",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err5];
@@ -594,7 +773,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern0.test(String(data2))){
+if(!pattern3.test(String(data2))){
 const err8 = {instancePath:instancePath+"/NonCash",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err8];
@@ -616,19 +795,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.Positions !== undefined){
-let data3 = data.Positions;
-if(Array.isArray(data3)){
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate6(data3[i0], {instancePath:instancePath+"/Positions/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate6.errors : vErrors.concat(validate6.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.Mobile !== undefined){
+let data3 = data.Mobile;
+if(typeof data3 == "number"){
+if(data3 < 0 || isNaN(data3)){
+const err10 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -637,12 +808,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data.Total !== undefined){
-let data5 = data.Total;
-if(typeof data5 == "number"){
-if(data5 < 0 || isNaN(data5)){
-const err11 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(!pattern3.test(String(data3))){
+const err11 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -651,8 +818,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!pattern0.test(String(data5))){
-const err12 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+else {
+const err12 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -662,8 +830,11 @@ vErrors.push(err12);
 errors++;
 }
 }
-else {
-const err13 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.Positions !== undefined){
+let data4 = data.Positions;
+if(Array.isArray(data4)){
+if(data4.length < 1){
+const err13 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -672,10 +843,16 @@ vErrors.push(err13);
 }
 errors++;
 }
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate13(data4[i0], {instancePath:instancePath+"/Positions/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+errors = vErrors.length;
 }
-if(data.GenerateCheck !== undefined){
-if(typeof data.GenerateCheck !== "boolean"){
-const err14 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -685,10 +862,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.AFP !== undefined){
-let data7 = data.AFP;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
-const err15 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.Total !== undefined){
+let data6 = data.Total;
+if(typeof data6 == "number"){
+if(data6 < 0 || isNaN(data6)){
+const err15 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -697,9 +875,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(typeof data7 == "number"){
-if(data7 > 4294967295 || isNaN(data7)){
-const err16 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+if(!pattern3.test(String(data6))){
+const err16 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -708,8 +885,9 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(data7 < 0 || isNaN(data7)){
-const err17 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err17 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -719,12 +897,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-}
-if(data.ReceiptDate !== undefined){
-let data8 = data.ReceiptDate;
-if(typeof data8 === "string"){
-if(!pattern6.test(data8)){
-const err18 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err18 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -734,8 +909,10 @@ vErrors.push(err18);
 errors++;
 }
 }
-else {
-const err19 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.AFP !== undefined){
+let data8 = data.AFP;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err19 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -744,10 +921,9 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err20 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data8 == "number"){
+if(data8 > 4294967295 || isNaN(data8)){
+const err20 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -756,10 +932,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err21 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data8 < 0 || isNaN(data8)){
+const err21 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -770,8 +944,11 @@ errors++;
 }
 }
 }
-else {
-const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.ReceiptDate !== undefined){
+let data9 = data.ReceiptDate;
+if(typeof data9 === "string"){
+if(!pattern0.test(data9)){
+const err22 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -780,29 +957,1429 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate5.errors = vErrors;
+}
+else {
+const err23 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err24 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err25 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+validate12.errors = vErrors;
 return errors === 0;
 }
-validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate12.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_sale_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate4.evaluated;
+const evaluated0 = validate11.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate5(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate5.errors : vErrors.concat(validate5.errors);
+if(!(validate12(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
 errors = vErrors.length;
 }
-validate4.errors = vErrors;
+validate11.errors = vErrors;
 return errors === 0;
 }
-validate4.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate11.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const operations_purchase_request = validate16;
+const schema23 = {"$ref":"spec#/components/schemas/Receipt","$id":"op-operations_purchase_request"};
+
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate17.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.IdDomain === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdDomain"},message:"must have required property '"+"IdDomain"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Positions === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Positions"},message:"must have required property '"+"Positions"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.Total === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Total"},message:"must have required property '"+"Total"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.IdDomain !== undefined){
+let data0 = data.IdDomain;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err3 = {instancePath:instancePath+"/IdDomain",schemaPath:"#/properties/IdDomain/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.Cash !== undefined){
+let data1 = data.Cash;
+if(typeof data1 == "number"){
+if(data1 < 0 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/Cash",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern3.test(String(data1))){
+const err5 = {instancePath:instancePath+"/Cash",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/Cash",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.NonCash !== undefined){
+let data2 = data.NonCash;
+if(typeof data2 == "number"){
+if(data2 < 0 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/NonCash",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!pattern3.test(String(data2))){
+const err8 = {instancePath:instancePath+"/NonCash",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/NonCash",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.Mobile !== undefined){
+let data3 = data.Mobile;
+if(typeof data3 == "number"){
+if(data3 < 0 || isNaN(data3)){
+const err10 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern3.test(String(data3))){
+const err11 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.Positions !== undefined){
+let data4 = data.Positions;
+if(Array.isArray(data4)){
+if(data4.length < 1){
+const err13 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate13(data4[i0], {instancePath:instancePath+"/Positions/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.Total !== undefined){
+let data6 = data.Total;
+if(typeof data6 == "number"){
+if(data6 < 0 || isNaN(data6)){
+const err15 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(!pattern3.test(String(data6))){
+const err16 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err18 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.AFP !== undefined){
+let data8 = data.AFP;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err19 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(typeof data8 == "number"){
+if(data8 > 4294967295 || isNaN(data8)){
+const err20 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(data8 < 0 || isNaN(data8)){
+const err21 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+if(data.ReceiptDate !== undefined){
+let data9 = data.ReceiptDate;
+if(typeof data9 === "string"){
+if(!pattern0.test(data9)){
+const err22 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err24 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err25 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+validate17.errors = vErrors;
+return errors === 0;
+}
+validate17.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_purchase_request" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate16.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate17(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate17.errors : vErrors.concat(validate17.errors);
+errors = vErrors.length;
+}
+validate16.errors = vErrors;
+return errors === 0;
+}
+validate16.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const operations_saleRefund_request = validate20;
+const schema30 = {"$ref":"spec#/components/schemas/Receipt","$id":"op-operations_saleRefund_request"};
+
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate21.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.IdDomain === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdDomain"},message:"must have required property '"+"IdDomain"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Positions === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Positions"},message:"must have required property '"+"Positions"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.Total === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Total"},message:"must have required property '"+"Total"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.IdDomain !== undefined){
+let data0 = data.IdDomain;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err3 = {instancePath:instancePath+"/IdDomain",schemaPath:"#/properties/IdDomain/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.Cash !== undefined){
+let data1 = data.Cash;
+if(typeof data1 == "number"){
+if(data1 < 0 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/Cash",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern3.test(String(data1))){
+const err5 = {instancePath:instancePath+"/Cash",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/Cash",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.NonCash !== undefined){
+let data2 = data.NonCash;
+if(typeof data2 == "number"){
+if(data2 < 0 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/NonCash",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!pattern3.test(String(data2))){
+const err8 = {instancePath:instancePath+"/NonCash",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/NonCash",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.Mobile !== undefined){
+let data3 = data.Mobile;
+if(typeof data3 == "number"){
+if(data3 < 0 || isNaN(data3)){
+const err10 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern3.test(String(data3))){
+const err11 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.Positions !== undefined){
+let data4 = data.Positions;
+if(Array.isArray(data4)){
+if(data4.length < 1){
+const err13 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate13(data4[i0], {instancePath:instancePath+"/Positions/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.Total !== undefined){
+let data6 = data.Total;
+if(typeof data6 == "number"){
+if(data6 < 0 || isNaN(data6)){
+const err15 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(!pattern3.test(String(data6))){
+const err16 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err18 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.AFP !== undefined){
+let data8 = data.AFP;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err19 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(typeof data8 == "number"){
+if(data8 > 4294967295 || isNaN(data8)){
+const err20 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(data8 < 0 || isNaN(data8)){
+const err21 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+if(data.ReceiptDate !== undefined){
+let data9 = data.ReceiptDate;
+if(typeof data9 === "string"){
+if(!pattern0.test(data9)){
+const err22 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err24 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err25 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+validate21.errors = vErrors;
+return errors === 0;
+}
+validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_saleRefund_request" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate20.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate21(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+errors = vErrors.length;
+}
+validate20.errors = vErrors;
+return errors === 0;
+}
+validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const operations_purchaseRefund_request = validate24;
+const schema37 = {"$ref":"spec#/components/schemas/Receipt","$id":"op-operations_purchaseRefund_request"};
+
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate25.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.IdDomain === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdDomain"},message:"must have required property '"+"IdDomain"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Positions === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Positions"},message:"must have required property '"+"Positions"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.Total === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Total"},message:"must have required property '"+"Total"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.IdDomain !== undefined){
+let data0 = data.IdDomain;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err3 = {instancePath:instancePath+"/IdDomain",schemaPath:"#/properties/IdDomain/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.Cash !== undefined){
+let data1 = data.Cash;
+if(typeof data1 == "number"){
+if(data1 < 0 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/Cash",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern3.test(String(data1))){
+const err5 = {instancePath:instancePath+"/Cash",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/Cash",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.NonCash !== undefined){
+let data2 = data.NonCash;
+if(typeof data2 == "number"){
+if(data2 < 0 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/NonCash",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!pattern3.test(String(data2))){
+const err8 = {instancePath:instancePath+"/NonCash",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/NonCash",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.Mobile !== undefined){
+let data3 = data.Mobile;
+if(typeof data3 == "number"){
+if(data3 < 0 || isNaN(data3)){
+const err10 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern3.test(String(data3))){
+const err11 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.Positions !== undefined){
+let data4 = data.Positions;
+if(Array.isArray(data4)){
+if(data4.length < 1){
+const err13 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate13(data4[i0], {instancePath:instancePath+"/Positions/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.Total !== undefined){
+let data6 = data.Total;
+if(typeof data6 == "number"){
+if(data6 < 0 || isNaN(data6)){
+const err15 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(!pattern3.test(String(data6))){
+const err16 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err18 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.AFP !== undefined){
+let data8 = data.AFP;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err19 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(typeof data8 == "number"){
+if(data8 > 4294967295 || isNaN(data8)){
+const err20 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(data8 < 0 || isNaN(data8)){
+const err21 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+if(data.ReceiptDate !== undefined){
+let data9 = data.ReceiptDate;
+if(typeof data9 === "string"){
+if(!pattern0.test(data9)){
+const err22 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err24 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err25 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_purchaseRefund_request" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate24.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate25(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+validate24.errors = vErrors;
+return errors === 0;
+}
+validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const operations_cashIn_request = validate28;
+const schema44 = {"$ref":"spec#/components/schemas/CashMovement","$id":"op-operations_cashIn_request"};
+const schema45 = {"type":"object","required":["Amount"],"properties":{"Amount":{"$ref":"#/components/schemas/money.Tenge"},"Date":{"$ref":"#/components/schemas/dates.Rfc3339"}},"additionalProperties":false};
+
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate29.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Amount === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Amount"},message:"must have required property '"+"Amount"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "Amount") || (key0 === "Date"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Amount !== undefined){
+let data0 = data.Amount;
+if(typeof data0 == "number"){
+if(data0 < 0 || isNaN(data0)){
+const err2 = {instancePath:instancePath+"/Amount",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern3.test(String(data0))){
+const err3 = {instancePath:instancePath+"/Amount",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/Amount",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.Date !== undefined){
+let data1 = data.Date;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err5 = {instancePath:instancePath+"/Date",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/Date",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate29.errors = vErrors;
+return errors === 0;
+}
+validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_cashIn_request" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate28.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate29(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+errors = vErrors.length;
+}
+validate28.errors = vErrors;
+return errors === 0;
+}
+validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const operations_cashOut_request = validate31;
+const schema48 = {"$ref":"spec#/components/schemas/CashMovement","$id":"op-operations_cashOut_request"};
+
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate32.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Amount === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Amount"},message:"must have required property '"+"Amount"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "Amount") || (key0 === "Date"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Amount !== undefined){
+let data0 = data.Amount;
+if(typeof data0 == "number"){
+if(data0 < 0 || isNaN(data0)){
+const err2 = {instancePath:instancePath+"/Amount",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern3.test(String(data0))){
+const err3 = {instancePath:instancePath+"/Amount",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/Amount",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.Date !== undefined){
+let data1 = data.Date;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err5 = {instancePath:instancePath+"/Date",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/Date",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate32.errors = vErrors;
+return errors === 0;
+}
+validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_cashOut_request" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate31.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate32(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+errors = vErrors.length;
+}
+validate31.errors = vErrors;
+return errors === 0;
+}
+validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

@@ -2,10 +2,9 @@
 /* eslint-disable */
 "use strict";
 export const settings = validate0;
-const schema0 = {"type":"object","properties":{"baseUrl":{"type":"string"},"version":{"enum":["v1","v2"],"type":"string"},"timeoutMs":{"minimum":1,"type":"number"},"retry":{"$ref":"spec#/components/schemas/RetryOptions"},"validateRequests":{"type":"boolean"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"timeZone":{"type":"string"},"headers":{"$ref":"spec#/components/schemas/Record%3Cstring%2Cstring%3E"},"credentials":{"$ref":"spec#/components/schemas/PortalCredentials"},"refreshWith":{"enum":["accessToken","refreshToken"],"type":"string"}},"additionalProperties":false,"required":["baseUrl"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
+const schema0 = {"type":"object","properties":{"baseUrl":{"type":"string"},"version":{"enum":["v1","v2"],"type":"string"},"timeoutMs":{"minimum":1,"type":"number"},"retry":{"$ref":"spec#/components/schemas/RetryOptions"},"validateRequests":{"type":"boolean"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"timeZone":{"type":"string"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"credentials":{"$ref":"spec#/components/schemas/PortalCredentials"},"refreshWith":{"enum":["accessToken","refreshToken"],"type":"string"}},"additionalProperties":false,"required":["baseUrl"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
 const schema2 = {"type":"object","properties":{"maxRetries":{"type":"number"},"baseDelayMs":{"type":"number"},"maxDelayMs":{"type":"number"},"retryAfterCapMs":{"type":"number"}},"additionalProperties":false};
-const schema3 = {"type":"object","additionalProperties":false};
-const schema4 = {"type":"object","properties":{"lgn":{"type":"string"},"psw":{"type":"string"},"initiator":{"type":"string"}},"additionalProperties":false,"required":["lgn","psw"]};
+const schema3 = {"type":"object","properties":{"lgn":{"type":"string"},"psw":{"type":"string"},"initiator":{"type":"string"}},"additionalProperties":false,"required":["lgn","psw"]};
 const func0 = Object.prototype.hasOwnProperty;
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -242,7 +241,8 @@ if(data.headers !== undefined){
 let data12 = data.headers;
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 for(const key2 in data12){
-const err18 = {instancePath:instancePath+"/headers",schemaPath:"spec#/components/schemas/Record%3Cstring%2Cstring%3E/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(typeof data12[key2] !== "string"){
+const err18 = {instancePath:instancePath+"/headers/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -252,8 +252,9 @@ vErrors.push(err18);
 errors++;
 }
 }
+}
 else {
-const err19 = {instancePath:instancePath+"/headers",schemaPath:"spec#/components/schemas/Record%3Cstring%2Cstring%3E/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err19 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -264,9 +265,9 @@ errors++;
 }
 }
 if(data.credentials !== undefined){
-let data13 = data.credentials;
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-if(data13.lgn === undefined){
+let data14 = data.credentials;
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+if(data14.lgn === undefined){
 const err20 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/required",keyword:"required",params:{missingProperty: "lgn"},message:"must have required property '"+"lgn"+"'"};
 if(vErrors === null){
 vErrors = [err20];
@@ -276,7 +277,7 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(data13.psw === undefined){
+if(data14.psw === undefined){
 const err21 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/required",keyword:"required",params:{missingProperty: "psw"},message:"must have required property '"+"psw"+"'"};
 if(vErrors === null){
 vErrors = [err21];
@@ -286,7 +287,7 @@ vErrors.push(err21);
 }
 errors++;
 }
-for(const key3 in data13){
+for(const key3 in data14){
 if(!(((key3 === "lgn") || (key3 === "psw")) || (key3 === "initiator"))){
 const err22 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -298,8 +299,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data13.lgn !== undefined){
-if(typeof data13.lgn !== "string"){
+if(data14.lgn !== undefined){
+if(typeof data14.lgn !== "string"){
 const err23 = {instancePath:instancePath+"/credentials/lgn",schemaPath:"spec#/components/schemas/PortalCredentials/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
@@ -310,8 +311,8 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data13.psw !== undefined){
-if(typeof data13.psw !== "string"){
+if(data14.psw !== undefined){
+if(typeof data14.psw !== "string"){
 const err24 = {instancePath:instancePath+"/credentials/psw",schemaPath:"spec#/components/schemas/PortalCredentials/properties/psw/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
@@ -322,8 +323,8 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data13.initiator !== undefined){
-if(typeof data13.initiator !== "string"){
+if(data14.initiator !== undefined){
+if(typeof data14.initiator !== "string"){
 const err25 = {instancePath:instancePath+"/credentials/initiator",schemaPath:"spec#/components/schemas/PortalCredentials/properties/initiator/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
@@ -347,8 +348,8 @@ errors++;
 }
 }
 if(data.refreshWith !== undefined){
-let data17 = data.refreshWith;
-if(typeof data17 !== "string"){
+let data18 = data.refreshWith;
+if(typeof data18 !== "string"){
 const err27 = {instancePath:instancePath+"/refreshWith",schemaPath:"#/properties/refreshWith/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
@@ -358,7 +359,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!((data17 === "accessToken") || (data17 === "refreshToken"))){
+if(!((data18 === "accessToken") || (data18 === "refreshToken"))){
 const err28 = {instancePath:instancePath+"/refreshWith",schemaPath:"#/properties/refreshWith/enum",keyword:"enum",params:{allowedValues: schema0.properties.refreshWith.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err28];
