@@ -1,4 +1,9 @@
-// @paysys/fiscal: the generated methods and types of the interface. The client factory joins them
-// in its own issue; until then the package is private.
+// @paysys/fiscal: typed client of the online cash register API (Fiscal24).
+// Everything public of @paysys/core (errors, money helpers, stores, call options) comes with it.
+export * from "@paysys/core";
+export type { AutonomousRules } from "./checks.js";
+export { createFiscalClient, type FiscalClient } from "./client.js";
 export type { FiscalMethods } from "./generated/client.js";
 export type * from "./generated/schema.js";
+export type { FiscalClientOptions, FiscalClientSettings, FiscalCredentials } from "./options.js";
+export { receiptChange, receiptTotal } from "./receipt.js";

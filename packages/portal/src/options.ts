@@ -30,7 +30,7 @@ export interface PortalClientSettings {
   /** Time zone in which `Date` parameters are rendered. Default `"Asia/Almaty"`. */
   timeZone?: string;
   /** Extra headers sent with every request. */
-  headers?: Record<string, string>;
+  headers?: { [name: string]: string };
   /** Credentials the client signs in with whenever it needs a token (needs `solveCaptcha` too). */
   credentials?: PortalCredentials;
   /**

@@ -29,6 +29,8 @@ describe("client options", () => {
         credentials: { lgn: "a", psw: "b" },
         solveCaptcha: async () => "x",
         hooks: {},
+        headers: { "x-partner": "p1" },
+        maxResponseBytes: 1024,
       }),
     ).not.toThrow();
   });

@@ -1,0 +1,93 @@
+// `createFiscalClient`: the generated methods over the shared invoker. What the spec cannot say is
+// written here: signing in with the phone number (the token lives one day; the spec says so and
+// the manager renews it when it has expired), the receipt rules the service applies, and where the
+// registers' `Uid`s are kept.
+import { bearerScheme, checkClientOptions, commaListCodec, createInvoker, durationMs, rfc3339Codec, SecretSet, TokenManager, Transport, tengeCodec } from "@paysys/core/internal";
+import type { Client } from "openapi-fetch";
+import { autonomousReceipt, receiptTotals } from "./checks.js";
+import { buildFiscalMethods, type FiscalMethods } from "./generated/client.js";
+import { chain, operations, securitySchemes, sensitiveKeys } from "./generated/operations.js";
+import type { paths } from "./generated/schema.js";
+import { settings as settingsValidator } from "./generated/settings.js";
+import { type FiscalClientOptions, functionOptionKeys } from "./options.js";
+
+export interface FiscalClient extends FiscalMethods {
+  /**
+   * The `Uid` of a register as the client knows it: what its next operation will present (from
+   * the `uidStore`). `uid.get` asks the service instead.
+   */
+  knownUid(idKkm: number): Promise<string | undefined>;
+  /** Forgets the token (the API has no logout). */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+  /** The low-level openapi-fetch client (same base URL, token, timeouts; no automatic retries, no chain). */
+  readonly raw: Client<paths>;
+}
+
+const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ?? Symbol.for("Symbol.asyncDispose");
+
+/**
+ * Creates a client of the online cash register API. Calls on one register run one at a time and
+ * present its current `Uid`; different registers run in parallel.
+ *
+ * @example
+ * const fiscal = createFiscalClient({ baseUrl, credentials: { login: "77771112233", password } });
+ * const shift = await fiscal.shifts.open({ IdKkm: 42 });
+ * await fiscal.operations.sale({ idKkm: 42, IdDomain: 1, Cash: "500", Total: "500", Positions: [{ Name: "Tea", IdSection: 1, Price: "250", Qty: 2 }] });
+ * await fiscal.shifts.closeWithZReport({ idShift: shift.Id!, IdKkm: 42 });
+ */
+export function createFiscalClient(options: FiscalClientOptions): FiscalClient {
+  checkClientOptions("createFiscalClient", options, settingsValidator, functionOptionKeys);
+  const secrets = new SecretSet();
+  secrets.pin(options.credentials.password);
+  const lifetime = durationMs(securitySchemes.fiscalToken?.tokenLifetime ?? "P1D");
+  const tokens: TokenManager = new TokenManager({
+    secrets,
+    // A minute early, so a token never expires on the wire; the service's clock may differ a little.
+    earlyRenewalMs: 60_000,
+    obtain: async () => {
+      const answer = await methods.auth.login({ Login: options.credentials.login, Password: options.credentials.password });
+      const token = answer.Token;
+      if (typeof token !== "string" || token === "") throw new TypeError("auth.login: the answer carries no Token");
+      return { accessToken: token, expiresAt: Date.now() + lifetime };
+    },
+  });
+  const transport = new Transport({
+    baseUrl: options.baseUrl,
+    fetch: options.fetch,
+    timeoutMs: options.timeoutMs,
+    retry: options.retry,
+    validateResponses: options.validateResponses,
+    maxResponseBytes: options.maxResponseBytes,
+    logger: options.logger,
+    hooks: options.hooks,
+    headers: options.headers,
+    schemes: { fiscalToken: bearerScheme(tokens) },
+    sensitiveKeys,
+    secrets,
+  });
+  const invoker = createInvoker({
+    transport,
+    operations,
+    codecs: { tenge: tengeCodec, rfc3339: rfc3339Codec, "comma-list": commaListCodec },
+    checks: { "receipt-totals": receiptTotals, "autonomous-receipt": autonomousReceipt(options.autonomousRules ?? "newer") },
+    timeZone: options.timeZone,
+    validateRequests: options.validateRequests,
+    chain: chain && { definition: chain, store: options.uidStore },
+    paths: options.paths,
+  });
+  const methods = buildFiscalMethods(invoker.invoke);
+  const base = {
+    async knownUid(idKkm: number) {
+      return invoker.chain?.link(idKkm);
+    },
+    async close() {
+      tokens.clear();
+    },
+    [asyncDispose]() {
+      return this.close();
+    },
+    raw: transport.raw,
+  };
+  return Object.assign(Object.create(base) as object, methods) as FiscalClient;
+}
