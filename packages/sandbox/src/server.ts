@@ -4,6 +4,7 @@
 // client that trickles its headers or body must not hold it forever.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { FiscalSandbox, type FiscalSandboxOptions } from "./fiscal.js";
 import { json, SandboxClock, type SandboxModule, type SandboxRequest } from "./module.js";
 import { PortalSandbox, type PortalSandboxOptions } from "./portal.js";
 
@@ -13,6 +14,7 @@ export interface SandboxOptions {
   /** Default 127.0.0.1. */
   host?: string;
   portal?: PortalSandboxOptions;
+  fiscal?: FiscalSandboxOptions;
   /** Largest request body, in bytes; larger ones are answered 413. Default 1 MiB. */
   maxBodyBytes?: number;
   /** Time allowed for a request's headers, and for the whole request, in ms. Defaults 5000 and 15000. */
@@ -30,6 +32,9 @@ export interface Sandbox {
   /** Base address for the portal client (both versions). */
   portalUrl: string;
   portal: PortalSandbox;
+  /** Base address for the fiscal client. */
+  fiscalUrl: string;
+  fiscal: FiscalSandbox;
   /** Every module, by name. */
   modules: ReadonlyMap<string, SandboxModule>;
   close(): Promise<void>;
@@ -84,7 +89,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let url = "";
   const context = { clock, url: () => url };
   const portal = new PortalSandbox(options.portal, context);
-  const modules = new Map<string, SandboxModule>([portal].map((m) => [m.name, m]));
+  const fiscal = new FiscalSandbox(options.fiscal, context);
+  const modules = new Map<string, SandboxModule>([portal, fiscal].map((m) => [m.name, m]));
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
 
   // Node checks the two request timeouts on this interval; its default (30 s) lets slow clients linger.
@@ -145,6 +151,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     urlOf,
     portalUrl: urlOf("portal"),
     portal,
+    fiscalUrl: urlOf("fiscal"),
+    fiscal,
     modules,
     close: async () => {
       for (const m of modules.values()) await m.close?.();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDataSet, PortalSandbox, type Sandbox, SandboxCodes, startSandbox } from "../src/index.js";
+import { createDataSet, defaultFiscalUser, FiscalSandbox, PortalSandbox, type Sandbox, SandboxCodes, startSandbox } from "../src/index.js";
 
 describe("data set", () => {
   it("is the same on every run", () => {
@@ -94,5 +94,44 @@ describe("HTTP", () => {
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
     expect(preflight.headers.get("access-control-allow-headers")).toContain("authorization");
+  });
+});
+
+describe("fiscal handling", () => {
+  const fiscal = new FiscalSandbox();
+  const call = (method: string, path: string, body: unknown, headers: Record<string, string | undefined> = {}) =>
+    fiscal.handle({ method, path, query: new URLSearchParams(), body: JSON.stringify(body), headers, remoteAddress: "127.0.0.1" });
+
+  it("refuses a missing and a malformed Uid with the documented messages, a stale one with its own", async () => {
+    const login = (await call("POST", "/auth", { Login: defaultFiscalUser.PhoneLogin, Password: defaultFiscalUser.Password })) as { json: { Data: { Token: string } } };
+    const authorization = `Bearer ${login.json.Data.Token}`;
+    const opened = await call("POST", "/shifts", { IdKkm: 101 }, { authorization });
+    expect(opened).toMatchObject({ status: 200, headers: { uid: expect.stringMatching(/^[0-9a-f-]{36}$/) } });
+    const receipt = { IdDomain: 1, Total: 10, Cash: 10, Positions: [{ Name: "x", IdSection: 1, Price: 10, Qty: 1 }] };
+    expect(await call("POST", "/kkms/101/sales", receipt, { authorization })).toMatchObject({ status: 400, json: { Status: 400, Message: "Заголовок не содержит Uid" } });
+    expect(await call("POST", "/kkms/101/sales", receipt, { authorization, uid: "not-a-uuid" })).toMatchObject({ status: 400, json: { Message: "Uid не соответствует формату" } });
+    expect(await call("POST", "/kkms/101/sales", receipt, { authorization, uid: "5f0b7b1e-8c2d-4e0a-9b3c-1d2e3f4a5b6c" })).toMatchObject({
+      status: 400,
+      json: { Message: expect.stringContaining("sandbox message") },
+    });
+    const uid = opened.headers!.uid!;
+    expect(await call("POST", "/kkms/101/sales", { ...receipt, Total: 11, Cash: 11 }, { authorization, uid })).toMatchObject({
+      status: 400,
+      json: { Message: "Сумма ИТОГО не верна" },
+    });
+    expect(await call("POST", "/kkms/101/sales", receipt, { authorization, uid })).toMatchObject({ status: 200, headers: { uid: expect.not.stringMatching(uid) } });
+  });
+});
+
+describe("the server cuts off what a test server must not hold", () => {
+  it("answers a body over the limit with 413", async () => {
+    const sb = await startSandbox({ maxBodyBytes: 1024 });
+    try {
+      const r = await fetch(`${sb.portalUrl}/v2/user/me`, { method: "POST", headers: { "content-type": "application/json" }, body: "x".repeat(4096) });
+      expect(r.status).toBe(413);
+      expect((await r.json()).error).toContain("larger than the sandbox's limit of 1024 bytes");
+    } finally {
+      await sb.close();
+    }
   });
 });

@@ -1,0 +1,516 @@
+// The online cash register (Fiscal24) as the sandbox plays it: users who sign in with their phone
+// number, companies and registers, one open shift per register, the `Uid` chain checked on every
+// receipt operation, the register's balances, receipts in exact decimals, X and Z reports computed
+// from the receipts, and autonomous operations. Every request body and every answer is checked
+// with the validators generated from the spec, so the sandbox cannot drift from it.
+//
+// Where the sources are silent the sandbox chooses, and says so here: the token is an opaque
+// string valid one day of sandbox time; a well-formed `Uid` that is not the current one is refused
+// with 400 and the message in `FiscalSandboxMessages.staleUid`; an operation without an open shift,
+// a second opening, wrong credentials and unknown ids have the sandbox's own messages (below); the
+// Z report's answer carries no new `Uid`; the X report answers the Z report's fields; a cash-out or
+// a purchase above the cash balance is refused like a refund; non-cash refunds lower the non-cash
+// balance. Money is summed in exact decimals.
+import { randomBytes, randomUUID } from "node:crypto";
+import {
+  addDecimal,
+  compareDecimal,
+  type Decimal,
+  decimalToNumber,
+  multiplyDecimal,
+  type OperationSpec,
+  rfc3339Codec,
+  subtractDecimal,
+  toDecimal,
+  validatorIssues,
+} from "@paysys/core/internal";
+import { operations, wireValidators } from "@paysys/fiscal/spec";
+import { json, type ModuleContext, type SandboxAnswer, SandboxClock, type SandboxModule, type SandboxRequest } from "./module.js";
+import { match, routesOf } from "./routes.js";
+
+export interface FiscalUser {
+  Id: number;
+  PhoneLogin: string;
+  Password: string;
+  Name: string;
+  /** Companies the user may work with. */
+  companies: number[];
+}
+
+export const defaultFiscalUser: FiscalUser = { Id: 7, PhoneLogin: "77771112233", Password: "sandbox-password", Name: "Cashier", companies: [1, 2] };
+
+/** The sandbox's own messages, where the real ones are not shown (the documented ones are used as documented). */
+export const FiscalSandboxMessages = {
+  staleUid: "the Uid is not the register's current one (sandbox message; the real one is not shown)",
+  noOpenShift: "the register has no open shift (sandbox message)",
+  shiftAlreadyOpen: "the register already has an open shift (sandbox message)",
+  wrongCredentials: "wrong login or password (sandbox message)",
+  unauthorized: "no valid token (sandbox message)",
+  notFound: "not found (sandbox message)",
+} as const;
+
+/** The documented messages (official pages and the server sample). */
+const Documented = {
+  uidMissing: "Заголовок не содержит Uid",
+  uidMalformed: "Uid не соответствует формату",
+  orderBroken: "Нарушена очередность операций",
+  autonomousWithoutDate: "Автономный запрос должен содержать дату создания чека ReceiptDate",
+  wrongTotal: "Сумма ИТОГО не верна",
+  nonCashAboveTotal: "Сумма безналичной оплаты не может быть больше стоимости товара",
+  cashWithFullNonCash: "Сумма оплаты наличным расчетом не может быть больше 0, если сумма оплаты безналичным расчетом равна общей сумме оплаты",
+  overBalance: "Сумма операции превышает баланс кассы",
+} as const;
+
+export interface FiscalSandboxOptions {
+  users?: FiscalUser[];
+  /** Which version of the official autonomous-mode rules the sandbox applies. Default `"newer"`. */
+  autonomousRules?: "newer" | "older";
+  /** Token lifetime in ms of sandbox time. Default one day. */
+  tokenTtlMs?: number;
+  /** Registers per company (company 1 and 2). Default 10 and 2. */
+  registers?: [number, number];
+}
+
+type Kind = "Sales" | "Purchases" | "Refunds" | "PurchaseRefunds" | "Incomes" | "Expenses";
+const kindOf: Record<string, Kind> = {
+  "operations.sale": "Sales",
+  "operations.purchase": "Purchases",
+  "operations.saleRefund": "Refunds",
+  "operations.purchaseRefund": "PurchaseRefunds",
+  "operations.cashIn": "Incomes",
+  "operations.cashOut": "Expenses",
+};
+const KINDS = Object.values(kindOf);
+const ZERO: Decimal = { units: 0n, scale: 0 };
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+interface Document {
+  IdDocument: number;
+  kind: Kind;
+  value: Decimal;
+  cash: Decimal;
+  nonCash: Decimal;
+  change: Decimal;
+  afp: number;
+  receiptDate: string;
+  uid: string;
+}
+
+interface Shift {
+  Id: number;
+  IdUser: number;
+  IdKkm: number;
+  IdStatusShift: 1 | 2;
+  DateOpen: string;
+  DateClose?: string;
+  ShiftIndex: number;
+  balanceOpen: Decimal;
+  documents: Document[];
+  autonomous: boolean;
+}
+
+interface Register {
+  kkm: { Id: number; IdCompany: number; Name: string; Rnm: string; Znm: number; IdStatusKkm: number; IdSection: number; Address: Record<string, unknown> };
+  uid?: string;
+  shift?: Shift;
+  lastShiftId: number;
+  shiftIndex: number;
+  cash: Decimal;
+  nonCash: Decimal;
+  lastTime: number;
+  afp: number;
+  cumulative: Record<Kind, Decimal>;
+}
+
+class Refusal extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const sum = (xs: Decimal[]) => xs.reduce(addDecimal, ZERO);
+const dec = (v: unknown): Decimal => (typeof v === "number" || typeof v === "string" ? toDecimal(v) : ZERO);
+
+export class FiscalSandbox implements SandboxModule {
+  readonly name = "fiscal";
+  readonly prefix = "/fiscal";
+  /** Counters for tests: sign-ins, receipt operations registered, refused links. */
+  readonly stats = { requests: 0, logins: 0, documents: 0, refusedUids: 0 };
+  readonly #routes = routesOf(operations, wireValidators);
+  readonly #users: FiscalUser[];
+  readonly #options: FiscalSandboxOptions;
+  readonly #clock: SandboxClock;
+  readonly #url: () => string;
+  readonly #tokens = new Map<string, { user: FiscalUser; expiresAt: number }>();
+  readonly #registers = new Map<number, Register>();
+  readonly #shifts = new Map<number, Shift>();
+  readonly #receipts = new Map<number, string>();
+  #nextShift = 1;
+  #nextDocument = 1000;
+
+  constructor(options: FiscalSandboxOptions = {}, context: Partial<ModuleContext> = {}) {
+    this.#options = options;
+    this.#users = options.users ?? [defaultFiscalUser];
+    this.#clock = context.clock ?? new SandboxClock();
+    this.#url = context.url ?? (() => "http://sandbox");
+    const [first, second] = options.registers ?? [10, 2];
+    for (const [company, count] of [
+      [1, first],
+      [2, second],
+    ] as const) {
+      for (let i = 1; i <= count; i++) {
+        const Id = company * 100 + i;
+        this.#registers.set(Id, {
+          kkm: {
+            Id,
+            IdCompany: company,
+            Name: `Kassa ${Id}`,
+            Rnm: String(10_000_000_000 + Id),
+            Znm: 1_000_000 + Id,
+            IdStatusKkm: 2,
+            IdSection: 1,
+            Address: { Street: "Abaya", House: String(Id) },
+          },
+          lastShiftId: 0,
+          shiftIndex: 0,
+          cash: ZERO,
+          nonCash: ZERO,
+          lastTime: 0,
+          afp: 0,
+          cumulative: Object.fromEntries(KINDS.map((k) => [k, ZERO])) as Record<Kind, Decimal>,
+        });
+      }
+    }
+  }
+
+  describe(url: string): string[] {
+    const u = this.#users[0]!;
+    return [
+      `fiscal             ${url}${this.prefix}   (login ${u.PhoneLogin} / ${u.Password}; registers ${[...this.#registers.keys()].join(", ")})`,
+      `  register state   GET  ${url}/__sandbox/fiscal/registers/<idKkm>`,
+    ];
+  }
+
+  /** A register's state, for tests: its current `Uid`, balances, open shift and the documents of that shift. */
+  register(idKkm: number) {
+    const r = this.#registers.get(idKkm);
+    if (!r) return undefined;
+    return {
+      uid: r.uid,
+      cash: decimalToNumber(r.cash),
+      nonCash: decimalToNumber(r.nonCash),
+      shift: r.shift && { Id: r.shift.Id, documents: r.shift.documents.length, uids: r.shift.documents.map((d) => d.uid) },
+    };
+  }
+
+  /** Moves a register's chain on, as another till program working on it would. */
+  advanceUid(idKkm: number): string | undefined {
+    const r = this.#registers.get(idKkm);
+    if (r?.uid) r.uid = randomUUID();
+    return r?.uid;
+  }
+
+  /** Makes every token expired (so the next call signs in again). */
+  expireTokens(): void {
+    for (const t of this.#tokens.values()) t.expiresAt = 0;
+  }
+
+  async control(path: string, request: SandboxRequest): Promise<SandboxAnswer | undefined> {
+    if (path === "/stats" && request.method === "GET") return json(200, this.stats);
+    if (path === "/expire-tokens" && request.method === "POST") {
+      this.expireTokens();
+      return json(200, { expired: true });
+    }
+    const reg = /^\/registers\/(\d+)(\/advance-uid)?$/.exec(path);
+    if (reg) {
+      const id = Number(reg[1]);
+      if (reg[2] && request.method === "POST") return json(200, { uid: this.advanceUid(id) });
+      const state = this.register(id);
+      return state ? json(200, state) : json(404, { error: "no such register" });
+    }
+    const receipt = /^\/receipts\/(\d+)$/.exec(path);
+    if (receipt) {
+      const text = this.#receipts.get(Number(receipt[1]));
+      return text ? { status: 200, body: text, contentType: "text/plain; charset=utf-8" } : json(404, { error: "no such receipt" });
+    }
+    return undefined;
+  }
+
+  async handle(request: SandboxRequest): Promise<SandboxAnswer> {
+    this.stats.requests++;
+    const found = match(this.#routes, request.method, request.path);
+    if (!found) return json(404, { Status: 404, Message: FiscalSandboxMessages.notFound });
+    const { op, validateRequest } = found.route;
+    try {
+      let body: Record<string, unknown> = {};
+      if (op.body) {
+        try {
+          body = JSON.parse(request.body);
+        } catch {
+          throw new Refusal(400, "the body is not JSON (sandbox message)");
+        }
+        if (validateRequest && !validateRequest(body)) {
+          throw new Refusal(
+            400,
+            `invalid request (sandbox message): ${validatorIssues(validateRequest)
+              .map((i) => `${i.path || "(body)"} ${i.message}`)
+              .join("; ")}`,
+          );
+        }
+      }
+      const user = op.security.length > 0 ? this.#authorize(request.headers.authorization) : undefined;
+      const { data, uid } = this.#dispatch(op, found.params, request, body, user);
+      const answer = { Status: 200, Message: "OK", Data: data };
+      if (op.validateResponse && !op.validateResponse(answer)) {
+        // A sandbox answer that breaks the spec is a sandbox bug: fail loudly.
+        return json(500, {
+          Status: 500,
+          Message: `sandbox bug: the answer of ${op.id} does not match the spec: ${validatorIssues(op.validateResponse)
+            .map((i) => `${i.path} ${i.message}`)
+            .join("; ")}`,
+        });
+      }
+      return json(200, answer, uid ? { uid } : undefined);
+    } catch (e) {
+      if (!(e instanceof Refusal)) throw e;
+      return json(e.status, { Status: e.status, Message: e.message });
+    }
+  }
+
+  #authorize(header: string | undefined): FiscalUser {
+    const token = header?.startsWith("Bearer ") ? header.slice(7) : undefined;
+    const session = token ? this.#tokens.get(token) : undefined;
+    if (!session || session.expiresAt <= this.#clock.now()) throw new Refusal(401, FiscalSandboxMessages.unauthorized);
+    return session.user;
+  }
+
+  #register(id: unknown, user: FiscalUser): Register {
+    const r = this.#registers.get(Number(id));
+    if (!r || !user.companies.includes(r.kkm.IdCompany)) throw new Refusal(404, FiscalSandboxMessages.notFound);
+    return r;
+  }
+
+  #now(): string {
+    return String(rfc3339Codec.encode(new Date(this.#clock.now()), { operation: "sandbox", timeZone: "Asia/Almaty" }));
+  }
+
+  #dispatch(
+    op: OperationSpec,
+    params: Record<string, string>,
+    request: SandboxRequest,
+    body: Record<string, unknown>,
+    user: FiscalUser | undefined,
+  ): { data: unknown; uid?: string } {
+    const u = user!;
+    switch (op.id) {
+      case "auth.login": {
+        this.stats.logins++;
+        const found = this.#users.find((x) => x.PhoneLogin === body.Login && x.Password === body.Password);
+        if (!found) throw new Refusal(401, FiscalSandboxMessages.wrongCredentials);
+        const token = `fsc_${randomBytes(18).toString("base64url")}`;
+        this.#tokens.set(token, { user: found, expiresAt: this.#clock.now() + (this.#options.tokenTtlMs ?? 86_400_000) });
+        const idShift = [...this.#registers.values()].find((r) => r.shift?.IdUser === found.Id)?.shift?.Id ?? 0;
+        return { data: { Token: token, User: { Id: found.Id, PhoneLogin: found.PhoneLogin, Name: found.Name, Lock: idShift !== 0, IdShift: idShift } } };
+      }
+      case "companies.list":
+        return { data: { Companies: u.companies.map((c) => this.#company(c)) } };
+      case "kkms.list": {
+        const asked = (request.query.get("companies") ?? "").split(",").filter(Boolean).map(Number);
+        // Official page: with `companies` empty or listing every company, the sub-objects come back empty.
+        const all = asked.length === 0 || u.companies.every((c) => asked.includes(c));
+        const registers = [...this.#registers.values()].filter((r) => u.companies.includes(r.kkm.IdCompany) && (asked.length === 0 || asked.includes(r.kkm.IdCompany)));
+        return { data: { Kkms: registers.map((r) => this.#kkm(r, all)) } };
+      }
+      case "kkms.get":
+        return { data: { Kkm: this.#kkm(this.#register(params.idKkm, u), false) } };
+      case "shifts.open": {
+        const r = this.#register(body.IdKkm, u);
+        if (r.shift) throw new Refusal(424, FiscalSandboxMessages.shiftAlreadyOpen);
+        const DateOpen = typeof body.Date === "string" ? body.Date : this.#now();
+        const shift: Shift = {
+          Id: this.#nextShift++,
+          IdUser: u.Id,
+          IdKkm: r.kkm.Id,
+          IdStatusShift: 1,
+          DateOpen,
+          ShiftIndex: ++r.shiftIndex,
+          balanceOpen: r.cash,
+          documents: [],
+          autonomous: typeof body.Date === "string",
+        };
+        this.#shifts.set(shift.Id, shift);
+        r.shift = shift;
+        r.lastShiftId = shift.Id;
+        r.lastTime = Math.max(r.lastTime, Date.parse(DateOpen));
+        r.uid = randomUUID();
+        return { data: { Shift: { Id: shift.Id, IdUser: shift.IdUser, IdKkm: shift.IdKkm, IdStatusShift: 1, DateOpen } }, uid: r.uid };
+      }
+      case "shifts.get": {
+        const shift = this.#shifts.get(Number(params.idShift));
+        if (!shift) throw new Refusal(404, FiscalSandboxMessages.notFound);
+        this.#register(shift.IdKkm, u);
+        return { data: { Id: shift.Id, IdStatusShift: shift.IdStatusShift } };
+      }
+      case "shifts.xReport": {
+        const shift = this.#openShift(params.idShift, u);
+        return { data: this.#report(this.#registers.get(shift.IdKkm)!, shift) };
+      }
+      case "shifts.closeWithZReport": {
+        const shift = this.#openShift(params.idShift, u);
+        const r = this.#register(body.IdKkm, u);
+        if (shift.IdKkm !== r.kkm.Id) throw new Refusal(400, "the shift is not this register's (sandbox message)");
+        this.#checkUid(r, request.headers.uid);
+        shift.IdStatusShift = 2;
+        shift.DateClose = typeof body.Date === "string" ? body.Date : this.#now();
+        r.shift = undefined;
+        return { data: this.#report(r, shift) };
+      }
+      case "uid.get": {
+        const r = this.#register(params.idKkm, u);
+        if (!r.uid) throw new Refusal(404, "the register has never opened a shift (sandbox message)");
+        return { data: { Uid: r.uid } };
+      }
+      default: {
+        const kind = kindOf[op.id];
+        if (!kind) throw new Refusal(404, FiscalSandboxMessages.notFound);
+        const r = this.#register(params.idKkm, u);
+        this.#checkUid(r, request.headers.uid);
+        if (!r.shift) throw new Refusal(400, FiscalSandboxMessages.noOpenShift);
+        const document = kind === "Incomes" || kind === "Expenses" ? this.#cashMovement(r, kind, body) : this.#receipt(r, kind, body);
+        r.shift.documents.push(document);
+        r.cumulative[kind] = addDecimal(r.cumulative[kind], document.value);
+        this.stats.documents++;
+        r.uid = randomUUID();
+        this.#receipts.set(document.IdDocument, `Kassa ${r.kkm.Id} #${document.IdDocument} ${kind} ${decimalToNumber(document.value).toFixed(2)} KZT`);
+        return {
+          data: {
+            IdDocument: document.IdDocument,
+            Receipt: Buffer.from(this.#receipts.get(document.IdDocument)!).toString("base64"),
+            Location: `${this.#url()}/__sandbox/fiscal/receipts/${document.IdDocument}`,
+            FiscalNumber: 7_000_000_000 + document.IdDocument,
+            AutonomousNumber: document.afp,
+          },
+          uid: r.uid,
+        };
+      }
+    }
+  }
+
+  #openShift(id: unknown, user: FiscalUser): Shift {
+    const shift = this.#shifts.get(Number(id));
+    if (!shift) throw new Refusal(404, FiscalSandboxMessages.notFound);
+    this.#register(shift.IdKkm, user);
+    if (shift.IdStatusShift !== 1) throw new Refusal(400, FiscalSandboxMessages.noOpenShift);
+    return shift;
+  }
+
+  /** The chain: the documented messages for a missing or malformed `Uid`, the sandbox's for a stale one. */
+  #checkUid(r: Register, uid: string | undefined): void {
+    const refuse = (message: string) => {
+      this.stats.refusedUids++;
+      throw new Refusal(400, message);
+    };
+    if (!uid) refuse(Documented.uidMissing);
+    if (!UUID_V4.test(uid!)) refuse(Documented.uidMalformed);
+    if (uid !== r.uid) refuse(FiscalSandboxMessages.staleUid);
+  }
+
+  /** When the operation happens: its own date (autonomous) or now; never before the register's last operation. */
+  #time(r: Register, date: unknown): string {
+    const when = typeof date === "string" ? date : this.#now();
+    const t = Date.parse(when);
+    if (t < r.lastTime) throw new Refusal(400, Documented.orderBroken);
+    r.lastTime = t;
+    return when;
+  }
+
+  #receipt(r: Register, kind: Kind, body: Record<string, unknown>): Document {
+    const positions = (body.Positions as Record<string, unknown>[]).filter((p) => p.Storno !== true);
+    const lines = positions.map((p) => multiplyDecimal(subtractDecimal(addDecimal(dec(p.Price), dec(p.Markup)), dec(p.Discount)), dec(p.Qty)));
+    const total = dec(body.Total);
+    const cash = dec(body.Cash);
+    const nonCash = dec(body.NonCash);
+    if (compareDecimal(nonCash, total) > 0) throw new Refusal(400, Documented.nonCashAboveTotal);
+    if (compareDecimal(nonCash, total) === 0 && compareDecimal(cash, ZERO) > 0) throw new Refusal(400, Documented.cashWithFullNonCash);
+    if (compareDecimal(sum(lines), total) !== 0) throw new Refusal(400, Documented.wrongTotal);
+    const afp = typeof body.AFP === "number" ? body.AFP : r.shift!.autonomous ? ++r.afp : 0;
+    if (this.#options.autonomousRules === "older" && afp !== 0 && typeof body.ReceiptDate !== "string") throw new Refusal(400, Documented.autonomousWithoutDate);
+    const receiptDate = this.#time(r, body.ReceiptDate);
+    const change = subtractDecimal(addDecimal(cash, nonCash), total);
+    const cashPart = subtractDecimal(cash, compareDecimal(change, ZERO) > 0 ? change : ZERO);
+    const outgoing = kind === "Refunds" || kind === "Purchases";
+    if (outgoing && compareDecimal(cashPart, r.cash) > 0) throw new Refusal(400, Documented.overBalance);
+    r.cash = outgoing ? subtractDecimal(r.cash, cashPart) : addDecimal(r.cash, cashPart);
+    r.nonCash = outgoing ? subtractDecimal(r.nonCash, nonCash) : addDecimal(r.nonCash, nonCash);
+    return { IdDocument: this.#nextDocument++, kind, value: total, cash, nonCash, change, afp, receiptDate, uid: r.uid! };
+  }
+
+  #cashMovement(r: Register, kind: Kind, body: Record<string, unknown>): Document {
+    const amount = dec(body.Amount);
+    if (kind === "Expenses" && compareDecimal(amount, r.cash) > 0) throw new Refusal(400, Documented.overBalance);
+    const receiptDate = this.#time(r, body.Date);
+    r.cash = kind === "Expenses" ? subtractDecimal(r.cash, amount) : addDecimal(r.cash, amount);
+    return { IdDocument: this.#nextDocument++, kind, value: amount, cash: amount, nonCash: ZERO, change: ZERO, afp: 0, receiptDate, uid: r.uid! };
+  }
+
+  /** The X or Z report of a shift, computed from its documents. */
+  #report(r: Register, shift: Shift): Record<string, unknown> {
+    const report: Record<string, unknown> = {
+      ShiftIndex: shift.ShiftIndex,
+      IdShift: shift.Id,
+      IdKkm: shift.IdKkm,
+      IdUser: shift.IdUser,
+      DateOpen: shift.DateOpen,
+      ...(shift.DateClose ? { DateClose: shift.DateClose } : {}),
+      BalanceOpen: decimalToNumber(shift.balanceOpen),
+      BalanceClose: decimalToNumber(r.cash),
+      BalanceCloseNonCash: decimalToNumber(r.nonCash),
+      Count: shift.documents.length,
+    };
+    for (const kind of KINDS) {
+      const docs = shift.documents.filter((d) => d.kind === kind);
+      report[`${kind}Qty`] = docs.length;
+      report[`${kind}Amount`] = decimalToNumber(sum(docs.map((d) => d.value)));
+      report[`Cumulative${kind}`] = decimalToNumber(r.cumulative[kind]);
+    }
+    return report;
+  }
+
+  #company(id: number) {
+    return {
+      Id: id,
+      IdUser: this.#users[0]!.Id,
+      IdOwnership: 1,
+      IdAddress: id,
+      Bin: `12345678901${id}`,
+      ShortName: id === 1 ? "TOO Romashka" : "IP Lotos",
+      FullName: id === 1 ? "TOO Romashka LLP" : "IP Lotos",
+      Fio: "Petrov P.",
+      Nds: "12",
+      Ownership: { Id: 1, Name: "TOO" },
+      Address: { Id: id, Street: "Abaya", House: String(id) },
+    };
+  }
+
+  #kkm(r: Register, emptySubObjects: boolean) {
+    const company = emptySubObjects
+      ? { Bin: "", Fio: "", FullName: "", Id: 0, IdOwnership: 0, IdUser: 0, Nds: "", Ownership: { Id: 0, Name: "" }, ShortName: "" }
+      : this.#company(r.kkm.IdCompany);
+    const empty = { Id: 0, Name: "" };
+    return {
+      ...r.kkm,
+      IdShift: r.shift?.Id ?? r.lastShiftId,
+      ShiftIndex: r.shiftIndex,
+      Allowed: true,
+      Lock: false,
+      IsActive: true,
+      OfflineQueue: 0,
+      Company: company,
+      Ofd: emptySubObjects ? empty : { Id: 2, Name: "OFD" },
+      StatusKKM: emptySubObjects ? empty : { Id: r.kkm.IdStatusKkm, Name: "Ready" },
+    };
+  }
+}

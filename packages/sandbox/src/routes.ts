@@ -1,0 +1,40 @@
+// Routes from a spec's operation table: each operation's method and path template become a
+// matcher, so a module finds the operation of a request, its path parameters and the generated
+// validators of its body and answer, without writing its routes a second time.
+import type { OperationSpec, Validator } from "@paysys/core/internal";
+
+export interface Route {
+  op: OperationSpec;
+  /** Checks the whole request body as sent (the spec's request schema). */
+  validateRequest: Validator | undefined;
+  pattern: RegExp;
+  names: string[];
+}
+
+export interface Match {
+  route: Route;
+  /** Path parameters, as strings. */
+  params: Record<string, string>;
+}
+
+/** The routes of an operation table; `wire` holds the generated wire validators (`<id>_request`). */
+export function routesOf(operations: Readonly<Record<string, OperationSpec>>, wire: Readonly<Record<string, Validator>>): Route[] {
+  return Object.values(operations).map((op) => {
+    const names: string[] = [];
+    const source = op.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{([^}]+)\\?\}|\{([^}]+)\}/g, (_, a, b) => {
+      names.push(a ?? b);
+      return "([^/]+)";
+    });
+    return { op, validateRequest: wire[`${op.id.replace(/\./g, "_")}_request`], pattern: new RegExp(`^${source}$`), names };
+  });
+}
+
+/** The route of a request, or undefined. */
+export function match(routes: readonly Route[], method: string, path: string): Match | undefined {
+  for (const route of routes) {
+    if (route.op.method.toUpperCase() !== method) continue;
+    const m = route.pattern.exec(path);
+    if (m) return { route, params: Object.fromEntries(route.names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])) };
+  }
+  return undefined;
+}
