@@ -1,52 +1,84 @@
-// `npm start`: starts the sandbox on loopback and drives every client against it, printing
-// what a user would see. Plain JavaScript on purpose: this is how the built packages are used.
-import { mkdtempSync } from "node:fs";
+// `npm start`: starts the sandbox on loopback and drives every client against it, printing what a
+// user would see. Plain JavaScript on purpose: this is how the built packages are used.
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createPortalClient, ServiceError } from "@paysys/portal";
+import { createFiscalClient, OutcomeUnknownError, receiptTotal } from "@paysys/fiscal";
+import { createPortalClient, period, ServiceError } from "@paysys/portal";
 import { saveToFile } from "@paysys/portal/node";
-import { defaultPortalUser, startSandbox } from "@paysys/sandbox";
+import { defaultFiscalUser, defaultPortalUser, startSandbox } from "@paysys/sandbox";
 
 const sandbox = await startSandbox();
+const scratch = mkdtempSync(join(tmpdir(), "paysys-demo-"));
 console.log(`sandbox listening on ${sandbox.url}\n`);
 
-try {
-  for (const version of ["v2", "v1"]) {
-    console.log(`== partner portal ${version}`);
-    const portal = createPortalClient({
-      baseUrl: sandbox.portalUrl,
-      version,
-      credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw },
-      // A real integration shows the captcha image to a person; the sandbox can tell its text.
-      solveCaptcha: async ({ captchaSession }) => {
-        const answer = await fetch(`${sandbox.url}/__sandbox/portal/captcha?session=${captchaSession}`).then((r) => r.json());
-        return answer.text;
-      },
-    });
-    const me = await portal.user.profile();
-    console.log(`signed in as ${me.lgn} (${me.userFIO}, ${me.groupName})`);
-    const agents = await portal.agents.list({ sub: 2, columns: ["nowBalance", "contract"] });
-    console.log(`agents in scope: ${agents.length}; first: ${JSON.stringify(agents[0])}`);
-    const terminals = await portal.terminals.list({ sub: 2, active: 1 });
-    console.log(`active terminals: ${terminals.length}`);
-    const payments = await portal.reports.payments({ dateFrom: new Date("2024-05-01T00:00:00+05:00"), dateTo: new Date("2024-05-31T23:59:59+05:00"), subOn: true });
-    const total = payments.reduce((tiyn, p) => tiyn + Math.round(p.amount * 100), 0) / 100;
-    console.log(`payments in May 2024: ${payments.length}, total ${total.toFixed(2)} KZT`);
-    const turnovers = await portal.reports.terminalTurnovers({ dateFrom: "20240501", dateTo: "20240507", subOn: true });
-    console.log(`terminal turnovers (first week): ${turnovers.length} rows`);
-    const file = await portal.reports.dealerStatistics({ dateFrom: "20240501", dateTo: "20240531", subOn: true, groupByDay: true, format: "xlsx" });
-    const path = join(mkdtempSync(join(tmpdir(), "paysys-demo-")), `statreport-${version}.xlsx`);
-    console.log(`dealer statistics as xlsx: ${await saveToFile(file, path)} bytes saved to ${path}`);
-    try {
-      await portal.reports.payments({ dateFrom: "20230101", dateTo: "20240101" });
-    } catch (e) {
-      if (!(e instanceof ServiceError)) throw e;
-      console.log(`a refused request is a typed error: ${e.name} code ${e.serviceCode}${e.serviceMessage ? `: ${e.serviceMessage}` : " (v1 answers carry no message)"}`);
-    }
-    await portal.close();
-    console.log("logged out\n");
+async function portalDemo(version) {
+  console.log(`== partner portal ${version}`);
+  const portal = createPortalClient({
+    baseUrl: sandbox.portalUrl,
+    version,
+    credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw },
+    // A real integration shows the captcha image to a person; the sandbox can tell its text.
+    solveCaptcha: async ({ captchaSession }) => {
+      const answer = await fetch(`${sandbox.url}/__sandbox/portal/captcha?session=${captchaSession}`).then((r) => r.json());
+      return answer.text;
+    },
+  });
+  const me = await portal.user.profile();
+  console.log(`signed in as ${me.lgn} (${me.userFIO}, ${me.groupName})`);
+  const agents = await portal.agents.list({ sub: 2, columns: ["nowBalance", "contract"] });
+  console.log(`agents in scope: ${agents.length}; first: ${JSON.stringify(agents[0])}`);
+  const terminals = await portal.terminals.list({ sub: 2, active: 1 });
+  console.log(`active terminals: ${terminals.length}`);
+  const payments = await portal.reports.payments({ ...period.month(2024, 5), subOn: true });
+  const total = payments.reduce((tiyn, p) => tiyn + Math.round(p.amount * 100), 0) / 100;
+  console.log(`payments in May 2024 (the whole month, Almaty time): ${payments.length}, total ${total.toFixed(2)} KZT`);
+  const turnovers = await portal.reports.terminalTurnovers({ ...period.days("2024-05-01", "2024-05-07"), subOn: true });
+  console.log(`terminal turnovers (first week): ${turnovers.length} rows`);
+  const file = await portal.reports.dealerStatistics({ ...period.month(2024, 5), subOn: true, groupByDay: true, format: "xlsx" });
+  const path = join(scratch, `statreport-${version}.xlsx`);
+  console.log(`dealer statistics as xlsx: ${await saveToFile(file, path)} bytes saved to ${path}`);
+  try {
+    await portal.reports.payments({ dateFrom: "20230101", dateTo: "20240101" });
+  } catch (e) {
+    if (!(e instanceof ServiceError)) throw e;
+    console.log(`a refused request is a typed error: ${e.name} code ${e.serviceCode}${e.serviceMessage ? `: ${e.serviceMessage}` : " (v1 answers carry no message)"}`);
   }
-  console.log("cash-out, fiscal and e-commerce clients: specs are written (specs/), their packages are not built yet.");
+  await portal.close();
+  console.log("logged out\n");
+}
+
+async function fiscalDemo() {
+  console.log("== online cash register");
+  const fiscal = createFiscalClient({ baseUrl: sandbox.fiscalUrl, credentials: { login: defaultFiscalUser.PhoneLogin, password: defaultFiscalUser.Password } });
+  const registers = await fiscal.kkms.list({ companies: [1] });
+  console.log(`registers of company 1: ${registers.map((r) => r.Id).join(", ")}`);
+  const shift = await fiscal.shifts.open({ IdKkm: 101 });
+  console.log(`shift ${shift.Id} opened at ${shift.DateOpen}; the register's Uid chain starts at ${await fiscal.knownUid(101)}`);
+  const Positions = [
+    { Name: "Coffee", IdSection: 1, Price: "625.25", Qty: 2 },
+    { Name: "Croissant", IdSection: 1, Price: "410.00", Qty: 1 },
+  ];
+  const sale = await fiscal.operations.sale({ idKkm: 101, IdDomain: 1, Positions, Total: receiptTotal(Positions), Cash: "2000", GenerateCheck: true });
+  console.log(`sale registered: receipt ${sale.IdDocument}, total ${receiptTotal(Positions)} KZT; next Uid ${await fiscal.knownUid(101)}`);
+  try {
+    await fiscal.operations.sale({ idKkm: 101, IdDomain: 1, Positions, Total: "1660.51", Cash: "2000" });
+  } catch (e) {
+    console.log(`a wrong total never leaves the till: ${e.name}: ${e.issues[0].path} ${e.issues[0].message}`);
+  }
+  const refund = await fiscal.operations.saleRefund({ idKkm: 101, IdDomain: 1, Positions: [Positions[1]], Total: "410", Cash: "410" });
+  console.log(`refund registered: receipt ${refund.IdDocument}`);
+  const z = await fiscal.shifts.closeWithZReport({ idShift: shift.Id, IdKkm: 101 });
+  console.log(`Z report: ${z.SalesQty} sale(s) ${z.SalesAmount} KZT, ${z.RefundsQty} refund(s) ${z.RefundsAmount} KZT, cash in the register ${z.BalanceClose} KZT\n`);
+  console.log(`(a receipt whose answer is lost fails with ${OutcomeUnknownError.name}; await error.wasApplied() tells whether it was registered)\n`);
+}
+
+try {
+  await portalDemo("v2");
+  await portalDemo("v1");
+  await fiscalDemo();
+  console.log("cash-out and e-commerce clients: specs are written (specs/), their packages are not built yet.");
 } finally {
+  rmSync(scratch, { recursive: true, force: true });
   await sandbox.close();
 }

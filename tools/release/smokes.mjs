@@ -26,6 +26,16 @@ await portal.close();
 return me.lgn + " " + rows.length + " " + refused;`,
     expect: /^dealer01 40 true$/,
   },
+  fiscal: {
+    imports: ["createFiscalClient", "receiptTotal", "OutcomeUnknownError"],
+    body: `const fiscal = createFiscalClient({ baseUrl: sandbox.url + "/fiscal", credentials: { login: "77771112233", password: "sandbox-password" } });
+const shift = await fiscal.shifts.open({ IdKkm: 101 });
+const Positions = [{ Name: "Tea", IdSection: 1, Price: "250.25", Qty: 2 }];
+await fiscal.operations.sale({ idKkm: 101, IdDomain: 1, Positions, Total: receiptTotal(Positions), Cash: "600" });
+const z = await fiscal.shifts.closeWithZReport({ idShift: shift.Id, IdKkm: 101 });
+return z.SalesQty + " " + z.SalesAmount + " " + typeof OutcomeUnknownError;`,
+    expect: /^1 500\.5 function$/,
+  },
   sandbox: {
     imports: ["startSandbox"],
     body: `const own = await startSandbox();

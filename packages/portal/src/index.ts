@@ -1,36 +1,6 @@
 // @paysys/portal: typed client of the partner portal API, v2 and v1.
-export {
-  APIError,
-  AuthenticationError,
-  BadRequestError,
-  BinaryFile,
-  type CallOptions,
-  ClientClosedError,
-  ConfigurationError,
-  ConflictError,
-  ConnectionError,
-  type ErrorJson,
-  type FetchLike,
-  type Hooks,
-  InternalServerError,
-  type LogEvent,
-  NotFoundError,
-  type OpenParamsOptions,
-  PaysysError,
-  PermissionDeniedError,
-  RateLimitError,
-  RequestAbortedError,
-  RequestValidationError,
-  ResponseTooLargeError,
-  type RetryOptions,
-  ServiceError,
-  TimeoutError,
-  type TokenSet,
-  UnexpectedResponseError,
-  UnprocessableEntityError,
-  UnsupportedOperationError,
-  type ValidationIssue,
-} from "@paysys/core";
+// Everything public of @paysys/core (errors, BinaryFile, call options, money helpers, stores) comes with it.
+export * from "@paysys/core";
 export { createPortalClient, defaultExtractTokens, type PortalClientBase, type PortalV1Client, type PortalV2Client } from "./client.js";
 export type { FlagInput } from "./codecs.js";
 export { type CalendarDate, DEFAULT_TIME_ZONE, formatPortalDate, isPortalDate, type Period, type PortalDateInput, parsePortalDate, period } from "./dates.js";

@@ -5,13 +5,16 @@
 //   2. portal client vs raw fetch, same request, sandbox in another process (validation off / on)
 //   3. response validation vs JSON.parse of the same text: a schema with real typed fields (the
 //      fiscal registers list) and the portal's payments report (whose rows are undocumented)
+//   4. fiscal receipts: per second on one register and on ten (the chain serialises per register),
+//      and the client against raw fetch walking the same Uid chain by hand
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { createFiscalClient } from "@paysys/fiscal";
 import { operations as fiscalOperations } from "@paysys/fiscal/spec";
 import { createPortalClient } from "@paysys/portal";
 import { v2Operations } from "@paysys/portal/spec";
-import { createDataSet, defaultPortalUser } from "@paysys/sandbox";
+import { createDataSet, defaultFiscalUser, defaultPortalUser } from "@paysys/sandbox";
 import createClient from "openapi-fetch";
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -54,69 +57,122 @@ const report = (what: string, value: string, goal = "") => rows.push([what, valu
   report("our overhead / openapi-fetch's own", (ours / theirs).toFixed(2), "≤ 2");
 }
 
+// The sandbox runs in its own process for sections 2 and 4, as a service would.
+const cli = fileURLToPath(new URL("../../../packages/sandbox/dist/cli.js", import.meta.url));
+const child: ChildProcess = spawn(process.execPath, [cli, "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
+const url = await new Promise<string>((resolve) => {
+  createInterface({ input: child.stdout! }).on("line", (line) => {
+    const m = line.match(/^paysys sandbox on (\S+)/);
+    if (m) resolve(m[1]!);
+  });
+});
+
 // 2. Client vs raw fetch against the sandbox in its own process.
 {
-  const cli = fileURLToPath(new URL("../../../packages/sandbox/dist/cli.js", import.meta.url));
-  const child: ChildProcess = spawn(process.execPath, [cli, "0"], { stdio: ["ignore", "pipe", "inherit"] });
-  const url = await new Promise<string>((resolve) => {
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      const m = line.match(/^paysys sandbox on (\S+)/);
-      if (m) resolve(m[1]!);
-    });
-  });
-  try {
-    const portalUrl = `${url}/portal`;
-    const solveCaptcha = async ({ captchaSession }: { captchaSession: string }) =>
-      (await (await fetch(`${url}/__sandbox/portal/captcha?session=${captchaSession}`)).json()).text as string;
-    const make = (validateResponses: boolean) =>
-      createPortalClient({ baseUrl: portalUrl, credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw }, solveCaptcha, validateResponses });
-    const plain = make(false);
-    const validating = make(true);
-    const params = { dateFrom: "20240501000000", dateTo: "20240501235959", subOn: true };
-    await plain.reports.payments(params);
-    await validating.reports.payments(params);
-    // The raw baseline sends the same bytes with the same token and parses the answer.
-    let token = "";
-    const authorize = (t: string) => {
-      token = t;
-      return { Authorization: `Bearer ${t}` };
-    };
-    const tokenSpy = createPortalClient({ baseUrl: portalUrl, credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw }, solveCaptcha, authorize });
-    await tokenSpy.user.me();
-    const body = JSON.stringify({ params });
-    const rawCall = async () => {
-      const r = await fetch(`${portalUrl}/v2/report/payments`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body });
-      const json = (await r.json()) as { code: number; data: unknown[] };
-      if (json.code !== 0) throw new Error("raw call failed");
-      return json.data;
-    };
-    // Blocks of calls, each variant right after a raw block, and the median of the per-block
-    // ratios: drift on a busy machine (the sandbox runs beside us on two cores) cancels out.
-    const n = 40;
-    for (const f of [rawCall, () => plain.reports.payments(params), () => validating.reports.payments(params)]) await time(f, 100);
-    const raw: number[] = [];
-    const off: number[] = [];
-    const on: number[] = [];
-    const measureOff = async (base: number) => off.push((await time(() => plain.reports.payments(params), n)) / base);
-    const measureOn = async (base: number) => on.push((await time(() => validating.reports.payments(params), n)) / base);
-    for (let block = 0; block < 60; block++) {
-      const base = await time(rawCall, n);
-      raw.push(base);
-      // Alternate which client goes first, so neither always pays for following the raw block.
-      if (block % 2 === 0) {
-        await measureOff(base);
-        await measureOn(base);
-      } else {
-        await measureOn(base);
-        await measureOff(base);
-      }
+  const portalUrl = `${url}/portal`;
+  const solveCaptcha = async ({ captchaSession }: { captchaSession: string }) =>
+    (await (await fetch(`${url}/__sandbox/portal/captcha?session=${captchaSession}`)).json()).text as string;
+  const make = (validateResponses: boolean) =>
+    createPortalClient({ baseUrl: portalUrl, credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw }, solveCaptcha, validateResponses });
+  const plain = make(false);
+  const validating = make(true);
+  const params = { dateFrom: "20240501000000", dateTo: "20240501235959", subOn: true };
+  await plain.reports.payments(params);
+  await validating.reports.payments(params);
+  // The raw baseline sends the same bytes with the same token and parses the answer.
+  let token = "";
+  const authorize = (t: string) => {
+    token = t;
+    return { Authorization: `Bearer ${t}` };
+  };
+  const tokenSpy = createPortalClient({ baseUrl: portalUrl, credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw }, solveCaptcha, authorize });
+  await tokenSpy.user.me();
+  const body = JSON.stringify({ params });
+  const rawCall = async () => {
+    const r = await fetch(`${portalUrl}/v2/report/payments`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body });
+    const json = (await r.json()) as { code: number; data: unknown[] };
+    if (json.code !== 0) throw new Error("raw call failed");
+    return json.data;
+  };
+  // Blocks of calls, each variant right after a raw block, and the median of the per-block
+  // ratios: drift on a busy machine (the sandbox runs beside us on two cores) cancels out.
+  const n = 40;
+  for (const f of [rawCall, () => plain.reports.payments(params), () => validating.reports.payments(params)]) await time(f, 100);
+  const raw: number[] = [];
+  const off: number[] = [];
+  const on: number[] = [];
+  const measureOff = async (base: number) => off.push((await time(() => plain.reports.payments(params), n)) / base);
+  const measureOn = async (base: number) => on.push((await time(() => validating.reports.payments(params), n)) / base);
+  for (let block = 0; block < 60; block++) {
+    const base = await time(rawCall, n);
+    raw.push(base);
+    // Alternate which client goes first, so neither always pays for following the raw block.
+    if (block % 2 === 0) {
+      await measureOff(base);
+      await measureOn(base);
+    } else {
+      await measureOn(base);
+      await measureOff(base);
     }
-    report("raw fetch, payments report (40 rows), per call", `${(median(raw) * 1000).toFixed(0)} µs`);
-    report("portal client / raw fetch, validation off", median(off).toFixed(3), "≤ 1.10");
-    report("portal client / raw fetch, validation on", median(on).toFixed(3), "≤ 1.25");
-  } finally {
-    child.kill();
   }
+  report("raw fetch, payments report (40 rows), per call", `${(median(raw) * 1000).toFixed(0)} µs`);
+  report("portal client / raw fetch, validation off", median(off).toFixed(3), "≤ 1.10");
+  report("portal client / raw fetch, validation on", median(on).toFixed(3), "≤ 1.25");
+}
+
+// 4. Fiscal receipts through the Uid chain.
+try {
+  const fiscalUrl = `${url}/fiscal`;
+  const fiscal = createFiscalClient({ baseUrl: fiscalUrl, credentials: { login: defaultFiscalUser.PhoneLogin, password: defaultFiscalUser.Password } });
+  const registers = Array.from({ length: 10 }, (_, i) => 101 + i);
+  for (const id of registers) await fiscal.shifts.open({ IdKkm: id });
+  const Positions = [{ Name: "Coffee", IdSection: 1, Price: "625.25", Qty: 2 }];
+  const receipt = (idKkm: number) => fiscal.operations.sale({ idKkm, IdDomain: 1, Positions, Total: "1250.5", Cash: "1250.5" });
+  const rate = async (ids: number[], n: number) => {
+    const t = performance.now();
+    await Promise.all(Array.from({ length: n }, (_, i) => receipt(ids[i % ids.length]!)));
+    return n / ((performance.now() - t) / 1000);
+  };
+  await rate(registers, 200);
+  const one: number[] = [];
+  const ten: number[] = [];
+  for (let round = 0; round < 5; round++) {
+    one.push(await rate([101], 300));
+    ten.push(await rate(registers, 300));
+  }
+  report("fiscal receipts per second, one register", median(one).toFixed(0));
+  report("fiscal receipts per second, ten registers", median(ten).toFixed(0));
+  report("ten registers / one register (the chain serialises per register only)", (median(ten) / median(one)).toFixed(2));
+
+  // Raw fetch walking the chain by hand on register 201: sign in, open a shift, carry the Uid.
+  const auth = (await (
+    await fetch(`${fiscalUrl}/auth`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ Login: defaultFiscalUser.PhoneLogin, Password: defaultFiscalUser.Password }),
+    })
+  ).json()) as { Data: { Token: string } };
+  const headers = { "content-type": "application/json", authorization: `Bearer ${auth.Data.Token}` };
+  const opened = await fetch(`${fiscalUrl}/shifts`, { method: "POST", headers, body: JSON.stringify({ IdKkm: 201 }) });
+  let uid = opened.headers.get("uid")!;
+  await opened.json();
+  // The wire form: what the client's tenge codec makes of the same receipt.
+  const body = JSON.stringify({ IdDomain: 1, Positions: [{ Name: "Coffee", IdSection: 1, Price: 625.25, Qty: 2 }], Total: 1250.5, Cash: 1250.5 });
+  const rawReceipt = async () => {
+    const r = await fetch(`${fiscalUrl}/kkms/201/sales`, { method: "POST", headers: { ...headers, uid }, body });
+    const json = (await r.json()) as { Status: number };
+    if (json.Status !== 200) throw new Error(`raw receipt refused: ${JSON.stringify(json)}`);
+    uid = r.headers.get("uid")!;
+  };
+  for (const f of [rawReceipt, () => receipt(101)]) await time(f, 100);
+  const ratios: number[] = [];
+  for (let block = 0; block < 40; block++) {
+    const base = await time(rawReceipt, 25);
+    ratios.push((await time(() => receipt(101), 25)) / base);
+  }
+  report("fiscal client / raw fetch, one receipt through the chain", median(ratios).toFixed(3), "≤ 1.10");
+} finally {
+  child.kill();
 }
 
 // 3. Response validation vs JSON.parse of the same text.
@@ -163,7 +219,7 @@ const report = (what: string, value: string, goal = "") => rows.push([what, valu
       ShortName: "TOO Romashka",
       FullName: "TOO Romashka LLP",
       Fio: "Petrov P.",
-      Nds: false,
+      Nds: "12",
       Ownership: { Id: 1, Name: "TOO" },
     },
     Ofd: { Id: 2, Name: "OFD" },

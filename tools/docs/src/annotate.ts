@@ -30,8 +30,15 @@ export function notesOf(node: Json): string[] {
   return lines;
 }
 
-function operationNotes(op: Json): string[] {
+function operationNotes(op: Json, chain: Json): string[] {
   const lines: string[] = [];
+  if (op["x-chain-key"] && chain) {
+    const presents = (op.parameters ?? []).some((p: Json) => p.$ref?.endsWith("/UidRequest") || p.name === chain.header);
+    lines.push(
+      `> **${chain.header} chain:** ${presents ? `presents the register's current \`${chain.header}\`` : `starts the chain`}${op["x-gap"]?.includes(chain.header) ? "" : ` and takes the next one from the answer's \`${chain.header}\` header`}; calls on one \`${op["x-chain-key"]}\` run one at a time.`,
+    );
+  }
+  if (op["x-path-default"] === true) lines.push("> **Path:** the SDK's default; no source shows the real one (client option `paths`).");
   if (op["x-moves-money"] === true) lines.push("> **Moves money:** the SDK never retries it automatically.");
   else if (op["x-idempotent"] === true) lines.push("<small>**Retries:** the SDK retries it on network errors, timeouts, 408, 429 and 5xx.</small>");
   else if (op["x-idempotent"] === false) lines.push(`<small>**Not retried automatically:** ${op["x-idempotent-reason"] ?? "not idempotent."}</small>`);
@@ -43,6 +50,7 @@ const skip = (key: string) => key === "example" || key === "examples" || key ===
 
 /** A copy of the bundled spec with notes written into descriptions. */
 export function annotate(doc: Json): Json {
+  const chain = doc["x-chain"];
   const visit = (node: Json, isOperation: boolean): Json => {
     if (Array.isArray(node)) return node.map((n) => visit(n, false));
     if (node === null || typeof node !== "object") return node;
@@ -50,7 +58,7 @@ export function annotate(doc: Json): Json {
     for (const [k, v] of Object.entries<Json>(node)) {
       out[k] = skip(k) ? v : visit(v, isPathItem(node) && (httpMethods as readonly string[]).includes(k));
     }
-    const lines = [...(isOperation ? operationNotes(node) : []), ...notesOf(node)];
+    const lines = [...(isOperation ? operationNotes(node, chain) : []), ...notesOf(node), ...rulesOf(node)];
     if (lines.length && !node.$ref) {
       // Server descriptions are shown as plain text, the rest as Markdown.
       const plain = typeof node.url === "string";
@@ -60,7 +68,7 @@ export function annotate(doc: Json): Json {
     return out;
   };
   const annotated = visit(doc, false);
-  annotated.info.description = [annotated.info.description, ...infoSections(doc.info)].filter(Boolean).join("\n\n");
+  annotated.info.description = [annotated.info.description, ...infoSections(doc.info, chain)].filter(Boolean).join("\n\n");
   return annotated;
 }
 
@@ -68,9 +76,23 @@ function isPathItem(node: Json): boolean {
   return httpMethods.some((m) => node[m]?.responses !== undefined);
 }
 
-/** Extension blocks of `info` (missing operations, limits, autonomous mode, change log) as Markdown. */
-function infoSections(info: Json): string[] {
+/** The rules a service applies to a schema (`x-rules`), as a list with the message each failure gets. */
+function rulesOf(node: Json): string[] {
+  const rules = node["x-rules"];
+  if (!Array.isArray(rules)) return [];
+  return [
+    `**Rules the service applies** (the SDK checks the first three before sending):\n\n${rules.map((r: Json) => `- ${r.rule}${r.message ? ` Refused with "${r.message}".` : ""}`).join("\n")}`,
+  ];
+}
+
+/** Extension blocks of `info` and the root (chain, missing operations, limits, autonomous mode, change log) as Markdown. */
+function infoSections(info: Json, chain: Json): string[] {
   const out: string[] = [];
+  if (chain) {
+    out.push(
+      `### The ${chain.header} chain\n\n${chain.description?.trim() ?? ""}\n\nThe SDK keeps the current \`${chain.header}\` of each key in a store, runs the calls on one key one at a time, recovers a refused link once through \`${chain.current.operation}\`, and never re-sends a call whose answer was lost (its error tells whether it took effect).${chain["x-gap"] ? `\n\n⚠ Gap: ${chain["x-gap"]}` : ""}`,
+    );
+  }
   const missing = info["x-missing-operations"];
   if (Array.isArray(missing)) {
     out.push(`### Known to exist, not shown anywhere\n\n${missing.map((m: Json) => `- **${m.name}.** ⚠ Gap: ${m["x-gap"]}`).join("\n")}`);

@@ -96,6 +96,19 @@ describe("reference pages", () => {
     });
   }
 
+  it("fiscal: the page shows the Uid chain, and each receipt operation its part in it and the rules", { timeout: 60_000 }, async () => {
+    const { page } = await open("fiscal.html");
+    await page.waitForSelector(".menu-content", { timeout: 30_000 });
+    const text = async () => (await page.locator("body").innerText()).replace(/\s+/g, " ");
+    await expect.poll(text, { timeout: 15_000 }).toContain("The Uid chain");
+    expect(await text()).toContain("recovers a refused link once through uid.get");
+    await page.goto(`${pathToFileURL(join(docs, "fiscal.html")).href}#/operations/operations.purchase`);
+    await expect.poll(text, { timeout: 15_000 }).toContain("Uid chain: presents the register's current Uid");
+    expect(await text()).toContain("Path: the SDK's default");
+    await page.screenshot({ path: join(shots, "fiscal-chain.png") });
+    await page.close();
+  });
+
   it("index: links every interface and shows the gap report per interface", { timeout: 30_000 }, async () => {
     const { page } = await open("index.html");
     const report = gapReport();

@@ -1,0 +1,275 @@
+// The fiscal client against the sandbox, over HTTP on loopback: every operation, the receipt
+// rules checked before sending, and the Uid chain under load, across a restart, after another
+// till moved it, and when an answer is lost.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  APIError,
+  AuthenticationError,
+  BadRequestError,
+  ConfigurationError,
+  createFiscalClient,
+  type FiscalClientOptions,
+  type LogEvent,
+  OutcomeUnknownError,
+  RequestValidationError,
+  receiptChange,
+  receiptTotal,
+} from "@paysys/fiscal";
+import { FileStore } from "@paysys/fiscal/node";
+import { defaultFiscalUser, type Sandbox, startSandbox } from "@paysys/sandbox";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+let sb: Sandbox;
+beforeAll(async () => {
+  sb = await startSandbox();
+});
+afterAll(() => sb.close());
+
+const credentials = { login: defaultFiscalUser.PhoneLogin, password: defaultFiscalUser.Password };
+const client = (extra: Partial<FiscalClientOptions> = {}) => createFiscalClient({ baseUrl: sb.fiscalUrl, credentials, validateResponses: true, ...extra });
+const coffee = (qty = 1) => ({ Name: "Coffee", IdSection: 1, Price: "625.25", Qty: qty });
+const sale = (idKkm: number, positions = [coffee()], pay: { Cash?: string; NonCash?: string } = {}) => {
+  const Total = receiptTotal(positions);
+  return { idKkm, IdDomain: 1, Positions: positions, Total, ...(pay.Cash === undefined && pay.NonCash === undefined ? { Cash: Total } : pay) };
+};
+
+describe("fiscal: every operation against the sandbox", () => {
+  it("companies, registers (with the official empty sub-objects), a shift with every receipt operation, X and Z reports", async () => {
+    await using fiscal = client();
+    expect((await fiscal.companies.list()).map((c) => c.ShortName)).toEqual(["TOO Romashka", "IP Lotos"]);
+    const company1 = await fiscal.kkms.list({ companies: [1] });
+    expect(company1).toHaveLength(10);
+    expect(company1[0]!.Company).toMatchObject({ Id: 1, ShortName: "TOO Romashka" });
+    const everything = await fiscal.kkms.list();
+    expect(everything).toHaveLength(12);
+    expect(everything[0]!.Company).toMatchObject({ Id: 0, Bin: "", Nds: "" });
+    expect(await fiscal.kkms.get({ idKkm: 102 })).toMatchObject({ Id: 102, Allowed: true });
+
+    const shift = await fiscal.shifts.open({ IdKkm: 102 });
+    expect(shift).toMatchObject({ IdKkm: 102, IdStatusShift: 1 });
+    expect(await fiscal.shifts.get({ idShift: shift.Id })).toEqual({ Id: shift.Id, IdStatusShift: 1 });
+    const first = await fiscal.knownUid(102);
+    expect(await fiscal.uid.get({ idKkm: 102 })).toBe(first);
+
+    await fiscal.operations.cashIn({ idKkm: 102, Amount: "1000" });
+    const sold = await fiscal.operations.sale(sale(102, [coffee(2)], { Cash: "1300" }));
+    expect(sold).toMatchObject({ IdDocument: expect.any(Number), Receipt: expect.any(String), Location: expect.stringContaining("/receipts/") });
+    await fiscal.operations.sale(sale(102, [coffee()], { NonCash: "625.25" }));
+    await fiscal.operations.saleRefund(sale(102, [coffee()]));
+    await fiscal.operations.purchase(sale(102, [{ Name: "Milk", IdSection: 2, Price: "100", Qty: 3 }]));
+    await fiscal.operations.purchaseRefund(sale(102, [{ Name: "Milk", IdSection: 2, Price: "100", Qty: 1 }]));
+    await fiscal.operations.cashOut({ idKkm: 102, Amount: "50.50" });
+    expect(await fiscal.knownUid(102)).not.toBe(first);
+
+    const x = await fiscal.shifts.xReport({ idShift: shift.Id });
+    expect(x).toMatchObject({ Count: 7, SalesQty: 2, SalesAmount: 1875.75 });
+    const z = await fiscal.shifts.closeWithZReport({ idShift: shift.Id, IdKkm: 102 });
+    // Cash: +1000 in, +1250.50 sale (change 49.50), −625.25 refund, −300 purchase, +100 purchase refund, −50.50 out.
+    expect(z).toMatchObject({
+      Count: 7,
+      SalesAmount: 1875.75,
+      RefundsAmount: 625.25,
+      PurchasesAmount: 300,
+      PurchaseRefundsAmount: 100,
+      IncomesAmount: 1000,
+      ExpensesAmount: 50.5,
+      BalanceClose: 1374.75,
+      BalanceCloseNonCash: 625.25,
+    });
+    expect(await fiscal.shifts.get({ idShift: shift.Id })).toEqual({ Id: shift.Id, IdStatusShift: 2 });
+  });
+
+  it("a second opening is refused with the service's 424, never re-sent", async () => {
+    await using fiscal = client();
+    await fiscal.shifts.open({ IdKkm: 103 });
+    const err = await fiscal.shifts.open({ IdKkm: 103 }).catch((e) => e);
+    expect(err).toBeInstanceOf(APIError);
+    expect(err).toMatchObject({ status: 424, attempts: 1, serviceCode: 424 });
+  });
+
+  it("a wrong password is an AuthenticationError; the password never shows", async () => {
+    const lines: string[] = [];
+    const fiscal = client({ credentials: { login: credentials.login, password: "Wrong-Pass-777" }, logger: (e: LogEvent) => lines.push(JSON.stringify(e)) });
+    const err = await fiscal.companies.list().catch((e) => e);
+    expect(err).toBeInstanceOf(AuthenticationError);
+    expect(`${err.message} ${JSON.stringify(err)} ${err.stack} ${lines.join("")}`).not.toContain("Wrong-Pass-777");
+  });
+
+  it("the token lives one day: after it, 50 calls at once sign in exactly once", async () => {
+    await using fiscal = client();
+    await fiscal.companies.list();
+    const { logins } = sb.fiscal.stats;
+    sb.clock.advance(24 * 3600_000);
+    await Promise.all(Array.from({ length: 50 }, () => fiscal.kkms.get({ idKkm: 101 })));
+    expect(sb.fiscal.stats.logins - logins).toBe(1);
+  });
+});
+
+describe("fiscal: receipts are checked before sending", () => {
+  it("refuses wrong totals and payments with the field that is wrong, and sends nothing", async () => {
+    await using fiscal = client();
+    const { requests } = sb.fiscal.stats;
+    const bad = async (input: object) => (await fiscal.operations.sale(input as never).catch((e) => e)) as RequestValidationError;
+    const base = sale(104, [coffee(2)]);
+    expect((await bad({ ...base, Total: "1250.51", Cash: "1250.51" })).issues).toEqual([
+      expect.objectContaining({ path: "/Total", message: expect.stringContaining("1250.5 (got 1250.51)") }),
+    ]);
+    expect((await bad({ ...base, Cash: undefined, NonCash: "1300" })).issues[0]).toMatchObject({ path: "/NonCash" });
+    expect((await bad({ ...base, Cash: "10", NonCash: base.Total })).issues[0]).toMatchObject({ path: "/Cash", message: "must be 0 when NonCash covers the Total" });
+    expect((await bad({ ...base, Cash: "1000" })).issues[0]).toMatchObject({ path: "/Cash", message: expect.stringContaining("cannot be negative") });
+    expect((await bad({ ...base, Positions: [{ ...coffee(), Price: "625.255" }] })).issues[0]).toMatchObject({ path: "/Positions/0/Price" });
+    expect((await bad({ ...base, Positions: [] })).issues[0]).toMatchObject({ path: "/Positions" });
+    // Nothing reached the service: not even a sign-in or a look-up of the register's Uid.
+    expect(sb.fiscal.stats.requests - requests).toBe(0);
+  });
+
+  it("tenge amounts are exact: 1,000 positions of 0.10 total exactly 100; a float sum is refused", async () => {
+    await using fiscal = client();
+    await fiscal.shifts.open({ IdKkm: 105 });
+    const bolts = Array.from({ length: 1000 }, () => ({ Name: "Bolt", IdSection: 1, Price: 0.1, Qty: 1 }));
+    expect(receiptTotal(bolts)).toBe("100");
+    let floatSum = 0;
+    for (const b of bolts) floatSum += b.Price * b.Qty;
+    expect(floatSum).not.toBe(100);
+    const err = await fiscal.operations.sale({ idKkm: 105, IdDomain: 1, Positions: bolts, Total: floatSum, Cash: 100 }).catch((e) => e);
+    expect(err).toBeInstanceOf(RequestValidationError);
+    expect(err.issues[0]).toMatchObject({ path: "/Total", message: expect.stringContaining("compute totals in tiyn") });
+    expect(await fiscal.operations.sale({ idKkm: 105, IdDomain: 1, Positions: bolts, Total: receiptTotal(bolts), Cash: "100.00" })).toHaveProperty("IdDocument");
+    expect(receiptChange({ Cash: "150", NonCash: "0.10", Total: "100.00" })).toBe("50.1");
+  });
+});
+
+describe("fiscal: the Uid chain", () => {
+  it("1,000 concurrent receipts across 10 registers: no broken chain, no duplicate, Z totals equal the receipts", async () => {
+    await using fiscal = client({ validateResponses: false });
+    const registers = Array.from({ length: 10 }, (_, i) => 101 + i);
+    // Registers left open by earlier tests are closed first.
+    for (const id of registers) {
+      const kkm = await fiscal.kkms.get({ idKkm: id });
+      const info = kkm.IdShift ? await fiscal.shifts.get({ idShift: kkm.IdShift }) : undefined;
+      if (info?.IdStatusShift === 1) await fiscal.shifts.closeWithZReport({ idShift: kkm.IdShift!, IdKkm: id });
+    }
+    const shifts = await Promise.all(registers.map((id) => fiscal.shifts.open({ IdKkm: id })));
+    const before = { ...sb.fiscal.stats };
+    const amounts = Array.from({ length: 1000 }, (_, i) => `${1 + (i % 97)}.${String(i % 100).padStart(2, "0")}`);
+    const results = await Promise.all(amounts.map((price, i) => fiscal.operations.sale(sale(registers[i % 10]!, [{ Name: `Item ${i}`, IdSection: 1, Price: price, Qty: 1 }]))));
+    expect(sb.fiscal.stats.refusedUids - before.refusedUids).toBe(0);
+    expect(sb.fiscal.stats.documents - before.documents).toBe(1000);
+    expect(new Set(results.map((r) => r.IdDocument)).size).toBe(1000);
+    const tiyn = (s: string) => Math.round(Number(s) * 100);
+    for (const [k, id] of registers.entries()) {
+      const state = sb.fiscal.register(id)!;
+      expect(new Set(state.shift!.uids).size, `register ${id}: every receipt presented its own Uid`).toBe(100);
+      const z = await fiscal.shifts.closeWithZReport({ idShift: shifts[k]!.Id, IdKkm: id });
+      const expected = amounts.filter((_, i) => i % 10 === k).reduce((s, a) => s + tiyn(a), 0);
+      expect(z.SalesQty).toBe(100);
+      expect(Math.round(z.SalesAmount! * 100)).toBe(expected);
+    }
+  });
+
+  it("a link another till moved is recovered once through GET /uid and the receipt is sent again", async () => {
+    await using fiscal = client();
+    await fiscal.shifts.open({ IdKkm: 201 });
+    const moved = sb.fiscal.advanceUid(201);
+    const { refusedUids, documents } = { ...sb.fiscal.stats };
+    expect(await fiscal.operations.sale(sale(201))).toHaveProperty("IdDocument");
+    expect(sb.fiscal.stats.refusedUids - refusedUids).toBe(1);
+    expect(sb.fiscal.stats.documents - documents).toBe(1);
+    expect(await fiscal.knownUid(201)).not.toBe(moved);
+  });
+
+  it("a till program that restarts continues its chain from the file store", async () => {
+    const store = new FileStore(join(mkdtempSync(join(tmpdir(), "paysys-uid-")), "uids.json"));
+    const first = client({ uidStore: store });
+    await first.shifts.open({ IdKkm: 202 });
+    await first.operations.sale(sale(202));
+    const stored = store.get("202");
+    expect(stored).toBe(sb.fiscal.register(202)!.uid);
+    // A new process: a new client over the same file. No look-up, no refusal.
+    const { requests, refusedUids } = { ...sb.fiscal.stats };
+    const restarted = client({ uidStore: new FileStore(store.path) });
+    await restarted.operations.sale(sale(202));
+    expect(sb.fiscal.stats.refusedUids - refusedUids).toBe(0);
+    expect(sb.fiscal.stats.requests - requests).toBe(2); // sign-in and the sale
+  });
+
+  it("a receipt whose answer was lost is never re-sent; the error tells whether it was registered", async () => {
+    for (const reached of [true, false]) {
+      const fetch = async (url: string, init: RequestInit) => {
+        if (url.endsWith("/sales")) {
+          if (reached) await globalThis.fetch(url, init);
+          throw new TypeError("socket hang up");
+        }
+        return globalThis.fetch(url, init);
+      };
+      const fiscal = client({ fetch });
+      const id = reached ? 106 : 107;
+      await fiscal.shifts.open({ IdKkm: id });
+      const { documents } = sb.fiscal.stats;
+      const err = await fiscal.operations.sale(sale(id)).catch((e) => e);
+      expect(err).toBeInstanceOf(OutcomeUnknownError);
+      expect(err).toMatchObject({ attempts: 1, outcomeUnknown: true, key: String(id) });
+      expect(err.message).toMatch(/not retried.*await error.wasApplied\(\)/);
+      expect(sb.fiscal.stats.documents - documents).toBe(reached ? 1 : 0);
+      expect(await err.wasApplied()).toBe(reached);
+      // The chain read the current link when it checked: the next receipt goes through at once.
+      const ok = await client().operations.cashIn({ idKkm: id, Amount: "1" });
+      expect(ok).toHaveProperty("IdDocument");
+    }
+  });
+});
+
+describe("fiscal: autonomous mode and the order of operations", () => {
+  it("newer rules (default): AFP and ReceiptDate are optional; older rules want ReceiptDate with AFP", async () => {
+    await using fiscal = client();
+    // Sandbox time, which other tests move forward.
+    await fiscal.shifts.open({ IdKkm: 108, Date: new Date(sb.clock.now() - 3600_000) });
+    expect(await fiscal.operations.sale({ ...sale(108), AFP: 1 })).toMatchObject({ AutonomousNumber: 1 });
+    expect(await fiscal.operations.sale({ ...sale(108), AFP: 2, ReceiptDate: new Date(sb.clock.now()) })).toMatchObject({ AutonomousNumber: 2 });
+    await using older = client({ autonomousRules: "older" });
+    const err = await older.operations.sale({ ...sale(108), AFP: 3 }).catch((e) => e);
+    expect(err).toBeInstanceOf(RequestValidationError);
+    expect(err.issues[0]).toMatchObject({ path: "/ReceiptDate" });
+  });
+
+  it("a receipt dated before the register's last operation is refused by the service, and the chain stays whole", async () => {
+    await using fiscal = client();
+    await fiscal.shifts.open({ IdKkm: 109 });
+    await fiscal.operations.sale(sale(109));
+    const { refusedUids } = sb.fiscal.stats;
+    const err = await fiscal.operations.sale({ ...sale(109), AFP: 9, ReceiptDate: "2020-01-01T00:00:00+05:00" }).catch((e) => e);
+    expect(err).toBeInstanceOf(BadRequestError);
+    expect(err.serviceMessage).toBe("Нарушена очередность операций");
+    expect(sb.fiscal.stats.refusedUids).toBe(refusedUids);
+    expect(await fiscal.operations.sale(sale(109))).toHaveProperty("IdDocument");
+  });
+
+  it("a refund above the register's cash balance is refused with the service's message", async () => {
+    await using fiscal = client();
+    await fiscal.shifts.open({ IdKkm: 110 });
+    const above = (sb.fiscal.register(110)!.cash + 0.01).toFixed(2);
+    const err = await fiscal.operations.saleRefund(sale(110, [{ Name: "Everything", IdSection: 1, Price: above, Qty: 1 }])).catch((e) => e);
+    expect(err).toBeInstanceOf(BadRequestError);
+    expect(err.serviceMessage).toBe("Сумма операции превышает баланс кассы");
+  });
+});
+
+describe("fiscal: what the spec leaves to the client", () => {
+  it('Message is never compared: a Cyrillic "ОК" is success as well', async () => {
+    const fetch = async (url: string, init: RequestInit) => {
+      const r = await globalThis.fetch(url, init);
+      const text = (await r.text()).replace('"Message":"OK"', '"Message":"ОК"');
+      return new Response(text, { status: r.status, headers: r.headers });
+    };
+    await using fiscal = client({ fetch });
+    expect(await fiscal.companies.list()).toHaveLength(2);
+  });
+
+  it("paths no source shows can be changed; documented ones cannot", () => {
+    expect(() => client({ paths: { "operations.sale": "/sell/{idKkm}" } })).toThrow(ConfigurationError);
+    expect(() => client({ paths: { "operations.purchase": "/kkms/purchase" } })).toThrow(/must keep the placeholders/);
+    expect(() => client({ paths: { "operations.purchase": "/kkms/{idKkm}/buy" } })).not.toThrow();
+  });
+});
