@@ -38,10 +38,13 @@ ${hooks.join("\n")}
 /** The per-key chain of the interface (a header each call presents and each answer renews), if it has one. */
 export const chain: ChainDefinition | undefined = ${model.chain ? JSON.stringify(model.chain) : "undefined"};
 
+/** The addresses of the spec's servers (a template such as \`{fiscal_url}\` means no source shows it). */
+export const servers: readonly string[] = ${JSON.stringify(model.servers)};
+
 /** The security schemes, and the lifecycle of their credentials as the spec gives it. */
 export const securitySchemes: Readonly<Record<string, SchemeFacts>> = ${JSON.stringify(model.schemes)};
 
-/** Property names whose values are secrets (x-sensitive in the spec): redacted from logs and errors. */
+${model.cryptogram ? `/** How card data is encrypted into a cryptogram (x-cryptogram). */\nexport const cryptogram = ${JSON.stringify(model.cryptogram)} as const;\n\n` : ""}/** Property names whose values are secrets (x-sensitive in the spec): redacted from logs and errors. */
 export const sensitiveKeys: readonly string[] = ${JSON.stringify(model.sensitiveKeys)};
 `;
 }

@@ -32,6 +32,7 @@ export async function generateSpecFiles(doc: Json, out: SpecOutput, specPath: st
     client[`${ident(w.id)}_event`] = w.bodySchema;
     if (w.ackSchema) wire[`${ident(w.id)}_ack`] = w.ackSchema;
   }
+  for (const [name, schema] of Object.entries(model.cryptogramPlaintext)) wire[`cryptogram_${ident(name)}`] = schema;
   const components = model.doc.components?.schemas;
   const validators = validatorModule(head, components, client);
   const wireValidators = validatorModule(head, components, wire);

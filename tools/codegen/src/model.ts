@@ -58,6 +58,12 @@ export interface SpecModel {
   sensitiveKeys: string[];
   /** Security schemes and the lifecycle the spec gives each (`x-obtained-by`, `x-token-lifetime`, ...). */
   schemes: Record<string, SchemeModel>;
+  /** How card data is encrypted (`x-cryptogram`), without its prose and plaintext schemas. */
+  cryptogram?: Record<string, unknown>;
+  /** The cryptogram's plaintext schemas by name (`payment`, `payout`), for the sandbox that decrypts it. */
+  cryptogramPlaintext: Record<string, Json>;
+  /** The addresses of the spec's servers (templates such as `{fiscal_url}` stay as they are). */
+  servers: string[];
 }
 
 export interface SchemeModel {
@@ -309,6 +315,8 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
     const ok = typeof op.responses?.["200"]?.$ref === "string" ? resolveRef(doc, op.responses["200"].$ref) : op.responses?.["200"];
     const returnsChain = Boolean(chain && Object.keys(ok?.headers ?? {}).some((h) => h.toLowerCase() === chain.header.toLowerCase()));
     const response = jsonSchemaOf(doc, ok);
+    // An answer that is text (a PEM key) rather than JSON.
+    const textAnswer = !response && Object.values<Json>(ok?.content ?? {}).some((m) => deref(doc, m.schema)?.type === "string");
     const binaryWhen = op["x-binary-when"];
     const security = securityOf(doc, op);
     const signsIn = Object.values<Json>(schemes).some((s) => s["x-obtained-by"] === id);
@@ -334,6 +342,7 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
       envelope,
       unwrap,
       ...(binaryWhen ? { binaryWhen } : {}),
+      ...(textAnswer ? { textAnswer: true } : {}),
       ...(Object.keys(codecs).length ? { codecs } : {}),
       ...(Object.keys(patternCodecs).length ? { patternCodecs } : {}),
       ...(period ? { period } : {}),
@@ -353,7 +362,7 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
       inputType: typeVariant(doc, withoutPatterns(inputSchema), inputCopies),
       prefixParams,
       inputRequired: required.length > 0,
-      resultSchema: resultOf(doc, where, response, unwrap),
+      resultSchema: textAnswer ? { type: "string" } : resultOf(doc, where, response, unwrap),
       requestSchema,
       responseSchema: response,
       fileWhen: binaryWhen,
@@ -382,7 +391,19 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
       },
     ]),
   );
-  return { doc: augmented, envelope: docEnvelope, operations: models, webhooks, chain, sensitiveKeys: sensitiveKeys(doc), schemes: schemeModels };
+  const { description: _d, plaintext, ...cryptogram } = Object.fromEntries(Object.entries<Json>(doc["x-cryptogram"] ?? {}).filter(([k]) => !k.startsWith("x-")));
+  return {
+    doc: augmented,
+    envelope: docEnvelope,
+    operations: models,
+    webhooks,
+    chain,
+    sensitiveKeys: sensitiveKeys(doc),
+    schemes: schemeModels,
+    servers: (doc.servers ?? []).map((server: Json) => server.url),
+    cryptogramPlaintext: (plaintext ?? {}) as Record<string, Json>,
+    ...(doc["x-cryptogram"] ? { cryptogram } : {}),
+  };
 }
 
 /** Whether any schema reachable from `node` is marked x-sensitive (then no excerpt of the answer is ever shown). */

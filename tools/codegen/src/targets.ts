@@ -51,7 +51,8 @@ export const targets: PackageTarget[] = [
   {
     pkg: "ecommerce",
     specs: [{ spec: "ecommerce", dir: "", typePrefix: "Ecommerce" }],
-    codecs: {},
+    codecs: { "card-cryptogram": { type: "CardDataInput", from: "card.js" } },
+    settings: { file: "src/options.ts", type: "EcommerceClientSettings" },
   },
   {
     pkg: "cashout",

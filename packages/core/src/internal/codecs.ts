@@ -112,7 +112,10 @@ export async function encodeInput(op: OperationSpec, input: Record<string, unkno
     if (hit && !op.codecs?.[`/${key}`]) sites.push({ path: [key], value: input[key], codec: registry[hit[1]]! });
   }
   const issues: ValidationIssue[] = [];
+  // A codec says a value is wrong with a RangeError or TypeError; anything else (a key that could
+  // not be fetched, say) is not the caller's input and passes through as it is.
   const fail = (site: Site, e: unknown) => {
+    if (e instanceof Error && !(e instanceof RangeError || e instanceof TypeError)) throw e;
     issues.push({ path: pointerOf(site.path), message: e instanceof Error ? e.message : String(e) });
     return undefined;
   };

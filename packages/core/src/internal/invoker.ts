@@ -17,11 +17,18 @@ import type { CallResult, HttpInput, Transport } from "./transport.js";
 /** A cross-field rule the spec names (`x-checks`) and a client brings: the problems it finds in the (encoded, valid) input. */
 export type Check = (input: Record<string, unknown>, ctx: CodecContext) => ValidationIssue[];
 
+/**
+ * How to find out whether an operation whose answer was lost took effect: a key that names what was
+ * sent (an order id), and a question to the service. The chain brings its own for chained operations.
+ */
+export type Reconcile = (input: Record<string, unknown>) => { key: string; wasApplied: () => Promise<boolean>; how: string };
+
 /** Sends one operation: what a generated facade calls. */
 export type Invoke = (op: OperationSpec, params: unknown, options?: OpenParamsOptions) => Promise<unknown>;
 
 export interface InvokerOptions {
-  transport: Transport;
+  /** Only its calls are used; the escape hatch `raw` stays the client's. */
+  transport: Pick<Transport, "call" | "missingSchemes">;
   /** The operation table of the spec (all rows: the chain finds its `current` operation here). */
   operations: Readonly<Record<string, OperationSpec>>;
   codecs?: CodecRegistry;
@@ -33,6 +40,8 @@ export interface InvokerOptions {
   validateRequests?: boolean;
   /** The spec's chain, and where its links are kept. */
   chain?: { definition: ChainDefinition; store?: ChainStore };
+  /** For operations that are not idempotent: how a client finds out whether a call whose answer was lost took effect. */
+  reconcile?: Readonly<Record<string, Reconcile>>;
   /** Paths for operations whose path is the SDK's default rather than a documented one. */
   paths?: Readonly<Record<string, string>>;
   /** Runs before every call; throws when the client may not be used any more. */
@@ -97,51 +106,92 @@ export function createInvoker(options: InvokerOptions): Invoker {
     if (options.validateRequests !== false && op.validateInput && !op.validateInput(encoded)) {
       throw new RequestValidationError(op.id, validatorIssues(op.validateInput));
     }
-    const issues = (op.checks ?? []).flatMap((name) => checks[name]!(encoded, ctx));
+    const issues = [...nonFinite(encoded, ""), ...nonFinite(extraParams, "(extraParams)"), ...(op.checks ?? []).flatMap((name) => checks[name]!(encoded, ctx))];
     if (issues.length) throw new RequestValidationError(op.id, issues);
     const http = split(op, encoded, extraParams);
     const wantsFile = op.binaryWhen !== undefined && Object.entries(op.binaryWhen).every(([k, v]) => encoded[k] === v);
     const target = effective.get(op) ?? op;
     const send = (steps: AttemptStep[]) => transport.call(target, http, call, { steps, wantsFile });
-    const result = op.chain && chain ? await chained(op, chain, encoded[op.chain.key], send) : await send([]);
+    const reconcile = options.reconcile?.[op.id];
+    const result =
+      op.chain && chain
+        ? await chained(op, chain, encoded[op.chain.key], send)
+        : reconcile && !op.idempotent
+          ? await checked(op, reconcile(encoded), () => send([]))
+          : await send([]);
     if (result.kind === "file") return result.file;
     checkFailure(op, result);
     return unwrap(op, result);
   }
 
-  /**
-   * Runs a call on its key's chain. If a call that presented a link may have reached the service
-   * and its answer was lost, the error says so and can ask the service whether it took effect.
-   */
+  /** Runs a call on its key's chain; a lost answer is told by whether the chain moved past the link the call presented. */
   async function chained(op: OperationSpec, chain: HeaderChain, key: unknown, send: (steps: AttemptStep[]) => Promise<CallResult>): Promise<CallResult> {
     let presented: string | undefined;
     try {
-      return await chain.run(key, op.chain!.presents, async (run) => {
+      return await chain.run(key, op.chain!.presents, async (r) => {
         try {
-          return await send([run.step]);
+          return await send([r.step]);
         } finally {
-          presented = run.presented;
+          presented = r.presented;
         }
       });
     } catch (e) {
-      const lost = (e instanceof ConnectionError && e.outcomeUnknown) || (e instanceof APIError && (e.status ?? 0) >= 500);
-      if (!lost || op.idempotent || presented === undefined) throw e;
       const link = presented;
-      throw new OutcomeUnknownError(
-        `${(e as Error).message}. The ${chain.header} chain of ${String(key)} tells whether it took effect: \`await error.wasApplied()\` is true when the current ${chain.header} is no longer the one this call presented`,
-        {
-          operation: op.id,
-          status: (e as APIError).status,
-          attempts: (e as APIError).attempts,
-          key: String(key),
-          cause: e,
-          wasApplied: async () => (await chain.refresh(key)) !== link,
-        },
-      );
+      if (link === undefined) throw e; // nothing was presented, so the chain cannot tell
+      throw unknownOutcome(op, e, {
+        key: String(key),
+        how: `the ${chain.header} chain of ${String(key)} tells whether it took effect`,
+        wasApplied: async () => (await chain.refresh(key)) !== link,
+      });
     }
   }
 
   return { invoke, chain };
+}
+
+/** A lost answer: the request may have reached the service, and it was not sent again. */
+const lost = (e: unknown) => (e instanceof ConnectionError && e.outcomeUnknown) || (e instanceof APIError && (e.status ?? 0) >= 500);
+
+/** Sends a call of an operation that is not idempotent; a lost answer becomes an OutcomeUnknownError that can ask the service. */
+async function checked(op: OperationSpec, check: ReturnType<Reconcile>, send: () => Promise<CallResult>): Promise<CallResult> {
+  try {
+    return await send();
+  } catch (e) {
+    throw unknownOutcome(op, e, check);
+  }
+}
+
+/** The error to throw for a failed call: an OutcomeUnknownError when its answer was lost, the error itself otherwise. */
+function unknownOutcome(op: OperationSpec, e: unknown, check: ReturnType<Reconcile>): unknown {
+  if (op.idempotent || !lost(e)) return e;
+  const error = e as APIError;
+  return new OutcomeUnknownError(`${error.message}. ${check.how}: \`await error.wasApplied()\``, {
+    operation: op.id,
+    status: error.status,
+    attempts: error.attempts,
+    key: check.key,
+    cause: e,
+    wasApplied: check.wasApplied,
+  });
+}
+/**
+ * NaN and ±Infinity pass a JSON Schema `type: number` (and Infinity `type: integer`), and JSON
+ * would send them as `null`: wrong data without an error. They are refused wherever they are.
+ * The path is built only for a value found (this runs on every call).
+ */
+function nonFinite(value: unknown, prefix: string, keys: string[] = [], issues: ValidationIssue[] = []): ValidationIssue[] {
+  if (typeof value === "number") {
+    if (!Number.isFinite(value))
+      issues.push({ path: prefix + keys.map((k) => `/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`).join(""), message: `must be a finite number, not ${value}` });
+  } else if (Array.isArray(value) || isPlainObject(value)) {
+    for (const k in value) {
+      if (!Object.hasOwn(value, k)) continue;
+      keys.push(k);
+      nonFinite((value as Record<string, unknown>)[k], prefix, keys, issues);
+      keys.pop();
+    }
+  }
+  return issues;
 }
 
 function checkExtraParams(op: OperationSpec, extra: unknown): void {

@@ -85,6 +85,8 @@ export interface OperationSpec {
   body: boolean;
   envelope: Envelope;
   unwrap: Unwrap;
+  /** The answer is text (a PEM key), not JSON. */
+  textAnswer?: boolean;
   /** Parameter values that make the answer a file instead of JSON, e.g. `{ format: "xlsx" }`. */
   binaryWhen?: Readonly<Record<string, string>>;
   /** Codecs by JSON pointer into the input (`/dateFrom`, `/Positions/*\/Price`). */

@@ -106,8 +106,9 @@ const EXCERPT = 200;
 const ERROR_BODY_LIMIT = 64 * 1024;
 const MAX_REDIRECTS = 5;
 
-export class Transport {
-  readonly raw: Client<Record<string, never>>;
+/** `Paths` types the escape hatch `raw` by the interface's spec (openapi-typescript's `paths`). */
+export class Transport<Paths extends {} = Record<string, never>> {
+  readonly raw: Client<Paths>;
   readonly #options: TransportOptions;
   readonly #retry: Required<RetryOptions>;
   readonly #sensitive: ReadonlySet<string>;
@@ -247,6 +248,7 @@ export class Transport {
     } catch {
       throw this.#logged(op, new UnexpectedResponseError(`${op.id}: the answer is not valid UTF-8`, { ...ctx, bodyExcerpt: excerpt() }));
     }
+    if (op.textAnswer) return { kind: "json", body: text, ...this.#facts(response, state, excerpt) };
     let body: unknown;
     try {
       body = text.trim() === "" ? undefined : JSON.parse(text);
@@ -510,17 +512,6 @@ export class Transport {
     this.#log(() => ({ type: "error", operation: op.id, error: { name: error.name, message: error.message } }));
     return error;
   }
-}
-
-const templates = new Map<string, (string | { name: string })[]>();
-/** A path template with its parameters filled in, each URL-encoded. */
-function fillPath(template: string, values: Record<string, unknown>): string {
-  let parts = templates.get(template);
-  if (!parts) {
-    parts = template.split(/(\{[^}]+\})/).map((p) => (p.startsWith("{") ? { name: p.slice(1, -1) } : p));
-    templates.set(template, parts);
-  }
-  return parts.map((p) => (typeof p === "string" ? p : encodeURIComponent(String(values[p.name])))).join("");
 }
 
 /** Replacement characters or control characters (other than tabs and line breaks) near the start mean binary content: describe it, never print it. */

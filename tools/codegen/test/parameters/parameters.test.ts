@@ -29,6 +29,19 @@ describe("parameters", () => {
     expect(stub.seen[1]!.body).toBe("");
   });
 
+  it("refuses NaN and Infinity anywhere, which the schema's number type lets through and JSON would send as null", async () => {
+    const stub = stubFetch(() => json({}));
+    const m = buildFixtureMethods(createInvoker({ transport: new Transport({ baseUrl: "http://fixture.test", fetch: stub.fetch }), operations, validateRequests: false }).invoke);
+    await expect(m.orders.create({ shopId: 1, ref: "r", amount: Number.POSITIVE_INFINITY })).rejects.toMatchObject({
+      name: "RequestValidationError",
+      issues: [{ path: "/amount", message: "must be a finite number, not Infinity" }],
+    });
+    await expect(m.orders.create({ shopId: 1, ref: "r", amount: 1, nested: { "a/b": [1, Number.NaN] } } as never)).rejects.toMatchObject({
+      issues: [{ path: "/nested/a~1b/1", message: "must be a finite number, not NaN" }],
+    });
+    expect(stub.seen).toHaveLength(0);
+  });
+
   it("refuses a missing path parameter and a misspelt field before sending", async () => {
     const stub = stubFetch(() => json({}));
     const m = buildFixtureMethods(createInvoker({ transport: new Transport({ baseUrl: "http://fixture.test", fetch: stub.fetch }), operations }).invoke);
