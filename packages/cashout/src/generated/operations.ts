@@ -52,6 +52,9 @@ export const webhooks = {
 /** The per-key chain of the interface (a header each call presents and each answer renews), if it has one. */
 export const chain: ChainDefinition | undefined = undefined;
 
+/** The addresses of the spec's servers (a template such as `{fiscal_url}` means no source shows it). */
+export const servers: readonly string[] = ["{cashout_test_url}","{cashout_url}"];
+
 /** The security schemes, and the lifecycle of their credentials as the spec gives it. */
 export const securitySchemes: Readonly<Record<string, SchemeFacts>> = {"cashoutToken":{"type":"http","scheme":"bearer","obtainedBy":"auth.authorize","tokenLifetime":"PT1H","singleToken":true}};
 

@@ -19,6 +19,7 @@ export const operations = {
     body: true,
     envelope: envelope,
     unwrap: {"at":[""]},
+    codecs: {"/customerData/cardData":"card-cryptogram"},
     openParams: true,
     validateInput: v.payments_create_input,
     validateResponse: v.payments_create_response,
@@ -73,6 +74,7 @@ export const operations = {
     body: false,
     envelope: envelope,
     unwrap: {"at":[""]},
+    textAnswer: true,
     validateInput: v.publicKey_pem_input,
   }),
   "publicKey.jwk": operation<S.PublicKeyJwkParams, S.PublicKeyJwkResult, CallOptions>({
@@ -128,8 +130,14 @@ export const webhooks = {
 /** The per-key chain of the interface (a header each call presents and each answer renews), if it has one. */
 export const chain: ChainDefinition | undefined = undefined;
 
+/** The addresses of the spec's servers (a template such as `{fiscal_url}` means no source shows it). */
+export const servers: readonly string[] = ["https://ecommerce.pult24.kz"];
+
 /** The security schemes, and the lifecycle of their credentials as the spec gives it. */
 export const securitySchemes: Readonly<Record<string, SchemeFacts>> = {"merchantBasic":{"type":"http","scheme":"basic"}};
 
+/** How card data is encrypted into a cryptogram (x-cryptogram). */
+export const cryptogram = {"field":"/customerData/cardData","algorithm":"RSA-OAEP","hash":"SHA-256","mgf1Hash":"SHA-256","label":"","encoding":"base64","key":{"pem":"publicKey.pem","jwk":"publicKey.jwk","cacheMaxAge":"P1D"}} as const;
+
 /** Property names whose values are secrets (x-sensitive in the spec): redacted from logs and errors. */
-export const sensitiveKeys: readonly string[] = ["ID","Pan","cardData","cardToken","id"];
+export const sensitiveKeys: readonly string[] = ["ID","Pan","cardData","cardToken","cvv","id","pan"];

@@ -2,8 +2,8 @@
 /* eslint-disable */
 "use strict";
 export const payments_create_input = validate0;
-const schema0 = {"type":"object","properties":{"merchantId":{"type":"string"},"orderId":{"type":"string"},"amount":{"$ref":"spec#/components/schemas/money.PositiveTiyn"},"description":{"type":"string"},"returnUrl":{"type":"string"},"successUrl":{"type":"string"},"failUrl":{"type":"string"},"callbackUrl":{"type":"string"},"demo":{"type":"boolean"},"metadata":{"type":"object","additionalProperties":true},"customerData":{"$ref":"spec#/components/schemas/CustomerData"},"tokenization":{"type":"boolean"},"acquiringId":{"type":"integer"},"type":{"type":"integer","enum":[1]}},"required":["merchantId","amount"],"additionalProperties":false,"$id":"op-payments_create_input"};
-const schema2 = {"type":"integer","minimum":1};
+const schema0 = {"type":"object","properties":{"merchantId":{"type":"string"},"orderId":{"type":"string"},"amount":{"$ref":"spec#/components/schemas/money.PositiveTiyn"},"description":{"type":"string"},"returnUrl":{"type":"string"},"successUrl":{"type":"string"},"failUrl":{"type":"string"},"callbackUrl":{"type":"string"},"demo":{"type":"boolean"},"metadata":{"type":"object","additionalProperties":true},"customerData":{"$ref":"spec#/components/schemas/CustomerData"},"tokenization":{"type":"boolean"},"acquiringId":{"type":"integer"},"type":{"type":"integer","enum":[1]}},"required":["merchantId","amount","orderId"],"additionalProperties":false,"$id":"op-payments_create_input"};
+const schema2 = {"type":"integer","minimum":1,"maximum":9007199254740991};
 const schema3 = {"type":"object","properties":{"email":{"type":"string"},"phone":{"type":"string"},"cardData":{"type":"string"},"cardToken":{"type":"string"}},"additionalProperties":true};
 const func0 = Object.prototype.hasOwnProperty;
 
@@ -39,9 +39,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func0.call(schema0.properties, key0))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.orderId === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "orderId"},message:"must have required property '"+"orderId"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -50,10 +49,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.merchantId !== undefined){
-if(typeof data.merchantId !== "string"){
-const err3 = {instancePath:instancePath+"/merchantId",schemaPath:"#/properties/merchantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func0.call(schema0.properties, key0))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -63,9 +61,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.orderId !== undefined){
-if(typeof data.orderId !== "string"){
-const err4 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.merchantId !== undefined){
+if(typeof data.merchantId !== "string"){
+const err4 = {instancePath:instancePath+"/merchantId",schemaPath:"#/properties/merchantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -75,10 +73,9 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.amount !== undefined){
-let data2 = data.amount;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err5 = {instancePath:instancePath+"/amount",schemaPath:"spec#/components/schemas/money.PositiveTiyn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.orderId !== undefined){
+if(typeof data.orderId !== "string"){
+const err5 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -87,9 +84,11 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(typeof data2 == "number"){
-if(data2 < 1 || isNaN(data2)){
-const err6 = {instancePath:instancePath+"/amount",schemaPath:"spec#/components/schemas/money.PositiveTiyn/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.amount !== undefined){
+let data2 = data.amount;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err6 = {instancePath:instancePath+"/amount",schemaPath:"spec#/components/schemas/money.PositiveTiyn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -98,11 +97,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-}
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err7 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data2 == "number"){
+if(data2 > 9007199254740991 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/amount",schemaPath:"spec#/components/schemas/money.PositiveTiyn/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -111,10 +108,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.returnUrl !== undefined){
-if(typeof data.returnUrl !== "string"){
-const err8 = {instancePath:instancePath+"/returnUrl",schemaPath:"#/properties/returnUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data2 < 1 || isNaN(data2)){
+const err8 = {instancePath:instancePath+"/amount",schemaPath:"spec#/components/schemas/money.PositiveTiyn/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -124,9 +119,10 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.successUrl !== undefined){
-if(typeof data.successUrl !== "string"){
-const err9 = {instancePath:instancePath+"/successUrl",schemaPath:"#/properties/successUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err9 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -136,9 +132,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.failUrl !== undefined){
-if(typeof data.failUrl !== "string"){
-const err10 = {instancePath:instancePath+"/failUrl",schemaPath:"#/properties/failUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.returnUrl !== undefined){
+if(typeof data.returnUrl !== "string"){
+const err10 = {instancePath:instancePath+"/returnUrl",schemaPath:"#/properties/returnUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -148,9 +144,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.callbackUrl !== undefined){
-if(typeof data.callbackUrl !== "string"){
-const err11 = {instancePath:instancePath+"/callbackUrl",schemaPath:"#/properties/callbackUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.successUrl !== undefined){
+if(typeof data.successUrl !== "string"){
+const err11 = {instancePath:instancePath+"/successUrl",schemaPath:"#/properties/successUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -160,9 +156,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.demo !== undefined){
-if(typeof data.demo !== "boolean"){
-const err12 = {instancePath:instancePath+"/demo",schemaPath:"#/properties/demo/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.failUrl !== undefined){
+if(typeof data.failUrl !== "string"){
+const err12 = {instancePath:instancePath+"/failUrl",schemaPath:"#/properties/failUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -172,12 +168,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.metadata !== undefined){
-let data9 = data.metadata;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-}
-else {
-const err13 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.callbackUrl !== undefined){
+if(typeof data.callbackUrl !== "string"){
+const err13 = {instancePath:instancePath+"/callbackUrl",schemaPath:"#/properties/callbackUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -187,12 +180,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.customerData !== undefined){
-let data10 = data.customerData;
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.email !== undefined){
-if(typeof data10.email !== "string"){
-const err14 = {instancePath:instancePath+"/customerData/email",schemaPath:"spec#/components/schemas/CustomerData/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.demo !== undefined){
+if(typeof data.demo !== "boolean"){
+const err14 = {instancePath:instancePath+"/demo",schemaPath:"#/properties/demo/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -202,9 +192,12 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data10.phone !== undefined){
-if(typeof data10.phone !== "string"){
-const err15 = {instancePath:instancePath+"/customerData/phone",schemaPath:"spec#/components/schemas/CustomerData/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.metadata !== undefined){
+let data9 = data.metadata;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+}
+else {
+const err15 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -214,9 +207,12 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data10.cardData !== undefined){
-if(typeof data10.cardData !== "string"){
-const err16 = {instancePath:instancePath+"/customerData/cardData",schemaPath:"spec#/components/schemas/CustomerData/properties/cardData/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.customerData !== undefined){
+let data10 = data.customerData;
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.email !== undefined){
+if(typeof data10.email !== "string"){
+const err16 = {instancePath:instancePath+"/customerData/email",schemaPath:"spec#/components/schemas/CustomerData/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -226,9 +222,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data10.cardToken !== undefined){
-if(typeof data10.cardToken !== "string"){
-const err17 = {instancePath:instancePath+"/customerData/cardToken",schemaPath:"spec#/components/schemas/CustomerData/properties/cardToken/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data10.phone !== undefined){
+if(typeof data10.phone !== "string"){
+const err17 = {instancePath:instancePath+"/customerData/phone",schemaPath:"spec#/components/schemas/CustomerData/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -238,9 +234,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/customerData",schemaPath:"spec#/components/schemas/CustomerData/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data10.cardData !== undefined){
+if(typeof data10.cardData !== "string"){
+const err18 = {instancePath:instancePath+"/customerData/cardData",schemaPath:"spec#/components/schemas/CustomerData/properties/cardData/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -250,9 +246,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.tokenization !== undefined){
-if(typeof data.tokenization !== "boolean"){
-const err19 = {instancePath:instancePath+"/tokenization",schemaPath:"#/properties/tokenization/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data10.cardToken !== undefined){
+if(typeof data10.cardToken !== "string"){
+const err19 = {instancePath:instancePath+"/customerData/cardToken",schemaPath:"spec#/components/schemas/CustomerData/properties/cardToken/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -262,10 +258,9 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.acquiringId !== undefined){
-let data16 = data.acquiringId;
-if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
-const err20 = {instancePath:instancePath+"/acquiringId",schemaPath:"#/properties/acquiringId/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err20 = {instancePath:instancePath+"/customerData",schemaPath:"spec#/components/schemas/CustomerData/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -275,10 +270,9 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.type !== undefined){
-let data17 = data.type;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
-const err21 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.tokenization !== undefined){
+if(typeof data.tokenization !== "boolean"){
+const err21 = {instancePath:instancePath+"/tokenization",schemaPath:"#/properties/tokenization/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -287,8 +281,11 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!(data17 === 1)){
-const err22 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema0.properties.type.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.acquiringId !== undefined){
+let data16 = data.acquiringId;
+if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
+const err22 = {instancePath:instancePath+"/acquiringId",schemaPath:"#/properties/acquiringId/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -298,14 +295,37 @@ vErrors.push(err22);
 errors++;
 }
 }
-}
-else {
-const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.type !== undefined){
+let data17 = data.type;
+if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+const err23 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
 }
 else {
 vErrors.push(err23);
+}
+errors++;
+}
+if(!(data17 === 1)){
+const err24 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema0.properties.type.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+else {
+const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
 }
 errors++;
 }
@@ -470,7 +490,7 @@ validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 export const payments_status_response = validate4;
 const schema7 = {"$ref":"spec#/components/schemas/TransactionState","$id":"op-payments_status_response"};
 const schema8 = {"type":"object","properties":{"id":{"type":"string"},"orderId":{"type":"string"},"merchantId":{"type":"string"},"amount":{"$ref":"#/components/schemas/money.Tiyn"},"demo":{"type":"boolean"},"status":{"$ref":"#/components/schemas/CallbackStatus"}},"additionalProperties":true};
-const schema9 = {"type":"integer","minimum":0};
+const schema9 = {"type":"integer","minimum":0,"maximum":9007199254740991};
 const schema10 = {"type":"integer"};
 
 function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -533,8 +553,8 @@ vErrors.push(err3);
 errors++;
 }
 if(typeof data3 == "number"){
-if(data3 < 0 || isNaN(data3)){
-const err4 = {instancePath:instancePath+"/amount",schemaPath:"#/components/schemas/money.Tiyn/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data3 > 9007199254740991 || isNaN(data3)){
+const err4 = {instancePath:instancePath+"/amount",schemaPath:"#/components/schemas/money.Tiyn/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -543,11 +563,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-}
-if(data.demo !== undefined){
-if(typeof data.demo !== "boolean"){
-const err5 = {instancePath:instancePath+"/demo",schemaPath:"#/properties/demo/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data3 < 0 || isNaN(data3)){
+const err5 = {instancePath:instancePath+"/amount",schemaPath:"#/components/schemas/money.Tiyn/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -557,10 +574,10 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.status !== undefined){
-let data5 = data.status;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err6 = {instancePath:instancePath+"/status",schemaPath:"#/components/schemas/CallbackStatus/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data.demo !== undefined){
+if(typeof data.demo !== "boolean"){
+const err6 = {instancePath:instancePath+"/demo",schemaPath:"#/properties/demo/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -570,14 +587,27 @@ vErrors.push(err6);
 errors++;
 }
 }
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.status !== undefined){
+let data5 = data.status;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err7 = {instancePath:instancePath+"/status",schemaPath:"#/components/schemas/CallbackStatus/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 }
@@ -696,7 +726,123 @@ validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const payments_approve_response = validate8;
 const schema12 = {"$ref":"spec#/components/schemas/ProcessingEndResponse","$id":"op-payments_approve_response"};
-const schema13 = {"type":"object","properties":{"status":{"type":"integer"},"error":{"type":"string"}},"additionalProperties":true};
+const schema13 = {"type":"object","properties":{"status":{"anyOf":[{"type":"integer","const":1},{"$ref":"#/components/schemas/TwoStageCode"},{"type":"integer"}]},"error":{"type":"string"}},"additionalProperties":true};
+const schema14 = {"type":"integer"};
+
+function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate9.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.status !== undefined){
+let data0 = data.status;
+const _errs3 = errors;
+let valid1 = false;
+const _errs4 = errors;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err0 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(1 !== data0){
+const err1 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: 1},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs4 === errors;
+valid1 = valid1 || _valid0;
+const _errs6 = errors;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err2 = {instancePath:instancePath+"/status",schemaPath:"#/components/schemas/TwoStageCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs6 === errors;
+valid1 = valid1 || _valid0;
+const _errs9 = errors;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err3 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf/2/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid0 = _errs9 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+else {
+errors = _errs3;
+if(vErrors !== null){
+if(_errs3){
+vErrors.length = _errs3;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.error !== undefined){
+if(typeof data.error !== "string"){
+const err5 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate9.errors = vErrors;
+return errors === 0;
+}
+validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 
 function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-payments_approve_response" */;
@@ -709,56 +855,23 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.status !== undefined){
-let data0 = data.status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err0 = {instancePath:instancePath+"/status",schemaPath:"spec#/components/schemas/ProcessingEndResponse/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(data.error !== undefined){
-if(typeof data.error !== "string"){
-const err1 = {instancePath:instancePath+"/error",schemaPath:"spec#/components/schemas/ProcessingEndResponse/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"spec#/components/schemas/ProcessingEndResponse/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
+if(!(validate9(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate9.errors : vErrors.concat(validate9.errors);
+errors = vErrors.length;
 }
 validate8.errors = vErrors;
 return errors === 0;
 }
 validate8.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const payments_cancel_input = validate9;
-const schema14 = {"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"],"additionalProperties":false,"$id":"op-payments_cancel_input"};
+export const payments_cancel_input = validate11;
+const schema15 = {"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"],"additionalProperties":false,"$id":"op-payments_cancel_input"};
 
-function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-payments_cancel_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate9.evaluated;
+const evaluated0 = validate11.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -811,19 +924,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate9.errors = vErrors;
+validate11.errors = vErrors;
 return errors === 0;
 }
-validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate11.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const payments_cancel_response = validate10;
-const schema15 = {"type":"object","additionalProperties":true,"$id":"op-payments_cancel_response"};
+export const payments_cancel_response = validate12;
+const schema16 = {"type":"object","additionalProperties":true,"$id":"op-payments_cancel_response"};
 
-function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-payments_cancel_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate10.evaluated;
+const evaluated0 = validate12.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -842,102 +955,102 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate10.errors = vErrors;
-return errors === 0;
-}
-validate10.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const publicKey_pem_input = validate11;
-const schema16 = {"type":"object","properties":{},"additionalProperties":false,"$id":"op-publicKey_pem_input"};
-
-function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-publicKey_pem_input" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate11.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-validate11.errors = vErrors;
-return errors === 0;
-}
-validate11.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const publicKey_jwk_input = validate12;
-const schema17 = {"type":"object","properties":{},"additionalProperties":false,"$id":"op-publicKey_jwk_input"};
-
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-publicKey_jwk_input" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate12.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
 validate12.errors = vErrors;
 return errors === 0;
 }
 validate12.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const publicKey_jwk_response = validate13;
-const schema18 = {"$ref":"spec#/components/schemas/Jwk","$id":"op-publicKey_jwk_response"};
-const schema19 = {"type":"object","required":["kty"],"properties":{"kty":{"type":"string"},"n":{"type":"string"},"e":{"type":"string"}},"additionalProperties":true};
+export const publicKey_pem_input = validate13;
+const schema17 = {"type":"object","properties":{},"additionalProperties":false,"$id":"op-publicKey_pem_input"};
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-publicKey_jwk_response" */;
+/*# sourceURL="op-publicKey_pem_input" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate13.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate13.errors = vErrors;
+return errors === 0;
+}
+validate13.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const publicKey_jwk_input = validate14;
+const schema18 = {"type":"object","properties":{},"additionalProperties":false,"$id":"op-publicKey_jwk_input"};
+
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-publicKey_jwk_input" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate14.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate14.errors = vErrors;
+return errors === 0;
+}
+validate14.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const publicKey_jwk_response = validate15;
+const schema19 = {"$ref":"spec#/components/schemas/Jwk","$id":"op-publicKey_jwk_response"};
+const schema20 = {"type":"object","required":["kty"],"properties":{"kty":{"type":"string"},"n":{"type":"string"},"e":{"type":"string"}},"additionalProperties":true};
+
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-publicKey_jwk_response" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate15.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1002,19 +1115,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate13.errors = vErrors;
+validate15.errors = vErrors;
 return errors === 0;
 }
-validate13.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate15.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const cardTokens_list_input = validate14;
-const schema20 = {"type":"object","properties":{"phone":{"type":"string"}},"required":["phone"],"additionalProperties":false,"$id":"op-cardTokens_list_input"};
+export const cardTokens_list_input = validate16;
+const schema21 = {"type":"object","properties":{"phone":{"type":"string"}},"required":["phone"],"additionalProperties":false,"$id":"op-cardTokens_list_input"};
 
-function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-cardTokens_list_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate14.evaluated;
+const evaluated0 = validate16.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1067,20 +1180,20 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate14.errors = vErrors;
+validate16.errors = vErrors;
 return errors === 0;
 }
-validate14.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate16.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const cardTokens_list_response = validate15;
-const schema21 = {"type":"array","items":{"$ref":"spec#/components/schemas/CardTokenItem"},"$id":"op-cardTokens_list_response"};
-const schema22 = {"type":"object","properties":{"ID":{"type":"string"},"Pan":{"type":"string"}},"additionalProperties":true};
+export const cardTokens_list_response = validate17;
+const schema22 = {"type":"array","items":{"$ref":"spec#/components/schemas/CardTokenItem"},"$id":"op-cardTokens_list_response"};
+const schema23 = {"type":"object","properties":{"ID":{"type":"string"},"Pan":{"type":"string"}},"additionalProperties":true};
 
-function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-cardTokens_list_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate15.evaluated;
+const evaluated0 = validate17.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1139,19 +1252,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate15.errors = vErrors;
+validate17.errors = vErrors;
 return errors === 0;
 }
-validate15.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate17.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
-export const cardTokens_remove_input = validate16;
-const schema23 = {"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false,"$id":"op-cardTokens_remove_input"};
+export const cardTokens_remove_input = validate18;
+const schema24 = {"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false,"$id":"op-cardTokens_remove_input"};
 
-function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-cardTokens_remove_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate16.evaluated;
+const evaluated0 = validate18.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1204,19 +1317,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate16.errors = vErrors;
+validate18.errors = vErrors;
 return errors === 0;
 }
-validate16.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate18.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const cardTokens_remove_response = validate17;
-const schema24 = {"type":"object","properties":{"removed":{"type":"boolean"}},"additionalProperties":true,"$id":"op-cardTokens_remove_response"};
+export const cardTokens_remove_response = validate19;
+const schema25 = {"type":"object","properties":{"removed":{"type":"boolean"}},"additionalProperties":true,"$id":"op-cardTokens_remove_response"};
 
-function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-cardTokens_remove_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate17.evaluated;
+const evaluated0 = validate19.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1247,20 +1360,20 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate17.errors = vErrors;
+validate19.errors = vErrors;
 return errors === 0;
 }
-validate17.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate19.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const callbacks_payment_event = validate18;
-const schema25 = {"$ref":"spec#/components/schemas/Callback","$id":"op-callbacks_payment_event"};
-const schema26 = {"type":"object","properties":{"id":{"type":"string"},"orderId":{"type":"string"},"merchantId":{"type":"string"},"amount":{"$ref":"#/components/schemas/money.Tiyn"},"commission":{"$ref":"#/components/schemas/money.Tiyn"},"commissionIncluded":{"type":"boolean"},"attempt":{"type":"integer"},"returnUrl":{"type":"string"},"callbackUrl":{"type":"string"},"description":{"type":"string"},"invoiceId":{"type":["string","integer"]},"date":{"type":"string"},"dateOut":{"type":"string"},"demo":{"type":"boolean"},"status":{"$ref":"#/components/schemas/CallbackStatus"},"errCode":{"$ref":"#/components/schemas/CallbackErrCode"},"errMessage":{"type":"string"},"metadata":{"type":"object","additionalProperties":true},"cardToken":{"type":"string"},"merchantCommission":{}},"additionalProperties":true};
-const schema30 = {"type":"integer"};
+export const callbacks_payment_event = validate20;
+const schema26 = {"$ref":"spec#/components/schemas/Callback","$id":"op-callbacks_payment_event"};
+const schema27 = {"type":"object","properties":{"id":{"type":"string"},"orderId":{"type":"string"},"merchantId":{"type":"string"},"amount":{"$ref":"#/components/schemas/money.Tiyn"},"commission":{"$ref":"#/components/schemas/money.Tiyn"},"commissionIncluded":{"type":"boolean"},"attempt":{"type":"integer"},"returnUrl":{"type":"string"},"callbackUrl":{"type":"string"},"description":{"type":"string"},"invoiceId":{"type":["string","integer"]},"date":{"type":"string"},"dateOut":{"type":"string"},"demo":{"type":"boolean"},"status":{"$ref":"#/components/schemas/CallbackStatus"},"errCode":{"$ref":"#/components/schemas/CallbackErrCode"},"errMessage":{"type":"string"},"metadata":{"type":"object","additionalProperties":true},"cardToken":{"type":"string"},"merchantCommission":{}},"additionalProperties":true};
+const schema31 = {"type":"integer"};
 
-function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate19.evaluated;
+const evaluated0 = validate21.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1317,8 +1430,8 @@ vErrors.push(err3);
 errors++;
 }
 if(typeof data3 == "number"){
-if(data3 < 0 || isNaN(data3)){
-const err4 = {instancePath:instancePath+"/amount",schemaPath:"#/components/schemas/money.Tiyn/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data3 > 9007199254740991 || isNaN(data3)){
+const err4 = {instancePath:instancePath+"/amount",schemaPath:"#/components/schemas/money.Tiyn/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1327,12 +1440,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-}
-if(data.commission !== undefined){
-let data4 = data.commission;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err5 = {instancePath:instancePath+"/commission",schemaPath:"#/components/schemas/money.Tiyn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data3 < 0 || isNaN(data3)){
+const err5 = {instancePath:instancePath+"/amount",schemaPath:"#/components/schemas/money.Tiyn/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1341,9 +1450,12 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(typeof data4 == "number"){
-if(data4 < 0 || isNaN(data4)){
-const err6 = {instancePath:instancePath+"/commission",schemaPath:"#/components/schemas/money.Tiyn/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data.commission !== undefined){
+let data4 = data.commission;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err6 = {instancePath:instancePath+"/commission",schemaPath:"#/components/schemas/money.Tiyn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1352,11 +1464,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-}
-if(data.commissionIncluded !== undefined){
-if(typeof data.commissionIncluded !== "boolean"){
-const err7 = {instancePath:instancePath+"/commissionIncluded",schemaPath:"#/properties/commissionIncluded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data4 == "number"){
+if(data4 > 9007199254740991 || isNaN(data4)){
+const err7 = {instancePath:instancePath+"/commission",schemaPath:"#/components/schemas/money.Tiyn/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1365,11 +1475,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.attempt !== undefined){
-let data6 = data.attempt;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err8 = {instancePath:instancePath+"/attempt",schemaPath:"#/properties/attempt/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data4 < 0 || isNaN(data4)){
+const err8 = {instancePath:instancePath+"/commission",schemaPath:"#/components/schemas/money.Tiyn/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1379,9 +1486,10 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.returnUrl !== undefined){
-if(typeof data.returnUrl !== "string"){
-const err9 = {instancePath:instancePath+"/returnUrl",schemaPath:"#/properties/returnUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.commissionIncluded !== undefined){
+if(typeof data.commissionIncluded !== "boolean"){
+const err9 = {instancePath:instancePath+"/commissionIncluded",schemaPath:"#/properties/commissionIncluded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1391,9 +1499,10 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.callbackUrl !== undefined){
-if(typeof data.callbackUrl !== "string"){
-const err10 = {instancePath:instancePath+"/callbackUrl",schemaPath:"#/properties/callbackUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.attempt !== undefined){
+let data6 = data.attempt;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+const err10 = {instancePath:instancePath+"/attempt",schemaPath:"#/properties/attempt/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1403,9 +1512,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err11 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.returnUrl !== undefined){
+if(typeof data.returnUrl !== "string"){
+const err11 = {instancePath:instancePath+"/returnUrl",schemaPath:"#/properties/returnUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1415,10 +1524,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.invoiceId !== undefined){
-let data10 = data.invoiceId;
-if((typeof data10 !== "string") && (!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))))){
-const err12 = {instancePath:instancePath+"/invoiceId",schemaPath:"#/properties/invoiceId/type",keyword:"type",params:{type: schema26.properties.invoiceId.type},message:"must be string,integer"};
+if(data.callbackUrl !== undefined){
+if(typeof data.callbackUrl !== "string"){
+const err12 = {instancePath:instancePath+"/callbackUrl",schemaPath:"#/properties/callbackUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1428,9 +1536,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.date !== undefined){
-if(typeof data.date !== "string"){
-const err13 = {instancePath:instancePath+"/date",schemaPath:"#/properties/date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err13 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1440,9 +1548,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.dateOut !== undefined){
-if(typeof data.dateOut !== "string"){
-const err14 = {instancePath:instancePath+"/dateOut",schemaPath:"#/properties/dateOut/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.invoiceId !== undefined){
+let data10 = data.invoiceId;
+if((typeof data10 !== "string") && (!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))))){
+const err14 = {instancePath:instancePath+"/invoiceId",schemaPath:"#/properties/invoiceId/type",keyword:"type",params:{type: schema27.properties.invoiceId.type},message:"must be string,integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1452,9 +1561,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.demo !== undefined){
-if(typeof data.demo !== "boolean"){
-const err15 = {instancePath:instancePath+"/demo",schemaPath:"#/properties/demo/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.date !== undefined){
+if(typeof data.date !== "string"){
+const err15 = {instancePath:instancePath+"/date",schemaPath:"#/properties/date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1464,10 +1573,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.status !== undefined){
-let data14 = data.status;
-if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
-const err16 = {instancePath:instancePath+"/status",schemaPath:"#/components/schemas/CallbackStatus/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.dateOut !== undefined){
+if(typeof data.dateOut !== "string"){
+const err16 = {instancePath:instancePath+"/dateOut",schemaPath:"#/properties/dateOut/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1477,10 +1585,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.errCode !== undefined){
-let data15 = data.errCode;
-if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
-const err17 = {instancePath:instancePath+"/errCode",schemaPath:"#/components/schemas/CallbackErrCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.demo !== undefined){
+if(typeof data.demo !== "boolean"){
+const err17 = {instancePath:instancePath+"/demo",schemaPath:"#/properties/demo/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1490,9 +1597,10 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.errMessage !== undefined){
-if(typeof data.errMessage !== "string"){
-const err18 = {instancePath:instancePath+"/errMessage",schemaPath:"#/properties/errMessage/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.status !== undefined){
+let data14 = data.status;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+const err18 = {instancePath:instancePath+"/status",schemaPath:"#/components/schemas/CallbackStatus/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1502,12 +1610,10 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.metadata !== undefined){
-let data17 = data.metadata;
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-}
-else {
-const err19 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.errCode !== undefined){
+let data15 = data.errCode;
+if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+const err19 = {instancePath:instancePath+"/errCode",schemaPath:"#/components/schemas/CallbackErrCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1517,9 +1623,9 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.cardToken !== undefined){
-if(typeof data.cardToken !== "string"){
-const err20 = {instancePath:instancePath+"/cardToken",schemaPath:"#/properties/cardToken/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.errMessage !== undefined){
+if(typeof data.errMessage !== "string"){
+const err20 = {instancePath:instancePath+"/errMessage",schemaPath:"#/properties/errMessage/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1529,9 +1635,12 @@ vErrors.push(err20);
 errors++;
 }
 }
+if(data.metadata !== undefined){
+let data17 = data.metadata;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 }
 else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err21 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1540,29 +1649,53 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate19.errors = vErrors;
+}
+if(data.cardToken !== undefined){
+if(typeof data.cardToken !== "string"){
+const err22 = {instancePath:instancePath+"/cardToken",schemaPath:"#/properties/cardToken/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+validate21.errors = vErrors;
 return errors === 0;
 }
-validate19.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-callbacks_payment_event" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate18.evaluated;
+const evaluated0 = validate20.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate19(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate19.errors : vErrors.concat(validate19.errors);
+if(!(validate21(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 errors = vErrors.length;
 }
-validate18.errors = vErrors;
+validate20.errors = vErrors;
 return errors === 0;
 }
-validate18.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

@@ -5,3 +5,5 @@ export declare const payments_approve_request: Validator;
 export declare const payments_cancel_request: Validator;
 export declare const cardTokens_remove_request: Validator;
 export declare const callbacks_payment_ack: Validator;
+export declare const cryptogram_payment: Validator;
+export declare const cryptogram_payout: Validator;

@@ -3,8 +3,8 @@
 "use strict";
 export const payments_create_request = validate0;
 const schema0 = {"$ref":"spec#/components/schemas/CreatePaymentRequest","$id":"op-payments_create_request"};
-const schema2 = {"type":"object","required":["merchantId","amount"],"properties":{"merchantId":{"type":"string"},"orderId":{"type":"string"},"amount":{"$ref":"#/components/schemas/money.PositiveTiyn"},"description":{"type":"string"},"returnUrl":{"type":"string"},"successUrl":{"type":"string"},"failUrl":{"type":"string"},"callbackUrl":{"type":"string"},"demo":{"type":"boolean"},"metadata":{"type":"object","additionalProperties":true},"customerData":{"$ref":"#/components/schemas/CustomerData"},"tokenization":{"type":"boolean"},"acquiringId":{"type":"integer"},"type":{"type":"integer","enum":[1]}},"additionalProperties":true};
-const schema3 = {"type":"integer","minimum":1};
+const schema2 = {"type":"object","required":["merchantId","amount","orderId"],"properties":{"merchantId":{"type":"string"},"orderId":{"type":"string"},"amount":{"$ref":"#/components/schemas/money.PositiveTiyn"},"description":{"type":"string"},"returnUrl":{"type":"string"},"successUrl":{"type":"string"},"failUrl":{"type":"string"},"callbackUrl":{"type":"string"},"demo":{"type":"boolean"},"metadata":{"type":"object","additionalProperties":true},"customerData":{"$ref":"#/components/schemas/CustomerData"},"tokenization":{"type":"boolean"},"acquiringId":{"type":"integer"},"type":{"type":"integer","enum":[1]}},"additionalProperties":true};
+const schema3 = {"type":"integer","minimum":1,"maximum":9007199254740991};
 const schema4 = {"type":"object","properties":{"email":{"type":"string"},"phone":{"type":"string"},"cardData":{"type":"string"},"cardToken":{"type":"string"}},"additionalProperties":true};
 
 function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -38,9 +38,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.merchantId !== undefined){
-if(typeof data.merchantId !== "string"){
-const err2 = {instancePath:instancePath+"/merchantId",schemaPath:"#/properties/merchantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.orderId === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "orderId"},message:"must have required property '"+"orderId"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -49,10 +48,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.orderId !== undefined){
-if(typeof data.orderId !== "string"){
-const err3 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.merchantId !== undefined){
+if(typeof data.merchantId !== "string"){
+const err3 = {instancePath:instancePath+"/merchantId",schemaPath:"#/properties/merchantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -62,10 +60,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.amount !== undefined){
-let data2 = data.amount;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err4 = {instancePath:instancePath+"/amount",schemaPath:"#/components/schemas/money.PositiveTiyn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.orderId !== undefined){
+if(typeof data.orderId !== "string"){
+const err4 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -74,9 +71,11 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(typeof data2 == "number"){
-if(data2 < 1 || isNaN(data2)){
-const err5 = {instancePath:instancePath+"/amount",schemaPath:"#/components/schemas/money.PositiveTiyn/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.amount !== undefined){
+let data2 = data.amount;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err5 = {instancePath:instancePath+"/amount",schemaPath:"#/components/schemas/money.PositiveTiyn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -85,11 +84,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-}
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data2 == "number"){
+if(data2 > 9007199254740991 || isNaN(data2)){
+const err6 = {instancePath:instancePath+"/amount",schemaPath:"#/components/schemas/money.PositiveTiyn/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -98,10 +95,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.returnUrl !== undefined){
-if(typeof data.returnUrl !== "string"){
-const err7 = {instancePath:instancePath+"/returnUrl",schemaPath:"#/properties/returnUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data2 < 1 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/amount",schemaPath:"#/components/schemas/money.PositiveTiyn/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -111,9 +106,10 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.successUrl !== undefined){
-if(typeof data.successUrl !== "string"){
-const err8 = {instancePath:instancePath+"/successUrl",schemaPath:"#/properties/successUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err8 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -123,9 +119,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.failUrl !== undefined){
-if(typeof data.failUrl !== "string"){
-const err9 = {instancePath:instancePath+"/failUrl",schemaPath:"#/properties/failUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.returnUrl !== undefined){
+if(typeof data.returnUrl !== "string"){
+const err9 = {instancePath:instancePath+"/returnUrl",schemaPath:"#/properties/returnUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -135,9 +131,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.callbackUrl !== undefined){
-if(typeof data.callbackUrl !== "string"){
-const err10 = {instancePath:instancePath+"/callbackUrl",schemaPath:"#/properties/callbackUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.successUrl !== undefined){
+if(typeof data.successUrl !== "string"){
+const err10 = {instancePath:instancePath+"/successUrl",schemaPath:"#/properties/successUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -147,9 +143,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.demo !== undefined){
-if(typeof data.demo !== "boolean"){
-const err11 = {instancePath:instancePath+"/demo",schemaPath:"#/properties/demo/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.failUrl !== undefined){
+if(typeof data.failUrl !== "string"){
+const err11 = {instancePath:instancePath+"/failUrl",schemaPath:"#/properties/failUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -159,12 +155,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.metadata !== undefined){
-let data9 = data.metadata;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-}
-else {
-const err12 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.callbackUrl !== undefined){
+if(typeof data.callbackUrl !== "string"){
+const err12 = {instancePath:instancePath+"/callbackUrl",schemaPath:"#/properties/callbackUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -174,12 +167,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.customerData !== undefined){
-let data10 = data.customerData;
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.email !== undefined){
-if(typeof data10.email !== "string"){
-const err13 = {instancePath:instancePath+"/customerData/email",schemaPath:"#/components/schemas/CustomerData/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.demo !== undefined){
+if(typeof data.demo !== "boolean"){
+const err13 = {instancePath:instancePath+"/demo",schemaPath:"#/properties/demo/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -189,9 +179,12 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data10.phone !== undefined){
-if(typeof data10.phone !== "string"){
-const err14 = {instancePath:instancePath+"/customerData/phone",schemaPath:"#/components/schemas/CustomerData/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.metadata !== undefined){
+let data9 = data.metadata;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+}
+else {
+const err14 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -201,9 +194,12 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data10.cardData !== undefined){
-if(typeof data10.cardData !== "string"){
-const err15 = {instancePath:instancePath+"/customerData/cardData",schemaPath:"#/components/schemas/CustomerData/properties/cardData/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.customerData !== undefined){
+let data10 = data.customerData;
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.email !== undefined){
+if(typeof data10.email !== "string"){
+const err15 = {instancePath:instancePath+"/customerData/email",schemaPath:"#/components/schemas/CustomerData/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -213,9 +209,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data10.cardToken !== undefined){
-if(typeof data10.cardToken !== "string"){
-const err16 = {instancePath:instancePath+"/customerData/cardToken",schemaPath:"#/components/schemas/CustomerData/properties/cardToken/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data10.phone !== undefined){
+if(typeof data10.phone !== "string"){
+const err16 = {instancePath:instancePath+"/customerData/phone",schemaPath:"#/components/schemas/CustomerData/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -225,9 +221,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/customerData",schemaPath:"#/components/schemas/CustomerData/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data10.cardData !== undefined){
+if(typeof data10.cardData !== "string"){
+const err17 = {instancePath:instancePath+"/customerData/cardData",schemaPath:"#/components/schemas/CustomerData/properties/cardData/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -237,9 +233,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.tokenization !== undefined){
-if(typeof data.tokenization !== "boolean"){
-const err18 = {instancePath:instancePath+"/tokenization",schemaPath:"#/properties/tokenization/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data10.cardToken !== undefined){
+if(typeof data10.cardToken !== "string"){
+const err18 = {instancePath:instancePath+"/customerData/cardToken",schemaPath:"#/components/schemas/CustomerData/properties/cardToken/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -249,10 +245,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.acquiringId !== undefined){
-let data16 = data.acquiringId;
-if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
-const err19 = {instancePath:instancePath+"/acquiringId",schemaPath:"#/properties/acquiringId/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err19 = {instancePath:instancePath+"/customerData",schemaPath:"#/components/schemas/CustomerData/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -262,10 +257,9 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.type !== undefined){
-let data17 = data.type;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
-const err20 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.tokenization !== undefined){
+if(typeof data.tokenization !== "boolean"){
+const err20 = {instancePath:instancePath+"/tokenization",schemaPath:"#/properties/tokenization/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -274,8 +268,11 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(!(data17 === 1)){
-const err21 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema2.properties.type.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.acquiringId !== undefined){
+let data16 = data.acquiringId;
+if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
+const err21 = {instancePath:instancePath+"/acquiringId",schemaPath:"#/properties/acquiringId/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -285,14 +282,37 @@ vErrors.push(err21);
 errors++;
 }
 }
-}
-else {
-const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.type !== undefined){
+let data17 = data.type;
+if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+const err22 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err22];
 }
 else {
 vErrors.push(err22);
+}
+errors++;
+}
+if(!(data17 === 1)){
+const err23 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema2.properties.type.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
 }
 errors++;
 }
@@ -542,7 +562,7 @@ return errors === 0;
 validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const callbacks_payment_ack = validate7;
-const schema10 = {"type":"object","required":["accepted"],"properties":{"accepted":{"type":"boolean","const":true}},"additionalProperties":false,"$id":"op-callbacks_payment_ack"};
+const schema10 = {"type":"object","required":["accepted"],"properties":{"accepted":{"type":"boolean"}},"additionalProperties":false,"$id":"op-callbacks_payment_ack"};
 
 function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-callbacks_payment_ack" */;
@@ -579,8 +599,7 @@ errors++;
 }
 }
 if(data.accepted !== undefined){
-let data0 = data.accepted;
-if(typeof data0 !== "boolean"){
+if(typeof data.accepted !== "boolean"){
 const err2 = {instancePath:instancePath+"/accepted",schemaPath:"#/properties/accepted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err2];
@@ -590,8 +609,10 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(true !== data0){
-const err3 = {instancePath:instancePath+"/accepted",schemaPath:"#/properties/accepted/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -600,10 +621,70 @@ vErrors.push(err3);
 }
 errors++;
 }
+validate7.errors = vErrors;
+return errors === 0;
 }
+validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const cryptogram_payment = validate8;
+const schema11 = {"$ref":"spec#/components/schemas/PaymentCardData","$id":"op-cryptogram_payment"};
+const schema12 = {"type":"object","required":["pan","month","year","cvv"],"properties":{"cardholder":{"type":"string"},"month":{"type":"string"},"pan":{"type":"string"},"validity":{"type":"string"},"year":{"type":"string"},"cvv":{"type":"string"},"ip":{"type":"string"}},"additionalProperties":false};
+
+function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-cryptogram_payment" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate8.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.pan === undefined){
+const err0 = {instancePath,schemaPath:"spec#/components/schemas/PaymentCardData/required",keyword:"required",params:{missingProperty: "pan"},message:"must have required property '"+"pan"+"'"};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.month === undefined){
+const err1 = {instancePath,schemaPath:"spec#/components/schemas/PaymentCardData/required",keyword:"required",params:{missingProperty: "month"},message:"must have required property '"+"month"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.year === undefined){
+const err2 = {instancePath,schemaPath:"spec#/components/schemas/PaymentCardData/required",keyword:"required",params:{missingProperty: "year"},message:"must have required property '"+"year"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.cvv === undefined){
+const err3 = {instancePath,schemaPath:"spec#/components/schemas/PaymentCardData/required",keyword:"required",params:{missingProperty: "cvv"},message:"must have required property '"+"cvv"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((((key0 === "cardholder") || (key0 === "month")) || (key0 === "pan")) || (key0 === "validity")) || (key0 === "year")) || (key0 === "cvv")) || (key0 === "ip"))){
+const err4 = {instancePath,schemaPath:"spec#/components/schemas/PaymentCardData/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -612,8 +693,170 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate7.errors = vErrors;
+}
+if(data.cardholder !== undefined){
+if(typeof data.cardholder !== "string"){
+const err5 = {instancePath:instancePath+"/cardholder",schemaPath:"spec#/components/schemas/PaymentCardData/properties/cardholder/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.month !== undefined){
+if(typeof data.month !== "string"){
+const err6 = {instancePath:instancePath+"/month",schemaPath:"spec#/components/schemas/PaymentCardData/properties/month/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.pan !== undefined){
+if(typeof data.pan !== "string"){
+const err7 = {instancePath:instancePath+"/pan",schemaPath:"spec#/components/schemas/PaymentCardData/properties/pan/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.validity !== undefined){
+if(typeof data.validity !== "string"){
+const err8 = {instancePath:instancePath+"/validity",schemaPath:"spec#/components/schemas/PaymentCardData/properties/validity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.year !== undefined){
+if(typeof data.year !== "string"){
+const err9 = {instancePath:instancePath+"/year",schemaPath:"spec#/components/schemas/PaymentCardData/properties/year/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.cvv !== undefined){
+if(typeof data.cvv !== "string"){
+const err10 = {instancePath:instancePath+"/cvv",schemaPath:"spec#/components/schemas/PaymentCardData/properties/cvv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.ip !== undefined){
+if(typeof data.ip !== "string"){
+const err11 = {instancePath:instancePath+"/ip",schemaPath:"spec#/components/schemas/PaymentCardData/properties/ip/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"spec#/components/schemas/PaymentCardData/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+validate8.errors = vErrors;
 return errors === 0;
 }
-validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate8.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const cryptogram_payout = validate9;
+const schema13 = {"$ref":"spec#/components/schemas/PayoutCardData","$id":"op-cryptogram_payout"};
+const schema14 = {"type":"object","required":["pan"],"properties":{"pan":{"type":"string"}},"additionalProperties":false};
+
+function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-cryptogram_payout" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate9.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.pan === undefined){
+const err0 = {instancePath,schemaPath:"spec#/components/schemas/PayoutCardData/required",keyword:"required",params:{missingProperty: "pan"},message:"must have required property '"+"pan"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "pan")){
+const err1 = {instancePath,schemaPath:"spec#/components/schemas/PayoutCardData/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.pan !== undefined){
+if(typeof data.pan !== "string"){
+const err2 = {instancePath:instancePath+"/pan",schemaPath:"spec#/components/schemas/PayoutCardData/properties/pan/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"spec#/components/schemas/PayoutCardData/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate9.errors = vErrors;
+return errors === 0;
+}
+validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

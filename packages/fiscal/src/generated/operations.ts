@@ -264,6 +264,9 @@ export const webhooks = {
 /** The per-key chain of the interface (a header each call presents and each answer renews), if it has one. */
 export const chain: ChainDefinition | undefined = {"header":"Uid","current":{"operation":"uid.get","param":"idKkm"}};
 
+/** The addresses of the spec's servers (a template such as `{fiscal_url}` means no source shows it). */
+export const servers: readonly string[] = ["{fiscal_test_url}","{fiscal_url}"];
+
 /** The security schemes, and the lifecycle of their credentials as the spec gives it. */
 export const securitySchemes: Readonly<Record<string, SchemeFacts>> = {"fiscalToken":{"type":"http","scheme":"bearer","obtainedBy":"auth.login","tokenLifetime":"P1D"}};
 

@@ -212,6 +212,9 @@ export const webhooks = {
 /** The per-key chain of the interface (a header each call presents and each answer renews), if it has one. */
 export const chain: ChainDefinition | undefined = undefined;
 
+/** The addresses of the spec's servers (a template such as `{fiscal_url}` means no source shows it). */
+export const servers: readonly string[] = ["{portal_base_url}"];
+
 /** The security schemes, and the lifecycle of their credentials as the spec gives it. */
 export const securitySchemes: Readonly<Record<string, SchemeFacts>> = {"portalToken":{"type":"http","scheme":"bearer","obtainedBy":"account.token","renewedBy":"account.refresh","revokedBy":"account.logout"}};
 
