@@ -1,4 +1,26 @@
-// @paysys/ecommerce: the generated methods and types of the interface. The client factory joins them
-// in its own issue; until then the package is private.
+// @paysys/ecommerce: typed client of the online payments gateway (payments, payouts, card tokens,
+// the card cryptogram and callbacks). Everything public of @paysys/core (errors, money helpers,
+// call options) comes with it. The payment form's part alone is `@paysys/ecommerce/card`.
+export * from "@paysys/core";
+export {
+  type CallbackAnswer,
+  type CallbackEvent,
+  CallbackRefusedError,
+  type CallbackStore,
+  MemoryCallbackStore,
+  type NodeRequest,
+  type NodeResponse,
+  type ReceiveOptions,
+} from "./callbacks.js";
+export { type CardDataInput, checkCard, encryptCard, type GatewayKey, luhn, type PaymentCard, type PayoutCard } from "./card.js";
+export {
+  CALLBACK_SOURCE,
+  type CreatedPayment,
+  type CreatePaymentParams,
+  type CreatePayoutParams,
+  createEcommerceClient,
+  type EcommerceClient,
+} from "./client.js";
 export type { EcommerceMethods } from "./generated/client.js";
 export type * from "./generated/schema.js";
+export type { CallbackSettings, EcommerceClientFunctions, EcommerceClientOptions, EcommerceClientSettings } from "./options.js";

@@ -1,0 +1,141 @@
+// @paysys/ecommerce/card: what a merchant's payment form needs to turn card data into the
+// gateway's cryptogram in the buyer's browser, so the card number never reaches the merchant's
+// server. Also used on servers (payouts to a card number). WebCrypto only: the same code runs in
+// Node 20 and in browsers. The recipe (spec `x-cryptogram`): a JSON of string values, encrypted
+// with RSA-OAEP, SHA-256 for OAEP and MGF1, empty label, then standard Base64.
+//
+// No error message and no issue ever contains the card number or the CVV.
+import { RequestValidationError, type ValidationIssue } from "@paysys/core";
+
+/** A card for a payment: what the buyer types. */
+export interface PaymentCard {
+  /** The card number; spaces and dashes are ignored. */
+  pan: string;
+  /** 1–12 (or "01"–"12"). */
+  month: string | number;
+  /** Four digits, or two ("27" is 2027). */
+  year: string | number;
+  cvv: string;
+  cardholder?: string;
+  /** The buyer's IP address, if you know it. */
+  ip?: string;
+}
+
+/** A card to pay out to: its number only. */
+export interface PayoutCard {
+  pan: string;
+}
+
+/** What `customerData.cardData` takes: a cryptogram, or a card the SDK encrypts. */
+export type CardDataInput = string | PaymentCard | PayoutCard;
+
+/** The gateway's public key: PEM text, a JSON Web Key, or a key already imported. */
+export type GatewayKey = string | JsonWebKey | CryptoKey;
+
+const digits = (s: unknown) => String(s ?? "").replace(/[\s-]/g, "");
+
+/** The Luhn check of a card number. */
+export function luhn(pan: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < pan.length; i++) {
+    let d = Number(pan[pan.length - 1 - i]);
+    if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+const isPayment = (card: PaymentCard | PayoutCard): card is PaymentCard => "cvv" in card || "month" in card || "year" in card;
+
+/** What is wrong with a card, field by field; empty when nothing is. */
+export function checkCard(card: PaymentCard | PayoutCard, now: Date = new Date()): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const pan = digits(card.pan);
+  if (!/^\d{12,19}$/.test(pan)) issues.push({ path: "/pan", message: "must be 12 to 19 digits" });
+  else if (!luhn(pan)) issues.push({ path: "/pan", message: "is not a valid card number (its check digit is wrong)" });
+  if (!isPayment(card)) return issues;
+  const month = Number(card.month);
+  const year = Number(digits(card.year).length === 2 ? `20${digits(card.year)}` : digits(card.year));
+  if (!Number.isInteger(month) || month < 1 || month > 12) issues.push({ path: "/month", message: "must be a month from 1 to 12" });
+  if (!Number.isInteger(year) || year < 2000 || year > 2100) issues.push({ path: "/year", message: "must be a year such as 2027" });
+  else if (Number.isInteger(month) && year * 12 + month < now.getUTCFullYear() * 12 + now.getUTCMonth() + 1) issues.push({ path: "/year", message: "the card has expired" });
+  if (!/^\d{3,4}$/.test(String(card.cvv ?? ""))) issues.push({ path: "/cvv", message: "must be 3 or 4 digits" });
+  return issues;
+}
+
+/** The cryptogram's plaintext: a payment card's fields (all strings), or `{ pan }` for a payout. */
+export function cardPlaintext(card: PaymentCard | PayoutCard): string {
+  const pan = digits(card.pan);
+  if (!isPayment(card)) return JSON.stringify({ pan });
+  const month = String(Number(card.month)).padStart(2, "0");
+  const year = digits(card.year).length === 2 ? `20${digits(card.year)}` : digits(card.year);
+  return JSON.stringify({ cardholder: card.cardholder ?? "", month, pan, validity: `${month}/${year.slice(-2)}`, year, cvv: String(card.cvv), ip: card.ip ?? "" });
+}
+
+/** Imports the gateway's key for RSA-OAEP with SHA-256. */
+export async function importGatewayKey(key: GatewayKey): Promise<CryptoKey> {
+  if (typeof key !== "string" && !("kty" in key)) return key as CryptoKey;
+  const algorithm = { name: "RSA-OAEP", hash: "SHA-256" };
+  if (typeof key !== "string") {
+    // The key's own `alg` may name another hash; the recipe is SHA-256, so it is set here.
+    const { alg: _alg, key_ops: _ops, use: _use, ...jwk } = key;
+    return crypto.subtle.importKey("jwk", { ...jwk, alg: "RSA-OAEP-256", ext: true }, algorithm, false, ["encrypt"]);
+  }
+  const body = key.replace(/-----(BEGIN|END) PUBLIC KEY-----/g, "").replace(/\s+/g, "");
+  const der = Uint8Array.from(atob(body), (c) => c.charCodeAt(0));
+  return crypto.subtle.importKey("spki", der, algorithm, false, ["encrypt"]);
+}
+
+/**
+ * Checks a card and encrypts it into the gateway's cryptogram (standard Base64), to put in
+ * `customerData.cardData`. Never store the cryptogram.
+ *
+ * @example
+ * const cryptogram = await encryptCard({ pan: "4400 4300 0000 0007", month: 10, year: 2027, cvv: "123" }, key);
+ */
+export async function encryptCard(card: PaymentCard | PayoutCard, key: GatewayKey): Promise<string> {
+  const issues = checkCard(card);
+  if (issues.length) throw new RequestValidationError("card", issues);
+  const cipher = await crypto.subtle.encrypt({ name: "RSA-OAEP" }, await importGatewayKey(key), new TextEncoder().encode(cardPlaintext(card)));
+  // An RSA block is at most 512 bytes, well under `fromCharCode`'s argument limit. (Not core's
+  // base64 helper: importing core's internals would bring the whole transport into the page.)
+  return btoa(String.fromCharCode(...new Uint8Array(cipher)));
+}
+
+/** How long a fetched key may be used: the gateway says no longer than one day. */
+export const KEY_MAX_AGE_MS = 86_400_000;
+
+/**
+ * For a payment form: fetches the gateway's key (JWK) once, keeps it at most a day, and encrypts
+ * cards with it. Many cards at once share one fetch.
+ *
+ * @example
+ * const cards = loadCardEncryption({ keyUrl: "https://ecommerce.pult24.kz/payment/getcert" });
+ * const cryptogram = await cards.encrypt({ pan, month, year, cvv, cardholder });
+ * await fetch("/pay", { method: "POST", body: JSON.stringify({ cryptogram }) }); // your server creates the payment
+ */
+export function loadCardEncryption(options: { keyUrl: string; fetch?: typeof fetch; now?: () => number }) {
+  const now = options.now ?? Date.now;
+  let cached: { key: Promise<CryptoKey>; at: number } | undefined;
+  const key = () => {
+    if (!cached || now() - cached.at >= KEY_MAX_AGE_MS) {
+      const at = now();
+      const pending = (options.fetch ?? fetch)(options.keyUrl)
+        .then(async (r) => {
+          if (!r.ok) throw new Error(`the gateway's key could not be fetched (HTTP ${r.status})`);
+          const text = await r.text();
+          return importGatewayKey(text.trim().startsWith("{") ? (JSON.parse(text) as JsonWebKey) : text);
+        })
+        .catch((e) => {
+          if (cached?.at === at) cached = undefined; // a failed fetch is not kept: the next card tries again
+          throw e;
+        });
+      cached = { key: pending, at };
+    }
+    return cached.key;
+  };
+  return {
+    /** Checks the card and returns its cryptogram. */
+    encrypt: async (card: PaymentCard | PayoutCard) => encryptCard(card, await key()),
+  };
+}

@@ -1,0 +1,166 @@
+// `createEcommerceClient`: the generated methods over the shared invoker, with HTTP Basic. What
+// the spec cannot say is written here: the merchant id and `demo` filled in, an `orderId` made when
+// you give none (a lost answer can only be checked by it), payouts as payments of type 1, the
+// gateway's key fetched once a day for the card cryptogram, and callbacks.
+import { type CallOptions, NotFoundError } from "@paysys/core";
+import { basicScheme, type Codec, checkClientOptions, createInvoker, durationMs, randomUuid, SecretSet, Transport } from "@paysys/core/internal";
+import type { Client } from "openapi-fetch";
+import { type CallbackEvent, createCallbackReceiver, MemoryCallbackStore } from "./callbacks.js";
+import { encryptCard, importGatewayKey, type PaymentCard, type PayoutCard } from "./card.js";
+import { buildEcommerceMethods, type EcommerceMethods } from "./generated/client.js";
+import { cryptogram, operations, sensitiveKeys, servers, webhooks } from "./generated/operations.js";
+import type { CreatePaymentResponse, PaymentsCreateParams, paths, TransactionState } from "./generated/schema.js";
+import { settings as settingsValidator } from "./generated/settings.js";
+import { type EcommerceClientOptions, functionOptionKeys } from "./options.js";
+
+/** What `payments.create` takes: `merchantId` is the client's, `orderId` is made if you give none, `demo` follows the client. */
+export type CreatePaymentParams = Omit<PaymentsCreateParams, "merchantId" | "orderId" | "type"> & { merchantId?: string; orderId?: string };
+/** A created payment: the gateway's `id` and `url`, and the `orderId` to reconcile it by. */
+export type CreatedPayment = CreatePaymentResponse & { orderId: string };
+/** What `payouts.create` takes: a payment's fields, with the card to pay out to as a cryptogram or `{ pan }`. */
+export type CreatePayoutParams = Omit<CreatePaymentParams, "customerData"> & {
+  customerData?: Omit<NonNullable<PaymentsCreateParams["customerData"]>, "cardData"> & { cardData?: string | PayoutCard };
+};
+
+export interface EcommerceClient extends Omit<EcommerceMethods, "payments"> {
+  payments: Omit<EcommerceMethods["payments"], "create"> & {
+    /**
+     * Creates a payment; redirect the buyer to `url`. With `customerData.cardData` (a cryptogram, or
+     * a card the client encrypts) or `customerData.cardToken`, the card is given server-to-server.
+     * Moves money: never sent twice. If its answer is lost, the error says so and
+     * `await error.wasApplied()` (or `payments.reconcile(orderId)`) tells what happened.
+     */
+    create(params: CreatePaymentParams, options?: CallOptions): Promise<CreatedPayment>;
+    /** The transaction of an `orderId` (and, if given, gateway `id`), or undefined when the gateway has none. */
+    reconcile(orderId: string, id?: string, options?: CallOptions): Promise<TransactionState | undefined>;
+  };
+  payouts: {
+    /** Creates a payout (a payment of `type` 1). Moves money: never sent twice. */
+    create(params: CreatePayoutParams, options?: CallOptions): Promise<CreatedPayment>;
+  };
+  /** Checks a card and encrypts it with the gateway's key (fetched once a day) into a cryptogram. Never store it. */
+  encryptCard(card: PaymentCard | PayoutCard): Promise<string>;
+  /** Receiving callbacks: parse one, handle one, or mount a handler. */
+  callbacks: ReturnType<typeof createCallbackReceiver>;
+  /** The low-level openapi-fetch client (same base URL and credentials; no automatic retries). */
+  readonly raw: Client<paths>;
+}
+
+/**
+ * Creates a client of the online payments gateway.
+ *
+ * @example
+ * const shop = createEcommerceClient({ merchantId: "shop01", password, demo: true });
+ * const { url, orderId } = await shop.payments.create({ amount: tiyn("1500.00"), callbackUrl, returnUrl });
+ */
+export function createEcommerceClient(options: EcommerceClientOptions): EcommerceClient {
+  checkClientOptions("createEcommerceClient", options, settingsValidator, functionOptionKeys);
+  const secrets = new SecretSet();
+  secrets.pin(options.password);
+  const baseUrl = options.baseUrl ?? servers[0]!;
+  const transport = new Transport<paths>({
+    baseUrl,
+    fetch: options.fetch,
+    timeoutMs: options.timeoutMs,
+    retry: options.retry,
+    validateResponses: options.validateResponses,
+    maxResponseBytes: options.maxResponseBytes,
+    logger: options.logger,
+    hooks: options.hooks,
+    headers: options.headers,
+    schemes: { merchantBasic: basicScheme(options.merchantId, options.password) },
+    sensitiveKeys,
+    secrets,
+  });
+
+  // The gateway's key: fetched as JWK when a card is first encrypted, kept no longer than the spec
+  // allows, one fetch for any number of cards at once.
+  const keyMaxAge = durationMs(cryptogram.key.cacheMaxAge);
+  let key: { value: Promise<CryptoKey>; at: number } | undefined;
+  const gatewayKey = () => {
+    if (!key || Date.now() - key.at >= keyMaxAge) {
+      const at = Date.now();
+      const value = methods.publicKey.jwk().then((jwk) => importGatewayKey(jwk as JsonWebKey));
+      value.catch(() => {
+        if (key?.at === at) key = undefined;
+      });
+      key = { value, at };
+    }
+    return key.value;
+  };
+  const cardCodec: Codec = {
+    async encode(value) {
+      if (typeof value !== "object" || value === null) return value;
+      try {
+        return await encryptCard(value as PaymentCard | PayoutCard, await gatewayKey());
+      } catch (e) {
+        // The card's own issues, by field; none of them carries the number or the CVV.
+        const issues = (e as { issues?: { path: string; message: string }[] }).issues;
+        throw issues ? new RangeError(issues.map((i) => `${i.path.slice(1)} ${i.message}`).join("; ")) : e;
+      }
+    },
+  };
+
+  const newOrderId = options.newOrderId ?? randomUuid;
+  const invoker = createInvoker({
+    transport,
+    operations,
+    codecs: { "card-cryptogram": cardCodec },
+    validateRequests: options.validateRequests,
+    reconcile: {
+      "payments.create": (input) => ({
+        key: String(input.orderId),
+        how: `payments.reconcile("${String(input.orderId)}") tells whether it was created`,
+        wasApplied: async () => (await reconcile(String(input.orderId))) !== undefined,
+      }),
+      "payments.cancel": (input) => ({
+        key: String(input.order_id),
+        how: `payments.reconcile("${String(input.order_id)}") tells whether it was cancelled (status 3)`,
+        wasApplied: async () => (await reconcile(String(input.order_id)))?.status === 3,
+      }),
+    },
+  });
+  const methods = buildEcommerceMethods(invoker.invoke);
+
+  async function reconcile(orderId: string, id?: string, callOptions?: CallOptions): Promise<TransactionState | undefined> {
+    try {
+      return await methods.payments.status({ orderid: orderId, ...(id ? { id } : {}) }, callOptions);
+    } catch (e) {
+      if (e instanceof NotFoundError) return undefined;
+      throw e;
+    }
+  }
+
+  async function create(params: CreatePaymentParams & { type?: 1 }, callOptions?: CallOptions): Promise<CreatedPayment> {
+    const orderId = params.orderId ?? newOrderId();
+    const input = { demo: options.demo ?? false, ...params, merchantId: params.merchantId ?? options.merchantId, orderId };
+    const created = await methods.payments.create(input as PaymentsCreateParams, callOptions);
+    return { ...created, orderId };
+  }
+
+  const callbackSettings = options.callbacks ?? {};
+  const callbacks = createCallbackReceiver(webhooks["callbacks.payment"], {
+    allowedAddresses: callbackSettings.allowedAddresses ?? [CALLBACK_SOURCE],
+    maxBodyBytes: callbackSettings.maxBodyBytes ?? 256 * 1024,
+    leaseMs: callbackSettings.leaseMs ?? 60_000,
+    store: options.callbackStore ?? new MemoryCallbackStore(),
+    confirm: callbackSettings.confirm
+      ? async (event: CallbackEvent) => {
+          const state = await reconcile(event.orderId ?? "", event.id);
+          return state !== undefined && state.status === event.status && (event.amount === undefined || state.amount === event.amount);
+        }
+      : undefined,
+  });
+
+  return {
+    ...methods,
+    payments: { ...methods.payments, create, reconcile },
+    payouts: { create: (params, callOptions) => create({ ...(params as CreatePaymentParams), type: 1 }, callOptions) },
+    encryptCard: async (card) => encryptCard(card, await gatewayKey()),
+    callbacks,
+    raw: transport.raw,
+  };
+}
+
+/** The address clients check callbacks against (spec: `x-source-ip` of the callback). */
+export const CALLBACK_SOURCE = "35.157.105.64";
