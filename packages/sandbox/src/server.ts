@@ -4,6 +4,7 @@
 // client that trickles its headers or body must not hold it forever.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { EcommerceSandbox, type EcommerceSandboxOptions } from "./ecommerce.js";
 import { FiscalSandbox, type FiscalSandboxOptions } from "./fiscal.js";
 import { json, SandboxClock, type SandboxModule, type SandboxRequest } from "./module.js";
 import { PortalSandbox, type PortalSandboxOptions } from "./portal.js";
@@ -15,6 +16,7 @@ export interface SandboxOptions {
   host?: string;
   portal?: PortalSandboxOptions;
   fiscal?: FiscalSandboxOptions;
+  ecommerce?: EcommerceSandboxOptions;
   /** Largest request body, in bytes; larger ones are answered 413. Default 1 MiB. */
   maxBodyBytes?: number;
   /** Time allowed for a request's headers, and for the whole request, in ms. Defaults 5000 and 15000. */
@@ -35,6 +37,9 @@ export interface Sandbox {
   /** Base address for the fiscal client. */
   fiscalUrl: string;
   fiscal: FiscalSandbox;
+  /** Base address for the e-commerce client. */
+  ecommerceUrl: string;
+  ecommerce: EcommerceSandbox;
   /** Every module, by name. */
   modules: ReadonlyMap<string, SandboxModule>;
   close(): Promise<void>;
@@ -90,7 +95,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const context = { clock, url: () => url };
   const portal = new PortalSandbox(options.portal, context);
   const fiscal = new FiscalSandbox(options.fiscal, context);
-  const modules = new Map<string, SandboxModule>([portal, fiscal].map((m) => [m.name, m]));
+  const ecommerce = new EcommerceSandbox(options.ecommerce, context);
+  const modules = new Map<string, SandboxModule>([portal, fiscal, ecommerce].map((m) => [m.name, m]));
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
 
   // Node checks the two request timeouts on this interval; its default (30 s) lets slow clients linger.
@@ -153,6 +159,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     portal,
     fiscalUrl: urlOf("fiscal"),
     fiscal,
+    ecommerceUrl: urlOf("ecommerce"),
+    ecommerce,
     modules,
     close: async () => {
       for (const m of modules.values()) await m.close?.();
