@@ -1,0 +1,480 @@
+// The e-commerce client against the sandbox, over HTTP on loopback: every operation, the payment
+// page, the card cryptogram (encrypted by the client, decrypted by the sandbox), callbacks
+// delivered by the sandbox to a real merchant server, payments whose answer is lost, and secrets.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { inspect } from "node:util";
+import {
+  AuthenticationError,
+  type CallbackEvent,
+  CallbackRefusedError,
+  type CallbackStore,
+  createEcommerceClient,
+  type EcommerceClientOptions,
+  type LogEvent,
+  MemoryCallbackStore,
+  NotFoundError,
+  OutcomeUnknownError,
+  RequestValidationError,
+  ServiceError,
+  tenge,
+  tiyn,
+} from "@paysys/ecommerce";
+import { loadCardEncryption } from "@paysys/ecommerce/card";
+import { defaultMerchant, type Sandbox, startSandbox, TestCards } from "@paysys/sandbox";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+
+let sb: Sandbox;
+const servers: Server[] = [];
+beforeAll(async () => {
+  sb = await startSandbox({
+    ecommerce: { callbackRetryMs: 25, callbackMaxAttempts: 8, merchants: [defaultMerchant, { login: "hold01", password: "hold-password", twoStage: true }] },
+  });
+});
+afterAll(async () => {
+  for (const s of servers) s.close();
+  await sb.close();
+});
+
+const card = (pan: string = TestCards.success) => ({ pan, month: 12, year: 2031, cvv: "123", cardholder: "IVAN IVANOV" });
+const client = (extra: Partial<EcommerceClientOptions> = {}) =>
+  createEcommerceClient({
+    merchantId: defaultMerchant.login,
+    password: defaultMerchant.password,
+    baseUrl: sb.ecommerceUrl,
+    validateResponses: true,
+    // Callbacks come from the sandbox on loopback, not from the gateway's documented address.
+    callbacks: { allowedAddresses: ["127.0.0.1"] },
+    ...extra,
+  });
+
+/** A merchant's callback endpoint: a real HTTP server with the client's Node handler. */
+async function callbackServer(shop: ReturnType<typeof client>, process: (event: CallbackEvent) => unknown) {
+  const server = createServer(shop.callbacks.nodeHandler(process));
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/callbacks`;
+}
+
+describe("e-commerce: every operation against the sandbox", () => {
+  it("a payment on the gateway's page: create, the page, paying with a test card, the status, the callback, a refund", async () => {
+    const shop = client();
+    const events: CallbackEvent[] = [];
+    const callbackUrl = await callbackServer(shop, (e) => events.push(e));
+    const created = await shop.payments.create({
+      amount: tiyn("1500.00"),
+      description: "Order 1001",
+      callbackUrl,
+      returnUrl: "https://shop.example/return",
+      metadata: { cart: "c-77" },
+    });
+    expect(created).toEqual({ id: expect.any(String), url: `${sb.ecommerceUrl}/pay/${created.id}`, orderId: expect.any(String) });
+    expect(await shop.payments.reconcile(created.orderId)).toMatchObject({ id: created.id, amount: 150000, demo: false });
+    expect((await shop.payments.reconcile(created.orderId))?.status).toBeUndefined();
+
+    const page = await fetch(created.url);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    expect(await page.text()).toContain("Pay 1500.00 KZT");
+    const paid = await fetch(created.url, { method: "POST", body: new URLSearchParams({ pan: TestCards.success, month: "12", year: "2031", cvv: "123" }), redirect: "manual" });
+    expect(paid.status).toBe(303);
+    expect(paid.headers.get("location")).toBe("https://shop.example/return");
+
+    expect(await shop.payments.status({ orderid: created.orderId, id: created.id })).toMatchObject({ status: 1, amount: 150000 });
+    await vi.waitFor(() => expect(events).toHaveLength(1));
+    expect(events[0]).toMatchObject({ id: created.id, orderId: created.orderId, amount: 150000, status: 1, errCode: 0, metadata: { cart: "c-77" } });
+
+    expect(await shop.payments.cancel({ order_id: created.orderId })).toEqual({});
+    expect((await shop.payments.reconcile(created.orderId))?.status).toBe(3);
+    await vi.waitFor(() => expect(events.map((e) => e.status)).toEqual([1, 3]));
+    expect(sb.ecommerce.balance(defaultMerchant.login)).toBe(0);
+  });
+
+  it("declined and insufficient-funds cards fail with errCode 220 and their message", async () => {
+    const shop = client();
+    for (const [pan, message] of [
+      [TestCards.decline, "declined"],
+      [TestCards.insufficientFunds, "insufficient funds"],
+    ] as const) {
+      const events: CallbackEvent[] = [];
+      const callbackUrl = await callbackServer(shop, (e) => events.push(e));
+      const { orderId } = await shop.payments.create({ amount: 1000, callbackUrl, customerData: { cardData: card(pan) } });
+      expect((await shop.payments.reconcile(orderId))?.status).toBe(0);
+      await vi.waitFor(() => expect(events).toHaveLength(1));
+      expect(events[0]).toMatchObject({ status: 0, errCode: 220, errMessage: expect.stringContaining(message) });
+    }
+  });
+
+  it("a card given as an object is encrypted with the gateway's key (fetched once for 20 payments at once), decrypted by the sandbox", async () => {
+    const shop = client();
+    const keysBefore = sb.ecommerce.stats.keys;
+    const cryptogramsBefore = sb.ecommerce.stats.cryptograms;
+    const created = await Promise.all(Array.from({ length: 20 }, () => shop.payments.create({ amount: 2500, customerData: { cardData: card() } })));
+    expect(sb.ecommerce.stats.keys - keysBefore).toBe(1);
+    expect(sb.ecommerce.stats.cryptograms - cryptogramsBefore).toBe(20);
+    for (const p of created) expect(sb.ecommerce.transaction(p.id)?.status).toBe(1);
+  });
+
+  it("the key is kept at most a day: after it, the next card fetches it again", async () => {
+    const shop = client();
+    await shop.encryptCard(card());
+    const before = sb.ecommerce.stats.keys;
+    await shop.encryptCard(card());
+    expect(sb.ecommerce.stats.keys).toBe(before);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + 86_400_000);
+      await shop.encryptCard(card());
+      expect(sb.ecommerce.stats.keys).toBe(before + 1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("the payment form's helper: the key by its PEM address, one fetch for 10 cards, a failed fetch not kept", async () => {
+    const before = sb.ecommerce.stats.keys;
+    const cards = loadCardEncryption({ keyUrl: `${sb.ecommerceUrl}/payment/getcert/pem` });
+    const cryptograms = await Promise.all(Array.from({ length: 10 }, () => cards.encrypt(card())));
+    expect(sb.ecommerce.stats.keys - before).toBe(1);
+    const shop = client();
+    const paid = await shop.payments.create({ amount: 1_000, customerData: { cardData: cryptograms[3]! } });
+    expect(sb.ecommerce.transaction(paid.id)?.status).toBe(1);
+
+    const broken = loadCardEncryption({ keyUrl: `${sb.ecommerceUrl}/payment/no-such-key` });
+    await expect(broken.encrypt(card())).rejects.toThrow("the gateway's key could not be fetched (HTTP 404)");
+    const requests = sb.ecommerce.stats.requests;
+    await expect(broken.encrypt(card())).rejects.toThrow("HTTP 404");
+    expect(sb.ecommerce.stats.requests).toBe(requests + 1);
+  });
+
+  it("a bad card is refused before anything is sent, with the field and never the number or the CVV", async () => {
+    const shop = client();
+    const requests = sb.ecommerce.stats.requests;
+    const created = sb.ecommerce.stats.created;
+    const bad = { pan: "4111111111111112", month: 13, year: 2031, cvv: "98" };
+    const error = await shop.payments.create({ amount: 1000, customerData: { cardData: bad } }).catch((e) => e);
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect(error.issues.map((i: { path: string }) => i.path)).toEqual(["/customerData/cardData"]);
+    expect(error.message).toMatch(/pan is not a valid card number.*month must be a month.*cvv must be 3 or 4 digits/);
+    for (const text of [error.message, JSON.stringify(error), inspect(error), error.stack]) {
+      expect(text).not.toContain(bad.pan);
+      expect(text).not.toContain('98"');
+    }
+    // The key may have been fetched; no payment was.
+    expect(sb.ecommerce.stats.created).toBe(created);
+    expect(sb.ecommerce.stats.requests - requests).toBeLessThanOrEqual(1);
+  });
+
+  it("payouts are payments of type 1 with the card number in a cryptogram; the balance moves only outside demo mode", async () => {
+    const shop = client();
+    const before = sb.ecommerce.balance(defaultMerchant.login);
+    await shop.payments.create({ amount: 10_000, customerData: { cardData: card() } });
+    expect(sb.ecommerce.balance(defaultMerchant.login)).toBe(before + 10_000);
+    const payout = await shop.payouts.create({ amount: 4_000, customerData: { cardData: { pan: TestCards.success } } });
+    expect(sb.ecommerce.transaction(payout.id)).toMatchObject({ payout: true, status: 1 });
+    expect(sb.ecommerce.balance(defaultMerchant.login)).toBe(before + 6_000);
+
+    const demo = client({ demo: true });
+    await demo.payments.create({ amount: 99_900, customerData: { cardData: card() } });
+    const demoPayout = await demo.payouts.create({ amount: 99_900, customerData: { cardData: { pan: TestCards.success } } });
+    expect(sb.ecommerce.transaction(demoPayout.id)).toMatchObject({ demo: true, status: 1 });
+    expect(sb.ecommerce.balance(defaultMerchant.login)).toBe(before + 6_000);
+  });
+
+  it("two-stage: the amount is held (status 2) until approved (status 1); an unknown id is the service's error", async () => {
+    const shop = client({ merchantId: "hold01", password: "hold-password" });
+    const events: CallbackEvent[] = [];
+    const callbackUrl = await callbackServer(shop, (e) => events.push(e));
+    const held = await shop.payments.create({ amount: 50_000, callbackUrl, customerData: { cardData: card() } });
+    expect((await shop.payments.reconcile(held.orderId))?.status).toBe(2);
+    expect(await shop.payments.approve({ ID: held.id, action: "approve" })).toEqual({ status: 1 });
+    expect((await shop.payments.reconcile(held.orderId))?.status).toBe(1);
+    await vi.waitFor(() => expect(events.map((e) => e.status)).toEqual([2, 1]));
+
+    const unknown = await shop.payments.approve({ ID: "no-such-id", action: "approve" }).catch((e) => e);
+    expect(unknown).toBeInstanceOf(ServiceError);
+    expect(unknown.message).toContain("transaction not found");
+
+    const cancelled = await shop.payments.create({ amount: 7_000, customerData: { cardData: card() } });
+    await shop.payments.cancel({ order_id: cancelled.orderId });
+    expect((await shop.payments.reconcile(cancelled.orderId))?.status).toBe(3);
+  });
+
+  it("card tokens: made with tokenization and a phone, listed masked, paid with (same phone only), removed", async () => {
+    const shop = client();
+    const phone = "77770001122";
+    const events: CallbackEvent[] = [];
+    const callbackUrl = await callbackServer(shop, (e) => events.push(e));
+    await shop.payments.create({ amount: 1_000, callbackUrl, tokenization: true, customerData: { phone, cardData: card() } });
+    await vi.waitFor(() => expect(events).toHaveLength(1));
+    const token = events[0]!.cardToken!;
+    expect(token).toMatch(/^ct_/);
+    expect(await shop.cardTokens.list({ phone })).toEqual([{ ID: token, Pan: "411111******1111" }]);
+
+    const again = await shop.payments.create({ amount: 2_000, customerData: { phone, cardToken: token } });
+    expect(sb.ecommerce.transaction(again.id)?.status).toBe(1);
+    const otherPhone = await shop.payments.create({ amount: 2_000, customerData: { phone: "77779999999", cardToken: token } });
+    expect(sb.ecommerce.transaction(otherPhone.id)?.status).toBe(0);
+
+    expect(await shop.cardTokens.remove({ id: token })).toEqual({ removed: true });
+    expect(await shop.cardTokens.list({ phone })).toEqual([]);
+  });
+
+  it("the public key as PEM and as JWK, without credentials", async () => {
+    const shop = client({ password: "not-the-password" });
+    expect(await shop.publicKey.pem()).toMatch(/^-----BEGIN PUBLIC KEY-----\n[\s\S]+-----END PUBLIC KEY-----\n$/);
+    expect(await shop.publicKey.jwk()).toMatchObject({ kty: "RSA", e: "AQAB", n: expect.any(String) });
+  });
+
+  it("an unpaid payment expires after its lifetime with errCode 230 and a callback", async () => {
+    const shop = client();
+    const events: CallbackEvent[] = [];
+    const callbackUrl = await callbackServer(shop, (e) => events.push(e));
+    const { orderId } = await shop.payments.create({ amount: 1_000, callbackUrl });
+    sb.clock.advance(16 * 60_000);
+    expect(await shop.payments.reconcile(orderId)).toMatchObject({ status: 0 });
+    await vi.waitFor(() => expect(events[0]).toMatchObject({ status: 0, errCode: 230 }));
+  });
+
+  it("an unknown orderId: payments.status is a NotFoundError, reconcile says undefined", async () => {
+    const shop = client();
+    await expect(shop.payments.status({ orderid: "no-such-order" })).rejects.toBeInstanceOf(NotFoundError);
+    expect(await shop.payments.reconcile("no-such-order")).toBeUndefined();
+  });
+
+  it("wrong credentials are an AuthenticationError with the gateway's message", async () => {
+    const shop = client({ password: "Wr0ng-Merchant-Pass" });
+    const error = await shop.payments.create({ amount: 1_000 }).catch((e) => e);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error.message).toContain("Unauthorized not found");
+    expect(error.message).not.toContain("Wr0ng-Merchant-Pass");
+  });
+});
+
+describe("e-commerce: money", () => {
+  it("amounts are whole tiyn: tiyn() and tenge() are exact; fractions, zero and negatives are refused before sending", async () => {
+    expect(tiyn("100.50")).toBe(10050);
+    expect(tiyn(19.99)).toBe(1999);
+    expect(tenge(10050)).toBe("100.50");
+    const shop = client();
+    const requests = sb.ecommerce.stats.requests;
+    for (const amount of [10.5, -100, 0, Number.NaN]) {
+      const error = await shop.payments.create({ amount }).catch((e) => e);
+      expect(error, String(amount)).toBeInstanceOf(RequestValidationError);
+      expect(error.issues[0].path).toBe("/amount");
+    }
+    expect(sb.ecommerce.stats.requests).toBe(requests);
+  });
+});
+
+describe("e-commerce: nothing is sent twice", () => {
+  /** A fetch that delivers the request and then loses the answer (`lose` decides which calls). */
+  const losing = (lose: (url: string) => boolean) => async (url: string | URL | Request, init?: RequestInit) => {
+    const response = await fetch(url, init);
+    if (lose(String(url))) throw new TypeError("fetch failed: socket hang up");
+    return response;
+  };
+
+  it("a payment whose answer is lost is not re-sent; the error tells it was created, and reconcile shows it", async () => {
+    const shop = client({ fetch: losing((u) => u.endsWith("/payment/create")), retry: { maxRetries: 3 } });
+    const created = sb.ecommerce.stats.created;
+    const error = await shop.payments.create({ amount: 3_000, orderId: "lost-answer-1", customerData: { cardData: card() } }).catch((e) => e);
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(error.message).toContain('payments.reconcile("lost-answer-1")');
+    expect(sb.ecommerce.stats.created - created).toBe(1);
+    expect(await error.wasApplied()).toBe(true);
+    expect(await shop.payments.reconcile("lost-answer-1")).toMatchObject({ status: 1, amount: 3_000 });
+  });
+
+  it("a payment that never reached the gateway: wasApplied() is false, and sending it again is then safe", async () => {
+    const shop = client({
+      fetch: async (url, init) => {
+        if (String(url).endsWith("/payment/create")) throw new TypeError("fetch failed: socket hang up");
+        return fetch(url, init);
+      },
+    });
+    const error = await shop.payments.create({ amount: 3_000, orderId: "never-arrived-1" }).catch((e) => e);
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(await error.wasApplied()).toBe(false);
+    expect(sb.ecommerce.transactionOf(defaultMerchant.login, "never-arrived-1")).toBeUndefined();
+  });
+
+  it("a cancel whose answer is lost is not re-sent; the error tells whether it was cancelled", async () => {
+    const shop = client({ fetch: losing((u) => u.endsWith("/payment/kill")) });
+    const { orderId } = await shop.payments.create({ amount: 1_000, customerData: { cardData: card() } });
+    const error = await shop.payments.cancel({ order_id: orderId }).catch((e) => e);
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(await error.wasApplied()).toBe(true);
+  });
+
+  it("an orderId already used is refused by the sandbox, so a retry by hand cannot pay twice", async () => {
+    const shop = client();
+    await shop.payments.create({ amount: 1_000, orderId: "once-only" });
+    const error = await shop.payments.create({ amount: 1_000, orderId: "once-only" }).catch((e) => e);
+    expect(error.message).toContain("already used");
+  });
+});
+
+describe("e-commerce: callbacks", () => {
+  it("delivered twice, processed once; both deliveries acknowledged", async () => {
+    const shop = client();
+    const events: CallbackEvent[] = [];
+    const callbackUrl = await callbackServer(shop, (e) => events.push(e));
+    const { id } = await shop.payments.create({ amount: 1_000, callbackUrl, customerData: { cardData: card() } });
+    await vi.waitFor(() => expect(events).toHaveLength(1));
+    expect(await sb.ecommerce.redeliver(id)).toBe(true);
+    expect(events).toHaveLength(1);
+    expect(sb.ecommerce.transaction(id)?.deliveries).toEqual([
+      { status: 200, accepted: true, callbackStatus: 1 },
+      { status: 200, accepted: true, callbackStatus: 1 },
+    ]);
+  });
+
+  it("when the merchant's function throws, the callback is not acknowledged and the gateway's next delivery processes it", async () => {
+    const shop = client();
+    let calls = 0;
+    const processed: string[] = [];
+    const callbackUrl = await callbackServer(shop, (e) => {
+      calls++;
+      if (calls < 3) throw new Error("database is down");
+      processed.push(e.id!);
+    });
+    const { id } = await shop.payments.create({ amount: 1_000, callbackUrl, customerData: { cardData: card() } });
+    await vi.waitFor(() => expect(processed).toEqual([id]));
+    expect(sb.ecommerce.transaction(id)?.deliveries.map((d) => [d.status, d.accepted])).toEqual([
+      [500, false],
+      [500, false],
+      [200, true],
+    ]);
+  });
+
+  it("refuses a callback from an address not allowed (403), one that breaks the spec (400), and, with confirm, one the status query does not confirm", async () => {
+    const shop = client({ callbacks: { allowedAddresses: ["35.157.105.64"] } });
+    const body = JSON.stringify({ id: "x", orderId: "o", status: 1, amount: 100 });
+    const refused = await shop.callbacks.handle(body, { remoteAddress: "203.0.113.9" }, () => {});
+    expect(refused).toEqual({ status: 403, body: { accepted: false } });
+    await expect(shop.callbacks.parse(body, { remoteAddress: "203.0.113.9" })).rejects.toMatchObject({ reason: "address" });
+    await expect(shop.callbacks.parse(body, {})).rejects.toMatchObject({ reason: "address" });
+    expect(await shop.callbacks.parse(body, { remoteAddress: "::ffff:35.157.105.64" })).toMatchObject({ id: "x" });
+
+    const wrongType = await shop.callbacks.parse(JSON.stringify({ id: "x", amount: "100" }), { remoteAddress: "35.157.105.64" }).catch((e) => e);
+    expect(wrongType).toBeInstanceOf(CallbackRefusedError);
+    expect(wrongType.reason).toBe("body");
+    expect(wrongType.message).toContain("does not match the spec");
+    expect((await shop.callbacks.handle("{", { remoteAddress: "35.157.105.64" }, () => {})).status).toBe(400);
+
+    // A forged "paid" callback for a payment nobody paid: the status query does not confirm it.
+    const confirming = client({ callbacks: { allowedAddresses: "any", confirm: true } });
+    const unpaid = await confirming.payments.create({ amount: 1_000 });
+    const forged = JSON.stringify({ id: unpaid.id, orderId: unpaid.orderId, amount: 1_000, status: 1 });
+    await expect(confirming.callbacks.parse(forged)).rejects.toMatchObject({ reason: "unconfirmed" });
+    sb.ecommerce.pay(unpaid.id, card());
+    expect(await confirming.callbacks.parse(forged)).toMatchObject({ status: 1 });
+  });
+
+  it("the web-standard handler (Request → Response) acknowledges after processing, once", async () => {
+    const shop = client({ callbacks: { allowedAddresses: "any" } });
+    const seen: string[] = [];
+    const handler = shop.callbacks.fetchHandler((e) => {
+      seen.push(`${e.id}:${e.status}`);
+    });
+    const request = () => new Request("https://shop.example/callbacks", { method: "POST", body: JSON.stringify({ id: "web-1", orderId: "o-1", status: 1, errCode: 0 }) });
+    const first = await handler(request());
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({ accepted: true });
+    expect(await (await handler(request())).json()).toEqual({ accepted: true });
+    expect(seen).toEqual(["web-1:1"]);
+  });
+
+  it("two deliveries of one event at the same moment: one processes, the other is told to come back (409) until it is done", async () => {
+    const shop = client({ callbacks: { allowedAddresses: "any" } });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let processed = 0;
+    const body = JSON.stringify({ id: "same-1", status: 1 });
+    const first = shop.callbacks.handle(body, {}, async () => {
+      await gate;
+      processed++;
+    });
+    const second = await shop.callbacks.handle(body, {}, () => {
+      processed++;
+    });
+    expect(second).toEqual({ status: 409, body: { accepted: false } });
+    release();
+    expect(await first).toEqual({ status: 200, body: { accepted: true } });
+    expect(await shop.callbacks.handle(body, {}, () => processed++)).toEqual({ status: 200, body: { accepted: true } });
+    expect(processed).toBe(1);
+  });
+
+  it("a custom store (as over a database) is used for every claim; a store shared by two clients processes an event once", async () => {
+    const store = new MemoryCallbackStore();
+    const calls: string[] = [];
+    const recording: CallbackStore = {
+      claim(key, lease) {
+        calls.push(`claim ${key}`);
+        return store.claim(key, lease);
+      },
+      complete(key) {
+        calls.push(`complete ${key}`);
+        return store.complete(key);
+      },
+      release(key) {
+        calls.push(`release ${key}`);
+        return store.release(key);
+      },
+    };
+    const a = client({ callbackStore: recording, callbacks: { allowedAddresses: "any" } });
+    const b = client({ callbackStore: recording, callbacks: { allowedAddresses: "any" } });
+    let processed = 0;
+    const body = JSON.stringify({ id: "db-1", status: 1, errCode: 0 });
+    await a.callbacks.handle(body, {}, () => processed++);
+    await b.callbacks.handle(body, {}, () => processed++);
+    expect(processed).toBe(1);
+    expect(calls).toEqual(["claim db-1:1:0", "complete db-1:1:0", "claim db-1:1:0"]);
+  });
+});
+
+describe("e-commerce: secrets", () => {
+  it("no PAN, CVV, cryptogram, card token or password in any log line, error or console output", async () => {
+    const lines: string[] = [];
+    const log = (e: LogEvent) => lines.push(JSON.stringify(e));
+    const consoleSpies = (["log", "info", "warn", "error", "debug"] as const).map((m) =>
+      vi.spyOn(console, m).mockImplementation((...args) => lines.push(args.map((a) => inspect(a)).join(" "))),
+    );
+    const password = defaultMerchant.password;
+    const wrongPassword = "Wr0ng-Merchant-Pass-9";
+    const cvv = "731";
+    const shop = client({ logger: log, retry: { maxRetries: 1, baseDelayMs: 1 } });
+    const phone = "77770005566";
+    const events: CallbackEvent[] = [];
+    const callbackUrl = await callbackServer(shop, (e) => events.push(e));
+    const errors: unknown[] = [];
+    const capture = (p: Promise<unknown>) => p.catch((e) => errors.push(e));
+
+    const cryptogram = await shop.encryptCard({ ...card(), cvv });
+    await shop.payments.create({ amount: 1_000, callbackUrl, tokenization: true, customerData: { phone, cardData: cryptogram } });
+    await vi.waitFor(() => expect(events).toHaveLength(1));
+    const token = events[0]!.cardToken!;
+    await shop.cardTokens.list({ phone });
+    await shop.payments.create({ amount: 1_000, customerData: { phone, cardToken: token } });
+    await capture(shop.payments.create({ amount: 1.5, customerData: { cardData: cryptogram, cardToken: token } }));
+    await capture(shop.payments.create({ amount: 1_000, customerData: { cardData: { pan: TestCards.success, month: 1, year: 2001, cvv } } }));
+    await capture(client({ logger: log, password: wrongPassword }).payments.create({ amount: 1_000, customerData: { cardData: cryptogram } }));
+    await capture(shop.payments.create({ amount: 1_000, customerData: { cardData: "bm90LWEtY3J5cHRvZ3JhbQ==" } }));
+    await capture(
+      client({ logger: log, retry: { maxRetries: 1, baseDelayMs: 1 }, fetch: async () => Promise.reject(new TypeError("fetch failed")) }).cardTokens.remove({ id: token }),
+    );
+    await shop.cardTokens.remove({ id: token });
+    for (const s of consoleSpies) s.mockRestore();
+
+    expect(errors).toHaveLength(5);
+    const text = [...lines, ...errors.flatMap((e) => [String((e as Error).message), (e as Error).stack ?? "", JSON.stringify(e), inspect(e, { depth: 5 })])].join("\n");
+    expect(lines.length).toBeGreaterThan(10);
+    // The CVV as a value (a bare "731" could be part of any number, a port or a duration).
+    expect(text).not.toMatch(/"731"|cvv\W+731/i);
+    for (const secret of [TestCards.success, cryptogram, token, password, wrongPassword, Buffer.from(`${defaultMerchant.login}:${password}`).toString("base64")]) {
+      expect(text).not.toContain(secret);
+    }
+  });
+});
