@@ -1,5 +1,7 @@
 // What every client method and every client shares with its callers: per-call options, the
-// logger's events and the hooks. Public: the client packages re-export these types.
+// logger's events, the hooks and the options every client takes. Public: the client packages
+// re-export these types.
+import type { RetryOptions } from "./internal/retry.js";
 
 /** Per-call options every SDK method accepts as its last argument. */
 export interface CallOptions {
@@ -37,4 +39,39 @@ export interface Hooks {
   /** May return a replacement Request. */
   beforeRequest?(ctx: { operation: string; attempt: number; request: Request }): Request | undefined | Promise<Request | undefined>;
   afterResponse?(ctx: { operation: string; attempt: number; request: Request; response: Response }): unknown;
+}
+
+/**
+ * Settings every client takes that are plain data. Each client's settings interface extends it
+ * (its generated validator checks them too).
+ */
+export interface ClientSettings {
+  /**
+   * Per-attempt timeout in ms. Default 30000.
+   * @minimum 1
+   */
+  timeoutMs?: number;
+  /** Retries of idempotent operations. Operations that move money, sign in or present a chain link are never retried. */
+  retry?: RetryOptions;
+  /** Check requests against the spec before sending. Default true. */
+  validateRequests?: boolean;
+  /** Check answers against the spec. Default false (it costs CPU on large answers). */
+  validateResponses?: boolean;
+  /**
+   * Largest JSON answer read, in bytes; a larger one is a ResponseTooLargeError. Files are streamed
+   * and not limited. Default 33554432 (32 MiB).
+   * @minimum 1
+   */
+  maxResponseBytes?: number;
+  /** Extra headers sent with every request. */
+  headers?: { [name: string]: string };
+}
+
+/** Options every client takes that are functions or objects. */
+export interface ClientFunctions {
+  /** The `fetch` for every attempt, called as `fetch(url, init)`. Default `globalThis.fetch`. */
+  fetch?: FetchLike;
+  /** Receives redacted request, response, retry and error events. */
+  logger?: (event: LogEvent) => void;
+  hooks?: Hooks;
 }

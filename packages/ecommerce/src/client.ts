@@ -3,7 +3,7 @@
 // you give none (a lost answer can only be checked by it), payouts as payments of type 1, the
 // gateway's key fetched once a day for the card cryptogram, and callbacks.
 import { type CallOptions, NotFoundError } from "@paysys/core";
-import { basicScheme, type Codec, checkClientOptions, createInvoker, durationMs, randomUuid, SecretSet, Transport } from "@paysys/core/internal";
+import { basicScheme, type Codec, checkClientOptions, createInvoker, durationMs, randomUuid, SecretSet, sharedTransportOptions, Transport } from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
 import { type CallbackEvent, createCallbackReceiver, MemoryCallbackStore } from "./callbacks.js";
 import { encryptCard, importGatewayKey, type PaymentCard, type PayoutCard } from "./card.js";
@@ -59,15 +59,8 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
   secrets.pin(options.password);
   const baseUrl = options.baseUrl ?? servers[0]!;
   const transport = new Transport<paths>({
+    ...sharedTransportOptions(options),
     baseUrl,
-    fetch: options.fetch,
-    timeoutMs: options.timeoutMs,
-    retry: options.retry,
-    validateResponses: options.validateResponses,
-    maxResponseBytes: options.maxResponseBytes,
-    logger: options.logger,
-    hooks: options.hooks,
-    headers: options.headers,
     schemes: { merchantBasic: basicScheme(options.merchantId, options.password) },
     sensitiveKeys,
     secrets,

@@ -1,11 +1,12 @@
 // Options of `createEcommerceClient`. The plain-data part is an interface on purpose: the code
 // generator turns it into a JSON Schema (typescript-json-schema) and a precompiled validator, so
 // options passed from plain JavaScript are checked as strictly as TypeScript checks them.
-import type { FetchLike, Hooks, LogEvent, RetryOptions } from "@paysys/core";
+import type { ClientFunctions, ClientSettings, RetryOptions } from "@paysys/core";
+import { clientFunctionKeys } from "@paysys/core/internal";
 import type { CallbackStore } from "./callbacks.js";
 
 /** E-commerce client settings that are plain data. */
-export interface EcommerceClientSettings {
+export interface EcommerceClientSettings extends ClientSettings {
   /** The merchant's login: HTTP Basic user, and copied into every `merchantId`. */
   merchantId: string;
   password: string;
@@ -13,24 +14,8 @@ export interface EcommerceClientSettings {
   baseUrl?: string;
   /** Send `demo: true` with every payment and payout that does not say otherwise: no money moves. Default false. */
   demo?: boolean;
-  /**
-   * Per-attempt timeout in ms. Default 30000.
-   * @minimum 1
-   */
-  timeoutMs?: number;
   /** Retries of idempotent operations (status queries, token lists, the key). Payments, payouts, approvals and cancellations never are. */
   retry?: RetryOptions;
-  /** Check requests against the spec before sending. Default true. */
-  validateRequests?: boolean;
-  /** Check answers against the spec. Default false. */
-  validateResponses?: boolean;
-  /**
-   * Largest JSON answer read, in bytes. Default 33554432 (32 MiB).
-   * @minimum 1
-   */
-  maxResponseBytes?: number;
-  /** Extra headers sent with every request. */
-  headers?: { [name: string]: string };
   /** How callbacks are received. */
   callbacks?: CallbackSettings;
 }
@@ -57,12 +42,7 @@ export interface CallbackSettings {
 }
 
 /** E-commerce client options that are functions or objects. */
-export interface EcommerceClientFunctions {
-  /** The `fetch` for every attempt, called as `fetch(url, init)`. Default `globalThis.fetch`. */
-  fetch?: FetchLike;
-  /** Receives redacted request, response, retry and error events. */
-  logger?: (event: LogEvent) => void;
-  hooks?: Hooks;
+export interface EcommerceClientFunctions extends ClientFunctions {
   /** Makes the `orderId` of a payment created without one. Default: a random UUID. */
   newOrderId?: () => string;
   /** Where callback deliveries are remembered, so each event is processed once. Default: in memory. */
@@ -71,4 +51,4 @@ export interface EcommerceClientFunctions {
 
 export type EcommerceClientOptions = EcommerceClientSettings & EcommerceClientFunctions;
 
-export const functionOptionKeys = { fetch: "function", logger: "function", hooks: "object", newOrderId: "function", callbackStore: "object" } as const;
+export const functionOptionKeys = { ...clientFunctionKeys, newOrderId: "function", callbackStore: "object" } as const;

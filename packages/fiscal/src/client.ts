@@ -2,7 +2,19 @@
 // written here: signing in with the phone number (the token lives one day; the spec says so and
 // the manager renews it when it has expired), the receipt rules the service applies, and where the
 // registers' `Uid`s are kept.
-import { bearerScheme, checkClientOptions, commaListCodec, createInvoker, durationMs, rfc3339Codec, SecretSet, TokenManager, Transport, tengeCodec } from "@paysys/core/internal";
+import {
+  bearerScheme,
+  checkClientOptions,
+  commaListCodec,
+  createInvoker,
+  durationMs,
+  rfc3339Codec,
+  SecretSet,
+  sharedTransportOptions,
+  TokenManager,
+  Transport,
+  tengeCodec,
+} from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
 import { autonomousReceipt, receiptTotals } from "./checks.js";
 import { buildFiscalMethods, type FiscalMethods } from "./generated/client.js";
@@ -53,15 +65,8 @@ export function createFiscalClient(options: FiscalClientOptions): FiscalClient {
     },
   });
   const transport = new Transport({
+    ...sharedTransportOptions(options),
     baseUrl: options.baseUrl,
-    fetch: options.fetch,
-    timeoutMs: options.timeoutMs,
-    retry: options.retry,
-    validateResponses: options.validateResponses,
-    maxResponseBytes: options.maxResponseBytes,
-    logger: options.logger,
-    hooks: options.hooks,
-    headers: options.headers,
     schemes: { fiscalToken: bearerScheme(tokens) },
     sensitiveKeys,
     secrets,

@@ -1,34 +1,21 @@
 // Options of `createFiscalClient`. The plain-data part is an interface on purpose: the code
 // generator turns it into a JSON Schema (typescript-json-schema) and a precompiled validator, so
 // options passed from plain JavaScript are checked as strictly as TypeScript checks them.
-import type { ChainStore, FetchLike, Hooks, LogEvent, RetryOptions } from "@paysys/core";
+import type { ChainStore, ClientFunctions, ClientSettings, RetryOptions } from "@paysys/core";
+import { clientFunctionKeys } from "@paysys/core/internal";
 
 /** Fiscal client settings that are plain data. */
-export interface FiscalClientSettings {
+export interface FiscalClientSettings extends ClientSettings {
   /** Base address of the cash register API. No source shows it: your integration manager gives it. */
   baseUrl: string;
   /** The user's phone number and password (`POST /auth`). */
   credentials: FiscalCredentials;
-  /**
-   * Per-attempt timeout in ms. Default 30000.
-   * @minimum 1
-   */
-  timeoutMs?: number;
   /** Retries of idempotent operations (lists, reads). Receipt operations are never retried. */
   retry?: RetryOptions;
   /** Check requests against the spec (and receipts' totals) before sending. Default true. */
   validateRequests?: boolean;
-  /** Check answers against the spec. Default false. */
-  validateResponses?: boolean;
-  /**
-   * Largest JSON answer read, in bytes. Default 33554432 (32 MiB).
-   * @minimum 1
-   */
-  maxResponseBytes?: number;
   /** Time zone in which `Date` values are written. Default `"Asia/Almaty"`. */
   timeZone?: string;
-  /** Extra headers sent with every request. */
-  headers?: { [name: string]: string };
   /**
    * Paths of operations that no source shows (purchase, refunds, cash in and out, the X report), by
    * operation id, e.g. `{ "operations.purchase": "/kkms/{idKkm}/purchase" }`. The defaults are the SDK's.
@@ -45,12 +32,7 @@ export interface FiscalCredentials {
 }
 
 /** Fiscal client options that are functions or objects. */
-export interface FiscalClientFunctions {
-  /** The `fetch` for every attempt, called as `fetch(url, init)`. Default `globalThis.fetch`. */
-  fetch?: FetchLike;
-  /** Receives redacted request, response, retry and error events. */
-  logger?: (event: LogEvent) => void;
-  hooks?: Hooks;
+export interface FiscalClientFunctions extends ClientFunctions {
   /**
    * Where the current `Uid` of each register is kept. Default: in memory. `FileStore` (from
    * `@paysys/fiscal/node`) lets a till program that restarts continue its chains; implement
@@ -61,4 +43,4 @@ export interface FiscalClientFunctions {
 
 export type FiscalClientOptions = FiscalClientSettings & FiscalClientFunctions;
 
-export const functionOptionKeys = { fetch: "function", logger: "function", hooks: "object", uidStore: "object" } as const;
+export const functionOptionKeys = { ...clientFunctionKeys, uidStore: "object" } as const;

@@ -2,7 +2,7 @@
 // cannot say is written here and nowhere else: the captcha sign-in, reading the token answer
 // (whose fields the document does not show), logout on close, and v1's missing `user.me`.
 import { type CallOptions, ClientClosedError, ConfigurationError, type TokenSet, UnexpectedResponseError, UnsupportedOperationError } from "@paysys/core";
-import { bearerScheme, checkClientOptions, createInvoker, randomUuid, SecretSet, TokenManager, Transport } from "@paysys/core/internal";
+import { bearerScheme, checkClientOptions, createInvoker, randomUuid, SecretSet, sharedTransportOptions, TokenManager, Transport } from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
 import { portalCodecs } from "./codecs.js";
 import { settings as settingsValidator } from "./generated/settings.js";
@@ -38,8 +38,6 @@ export type PortalV1Client = PortalV1Methods & PortalClientBase<V1Paths>;
 
 const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ?? Symbol.for("Symbol.asyncDispose");
 
-const callbacks = Object.fromEntries(functionOptionKeys.map((k) => [k, k === "hooks" ? "object" : "function"])) as Record<string, "function" | "object">;
-
 /** The default reading of the token answer, whose fields the document does not show. */
 export function defaultExtractTokens(result: Record<string, unknown>, now: number = Date.now()): TokenSet {
   const access = result.accessToken ?? result.token;
@@ -70,7 +68,7 @@ export function createPortalClient(options: PortalClientOptions & { version: "v1
 export function createPortalClient(options: PortalClientOptions & { version?: "v2" }): PortalV2Client;
 export function createPortalClient(options: PortalClientOptions): PortalV1Client | PortalV2Client;
 export function createPortalClient(options: PortalClientOptions): PortalV1Client | PortalV2Client {
-  checkClientOptions("createPortalClient", options, settingsValidator, callbacks);
+  checkClientOptions("createPortalClient", options, settingsValidator, functionOptionKeys);
   if (options.credentials && !options.solveCaptcha) {
     throw new ConfigurationError("createPortalClient: credentials need solveCaptcha: every sign-in asks for a captcha, which a person (or your solver) must read");
   }
@@ -103,15 +101,8 @@ export function createPortalClient(options: PortalClientOptions): PortalV1Client
   });
 
   const transport = new Transport({
+    ...sharedTransportOptions(options),
     baseUrl: options.baseUrl,
-    fetch: options.fetch,
-    timeoutMs: options.timeoutMs,
-    retry: options.retry,
-    validateResponses: options.validateResponses,
-    maxResponseBytes: options.maxResponseBytes,
-    logger: options.logger,
-    hooks: options.hooks,
-    headers: options.headers,
     schemes: { portalToken: bearerScheme(tokens, options.authorize) },
     sensitiveKeys: spec.sensitiveKeys,
     secrets,

@@ -1,36 +1,20 @@
 // Options of `createPortalClient`. The plain-data part is an interface on purpose: the code
 // generator turns it into a JSON Schema (typescript-json-schema) and a precompiled validator, so
 // options passed from plain JavaScript are checked as strictly as TypeScript checks them.
-import type { FetchLike, Hooks, LogEvent, RetryOptions, TokenSet } from "@paysys/core";
+import type { ClientFunctions, ClientSettings, RetryOptions, TokenSet } from "@paysys/core";
+import { clientFunctionKeys } from "@paysys/core/internal";
 import type { AccountCaptchaResult } from "./generated/v2/schema.js";
 
 /** Portal client settings that are plain data. */
-export interface PortalClientSettings {
+export interface PortalClientSettings extends ClientSettings {
   /** Base address of the portal. No source shows it: your integration manager gives it. */
   baseUrl: string;
   /** Interface version. Default `"v2"`. */
   version?: "v2" | "v1";
-  /**
-   * Per-attempt timeout in ms. Default 30000.
-   * @minimum 1
-   */
-  timeoutMs?: number;
   /** Retries of idempotent operations (reports, lists, profiles). Sign-in is never retried. */
   retry?: RetryOptions;
-  /** Check requests against the spec before sending. Default true. */
-  validateRequests?: boolean;
-  /** Check answers against the spec. Default false. */
-  validateResponses?: boolean;
-  /**
-   * Largest JSON answer read, in bytes; a larger one is a ResponseTooLargeError. xlsx files are
-   * streamed and not limited. Default 33554432 (32 MiB).
-   * @minimum 1
-   */
-  maxResponseBytes?: number;
   /** Time zone in which `Date` parameters are rendered. Default `"Asia/Almaty"`. */
   timeZone?: string;
-  /** Extra headers sent with every request. */
-  headers?: { [name: string]: string };
   /** Credentials the client signs in with whenever it needs a token (needs `solveCaptcha` too). */
   credentials?: PortalCredentials;
   /**
@@ -54,12 +38,7 @@ export interface CaptchaChallenge {
 }
 
 /** Portal client options that are functions. */
-export interface PortalClientFunctions {
-  /** The `fetch` for every attempt, called as `fetch(url, init)`. Default `globalThis.fetch`. */
-  fetch?: FetchLike;
-  /** Receives redacted request, response, retry and error events. */
-  logger?: (event: LogEvent) => void;
-  hooks?: Hooks;
+export interface PortalClientFunctions extends ClientFunctions {
   /** Shows the captcha to a person and resolves with the text they read. */
   solveCaptcha?: (challenge: CaptchaChallenge) => Promise<string>;
   /**
@@ -75,4 +54,4 @@ export interface PortalClientFunctions {
 
 export type PortalClientOptions = PortalClientSettings & PortalClientFunctions;
 
-export const functionOptionKeys = ["fetch", "logger", "hooks", "solveCaptcha", "extractTokens", "authorize", "newCaptchaSession"] as const;
+export const functionOptionKeys = { ...clientFunctionKeys, solveCaptcha: "function", extractTokens: "function", authorize: "function", newCaptchaSession: "function" } as const;

@@ -2,6 +2,8 @@
 // where each parameter goes, security, envelope, unwrap, codecs, chain, ...), the schema of the
 // caller's input and of the result, and per webhook the schema of its body. Every fact comes from
 // the spec; what the spec cannot say fails generation with a message that names the place.
+
+import type { SchemeFacts } from "@paysys/core/internal";
 import { deref, escapePointer, type Json, readUnwrap, resolveRef, operations as specOperations, walk } from "@paysys/spec-tools";
 import { parsePointer } from "../../../packages/core/src/internal/pointer.js";
 
@@ -66,17 +68,8 @@ export interface SpecModel {
   servers: string[];
 }
 
-export interface SchemeModel {
-  type: string;
-  scheme?: string;
-  obtainedBy?: string;
-  renewedBy?: string;
-  revokedBy?: string;
-  /** ISO 8601 duration (P1D, PT1H). */
-  tokenLifetime?: string;
-  /** A new token invalidates the previous one at once. */
-  singleToken?: boolean;
-}
+/** What the spec says of a security scheme: the runtime's own type, so the two cannot drift. */
+export type SchemeModel = SchemeFacts;
 
 /** A codec's TypeScript input type, by codec name (the target lists them). */
 export type CodecTypes = Readonly<Record<string, { type: string }>>;

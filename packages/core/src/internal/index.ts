@@ -23,7 +23,7 @@ export {
   type Validator,
   validatorIssues,
 } from "./operation.js";
-export { checkClientOptions } from "./options.js";
+export { checkClientOptions, clientFunctionKeys, sharedTransportOptions } from "./options.js";
 export { evaluatePointer, parsePointer, placeAt } from "./pointer.js";
 export { collectSecrets, REDACTED, redactHeaders, redactValue, SecretSet, scrub } from "./redact.js";
 export { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDefaults, sleep } from "./retry.js";

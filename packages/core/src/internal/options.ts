@@ -1,6 +1,7 @@
 // Checking client options at construction. The plain-data part is checked by a validator the
 // code generator made from the package's settings interface (typescript-json-schema + Ajv), so
 // JavaScript callers get the same strictness as TypeScript ones; the rest are functions.
+import type { ClientFunctions, ClientSettings } from "../call.js";
 import { ConfigurationError } from "../errors.js";
 import { type Validator, validatorIssues } from "./operation.js";
 
@@ -16,4 +17,21 @@ export function checkClientOptions(client: string, options: unknown, settings: V
   }
   if (!settings(data)) problems.push(...validatorIssues(settings).map((i) => `${i.path || "(options)"} ${i.message}`));
   if (problems.length > 0) throw new ConfigurationError(`${client}: invalid options: ${problems.join("; ")}`);
+}
+
+/** The kinds of the options every client takes that are functions or objects (for `checkClientOptions`). */
+export const clientFunctionKeys = { fetch: "function", logger: "function", hooks: "object" } as const;
+
+/** The options every client hands to its transport unchanged. */
+export function sharedTransportOptions(o: ClientSettings & ClientFunctions) {
+  return {
+    fetch: o.fetch,
+    timeoutMs: o.timeoutMs,
+    retry: o.retry,
+    validateResponses: o.validateResponses,
+    maxResponseBytes: o.maxResponseBytes,
+    logger: o.logger,
+    hooks: o.hooks,
+    headers: o.headers,
+  };
 }
