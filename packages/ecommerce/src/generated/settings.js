@@ -2,7 +2,7 @@
 /* eslint-disable */
 "use strict";
 export const settings = validate0;
-const schema0 = {"type":"object","properties":{"merchantId":{"type":"string"},"password":{"type":"string"},"baseUrl":{"type":"string"},"demo":{"type":"boolean"},"timeoutMs":{"minimum":1,"type":"number"},"retry":{"$ref":"spec#/components/schemas/RetryOptions"},"validateRequests":{"type":"boolean"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"callbacks":{"$ref":"spec#/components/schemas/CallbackSettings"}},"additionalProperties":false,"required":["merchantId","password"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
+const schema0 = {"type":"object","properties":{"merchantId":{"type":"string"},"password":{"type":"string"},"baseUrl":{"type":"string"},"demo":{"type":"boolean"},"retry":{"$ref":"spec#/components/schemas/RetryOptions"},"callbacks":{"$ref":"spec#/components/schemas/CallbackSettings"},"timeoutMs":{"minimum":1,"type":"number"},"validateRequests":{"type":"boolean"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"headers":{"type":"object","additionalProperties":{"type":"string"}}},"additionalProperties":false,"required":["merchantId","password"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
 const schema2 = {"type":"object","properties":{"maxRetries":{"type":"number"},"baseDelayMs":{"type":"number"},"maxDelayMs":{"type":"number"},"retryAfterCapMs":{"type":"number"}},"additionalProperties":false};
 const schema3 = {"type":"object","properties":{"allowedAddresses":{"anyOf":[{"type":"array","items":{"type":"string"}},{"const":"any","type":"string"}]},"confirm":{"type":"boolean"},"maxBodyBytes":{"minimum":1,"type":"number"},"leaseMs":{"minimum":1,"type":"number"}},"additionalProperties":false};
 const func0 = Object.prototype.hasOwnProperty;
@@ -99,11 +99,12 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.timeoutMs !== undefined){
-let data4 = data.timeoutMs;
-if(typeof data4 == "number"){
-if(data4 < 1 || isNaN(data4)){
-const err7 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data.retry !== undefined){
+let data4 = data.retry;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+for(const key1 in data4){
+if(!((((key1 === "maxRetries") || (key1 === "baseDelayMs")) || (key1 === "maxDelayMs")) || (key1 === "retryAfterCapMs"))){
+const err7 = {instancePath:instancePath+"/retry",schemaPath:"spec#/components/schemas/RetryOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -113,8 +114,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-else {
-const err8 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data4.maxRetries !== undefined){
+if(!(typeof data4.maxRetries == "number")){
+const err8 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"spec#/components/schemas/RetryOptions/properties/maxRetries/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -124,12 +126,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.retry !== undefined){
-let data5 = data.retry;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-for(const key1 in data5){
-if(!((((key1 === "maxRetries") || (key1 === "baseDelayMs")) || (key1 === "maxDelayMs")) || (key1 === "retryAfterCapMs"))){
-const err9 = {instancePath:instancePath+"/retry",schemaPath:"spec#/components/schemas/RetryOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data4.baseDelayMs !== undefined){
+if(!(typeof data4.baseDelayMs == "number")){
+const err9 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/baseDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -139,9 +138,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data5.maxRetries !== undefined){
-if(!(typeof data5.maxRetries == "number")){
-const err10 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"spec#/components/schemas/RetryOptions/properties/maxRetries/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data4.maxDelayMs !== undefined){
+if(!(typeof data4.maxDelayMs == "number")){
+const err10 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/maxDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -151,9 +150,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data5.baseDelayMs !== undefined){
-if(!(typeof data5.baseDelayMs == "number")){
-const err11 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/baseDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data4.retryAfterCapMs !== undefined){
+if(!(typeof data4.retryAfterCapMs == "number")){
+const err11 = {instancePath:instancePath+"/retry/retryAfterCapMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/retryAfterCapMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -163,9 +162,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data5.maxDelayMs !== undefined){
-if(!(typeof data5.maxDelayMs == "number")){
-const err12 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/maxDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+}
+else {
+const err12 = {instancePath:instancePath+"/retry",schemaPath:"spec#/components/schemas/RetryOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -175,9 +174,12 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data5.retryAfterCapMs !== undefined){
-if(!(typeof data5.retryAfterCapMs == "number")){
-const err13 = {instancePath:instancePath+"/retry/retryAfterCapMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/retryAfterCapMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.callbacks !== undefined){
+let data9 = data.callbacks;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+for(const key2 in data9){
+if(!((((key2 === "allowedAddresses") || (key2 === "confirm")) || (key2 === "maxBodyBytes")) || (key2 === "leaseMs"))){
+const err13 = {instancePath:instancePath+"/callbacks",schemaPath:"spec#/components/schemas/CallbackSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -187,9 +189,16 @@ vErrors.push(err13);
 errors++;
 }
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/retry",schemaPath:"spec#/components/schemas/RetryOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data9.allowedAddresses !== undefined){
+let data10 = data9.allowedAddresses;
+const _errs27 = errors;
+let valid5 = false;
+const _errs28 = errors;
+if(Array.isArray(data10)){
+const len0 = data10.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data10[i0] !== "string"){
+const err14 = {instancePath:instancePath+"/callbacks/allowedAddresses/" + i0,schemaPath:"spec#/components/schemas/CallbackSettings/properties/allowedAddresses/anyOf/0/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -199,9 +208,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.validateRequests !== undefined){
-if(typeof data.validateRequests !== "boolean"){
-const err15 = {instancePath:instancePath+"/validateRequests",schemaPath:"#/properties/validateRequests/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err15 = {instancePath:instancePath+"/callbacks/allowedAddresses",schemaPath:"spec#/components/schemas/CallbackSettings/properties/allowedAddresses/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -210,10 +219,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data.validateResponses !== undefined){
-if(typeof data.validateResponses !== "boolean"){
-const err16 = {instancePath:instancePath+"/validateResponses",schemaPath:"#/properties/validateResponses/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+var _valid0 = _errs28 === errors;
+valid5 = valid5 || _valid0;
+const _errs32 = errors;
+if(typeof data10 !== "string"){
+const err16 = {instancePath:instancePath+"/callbacks/allowedAddresses",schemaPath:"spec#/components/schemas/CallbackSettings/properties/allowedAddresses/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -222,12 +232,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.maxResponseBytes !== undefined){
-let data12 = data.maxResponseBytes;
-if(typeof data12 == "number"){
-if(data12 < 1 || isNaN(data12)){
-const err17 = {instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if("any" !== data10){
+const err17 = {instancePath:instancePath+"/callbacks/allowedAddresses",schemaPath:"spec#/components/schemas/CallbackSettings/properties/allowedAddresses/anyOf/1/const",keyword:"const",params:{allowedValue: "any"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -236,9 +242,10 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/type",keyword:"type",params:{type: "number"},message:"must be number"};
+var _valid0 = _errs32 === errors;
+valid5 = valid5 || _valid0;
+if(!valid5){
+const err18 = {instancePath:instancePath+"/callbacks/allowedAddresses",schemaPath:"spec#/components/schemas/CallbackSettings/properties/allowedAddresses/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -247,13 +254,21 @@ vErrors.push(err18);
 }
 errors++;
 }
+else {
+errors = _errs27;
+if(vErrors !== null){
+if(_errs27){
+vErrors.length = _errs27;
 }
-if(data.headers !== undefined){
-let data13 = data.headers;
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-for(const key2 in data13){
-if(typeof data13[key2] !== "string"){
-const err19 = {instancePath:instancePath+"/headers/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data9.confirm !== undefined){
+if(typeof data9.confirm !== "boolean"){
+const err19 = {instancePath:instancePath+"/callbacks/confirm",schemaPath:"spec#/components/schemas/CallbackSettings/properties/confirm/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -263,9 +278,11 @@ vErrors.push(err19);
 errors++;
 }
 }
-}
-else {
-const err20 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data9.maxBodyBytes !== undefined){
+let data13 = data9.maxBodyBytes;
+if(typeof data13 == "number"){
+if(data13 < 1 || isNaN(data13)){
+const err20 = {instancePath:instancePath+"/callbacks/maxBodyBytes",schemaPath:"spec#/components/schemas/CallbackSettings/properties/maxBodyBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -275,12 +292,8 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.callbacks !== undefined){
-let data15 = data.callbacks;
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-for(const key3 in data15){
-if(!((((key3 === "allowedAddresses") || (key3 === "confirm")) || (key3 === "maxBodyBytes")) || (key3 === "leaseMs"))){
-const err21 = {instancePath:instancePath+"/callbacks",schemaPath:"spec#/components/schemas/CallbackSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+else {
+const err21 = {instancePath:instancePath+"/callbacks/maxBodyBytes",schemaPath:"spec#/components/schemas/CallbackSettings/properties/maxBodyBytes/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -290,16 +303,11 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data15.allowedAddresses !== undefined){
-let data16 = data15.allowedAddresses;
-const _errs40 = errors;
-let valid6 = false;
-const _errs41 = errors;
-if(Array.isArray(data16)){
-const len0 = data16.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data16[i0] !== "string"){
-const err22 = {instancePath:instancePath+"/callbacks/allowedAddresses/" + i0,schemaPath:"spec#/components/schemas/CallbackSettings/properties/allowedAddresses/anyOf/0/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data9.leaseMs !== undefined){
+let data14 = data9.leaseMs;
+if(typeof data14 == "number"){
+if(data14 < 1 || isNaN(data14)){
+const err22 = {instancePath:instancePath+"/callbacks/leaseMs",schemaPath:"spec#/components/schemas/CallbackSettings/properties/leaseMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -309,9 +317,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-}
 else {
-const err23 = {instancePath:instancePath+"/callbacks/allowedAddresses",schemaPath:"spec#/components/schemas/CallbackSettings/properties/allowedAddresses/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err23 = {instancePath:instancePath+"/callbacks/leaseMs",schemaPath:"spec#/components/schemas/CallbackSettings/properties/leaseMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -320,11 +327,10 @@ vErrors.push(err23);
 }
 errors++;
 }
-var _valid0 = _errs41 === errors;
-valid6 = valid6 || _valid0;
-const _errs45 = errors;
-if(typeof data16 !== "string"){
-const err24 = {instancePath:instancePath+"/callbacks/allowedAddresses",schemaPath:"spec#/components/schemas/CallbackSettings/properties/allowedAddresses/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/callbacks",schemaPath:"spec#/components/schemas/CallbackSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -333,8 +339,12 @@ vErrors.push(err24);
 }
 errors++;
 }
-if("any" !== data16){
-const err25 = {instancePath:instancePath+"/callbacks/allowedAddresses",schemaPath:"spec#/components/schemas/CallbackSettings/properties/allowedAddresses/anyOf/1/const",keyword:"const",params:{allowedValue: "any"},message:"must be equal to constant"};
+}
+if(data.timeoutMs !== undefined){
+let data15 = data.timeoutMs;
+if(typeof data15 == "number"){
+if(data15 < 1 || isNaN(data15)){
+const err25 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -343,10 +353,9 @@ vErrors.push(err25);
 }
 errors++;
 }
-var _valid0 = _errs45 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
-const err26 = {instancePath:instancePath+"/callbacks/allowedAddresses",schemaPath:"spec#/components/schemas/CallbackSettings/properties/allowedAddresses/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+else {
+const err26 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -355,21 +364,10 @@ vErrors.push(err26);
 }
 errors++;
 }
-else {
-errors = _errs40;
-if(vErrors !== null){
-if(_errs40){
-vErrors.length = _errs40;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data15.confirm !== undefined){
-if(typeof data15.confirm !== "boolean"){
-const err27 = {instancePath:instancePath+"/callbacks/confirm",schemaPath:"spec#/components/schemas/CallbackSettings/properties/confirm/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.validateRequests !== undefined){
+if(typeof data.validateRequests !== "boolean"){
+const err27 = {instancePath:instancePath+"/validateRequests",schemaPath:"#/properties/validateRequests/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -379,11 +377,9 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data15.maxBodyBytes !== undefined){
-let data19 = data15.maxBodyBytes;
-if(typeof data19 == "number"){
-if(data19 < 1 || isNaN(data19)){
-const err28 = {instancePath:instancePath+"/callbacks/maxBodyBytes",schemaPath:"spec#/components/schemas/CallbackSettings/properties/maxBodyBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data.validateResponses !== undefined){
+if(typeof data.validateResponses !== "boolean"){
+const err28 = {instancePath:instancePath+"/validateResponses",schemaPath:"#/properties/validateResponses/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -393,8 +389,11 @@ vErrors.push(err28);
 errors++;
 }
 }
-else {
-const err29 = {instancePath:instancePath+"/callbacks/maxBodyBytes",schemaPath:"spec#/components/schemas/CallbackSettings/properties/maxBodyBytes/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.maxResponseBytes !== undefined){
+let data18 = data.maxResponseBytes;
+if(typeof data18 == "number"){
+if(data18 < 1 || isNaN(data18)){
+const err29 = {instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -404,11 +403,8 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data15.leaseMs !== undefined){
-let data20 = data15.leaseMs;
-if(typeof data20 == "number"){
-if(data20 < 1 || isNaN(data20)){
-const err30 = {instancePath:instancePath+"/callbacks/leaseMs",schemaPath:"spec#/components/schemas/CallbackSettings/properties/leaseMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+else {
+const err30 = {instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -418,8 +414,12 @@ vErrors.push(err30);
 errors++;
 }
 }
-else {
-const err31 = {instancePath:instancePath+"/callbacks/leaseMs",schemaPath:"spec#/components/schemas/CallbackSettings/properties/leaseMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.headers !== undefined){
+let data19 = data.headers;
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+for(const key3 in data19){
+if(typeof data19[key3] !== "string"){
+const err31 = {instancePath:instancePath+"/headers/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -431,7 +431,7 @@ errors++;
 }
 }
 else {
-const err32 = {instancePath:instancePath+"/callbacks",schemaPath:"spec#/components/schemas/CallbackSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err32 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err32];
 }

@@ -2,7 +2,7 @@
 /* eslint-disable */
 "use strict";
 export const settings = validate0;
-const schema0 = {"type":"object","properties":{"baseUrl":{"type":"string"},"credentials":{"$ref":"spec#/components/schemas/FiscalCredentials"},"timeoutMs":{"minimum":1,"type":"number"},"retry":{"$ref":"spec#/components/schemas/RetryOptions"},"validateRequests":{"type":"boolean"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"timeZone":{"type":"string"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"paths":{"type":"object","additionalProperties":{"type":"string"}},"autonomousRules":{"enum":["newer","older"],"type":"string"}},"additionalProperties":false,"required":["baseUrl","credentials"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
+const schema0 = {"type":"object","properties":{"baseUrl":{"type":"string"},"credentials":{"$ref":"spec#/components/schemas/FiscalCredentials"},"retry":{"$ref":"spec#/components/schemas/RetryOptions"},"validateRequests":{"type":"boolean"},"timeZone":{"type":"string"},"paths":{"type":"object","additionalProperties":{"type":"string"}},"autonomousRules":{"enum":["newer","older"],"type":"string"},"timeoutMs":{"minimum":1,"type":"number"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"headers":{"type":"object","additionalProperties":{"type":"string"}}},"additionalProperties":false,"required":["baseUrl","credentials"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
 const schema2 = {"type":"object","properties":{"login":{"type":"string"},"password":{"type":"string"}},"additionalProperties":false,"required":["login","password"]};
 const schema3 = {"type":"object","properties":{"maxRetries":{"type":"number"},"baseDelayMs":{"type":"number"},"maxDelayMs":{"type":"number"},"retryAfterCapMs":{"type":"number"}},"additionalProperties":false};
 const func0 = Object.prototype.hasOwnProperty;
@@ -134,11 +134,12 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.timeoutMs !== undefined){
-let data4 = data.timeoutMs;
-if(typeof data4 == "number"){
-if(data4 < 1 || isNaN(data4)){
-const err10 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data.retry !== undefined){
+let data4 = data.retry;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+for(const key2 in data4){
+if(!((((key2 === "maxRetries") || (key2 === "baseDelayMs")) || (key2 === "maxDelayMs")) || (key2 === "retryAfterCapMs"))){
+const err10 = {instancePath:instancePath+"/retry",schemaPath:"spec#/components/schemas/RetryOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -148,8 +149,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-else {
-const err11 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data4.maxRetries !== undefined){
+if(!(typeof data4.maxRetries == "number")){
+const err11 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"spec#/components/schemas/RetryOptions/properties/maxRetries/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -159,12 +161,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.retry !== undefined){
-let data5 = data.retry;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-for(const key2 in data5){
-if(!((((key2 === "maxRetries") || (key2 === "baseDelayMs")) || (key2 === "maxDelayMs")) || (key2 === "retryAfterCapMs"))){
-const err12 = {instancePath:instancePath+"/retry",schemaPath:"spec#/components/schemas/RetryOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(data4.baseDelayMs !== undefined){
+if(!(typeof data4.baseDelayMs == "number")){
+const err12 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/baseDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -174,9 +173,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data5.maxRetries !== undefined){
-if(!(typeof data5.maxRetries == "number")){
-const err13 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"spec#/components/schemas/RetryOptions/properties/maxRetries/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data4.maxDelayMs !== undefined){
+if(!(typeof data4.maxDelayMs == "number")){
+const err13 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/maxDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -186,9 +185,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data5.baseDelayMs !== undefined){
-if(!(typeof data5.baseDelayMs == "number")){
-const err14 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/baseDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data4.retryAfterCapMs !== undefined){
+if(!(typeof data4.retryAfterCapMs == "number")){
+const err14 = {instancePath:instancePath+"/retry/retryAfterCapMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/retryAfterCapMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -198,9 +197,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data5.maxDelayMs !== undefined){
-if(!(typeof data5.maxDelayMs == "number")){
-const err15 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/maxDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+}
+else {
+const err15 = {instancePath:instancePath+"/retry",schemaPath:"spec#/components/schemas/RetryOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -210,9 +209,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data5.retryAfterCapMs !== undefined){
-if(!(typeof data5.retryAfterCapMs == "number")){
-const err16 = {instancePath:instancePath+"/retry/retryAfterCapMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/retryAfterCapMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.validateRequests !== undefined){
+if(typeof data.validateRequests !== "boolean"){
+const err16 = {instancePath:instancePath+"/validateRequests",schemaPath:"#/properties/validateRequests/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -222,9 +221,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/retry",schemaPath:"spec#/components/schemas/RetryOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.timeZone !== undefined){
+if(typeof data.timeZone !== "string"){
+const err17 = {instancePath:instancePath+"/timeZone",schemaPath:"#/properties/timeZone/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -234,9 +233,12 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.validateRequests !== undefined){
-if(typeof data.validateRequests !== "boolean"){
-const err18 = {instancePath:instancePath+"/validateRequests",schemaPath:"#/properties/validateRequests/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.paths !== undefined){
+let data11 = data.paths;
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+for(const key3 in data11){
+if(typeof data11[key3] !== "string"){
+const err18 = {instancePath:instancePath+"/paths/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/paths/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -246,9 +248,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.validateResponses !== undefined){
-if(typeof data.validateResponses !== "boolean"){
-const err19 = {instancePath:instancePath+"/validateResponses",schemaPath:"#/properties/validateResponses/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err19 = {instancePath:instancePath+"/paths",schemaPath:"#/properties/paths/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -258,11 +260,10 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.maxResponseBytes !== undefined){
-let data12 = data.maxResponseBytes;
-if(typeof data12 == "number"){
-if(data12 < 1 || isNaN(data12)){
-const err20 = {instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data.autonomousRules !== undefined){
+let data13 = data.autonomousRules;
+if(typeof data13 !== "string"){
+const err20 = {instancePath:instancePath+"/autonomousRules",schemaPath:"#/properties/autonomousRules/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -271,9 +272,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-else {
-const err21 = {instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!((data13 === "newer") || (data13 === "older"))){
+const err21 = {instancePath:instancePath+"/autonomousRules",schemaPath:"#/properties/autonomousRules/enum",keyword:"enum",params:{allowedValues: schema0.properties.autonomousRules.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -283,9 +283,11 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.timeZone !== undefined){
-if(typeof data.timeZone !== "string"){
-const err22 = {instancePath:instancePath+"/timeZone",schemaPath:"#/properties/timeZone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.timeoutMs !== undefined){
+let data14 = data.timeoutMs;
+if(typeof data14 == "number"){
+if(data14 < 1 || isNaN(data14)){
+const err22 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -295,12 +297,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.headers !== undefined){
-let data14 = data.headers;
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-for(const key3 in data14){
-if(typeof data14[key3] !== "string"){
-const err23 = {instancePath:instancePath+"/headers/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err23 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -310,9 +308,9 @@ vErrors.push(err23);
 errors++;
 }
 }
-}
-else {
-const err24 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.validateResponses !== undefined){
+if(typeof data.validateResponses !== "boolean"){
+const err24 = {instancePath:instancePath+"/validateResponses",schemaPath:"#/properties/validateResponses/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -322,12 +320,11 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data.paths !== undefined){
-let data16 = data.paths;
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-for(const key4 in data16){
-if(typeof data16[key4] !== "string"){
-const err25 = {instancePath:instancePath+"/paths/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/paths/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.maxResponseBytes !== undefined){
+let data16 = data.maxResponseBytes;
+if(typeof data16 == "number"){
+if(data16 < 1 || isNaN(data16)){
+const err25 = {instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -337,9 +334,8 @@ vErrors.push(err25);
 errors++;
 }
 }
-}
 else {
-const err26 = {instancePath:instancePath+"/paths",schemaPath:"#/properties/paths/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err26 = {instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -349,10 +345,12 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data.autonomousRules !== undefined){
-let data18 = data.autonomousRules;
-if(typeof data18 !== "string"){
-const err27 = {instancePath:instancePath+"/autonomousRules",schemaPath:"#/properties/autonomousRules/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.headers !== undefined){
+let data17 = data.headers;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+for(const key4 in data17){
+if(typeof data17[key4] !== "string"){
+const err27 = {instancePath:instancePath+"/headers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -361,8 +359,10 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!((data18 === "newer") || (data18 === "older"))){
-const err28 = {instancePath:instancePath+"/autonomousRules",schemaPath:"#/properties/autonomousRules/enum",keyword:"enum",params:{allowedValues: schema0.properties.autonomousRules.enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err28];
 }

@@ -2,7 +2,7 @@
 /* eslint-disable */
 "use strict";
 export const settings = validate0;
-const schema0 = {"type":"object","properties":{"baseUrl":{"type":"string"},"version":{"enum":["v1","v2"],"type":"string"},"timeoutMs":{"minimum":1,"type":"number"},"retry":{"$ref":"spec#/components/schemas/RetryOptions"},"validateRequests":{"type":"boolean"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"timeZone":{"type":"string"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"credentials":{"$ref":"spec#/components/schemas/PortalCredentials"},"refreshWith":{"enum":["accessToken","refreshToken"],"type":"string"}},"additionalProperties":false,"required":["baseUrl"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
+const schema0 = {"type":"object","properties":{"baseUrl":{"type":"string"},"version":{"enum":["v1","v2"],"type":"string"},"retry":{"$ref":"spec#/components/schemas/RetryOptions"},"timeZone":{"type":"string"},"credentials":{"$ref":"spec#/components/schemas/PortalCredentials"},"refreshWith":{"enum":["accessToken","refreshToken"],"type":"string"},"timeoutMs":{"minimum":1,"type":"number"},"validateRequests":{"type":"boolean"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"headers":{"type":"object","additionalProperties":{"type":"string"}}},"additionalProperties":false,"required":["baseUrl"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
 const schema2 = {"type":"object","properties":{"maxRetries":{"type":"number"},"baseDelayMs":{"type":"number"},"maxDelayMs":{"type":"number"},"retryAfterCapMs":{"type":"number"}},"additionalProperties":false};
 const schema3 = {"type":"object","properties":{"lgn":{"type":"string"},"psw":{"type":"string"},"initiator":{"type":"string"}},"additionalProperties":false,"required":["lgn","psw"]};
 const func0 = Object.prototype.hasOwnProperty;
@@ -76,11 +76,12 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.timeoutMs !== undefined){
-let data2 = data.timeoutMs;
-if(typeof data2 == "number"){
-if(data2 < 1 || isNaN(data2)){
-const err5 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data.retry !== undefined){
+let data2 = data.retry;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+for(const key1 in data2){
+if(!((((key1 === "maxRetries") || (key1 === "baseDelayMs")) || (key1 === "maxDelayMs")) || (key1 === "retryAfterCapMs"))){
+const err5 = {instancePath:instancePath+"/retry",schemaPath:"spec#/components/schemas/RetryOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -90,8 +91,9 @@ vErrors.push(err5);
 errors++;
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data2.maxRetries !== undefined){
+if(!(typeof data2.maxRetries == "number")){
+const err6 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"spec#/components/schemas/RetryOptions/properties/maxRetries/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -101,12 +103,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.retry !== undefined){
-let data3 = data.retry;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-for(const key1 in data3){
-if(!((((key1 === "maxRetries") || (key1 === "baseDelayMs")) || (key1 === "maxDelayMs")) || (key1 === "retryAfterCapMs"))){
-const err7 = {instancePath:instancePath+"/retry",schemaPath:"spec#/components/schemas/RetryOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data2.baseDelayMs !== undefined){
+if(!(typeof data2.baseDelayMs == "number")){
+const err7 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/baseDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -116,9 +115,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data3.maxRetries !== undefined){
-if(!(typeof data3.maxRetries == "number")){
-const err8 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"spec#/components/schemas/RetryOptions/properties/maxRetries/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data2.maxDelayMs !== undefined){
+if(!(typeof data2.maxDelayMs == "number")){
+const err8 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/maxDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -128,9 +127,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data3.baseDelayMs !== undefined){
-if(!(typeof data3.baseDelayMs == "number")){
-const err9 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/baseDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data2.retryAfterCapMs !== undefined){
+if(!(typeof data2.retryAfterCapMs == "number")){
+const err9 = {instancePath:instancePath+"/retry/retryAfterCapMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/retryAfterCapMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -140,9 +139,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data3.maxDelayMs !== undefined){
-if(!(typeof data3.maxDelayMs == "number")){
-const err10 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/maxDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+}
+else {
+const err10 = {instancePath:instancePath+"/retry",schemaPath:"spec#/components/schemas/RetryOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -152,9 +151,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data3.retryAfterCapMs !== undefined){
-if(!(typeof data3.retryAfterCapMs == "number")){
-const err11 = {instancePath:instancePath+"/retry/retryAfterCapMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/retryAfterCapMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.timeZone !== undefined){
+if(typeof data.timeZone !== "string"){
+const err11 = {instancePath:instancePath+"/timeZone",schemaPath:"#/properties/timeZone/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -164,9 +163,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-}
-else {
-const err12 = {instancePath:instancePath+"/retry",schemaPath:"spec#/components/schemas/RetryOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.credentials !== undefined){
+let data8 = data.credentials;
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+if(data8.lgn === undefined){
+const err12 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/required",keyword:"required",params:{missingProperty: "lgn"},message:"must have required property '"+"lgn"+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -175,10 +176,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.validateRequests !== undefined){
-if(typeof data.validateRequests !== "boolean"){
-const err13 = {instancePath:instancePath+"/validateRequests",schemaPath:"#/properties/validateRequests/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data8.psw === undefined){
+const err13 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/required",keyword:"required",params:{missingProperty: "psw"},message:"must have required property '"+"psw"+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -187,10 +186,9 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.validateResponses !== undefined){
-if(typeof data.validateResponses !== "boolean"){
-const err14 = {instancePath:instancePath+"/validateResponses",schemaPath:"#/properties/validateResponses/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+for(const key2 in data8){
+if(!(((key2 === "lgn") || (key2 === "psw")) || (key2 === "initiator"))){
+const err14 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -200,11 +198,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.maxResponseBytes !== undefined){
-let data10 = data.maxResponseBytes;
-if(typeof data10 == "number"){
-if(data10 < 1 || isNaN(data10)){
-const err15 = {instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data8.lgn !== undefined){
+if(typeof data8.lgn !== "string"){
+const err15 = {instancePath:instancePath+"/credentials/lgn",schemaPath:"spec#/components/schemas/PortalCredentials/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -214,8 +210,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-else {
-const err16 = {instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data8.psw !== undefined){
+if(typeof data8.psw !== "string"){
+const err16 = {instancePath:instancePath+"/credentials/psw",schemaPath:"spec#/components/schemas/PortalCredentials/properties/psw/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -225,9 +222,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.timeZone !== undefined){
-if(typeof data.timeZone !== "string"){
-const err17 = {instancePath:instancePath+"/timeZone",schemaPath:"#/properties/timeZone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data8.initiator !== undefined){
+if(typeof data8.initiator !== "string"){
+const err17 = {instancePath:instancePath+"/credentials/initiator",schemaPath:"spec#/components/schemas/PortalCredentials/properties/initiator/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -237,12 +234,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.headers !== undefined){
-let data12 = data.headers;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-for(const key2 in data12){
-if(typeof data12[key2] !== "string"){
-const err18 = {instancePath:instancePath+"/headers/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err18 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -252,9 +246,10 @@ vErrors.push(err18);
 errors++;
 }
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.refreshWith !== undefined){
+let data12 = data.refreshWith;
+if(typeof data12 !== "string"){
+const err19 = {instancePath:instancePath+"/refreshWith",schemaPath:"#/properties/refreshWith/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -263,12 +258,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-if(data.credentials !== undefined){
-let data14 = data.credentials;
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-if(data14.lgn === undefined){
-const err20 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/required",keyword:"required",params:{missingProperty: "lgn"},message:"must have required property '"+"lgn"+"'"};
+if(!((data12 === "accessToken") || (data12 === "refreshToken"))){
+const err20 = {instancePath:instancePath+"/refreshWith",schemaPath:"#/properties/refreshWith/enum",keyword:"enum",params:{allowedValues: schema0.properties.refreshWith.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -277,8 +268,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(data14.psw === undefined){
-const err21 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/required",keyword:"required",params:{missingProperty: "psw"},message:"must have required property '"+"psw"+"'"};
+}
+if(data.timeoutMs !== undefined){
+let data13 = data.timeoutMs;
+if(typeof data13 == "number"){
+if(data13 < 1 || isNaN(data13)){
+const err21 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -287,9 +282,9 @@ vErrors.push(err21);
 }
 errors++;
 }
-for(const key3 in data14){
-if(!(((key3 === "lgn") || (key3 === "psw")) || (key3 === "initiator"))){
-const err22 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+}
+else {
+const err22 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -299,9 +294,9 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data14.lgn !== undefined){
-if(typeof data14.lgn !== "string"){
-const err23 = {instancePath:instancePath+"/credentials/lgn",schemaPath:"spec#/components/schemas/PortalCredentials/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.validateRequests !== undefined){
+if(typeof data.validateRequests !== "boolean"){
+const err23 = {instancePath:instancePath+"/validateRequests",schemaPath:"#/properties/validateRequests/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -311,9 +306,9 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data14.psw !== undefined){
-if(typeof data14.psw !== "string"){
-const err24 = {instancePath:instancePath+"/credentials/psw",schemaPath:"spec#/components/schemas/PortalCredentials/properties/psw/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.validateResponses !== undefined){
+if(typeof data.validateResponses !== "boolean"){
+const err24 = {instancePath:instancePath+"/validateResponses",schemaPath:"#/properties/validateResponses/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -323,9 +318,11 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data14.initiator !== undefined){
-if(typeof data14.initiator !== "string"){
-const err25 = {instancePath:instancePath+"/credentials/initiator",schemaPath:"spec#/components/schemas/PortalCredentials/properties/initiator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.maxResponseBytes !== undefined){
+let data16 = data.maxResponseBytes;
+if(typeof data16 == "number"){
+if(data16 < 1 || isNaN(data16)){
+const err25 = {instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -335,9 +332,8 @@ vErrors.push(err25);
 errors++;
 }
 }
-}
 else {
-const err26 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err26 = {instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -347,10 +343,12 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data.refreshWith !== undefined){
-let data18 = data.refreshWith;
-if(typeof data18 !== "string"){
-const err27 = {instancePath:instancePath+"/refreshWith",schemaPath:"#/properties/refreshWith/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.headers !== undefined){
+let data17 = data.headers;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+for(const key3 in data17){
+if(typeof data17[key3] !== "string"){
+const err27 = {instancePath:instancePath+"/headers/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -359,8 +357,10 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!((data18 === "accessToken") || (data18 === "refreshToken"))){
-const err28 = {instancePath:instancePath+"/refreshWith",schemaPath:"#/properties/refreshWith/enum",keyword:"enum",params:{allowedValues: schema0.properties.refreshWith.enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err28];
 }
