@@ -15,10 +15,11 @@
 // document's two-stage "not found") with an `error`; the sandbox's own messages end in "(sandbox
 // message)". A merchant's balance moves only with `demo: false`.
 import { constants, generateKeyPairSync, type KeyObject, privateDecrypt, randomBytes } from "node:crypto";
+import type { ValidationIssue } from "@paysys/core";
 import { type OperationSpec, validatorIssues } from "@paysys/core/internal";
 import { operations, webhooks, wireValidators } from "@paysys/ecommerce/spec";
 import { json, type ModuleContext, type SandboxAnswer, SandboxClock, type SandboxModule, type SandboxRequest } from "./module.js";
-import { match, routesOf } from "./routes.js";
+import { describeIssues, match, requestBody, routesOf } from "./routes.js";
 
 export interface EcommerceMerchant {
   login: string;
@@ -96,6 +97,14 @@ class Refusal extends Error {
     super(message);
   }
 }
+
+/** A request body the gateway refuses: the documented message for the amount, the sandbox's own otherwise. */
+const refusal = (issues: ValidationIssue[] | undefined) =>
+  !issues
+    ? new Refusal(400, "Error validating request: the body is not JSON (sandbox message)")
+    : issues.some((i) => i.path === "/amount" || /'amount'/.test(i.message))
+      ? new Refusal(400, EcommerceSandboxMessages.amount)
+      : new Refusal(400, `Error validating request: ${describeIssues(issues)} (sandbox message)`);
 
 const masked = (pan: string) => `${pan.slice(0, 6)}${"*".repeat(pan.length - 10)}${pan.slice(-4)}`;
 const html = (status: number, body: string): SandboxAnswer => ({ status, body, contentType: "text/html; charset=utf-8" });
@@ -219,27 +228,15 @@ export class EcommerceSandbox implements SandboxModule {
     if (page) return this.#page(decodeURIComponent(page[1]!), request);
     const found = match(this.#routes, request.method, request.path);
     if (!found) return json(404, { error: "no such operation (sandbox message)" });
-    const { op, validateRequest } = found.route;
+    const { op } = found.route;
     try {
-      let body: Record<string, unknown> = {};
-      if (op.body) {
-        try {
-          body = JSON.parse(request.body);
-        } catch {
-          throw new Refusal(400, "Error validating request: the body is not JSON (sandbox message)");
-        }
-        if (validateRequest && !validateRequest(body)) {
-          const issues = validatorIssues(validateRequest);
-          if (issues.some((i) => i.path === "/amount" || /amount/.test(i.message))) throw new Refusal(400, EcommerceSandboxMessages.amount);
-          throw new Refusal(400, `Error validating request: ${issues.map((i) => `${i.path || "(body)"} ${i.message}`).join("; ")} (sandbox message)`);
-        }
-      }
       const merchant = op.security.length > 0 ? this.#authorize(request.headers.authorization) : undefined;
+      const body = op.body ? requestBody(found.route, request.body, refusal) : {};
       const answer = this.#dispatch(op, request, body, merchant);
       if (typeof answer === "string") return { status: 200, body: answer, contentType: "application/x-pem-file" };
       if (op.validateResponse && !op.validateResponse(answer)) {
         // An answer that breaks the spec is a sandbox bug: fail loudly.
-        return json(500, { error: `sandbox bug: the answer of ${op.id} does not match the spec: ${validatorIssues(op.validateResponse).map((i) => `${i.path} ${i.message}`)}` });
+        return json(500, { error: `sandbox bug: the answer of ${op.id} does not match the spec: ${describeIssues(validatorIssues(op.validateResponse))}` });
       }
       return json(200, answer);
     } catch (e) {
@@ -351,10 +348,7 @@ export class EcommerceSandbox implements SandboxModule {
     const validate = payout ? wireValidators.cryptogram_payout : wireValidators.cryptogram_payment;
     if (!validate(plain)) {
       // The issues name fields only: never a value of the card.
-      throw new Refusal(
-        400,
-        `Error validating request: the cryptogram's card data: ${validatorIssues(validate).map((i) => `${i.path || "(card)"} ${i.message}`)} (sandbox message)`,
-      );
+      throw new Refusal(400, `Error validating request: the cryptogram's card data: ${describeIssues(validatorIssues(validate))} (sandbox message)`);
     }
     const card = plain as Record<string, string>;
     if (!payout && (!/^\d{3,4}$/.test(card.cvv ?? "") || `${card.month}/${card.year?.slice(-2)}` !== card.validity)) {
@@ -447,7 +441,7 @@ export class EcommerceSandbox implements SandboxModule {
       ...(t.cardToken ? { cardToken: t.cardToken } : {}),
     };
     const check = webhooks["callbacks.payment"].validate;
-    if (check && !check(event)) throw new Error(`sandbox bug: a callback that breaks the spec: ${validatorIssues(check).map((i) => `${i.path} ${i.message}`)}`);
+    if (check && !check(event)) throw new Error(`sandbox bug: a callback that breaks the spec: ${describeIssues(validatorIssues(check))}`);
     return event;
   }
 

@@ -26,7 +26,7 @@ import {
 } from "@paysys/core/internal";
 import { operations, wireValidators } from "@paysys/fiscal/spec";
 import { json, type ModuleContext, type SandboxAnswer, SandboxClock, type SandboxModule, type SandboxRequest } from "./module.js";
-import { match, routesOf } from "./routes.js";
+import { describeIssues, match, requestBody, routesOf } from "./routes.js";
 
 export interface FiscalUser {
   Id: number;
@@ -243,34 +243,23 @@ export class FiscalSandbox implements SandboxModule {
     this.stats.requests++;
     const found = match(this.#routes, request.method, request.path);
     if (!found) return json(404, { Status: 404, Message: FiscalSandboxMessages.notFound });
-    const { op, validateRequest } = found.route;
+    const { op } = found.route;
     try {
-      let body: Record<string, unknown> = {};
-      if (op.body) {
-        try {
-          body = JSON.parse(request.body);
-        } catch {
-          throw new Refusal(400, "the body is not JSON (sandbox message)");
-        }
-        if (validateRequest && !validateRequest(body)) {
-          throw new Refusal(
-            400,
-            `invalid request (sandbox message): ${validatorIssues(validateRequest)
-              .map((i) => `${i.path || "(body)"} ${i.message}`)
-              .join("; ")}`,
-          );
-        }
-      }
       const user = op.security.length > 0 ? this.#authorize(request.headers.authorization) : undefined;
+      const body = op.body
+        ? requestBody(
+            found.route,
+            request.body,
+            (issues) => new Refusal(400, issues ? `invalid request (sandbox message): ${describeIssues(issues)}` : "the body is not JSON (sandbox message)"),
+          )
+        : {};
       const { data, uid } = this.#dispatch(op, found.params, request, body, user);
       const answer = { Status: 200, Message: "OK", Data: data };
       if (op.validateResponse && !op.validateResponse(answer)) {
         // A sandbox answer that breaks the spec is a sandbox bug: fail loudly.
         return json(500, {
           Status: 500,
-          Message: `sandbox bug: the answer of ${op.id} does not match the spec: ${validatorIssues(op.validateResponse)
-            .map((i) => `${i.path} ${i.message}`)
-            .join("; ")}`,
+          Message: `sandbox bug: the answer of ${op.id} does not match the spec: ${describeIssues(validatorIssues(op.validateResponse))}`,
         });
       }
       return json(200, answer, uid ? { uid } : undefined);

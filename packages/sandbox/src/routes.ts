@@ -1,7 +1,9 @@
 // Routes from a spec's operation table: each operation's method and path template become a
 // matcher, so a module finds the operation of a request, its path parameters and the generated
 // validators of its body and answer, without writing its routes a second time.
-import type { OperationSpec, Validator } from "@paysys/core/internal";
+
+import type { ValidationIssue } from "@paysys/core";
+import { type OperationSpec, type Validator, validatorIssues } from "@paysys/core/internal";
 
 export interface Route {
   op: OperationSpec;
@@ -37,4 +39,22 @@ export function match(routes: readonly Route[], method: string, path: string): M
     if (m) return { route, params: Object.fromEntries(route.names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])) };
   }
   return undefined;
+}
+
+/** Issues as one line: `/path message; /path message`. */
+export const describeIssues = (issues: readonly ValidationIssue[]) => issues.map((i) => `${i.path || "(body)"} ${i.message}`).join("; ");
+
+/**
+ * The JSON body of a request to `route`, checked with the spec's request validator. A problem is
+ * turned into the module's own error by `refuse` (issues undefined: the body is not JSON), and thrown.
+ */
+export function requestBody(route: Route, raw: string, refuse: (issues: ValidationIssue[] | undefined) => Error): Record<string, unknown> {
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    throw refuse(undefined);
+  }
+  if (route.validateRequest && !route.validateRequest(body)) throw refuse(validatorIssues(route.validateRequest));
+  return body;
 }

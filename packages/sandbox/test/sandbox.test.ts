@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDataSet, defaultFiscalUser, FiscalSandbox, PortalSandbox, type Sandbox, SandboxCodes, startSandbox } from "../src/index.js";
+import {
+  createDataSet,
+  defaultFiscalUser,
+  EcommerceSandbox,
+  EcommerceSandboxMessages,
+  FiscalSandbox,
+  PortalSandbox,
+  type Sandbox,
+  SandboxCodes,
+  startSandbox,
+  TestCards,
+} from "../src/index.js";
 
 describe("data set", () => {
   it("is the same on every run", () => {
@@ -133,5 +144,68 @@ describe("the server cuts off what a test server must not hold", () => {
     } finally {
       await sb.close();
     }
+  });
+});
+
+describe("e-commerce handling", () => {
+  const basic = `Basic ${Buffer.from("shop01:sandbox-password").toString("base64")}`;
+  /** `authorization` "" sends none. */
+  const call = (sandbox: EcommerceSandbox, method: string, path: string, body?: unknown, authorization = basic, query = "") =>
+    sandbox.handle({
+      method,
+      path,
+      query: new URLSearchParams(query),
+      body: body === undefined ? "" : typeof body === "string" ? body : JSON.stringify(body),
+      headers: { authorization: authorization || undefined },
+      remoteAddress: "127.0.0.1",
+    });
+  const create = (extra: object = {}) => ({ merchantId: "shop01", orderId: `o-${Math.random()}`, amount: 1000, ...extra });
+
+  it("answers bad credentials with the documented 401 body, and a missing amount with the documented message", async () => {
+    const e = new EcommerceSandbox();
+    expect(await call(e, "POST", "/payment/create", create(), "Basic c2hvcDAxOndyb25n")).toEqual({ status: 401, json: { error: "Unauthorized not found" } });
+    expect(await call(e, "POST", "/payment/create", create(), "")).toMatchObject({ status: 401 });
+    expect(await call(e, "POST", "/payment/create", create({ amount: 0 }))).toEqual({ status: 400, json: { error: EcommerceSandboxMessages.amount } });
+    const { amount: _, ...noAmount } = create();
+    expect(await call(e, "POST", "/payment/create", noAmount)).toEqual({ status: 400, json: { error: EcommerceSandboxMessages.amount } });
+    // The public key needs no credentials.
+    expect(await call(e, "GET", "/payment/getcert", undefined, "")).toMatchObject({ status: 200, json: { kty: "RSA" } });
+  });
+
+  it("refuses a cryptogram not made with its key, and creates nothing", async () => {
+    const e = new EcommerceSandbox();
+    const orderId = "bad-cryptogram";
+    const answer = await call(e, "POST", "/payment/create", create({ orderId, customerData: { cardData: Buffer.from("x".repeat(256)).toString("base64") } }));
+    expect(answer).toMatchObject({ status: 400, json: { error: expect.stringContaining("not a cryptogram made with the gateway's key") } });
+    expect(e.transactionOf("shop01", orderId)).toBeUndefined();
+  });
+
+  it("retries a callback nobody acknowledges exactly callbackMaxAttempts times, and stops delivering when closed", async () => {
+    const { createServer } = await import("node:http");
+    let hits = 0;
+    const server = createServer((_, res) => {
+      hits++;
+      res.writeHead(200, { "content-type": "application/json" }).end('{"accepted":false}');
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const callbackUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+    const e = new EcommerceSandbox({ callbackRetryMs: 5, callbackMaxAttempts: 4 });
+    const answer = await call(e, "POST", "/payment/create", create({ callbackUrl }));
+    const id = (answer as { json: { id: string } }).json.id;
+    e.pay(id, { pan: TestCards.success, month: 1, year: 2031, cvv: "123" });
+    await expect.poll(() => e.transaction(id)?.deliveries.length).toBe(4);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(hits).toBe(4);
+    expect(e.transaction(id)?.deliveries.every((d) => d.status === 200 && !d.accepted)).toBe(true);
+
+    const slow = new EcommerceSandbox({ callbackRetryMs: 30, callbackMaxAttempts: 100 });
+    const second = await call(slow, "POST", "/payment/create", create({ callbackUrl }));
+    slow.pay((second as { json: { id: string } }).json.id, { pan: TestCards.success, month: 1, year: 2031, cvv: "123" });
+    await expect.poll(() => hits).toBeGreaterThan(4);
+    await slow.close();
+    const after = hits;
+    await new Promise((r) => setTimeout(r, 120));
+    expect(hits).toBe(after);
+    server.close();
   });
 });
