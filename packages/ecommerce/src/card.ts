@@ -5,7 +5,7 @@
 // with RSA-OAEP, SHA-256 for OAEP and MGF1, empty label, then standard Base64.
 //
 // No error message and no issue ever contains the card number or the CVV.
-import { RequestValidationError, type ValidationIssue } from "@paysys/core";
+import { ConfigurationError, RequestValidationError, type ValidationIssue } from "@paysys/core";
 
 /** A card for a payment: what the buyer types. */
 export interface PaymentCard {
@@ -72,6 +72,13 @@ export function cardPlaintext(card: PaymentCard | PayoutCard): string {
   return JSON.stringify({ cardholder: card.cardholder ?? "", month, pan, validity: `${month}/${year.slice(-2)}`, year, cvv: String(card.cvv), ip: card.ip ?? "" });
 }
 
+/** WebCrypto, which browsers give only to secure contexts (HTTPS pages, localhost). */
+function subtle(): SubtleCrypto {
+  const s = globalThis.crypto?.subtle;
+  if (!s) throw new ConfigurationError("card encryption needs WebCrypto (crypto.subtle), which a browser gives only to pages served over HTTPS", { operation: "card" });
+  return s;
+}
+
 /** Imports the gateway's key for RSA-OAEP with SHA-256. */
 export async function importGatewayKey(key: GatewayKey): Promise<CryptoKey> {
   if (typeof key !== "string" && !("kty" in key)) return key as CryptoKey;
@@ -79,11 +86,11 @@ export async function importGatewayKey(key: GatewayKey): Promise<CryptoKey> {
   if (typeof key !== "string") {
     // The key's own `alg` may name another hash; the recipe is SHA-256, so it is set here.
     const { alg: _alg, key_ops: _ops, use: _use, ...jwk } = key;
-    return crypto.subtle.importKey("jwk", { ...jwk, alg: "RSA-OAEP-256", ext: true }, algorithm, false, ["encrypt"]);
+    return subtle().importKey("jwk", { ...jwk, alg: "RSA-OAEP-256", ext: true }, algorithm, false, ["encrypt"]);
   }
   const body = key.replace(/-----(BEGIN|END) PUBLIC KEY-----/g, "").replace(/\s+/g, "");
   const der = Uint8Array.from(atob(body), (c) => c.charCodeAt(0));
-  return crypto.subtle.importKey("spki", der, algorithm, false, ["encrypt"]);
+  return subtle().importKey("spki", der, algorithm, false, ["encrypt"]);
 }
 
 /**
@@ -96,7 +103,7 @@ export async function importGatewayKey(key: GatewayKey): Promise<CryptoKey> {
 export async function encryptCard(card: PaymentCard | PayoutCard, key: GatewayKey): Promise<string> {
   const issues = checkCard(card);
   if (issues.length) throw new RequestValidationError("card", issues);
-  const cipher = await crypto.subtle.encrypt({ name: "RSA-OAEP" }, await importGatewayKey(key), new TextEncoder().encode(cardPlaintext(card)));
+  const cipher = await subtle().encrypt({ name: "RSA-OAEP" }, await importGatewayKey(key), new TextEncoder().encode(cardPlaintext(card)));
   // An RSA block is at most 512 bytes, well under `fromCharCode`'s argument limit. (Not core's
   // base64 helper: importing core's internals would bring the whole transport into the page.)
   return btoa(String.fromCharCode(...new Uint8Array(cipher)));

@@ -3,7 +3,7 @@
 // properties, and no error that ever carries the card number or the CVV.
 import { constants, generateKeyPairSync, privateDecrypt } from "node:crypto";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { cardPlaintext, checkCard, encryptCard, importGatewayKey, luhn } from "../src/card.js";
 import { payments_create_input } from "../src/generated/validators.js";
 import { cryptogram_payment, cryptogram_payout } from "../src/generated/wire-validators.js";
@@ -106,6 +106,18 @@ describe("encryptCard", () => {
       }),
       { numRuns: 200, seed: 14 },
     );
+  });
+
+  it("without WebCrypto (a browser page not served over HTTPS) says so, as a ConfigurationError", async () => {
+    vi.stubGlobal("crypto", {});
+    try {
+      await expect(encryptCard({ pan: "4111111111111111", ...future, cvv: "123" }, pem)).rejects.toMatchObject({
+        name: "ConfigurationError",
+        message: expect.stringContaining("HTTPS"),
+      });
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it("refuses a bad card before encrypting, without its number or CVV in the error", async () => {
