@@ -12,6 +12,7 @@
 // folder) is closed and the process exits non-zero; nothing is left to hang.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -119,6 +120,12 @@ try {
     opened.unshift(() => sandbox.close());
     const browser = await launchChromium();
     opened.unshift(() => browser.close());
+    // The page comes from its own loopback origin: a secure context (WebCrypto exists there, as on
+    // any HTTPS page, but not on about:blank) that calls the sandbox cross-origin, as a shop's page would.
+    const pageServer = createServer((_, res) => res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>paysys browser smoke</title>"));
+    await new Promise((resolve) => pageServer.listen(0, "127.0.0.1", resolve));
+    opened.unshift(() => new Promise((resolve) => pageServer.close(resolve)));
+    const pageUrl = `http://127.0.0.1:${pageServer.address().port}/`;
     for (const { dir, pkg } of browserPackages) {
       const smoke = smokes[dir];
       await step(`${pkg.name}: browser bundle, smoke call in headless Chromium`, async () => {
@@ -126,7 +133,7 @@ try {
         writeFileSync(entry, `import { ${smoke.imports.join(", ")} } from "${pkg.name}";\nwindow.smoke = async (sandbox) => {\n${smoke.body}\n};\n`);
         const bundle = await build({ entryPoints: [entry], bundle: true, platform: "browser", format: "iife", minify: true, write: false, absWorkingDir: consumer });
         const page = await browser.newPage();
-        await page.setContent("<!doctype html><title>paysys browser smoke</title>");
+        await page.goto(pageUrl);
         await page.addScriptTag({ content: bundle.outputFiles[0].text });
         expectOk("browser", smoke, `smoke: ${await page.evaluate((url) => window.smoke({ url }), sandbox.url)}`);
         await page.close();

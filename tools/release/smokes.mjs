@@ -36,6 +36,15 @@ const z = await fiscal.shifts.closeWithZReport({ idShift: shift.Id, IdKkm: 101 }
 return z.SalesQty + " " + z.SalesAmount + " " + typeof OutcomeUnknownError;`,
     expect: /^1 500\.5 function$/,
   },
+  ecommerce: {
+    imports: ["createEcommerceClient", "tiyn"],
+    body: `const shop = createEcommerceClient({ merchantId: "shop01", password: "sandbox-password", baseUrl: sandbox.url + "/ecommerce" });
+const card = { pan: "4111 1111 1111 1111", month: 12, year: 2031, cvv: "123" };
+const payment = await shop.payments.create({ amount: tiyn("15.00"), customerData: { cardData: card } });
+const state = await shop.payments.reconcile(payment.orderId);
+return state?.status + " " + state?.amount;`,
+    expect: /^1 1500$/,
+  },
   sandbox: {
     imports: ["startSandbox"],
     body: `const own = await startSandbox();

@@ -7,17 +7,27 @@
 //      fiscal registers list) and the portal's payments report (whose rows are undocumented)
 //   4. fiscal receipts: per second on one register and on ten (the chain serialises per register),
 //      and the client against raw fetch walking the same Uid chain by hand
+//   5. e-commerce: card cryptograms per second against node:crypto publicEncrypt with the same key,
+//      callback parse-and-validate against JSON.parse of the same bodies, and payments.create
+//      against raw fetch sending the same request
 import { type ChildProcess, spawn } from "node:child_process";
+import { constants, createPublicKey, publicEncrypt } from "node:crypto";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { createEcommerceClient } from "@paysys/ecommerce";
 import { createFiscalClient } from "@paysys/fiscal";
 import { operations as fiscalOperations } from "@paysys/fiscal/spec";
 import { createPortalClient } from "@paysys/portal";
 import { v2Operations } from "@paysys/portal/spec";
-import { createDataSet, defaultFiscalUser, defaultPortalUser } from "@paysys/sandbox";
+import { createDataSet, defaultFiscalUser, defaultMerchant, defaultPortalUser, TestCards } from "@paysys/sandbox";
 import createClient from "openapi-fetch";
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+/** The middle half of a sample, as "low–high". */
+const iqr = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return `${s[Math.floor(s.length / 4)]!.toFixed(3)}–${s[Math.floor((3 * s.length) / 4)]!.toFixed(3)}`;
+};
 const time = async (fn: () => Promise<unknown> | unknown, n: number) => {
   const t = performance.now();
   for (let i = 0; i < n; i++) await fn();
@@ -171,6 +181,92 @@ try {
     ratios.push((await time(() => receipt(101), 25)) / base);
   }
   report("fiscal client / raw fetch, one receipt through the chain", median(ratios).toFixed(3), "≤ 1.10");
+
+  // 5. E-commerce.
+  const ecommerceUrl = `${url}/ecommerce`;
+  const shop = createEcommerceClient({ merchantId: defaultMerchant.login, password: defaultMerchant.password, baseUrl: ecommerceUrl, callbacks: { allowedAddresses: "any" } });
+  const card = { pan: TestCards.success, month: 12, year: 2031, cvv: "123", cardholder: "IVAN IVANOV" };
+  // The baseline gets the key parsed once too (publicEncrypt with PEM text would parse it every call).
+  const key = createPublicKey(await shop.publicKey.pem());
+  await shop.encryptCard(card); // fetches and imports the key once
+  const plaintext = Buffer.from(JSON.stringify({ cardholder: "IVAN IVANOV", month: "12", pan: TestCards.success, validity: "12/31", year: "2031", cvv: "123", ip: "" }));
+  const nodeEncrypt = () => publicEncrypt({ key, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, plaintext).toString("base64");
+  const perSecond = async (f: () => unknown, n: number) => 1000 / (await time(f, n));
+  // WebCrypto runs each encryption on libuv's thread pool: one at a time it waits for the hop, many
+  // at once (a server under load) use the pool. publicEncrypt is synchronous on the main thread.
+  const hundredAtOnce = () => Promise.all(Array.from({ length: 100 }, () => shop.encryptCard(card)));
+  await perSecond(nodeEncrypt, 500);
+  await perSecond(hundredAtOnce, 5);
+  const theirs: number[] = [];
+  const sequential: number[] = [];
+  const parallel: number[] = [];
+  for (let round = 0; round < 7; round++) {
+    theirs.push(await perSecond(nodeEncrypt, 1000));
+    sequential.push(await perSecond(() => shop.encryptCard(card), 1000));
+    parallel.push(100 * (await perSecond(hundredAtOnce, 10)));
+  }
+  report("card cryptograms per second, node:crypto publicEncrypt (same key)", median(theirs).toFixed(0));
+  report("card cryptograms per second, encryptCard one at a time", median(sequential).toFixed(0));
+  report("card cryptograms per second, encryptCard 100 at a time", median(parallel).toFixed(0));
+  report("encryptCard / publicEncrypt, one at a time", (median(sequential) / median(theirs)).toFixed(2));
+  report("encryptCard / publicEncrypt, 100 at a time", (median(parallel) / median(theirs)).toFixed(2));
+
+  const bodies = Array.from({ length: 1000 }, (_, i) =>
+    JSON.stringify({
+      id: `t${i}`,
+      orderId: `order-${i}`,
+      merchantId: "shop01",
+      amount: 150000 + i,
+      commission: 0,
+      commissionIncluded: false,
+      attempt: 1,
+      demo: false,
+      status: 1,
+      errCode: 0,
+      errMessage: "",
+      metadata: { cart: `c-${i}` },
+    }),
+  );
+  const parseAll = () => {
+    for (const b of bodies) JSON.parse(b);
+  };
+  const checkAll = async () => {
+    for (const b of bodies) await shop.callbacks.parse(b);
+  };
+  await time(parseAll, 50);
+  await time(checkAll, 50);
+  const parsed: number[] = [];
+  const checked: number[] = [];
+  for (let round = 0; round < 7; round++) {
+    parsed.push(await time(parseAll, 50));
+    checked.push(await time(checkAll, 50));
+  }
+  report("callback parse-and-validate / JSON.parse (same 1,000 bodies)", (median(checked) / median(parsed)).toFixed(2), "≤ 3");
+
+  const authorization = `Basic ${Buffer.from(`${defaultMerchant.login}:${defaultMerchant.password}`).toString("base64")}`;
+  let order = 0;
+  const rawCreate = async () => {
+    const r = await fetch(`${ecommerceUrl}/payment/create`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization },
+      body: JSON.stringify({ merchantId: defaultMerchant.login, orderId: `raw-${order++}`, amount: 150000, demo: true }),
+    });
+    const json = (await r.json()) as { id?: string };
+    if (!json.id) throw new Error(`raw create refused: ${JSON.stringify(json)}`);
+  };
+  const clientCreate = () => shop.payments.create({ orderId: `sdk-${order++}`, amount: 150000, demo: true });
+  for (const f of [rawCreate, clientCreate]) await time(f, 100);
+  // The same raw call measured as if it were the client: how far apart two identical things land
+  // on this machine (the noise floor of the ratio above it).
+  const createRatios: number[] = [];
+  const floor: number[] = [];
+  for (let block = 0; block < 40; block++) {
+    const base = await time(rawCreate, 25);
+    createRatios.push((await time(clientCreate, 25)) / base);
+    floor.push((await time(rawCreate, 25)) / base);
+  }
+  report("e-commerce payments.create / raw fetch", median(createRatios).toFixed(3), "≤ 1.10");
+  report("raw fetch / raw fetch, same blocks (noise floor)", `${median(floor).toFixed(3)} (IQR ${iqr(floor)})`);
 } finally {
   child.kill();
 }

@@ -68,8 +68,39 @@ export function annotate(doc: Json): Json {
     return out;
   };
   const annotated = visit(doc, false);
-  annotated.info.description = [annotated.info.description, ...infoSections(doc.info, chain)].filter(Boolean).join("\n\n");
+  annotated.info.description = [annotated.info.description, ...infoSections(doc.info, chain), ...cryptogramSection(doc), ...vocabularySection(doc)].filter(Boolean).join("\n\n");
   return annotated;
+}
+
+/** The card cryptogram's recipe (`x-cryptogram`): what the SDK's `encryptCard` does, step by step. */
+function cryptogramSection(doc: Json): string[] {
+  const c = doc["x-cryptogram"];
+  if (!c) return [];
+  const plaintext = Object.entries<Json>(c.plaintext ?? {})
+    .map(([name, ref]) => `\`${name}\`: \`${String(ref.$ref).split("/").pop()}\``)
+    .join(", ");
+  return [
+    `### The card cryptogram\n\n${c.description?.trim() ?? ""}\n\n| | |\n|---|---|\n| goes into | \`${c.field}\` |\n| algorithm | ${c.algorithm}, ${c.hash} for OAEP, ${c.mgf1Hash} for MGF1, label ${c.label === "" ? "empty" : `\`${c.label}\``} |\n| encoding | standard Base64 |\n| plaintext | ${plaintext} |\n| key | \`${c.key.pem}\` (PEM) or \`${c.key.jwk}\` (JWK), kept at most ${c.key.cacheMaxAge} |\n\nThe SDK: \`encryptCard(card, key)\` in \`@paysys/ecommerce\` and \`@paysys/ecommerce/card\` (the payment form's entry).${notesOf(
+      { "x-source": c["x-source"], "x-gap": c["x-gap"] },
+    )
+      .map((l) => `\n\n${l}`)
+      .join("")}`,
+  ];
+}
+
+/** Vocabularies that share numbers with different meanings (`x-status-vocabularies`), side by side. */
+function vocabularySection(doc: Json): string[] {
+  const v = doc["x-status-vocabularies"];
+  if (!v) return [];
+  const schemas = doc.components?.schemas ?? {};
+  const rows = Object.entries<Json>(v)
+    .filter(([k]) => k !== "description")
+    .map(([name, ref]) => {
+      const schema = schemas[String(ref.$ref).split("/").pop() ?? ""] ?? {};
+      const values = (schema["x-known-values"] ?? []).map((x: Json) => `${x.value} ${x.name}`).join(", ");
+      return `| ${name} | ${schema.title ?? ""} | ${values} |`;
+    });
+  return [`### Status vocabularies\n\n${v.description ?? ""}\n\n| vocabulary | schema | values |\n|---|---|---|\n${rows.join("\n")}`];
 }
 
 function isPathItem(node: Json): boolean {

@@ -109,6 +109,19 @@ describe("reference pages", () => {
     await page.close();
   });
 
+  it("e-commerce: the page shows the cryptogram's recipe and the status vocabularies side by side", { timeout: 60_000 }, async () => {
+    const { page } = await open("ecommerce.html");
+    await page.waitForSelector(".menu-content", { timeout: 30_000 });
+    const text = async () => (await page.locator("body").innerText()).replace(/\s+/g, " ");
+    await expect.poll(text, { timeout: 15_000 }).toContain("The card cryptogram");
+    expect(await text()).toContain("RSA-OAEP, SHA-256 for OAEP, SHA-256 for MGF1, label empty");
+    expect(await text()).toContain("kept at most P1D");
+    expect(await text()).toMatch(/callback Callback and status-query status 0 FAILED, 1 SUCCEEDED, 2 AMOUNT_BLOCKED, 3 CANCELLED_OR_REFUNDED/);
+    expect(await text()).toMatch(/transaction Transaction status \(document\) 0 CREATED, 1 RECREATED, 110 PROCESSING_STARTED/);
+    await page.screenshot({ path: join(shots, "ecommerce-cryptogram.png") });
+    await page.close();
+  });
+
   it("index: links every interface and shows the gap report per interface", { timeout: 30_000 }, async () => {
     const { page } = await open("index.html");
     const report = gapReport();
