@@ -14,7 +14,10 @@ export function emitOperations(model: SpecModel, head: string): string {
     if (op.responseSchema) fields.push(`    validateResponse: v.${ident(op.id)}_response,`);
     return `  ${JSON.stringify(op.id)}: operation<S.${names.params(op.id)}, S.${names.result(op.id)}, ${options}${file}>({\n${fields.join("\n")}\n  }),`;
   });
-  const hooks = model.webhooks.map((w) => `  ${JSON.stringify(w.id)}: inbound<S.${names.event(w.id)}>({ id: ${JSON.stringify(w.id)}, validate: v.${ident(w.id)}_event }),`);
+  const hooks = model.webhooks.map(
+    (w) =>
+      `  ${JSON.stringify(w.id)}: inbound<S.${names.event(w.id)}>({ id: ${JSON.stringify(w.id)}, validate: v.${ident(w.id)}_event${w.sources.length ? `, sources: ${JSON.stringify(w.sources)}` : ""} }),`,
+  );
   return `${head}import type { CallOptions, OpenParamsOptions } from "@paysys/core";
 import { type ChainDefinition, inbound, operation, type SchemeFacts } from "@paysys/core/internal";
 import type * as S from "./schema.js";
@@ -30,7 +33,7 @@ ${rows.join("\n")}
 
 export type OperationId = keyof typeof operations;
 
-/** What the service sends to you (the spec's webhooks), with the validator of each body. */
+/** What the service sends to you (the spec's webhooks), with the validator of each body and the addresses it comes from. */
 export const webhooks = {
 ${hooks.join("\n")}
 };

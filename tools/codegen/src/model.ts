@@ -48,6 +48,8 @@ export interface WebhookModel {
   bodySchema: Json;
   /** What the receiver answers to acknowledge. */
   ackSchema?: Json;
+  /** Addresses the spec says the service sends it from (`x-source-ip`), for the receiver's allow-list. */
+  sources: string[];
 }
 
 export interface SpecModel {
@@ -233,6 +235,7 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
         summary: op.summary ?? id,
         bodySchema: jsonSchemaOf(doc, op.requestBody) ?? fail(where, "a webhook needs a JSON request body"),
         ackSchema: jsonSchemaOf(doc, op.responses?.["200"]),
+        sources: [op["x-source-ip"] ?? []].flat().map((ip: Json) => (typeof ip === "string" ? ip : ip.address)),
       });
       continue;
     }

@@ -8,6 +8,8 @@ import { type Validator, validatorIssues } from "./operation.js";
 export interface InboundSpec {
   id: string;
   validate?: Validator;
+  /** Addresses the spec says the service sends it from (`x-source-ip`): a receiver's default allow-list. */
+  sources?: readonly string[];
 }
 
 /** An inbound row that also carries, for the type checker only, the type of its body. */

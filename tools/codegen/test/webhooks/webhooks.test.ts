@@ -15,4 +15,8 @@ describe("webhooks", () => {
     expect(() => parseInbound(webhooks["callbacks.paid"], new Uint8Array([0x7b, 0xff]))).toThrow(/not valid UTF-8/);
     expect(() => parseInbound(webhooks["callbacks.paid"], `{"id":"${"x".repeat(300_000)}","amount":1}`)).toThrow(/larger than/);
   });
+
+  it("carries the addresses the spec says the service sends from (x-source-ip), as an object or a bare address", () => {
+    expect(webhooks["callbacks.paid"].sources).toEqual(["192.0.2.10", "192.0.2.11"]);
+  });
 });
