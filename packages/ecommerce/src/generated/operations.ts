@@ -122,9 +122,9 @@ export const operations = {
 
 export type OperationId = keyof typeof operations;
 
-/** What the service sends to you (the spec's webhooks), with the validator of each body. */
+/** What the service sends to you (the spec's webhooks), with the validator of each body and the addresses it comes from. */
 export const webhooks = {
-  "callbacks.payment": inbound<S.CallbacksPaymentEvent>({ id: "callbacks.payment", validate: v.callbacks_payment_event }),
+  "callbacks.payment": inbound<S.CallbacksPaymentEvent>({ id: "callbacks.payment", validate: v.callbacks_payment_event, sources: ["35.157.105.64"] }),
 };
 
 /** The per-key chain of the interface (a header each call presents and each answer renews), if it has one. */

@@ -204,7 +204,7 @@ export const operations = {
 
 export type OperationId = keyof typeof operations;
 
-/** What the service sends to you (the spec's webhooks), with the validator of each body. */
+/** What the service sends to you (the spec's webhooks), with the validator of each body and the addresses it comes from. */
 export const webhooks = {
 
 };
