@@ -6,6 +6,7 @@
 // function succeeded for it.
 import { WebhookError } from "@paysys/core";
 import { type Inbound, parseInbound } from "@paysys/core/internal";
+import { webhooks } from "./generated/operations.js";
 import type { CallbacksPaymentEvent } from "./generated/schema.js";
 
 /** A callback the gateway sent: checked against the spec, from an allowed address. */
@@ -76,6 +77,30 @@ export interface CallbackReceiverOptions {
   store: CallbackStore;
   /** Asks the gateway whether it says the same; undefined: not asked. */
   confirm?: (event: CallbackEvent) => Promise<boolean>;
+}
+
+/** Largest callback body read by default, in bytes. */
+export const DEFAULT_MAX_BODY = 256 * 1024;
+
+/** The addresses callbacks come from by default (spec: the callback's `x-source-ip`). */
+export const callbackSources: readonly string[] = webhooks["callbacks.payment"].sources ?? [];
+
+/**
+ * Checks one callback without a client: from an allowed address (default `callbackSources`), a
+ * body the spec accepts. Throws a `CallbackRefusedError` otherwise. Nothing is processed or
+ * remembered: to process each event once, use a client's `callbacks.handle` or its handlers.
+ */
+export function parseCallback(
+  raw: string | Uint8Array | ArrayBuffer,
+  options: ReceiveOptions & { allowedAddresses?: readonly string[] | "any"; maxBodyBytes?: number } = {},
+): Promise<CallbackEvent> {
+  const receiver = createCallbackReceiver(webhooks["callbacks.payment"], {
+    allowedAddresses: options.allowedAddresses ?? callbackSources,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+    leaseMs: 0,
+    store: new MemoryCallbackStore(),
+  });
+  return receiver.parse(raw, options);
 }
 
 /** IPv4 addresses may come mapped into IPv6 (`::ffff:35.157.105.64`). */

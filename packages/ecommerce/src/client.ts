@@ -5,7 +5,7 @@
 import { type CallOptions, NotFoundError } from "@paysys/core";
 import { basicScheme, type Codec, checkClientOptions, createInvoker, durationMs, randomUuid, SecretSet, sharedTransportOptions, Transport } from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
-import { type CallbackEvent, createCallbackReceiver, MemoryCallbackStore } from "./callbacks.js";
+import { type CallbackEvent, callbackSources, createCallbackReceiver, DEFAULT_MAX_BODY, MemoryCallbackStore } from "./callbacks.js";
 import { encryptCard, importGatewayKey, type PaymentCard, type PayoutCard } from "./card.js";
 import { buildEcommerceMethods, type EcommerceMethods } from "./generated/client.js";
 import { cryptogram, operations, sensitiveKeys, servers, webhooks } from "./generated/operations.js";
@@ -133,8 +133,8 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
 
   const callbackSettings = options.callbacks ?? {};
   const callbacks = createCallbackReceiver(webhooks["callbacks.payment"], {
-    allowedAddresses: callbackSettings.allowedAddresses ?? [CALLBACK_SOURCE],
-    maxBodyBytes: callbackSettings.maxBodyBytes ?? 256 * 1024,
+    allowedAddresses: callbackSettings.allowedAddresses ?? callbackSources,
+    maxBodyBytes: callbackSettings.maxBodyBytes ?? DEFAULT_MAX_BODY,
     leaseMs: callbackSettings.leaseMs ?? 60_000,
     store: options.callbackStore ?? new MemoryCallbackStore(),
     confirm: callbackSettings.confirm
@@ -154,6 +154,3 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
     raw: transport.raw,
   };
 }
-
-/** The address clients check callbacks against (spec: `x-source-ip` of the callback). */
-export const CALLBACK_SOURCE = "35.157.105.64";

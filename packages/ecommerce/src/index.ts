@@ -7,14 +7,15 @@ export {
   type CallbackEvent,
   CallbackRefusedError,
   type CallbackStore,
+  callbackSources,
   MemoryCallbackStore,
   type NodeRequest,
   type NodeResponse,
+  parseCallback,
   type ReceiveOptions,
 } from "./callbacks.js";
 export { type CardDataInput, checkCard, encryptCard, type GatewayKey, luhn, type PaymentCard, type PayoutCard } from "./card.js";
 export {
-  CALLBACK_SOURCE,
   type CreatedPayment,
   type CreatePaymentParams,
   type CreatePayoutParams,

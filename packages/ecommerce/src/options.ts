@@ -22,8 +22,8 @@ export interface EcommerceClientSettings extends ClientSettings {
 
 export interface CallbackSettings {
   /**
-   * Addresses callbacks may come from. Default: the gateway's address that clients check
-   * (`35.157.105.64`, spec `x-source-ip`). `"any"` turns the check off; then use `confirm`.
+   * Addresses callbacks may come from. Default `callbackSources`: the gateway's address that
+   * clients check (`35.157.105.64`, spec `x-source-ip`). `"any"` turns the check off; then use `confirm`.
    */
   allowedAddresses?: string[] | "any";
   /** Before trusting a callback, ask the gateway's status query whether it says the same. Default false. */

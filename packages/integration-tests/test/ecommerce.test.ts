@@ -9,12 +9,14 @@ import {
   type CallbackEvent,
   CallbackRefusedError,
   type CallbackStore,
+  callbackSources,
   createEcommerceClient,
   type EcommerceClientOptions,
   type LogEvent,
   MemoryCallbackStore,
   NotFoundError,
   OutcomeUnknownError,
+  parseCallback,
   RequestValidationError,
   ServiceError,
   tenge,
@@ -369,6 +371,15 @@ describe("e-commerce: callbacks", () => {
     await expect(confirming.callbacks.parse(forged)).rejects.toMatchObject({ reason: "unconfirmed" });
     sb.ecommerce.pay(unpaid.id, card());
     expect(await confirming.callbacks.parse(forged)).toMatchObject({ status: 1 });
+  });
+
+  it("parseCallback without a client: the spec's source address by default, a typed event or a typed refusal", async () => {
+    expect(callbackSources).toEqual(["35.157.105.64"]);
+    const body = JSON.stringify({ id: "p-1", orderId: "o-1", amount: 100, status: 1, errCode: 0 });
+    expect(await parseCallback(body, { remoteAddress: "35.157.105.64" })).toEqual({ id: "p-1", orderId: "o-1", amount: 100, status: 1, errCode: 0 });
+    await expect(parseCallback(body, { remoteAddress: "127.0.0.1" })).rejects.toMatchObject({ name: "CallbackRefusedError", reason: "address" });
+    expect(await parseCallback(body, { remoteAddress: "127.0.0.1", allowedAddresses: ["127.0.0.1"] })).toMatchObject({ id: "p-1" });
+    await expect(parseCallback(JSON.stringify({ amount: 1.5 }), { allowedAddresses: "any" })).rejects.toMatchObject({ reason: "body" });
   });
 
   it("the web-standard handler (Request → Response) acknowledges after processing, once", async () => {
