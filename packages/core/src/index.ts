@@ -8,4 +8,4 @@ export type { DateTimeInput, ListInput, TengeInput } from "./inputs.js";
 export type { RetryOptions } from "./internal/retry.js";
 export type { TokenSet } from "./internal/tokens.js";
 export { tenge, tiyn } from "./money.js";
-export { type ChainStore, MemoryStore } from "./stores.js";
+export { type ChainStore, MemoryStore, type TokenStore } from "./stores.js";

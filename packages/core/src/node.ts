@@ -6,7 +6,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import type { BinaryFile } from "./file.js";
-import type { ChainStore } from "./stores.js";
+import type { ChainStore, TokenStore } from "./stores.js";
 
 /** Streams a downloaded file to disk without holding it in memory; resolves with the bytes written. */
 export async function saveToFile(file: BinaryFile, path: string): Promise<number> {
@@ -28,7 +28,7 @@ export interface FileStoreOptions {
  * a temporary file that is then renamed over the store, so a crash never leaves half a file; `update`
  * holds a lock file while it reads, decides and writes, so two processes never both decide.
  */
-export class FileStore implements ChainStore {
+export class FileStore implements ChainStore, TokenStore {
   readonly path: string;
   readonly #options: Required<FileStoreOptions>;
 

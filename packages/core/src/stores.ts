@@ -8,13 +8,42 @@ export interface ChainStore {
   set(key: string, value: string): Promise<void> | void;
 }
 
-/** Keeps values in this process only. */
-export class MemoryStore implements ChainStore {
+/**
+ * Where a credential's token is kept when a service allows one token per credential (a new one
+ * kills the old: cash-out). Every client of the credential, in any process that shares the store,
+ * uses the token in it; `update` runs with no other writer in between, so two processes never both
+ * authorize. Over a database: `update` is a transaction that reads the row `FOR UPDATE` (or holds an
+ * advisory lock), calls `decide`, writes what it returns and commits.
+ */
+export interface TokenStore {
+  get(key: string): Promise<string | null | undefined> | string | null | undefined;
+  /** Reads the key's value, lets `decide` choose the new one (undefined: leave it), writes it; resolves with the value now stored. */
+  update(key: string, decide: (current: string | undefined) => string | undefined | Promise<string | undefined>): Promise<string | undefined>;
+}
+
+/** Keeps values in this process only. `update` runs one at a time per key. */
+export class MemoryStore implements ChainStore, TokenStore {
   readonly #values = new Map<string, string>();
+  readonly #queues = new Map<string, Promise<unknown>>();
   get(key: string): string | undefined {
     return this.#values.get(key);
   }
   set(key: string, value: string): void {
     this.#values.set(key, value);
+  }
+  update(key: string, decide: (current: string | undefined) => string | undefined | Promise<string | undefined>): Promise<string | undefined> {
+    const run = async () => {
+      const next = await decide(this.#values.get(key));
+      if (next !== undefined) this.#values.set(key, next);
+      return this.#values.get(key);
+    };
+    const result = (this.#queues.get(key) ?? Promise.resolve()).then(run, run);
+    const settled = result.catch(() => {});
+    this.#queues.set(key, settled);
+    // The queue forgets a key once nothing waits behind the last update.
+    void settled.then(() => {
+      if (this.#queues.get(key) === settled) this.#queues.delete(key);
+    });
+    return result;
   }
 }

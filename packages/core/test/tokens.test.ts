@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AuthenticationError } from "../src/index.js";
+import { AuthenticationError, MemoryStore } from "../src/index.js";
 import { TokenManager } from "../src/internal/index.js";
 
 describe("TokenManager", () => {
@@ -56,5 +56,69 @@ describe("TokenManager", () => {
     const tm = new TokenManager({ obtain: async () => (++calls === 1 ? Promise.reject(new Error("down")) : { accessToken: "ok" }) });
     await expect(tm.accessToken()).rejects.toThrow("down");
     expect(await tm.accessToken()).toBe("ok");
+  });
+});
+
+describe("TokenManager with a shared store (one token per credential)", () => {
+  const shared = () => ({ store: new MemoryStore(), key: "svc:login" });
+
+  it("two managers and 200 concurrent callers: exactly one authorization; the second takes the stored token", async () => {
+    let obtained = 0;
+    const obtain = async () => {
+      obtained++;
+      await new Promise((r) => setTimeout(r, 5));
+      return { accessToken: `t${obtained}`, expiresAt: Date.now() + 3_600_000 };
+    };
+    const where = shared();
+    const a = new TokenManager({ obtain, shared: where });
+    const b = new TokenManager({ obtain, shared: where });
+    const got = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).accessToken()));
+    expect(new Set(got)).toEqual(new Set(["t1"]));
+    expect(obtained).toBe(1);
+  });
+
+  it("a refusal of a token another holder already replaced takes the newer one, without authorizing", async () => {
+    let obtained = 0;
+    const obtain = async () => ({ accessToken: `t${++obtained}`, expiresAt: Date.now() + 3_600_000 });
+    const where = shared();
+    const a = new TokenManager({ obtain, shared: where });
+    const b = new TokenManager({ obtain, shared: where });
+    expect(await a.accessToken()).toBe("t1");
+    expect(await b.accessToken()).toBe("t1");
+    a.reject("t1"); // t1 expired: a authorizes once
+    expect(await a.accessToken()).toBe("t2");
+    b.reject("t1"); // b's request with t1 came back 401: b takes t2 from the store
+    expect(await b.accessToken()).toBe("t2");
+    expect(obtained).toBe(2);
+  });
+
+  it("without a shared store the same two holders authorize against each other (the failure the store prevents)", async () => {
+    let obtained = 0;
+    const obtain = async () => ({ accessToken: `t${++obtained}`, expiresAt: Date.now() + 3_600_000 });
+    const a = new TokenManager({ obtain });
+    const b = new TokenManager({ obtain });
+    await a.accessToken();
+    await b.accessToken(); // kills a's token on a single-token service
+    a.reject("t1");
+    await a.accessToken(); // kills b's
+    expect(obtained).toBe(3);
+  });
+
+  it("an unreadable stored value is replaced, and a failed authorization leaves the store as it was", async () => {
+    const where = shared();
+    await where.store.update(where.key, () => "not json");
+    let fail = true;
+    const tm = new TokenManager({
+      obtain: async () => {
+        if (fail) throw new AuthenticationError("refused", {});
+        return { accessToken: "ok" };
+      },
+      shared: where,
+    });
+    await expect(tm.accessToken()).rejects.toThrow("refused");
+    expect(where.store.get(where.key)).toBe("not json");
+    fail = false;
+    expect(await tm.accessToken()).toBe("ok");
+    expect(JSON.parse(where.store.get(where.key)!)).toEqual({ accessToken: "ok" });
   });
 });

@@ -1,8 +1,8 @@
 // `createPortalClient`: the generated methods of v2 or v1 over the shared invoker. What the spec
 // cannot say is written here and nowhere else: the captcha sign-in, reading the token answer
 // (whose fields the document does not show), logout on close, and v1's missing `user.me`.
-import { type CallOptions, ClientClosedError, ConfigurationError, type TokenSet, UnexpectedResponseError, UnsupportedOperationError } from "@paysys/core";
-import { bearerScheme, checkClientOptions, createInvoker, randomUuid, SecretSet, sharedTransportOptions, TokenManager, Transport } from "@paysys/core/internal";
+import { type CallOptions, ClientClosedError, ConfigurationError, type TokenSet, UnsupportedOperationError } from "@paysys/core";
+import { bearerScheme, checkClientOptions, createInvoker, randomUuid, SecretSet, sharedTransportOptions, TokenManager, Transport, tokensFromAnswer } from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
 import { portalCodecs } from "./codecs.js";
 import { settings as settingsValidator } from "./generated/settings.js";
@@ -40,20 +40,7 @@ const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ?? Symbol.f
 
 /** The default reading of the token answer, whose fields the document does not show. */
 export function defaultExtractTokens(result: Record<string, unknown>, now: number = Date.now()): TokenSet {
-  const access = result.accessToken ?? result.token;
-  if (typeof access !== "string" || access === "") {
-    throw new UnexpectedResponseError(
-      `account.token: the token answer has no accessToken or token field (fields: ${Object.keys(result).join(", ") || "none"}); pass the extractTokens option`,
-      { operation: "account.token", bodyExcerpt: "[REDACTED: this answer carries secrets]" },
-    );
-  }
-  const refresh = result.refreshToken;
-  const expiresIn = result.expiresIn;
-  return {
-    accessToken: access,
-    refreshToken: typeof refresh === "string" ? refresh : undefined,
-    expiresAt: typeof expiresIn === "number" ? now + expiresIn * 1000 : undefined,
-  };
+  return tokensFromAnswer("account.token", "extractTokens", result, now);
 }
 
 /**

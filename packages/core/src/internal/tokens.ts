@@ -3,7 +3,8 @@
 // There is no background timer; a token is renewed only when a caller needs one and it is
 // expired, or when a request came back 401 with it. That matters for cash-out, where a new token
 // kills the old one at once: a background refresh would break requests in flight.
-import { AuthenticationError } from "../errors.js";
+import { AuthenticationError, UnexpectedResponseError } from "../errors.js";
+import type { TokenStore } from "../stores.js";
 import type { SecretSet } from "./redact.js";
 
 /** Tokens as the SDK keeps them. */
@@ -24,6 +25,12 @@ export interface TokenManagerOptions {
   now?: () => number;
   /** Where every token the manager holds is remembered, so no error or log line can show one. */
   secrets?: SecretSet;
+  /**
+   * One token per credential across clients and processes (a service where a new token kills the
+   * old one). Renewal then happens inside `store.update`: a token another client stored meanwhile
+   * is taken instead of authorizing again, so no two holders ever authorize in turn against each other.
+   */
+  shared?: { store: TokenStore; key: string };
 }
 
 export class TokenManager {
@@ -78,8 +85,8 @@ export class TokenManager {
     if (this.#tokens?.accessToken === token) this.#stale = true;
   }
 
-  #fresh(t: TokenSet): boolean {
-    if (this.#stale) return false;
+  #fresh(t: TokenSet, mayBeStale = true): boolean {
+    if (mayBeStale && this.#stale) return false;
     if (t.expiresAt === undefined) return true;
     const now = (this.#options.now ?? Date.now)();
     return now < t.expiresAt - (this.#options.earlyRenewalMs ?? 10_000);
@@ -106,6 +113,22 @@ export class TokenManager {
   }
 
   async #renew(current: TokenSet | undefined): Promise<TokenSet> {
+    const { shared } = this.#options;
+    if (!shared) return this.#renewHere(current);
+    let renewed: TokenSet | undefined;
+    const stored = await shared.store.update(shared.key, async (value) => {
+      const other = parseStored(value);
+      // Another holder stored a token that is not the one we hold (or were refused with): take it.
+      if (other && other.accessToken !== current?.accessToken && this.#fresh(other, false)) return undefined;
+      renewed = await this.#renewHere(current);
+      return JSON.stringify(renewed);
+    });
+    const token = renewed ?? parseStored(stored);
+    if (!token) throw new TypeError(`the token store holds no readable token under ${shared.key}`);
+    return token;
+  }
+
+  async #renewHere(current: TokenSet | undefined): Promise<TokenSet> {
     const { obtain, refresh } = this.#options;
     if (current?.refreshToken && refresh) {
       try {
@@ -122,4 +145,37 @@ export class TokenManager {
     }
     return obtain();
   }
+}
+
+/** A token as a shared store keeps it (JSON); anything else is no token. */
+function parseStored(value: string | undefined): TokenSet | undefined {
+  if (value === undefined) return undefined;
+  try {
+    const t = JSON.parse(value) as TokenSet;
+    return typeof t?.accessToken === "string" ? t : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Reads tokens from an answer whose fields no source shows: `accessToken` or `token`, and
+ * `refreshToken` and `expiresIn` (seconds) when present. The error names the fields, never a value,
+ * and the option that reads another shape.
+ */
+export function tokensFromAnswer(operation: string, option: string, result: Record<string, unknown>, now: number = Date.now()): TokenSet {
+  const access = result.accessToken ?? result.token;
+  if (typeof access !== "string" || access === "") {
+    throw new UnexpectedResponseError(
+      `${operation}: the token answer has no accessToken or token field (fields: ${Object.keys(result).join(", ") || "none"}); pass the ${option} option`,
+      { operation, bodyExcerpt: "[REDACTED: this answer carries secrets]" },
+    );
+  }
+  const refresh = result.refreshToken;
+  const expiresIn = result.expiresIn;
+  return {
+    accessToken: access,
+    refreshToken: typeof refresh === "string" ? refresh : undefined,
+    expiresAt: typeof expiresIn === "number" ? now + expiresIn * 1000 : undefined,
+  };
 }
