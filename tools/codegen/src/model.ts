@@ -219,7 +219,8 @@ function securityOf(doc: Json, op: Json): string[] {
 
 export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string): SpecModel {
   const inputCopies: Record<string, Json> = {};
-  const docEnvelope = doc["x-envelope"] ?? fail(specPath, "x-envelope is missing at the root (where params go, and the answer's code and message)");
+  // Its prose (x-gap, x-note) stays in the spec; the runtime gets the facts.
+  const docEnvelope = withoutExtensions(doc["x-envelope"] ?? fail(specPath, "x-envelope is missing at the root (where params go, and the answer's code and message)"));
   const schemes: Record<string, Json> = doc.components?.securitySchemes ?? {};
   const chainSpec = doc["x-chain"];
   const chain = chainSpec ? { header: chainSpec.header, current: { operation: chainSpec.current.operation, param: chainSpec.current.param } } : undefined;
@@ -239,7 +240,7 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
       });
       continue;
     }
-    const envelope = { ...docEnvelope, ...op["x-envelope"] };
+    const envelope = { ...docEnvelope, ...withoutExtensions(op["x-envelope"] ?? {}) };
     const unwrap = normaliseUnwrap(where, op["x-unwrap"]);
     const parameters: Json[] = (op.parameters ?? []).map((p: Json) => deref(doc, p));
     const byIn = (kind: string) => parameters.filter((p) => p.in === kind && !(kind === "header" && chain && p.name === chain.header));
@@ -421,3 +422,6 @@ function sensitiveKeys(doc: Json): string[] {
   });
   return [...keys].sort();
 }
+
+/** An object without its `x-` keys. */
+const withoutExtensions = (o: Json): Json => Object.fromEntries(Object.entries<Json>(o).filter(([k]) => !k.startsWith("x-")));

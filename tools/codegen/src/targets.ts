@@ -58,5 +58,6 @@ export const targets: PackageTarget[] = [
     pkg: "cashout",
     specs: [{ spec: "cashout", dir: "", typePrefix: "Cashout" }],
     codecs: {},
+    settings: { file: "src/options.ts", type: "CashoutClientSettings" },
   },
 ];
