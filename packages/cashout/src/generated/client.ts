@@ -22,7 +22,7 @@ export interface CashoutMethods {
      * 
      * `POST /cash-out-request`. Moves money: never retried automatically.
      */
-    create(params: S.RequestsCreateParams, options?: CallOptions): Promise<S.RequestsCreateResult>;
+    create(params?: S.RequestsCreateParams, options?: CallOptions): Promise<S.RequestsCreateResult>;
   };
 }
 

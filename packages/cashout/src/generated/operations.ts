@@ -5,7 +5,7 @@ import type * as S from "./schema.js";
 import * as v from "./validators.js";
 
 /** How the interface wraps requests and answers (x-envelope). */
-const envelope = {"params":"","x-gap":"The answer envelope of the cash-out API (whether it carries a code or a message) is not shown; answers are passed through as they come."};
+const envelope = {"params":""};
 
 /** Every operation of the spec, as the runtime reads it. */
 export const operations = {
@@ -18,6 +18,7 @@ export const operations = {
     idempotent: false,
     movesMoney: false,
     in: {"header":["Accept"]},
+    headerDefaults: {"Accept":"application/json"},
     body: true,
     envelope: envelope,
     unwrap: {"at":[""]},
@@ -34,9 +35,11 @@ export const operations = {
     idempotent: false,
     movesMoney: true,
     in: {"header":["Accept"]},
+    headerDefaults: {"Accept":"application/json"},
     body: true,
     envelope: envelope,
     unwrap: {"at":[""]},
+    checks: ["maximum-amount"],
     validateInput: v.requests_create_input,
     validateResponse: v.requests_create_response,
   }),

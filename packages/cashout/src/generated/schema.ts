@@ -83,15 +83,20 @@ export interface components {
          * @example 1
          */
         CashOutRequestStatus: number;
-        /** Stored request */
+        /**
+         * Stored request
+         * @description The stored request has a status (`CashOutRequestStatus`), a lifetime and an amount; which fields carry them is not shown.
+         */
         CashOutRequestRecord: {
-            status?: components["schemas"]["CashOutRequestStatus"];
-        } & {
             [key: string]: unknown;
         };
         AuthAuthorizeParams: {
-            /** @constant */
-            Accept: "application/json";
+            /**
+             * @description The document gives this exact value. The SDK sends it unless told otherwise.
+             * @default application/json
+             * @constant
+             */
+            Accept?: "application/json";
             authType: components["schemas"]["AuthType"];
             login?: string;
             password?: string;
@@ -99,10 +104,13 @@ export interface components {
         AuthAuthorizeResult: components["schemas"]["AuthorizeResponse"];
         RequestsCreateParams: {
             /**
-             * @description A JSON media type.
-             * @constant
+             * @description A JSON media type (the document does not give one value). The SDK sends `application/json` unless told otherwise.
+             * @default application/json
+             * @example application/json
+             * @example application/json; charset=utf-8
+             * @example application/vnd.api+json
              */
-            Accept: "application/json";
+            Accept?: string;
         } & {
             [key: string]: unknown;
         };
@@ -120,6 +128,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description The document gives this exact value. The SDK sends it unless told otherwise. */
                 Accept: "application/json";
             };
             path?: never;
@@ -127,13 +136,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "authType": 1,
-                 *       "login": "provider01",
-                 *       "password": "s3cret-Passw0rd"
-                 *     }
-                 */
                 "application/json": components["schemas"]["AuthorizeRequest"];
             };
         };
@@ -153,8 +155,8 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description A JSON media type. */
-                Accept: "application/json";
+                /** @description A JSON media type (the document does not give one value). The SDK sends `application/json` unless told otherwise. */
+                Accept: string;
             };
             path?: never;
             cookie?: never;

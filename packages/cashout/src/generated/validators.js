@@ -2,7 +2,7 @@
 /* eslint-disable */
 "use strict";
 export const auth_authorize_input = validate0;
-const schema0 = {"type":"object","properties":{"Accept":{"type":"string","const":"application/json"},"authType":{"$ref":"spec#/components/schemas/AuthType"},"login":{"type":"string"},"password":{"type":"string"}},"required":["Accept","authType"],"additionalProperties":false,"$id":"op-auth_authorize_input"};
+const schema0 = {"type":"object","properties":{"Accept":{"type":"string","const":"application/json"},"authType":{"$ref":"spec#/components/schemas/AuthType"},"login":{"type":"string"},"password":{"type":"string"}},"required":["authType"],"additionalProperties":false,"$id":"op-auth_authorize_input"};
 const schema2 = {"type":"integer"};
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -17,8 +17,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.Accept === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Accept"},message:"must have required property '"+"Accept"+"'"};
+if(data.authType === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "authType"},message:"must have required property '"+"authType"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -27,8 +27,9 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.authType === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "authType"},message:"must have required property '"+"authType"+"'"};
+for(const key0 in data){
+if(!((((key0 === "Accept") || (key0 === "authType")) || (key0 === "login")) || (key0 === "password"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -37,9 +38,11 @@ vErrors.push(err1);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((((key0 === "Accept") || (key0 === "authType")) || (key0 === "login")) || (key0 === "password"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+}
+if(data.Accept !== undefined){
+let data0 = data.Accept;
+if(typeof data0 !== "string"){
+const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -48,11 +51,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.Accept !== undefined){
-let data0 = data.Accept;
-if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("application/json" !== data0){
+const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/const",keyword:"const",params:{allowedValue: "application/json"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -61,8 +61,11 @@ vErrors.push(err3);
 }
 errors++;
 }
-if("application/json" !== data0){
-const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/const",keyword:"const",params:{allowedValue: "application/json"},message:"must be equal to constant"};
+}
+if(data.authType !== undefined){
+let data1 = data.authType;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err4 = {instancePath:instancePath+"/authType",schemaPath:"spec#/components/schemas/AuthType/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -72,10 +75,9 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.authType !== undefined){
-let data1 = data.authType;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err5 = {instancePath:instancePath+"/authType",schemaPath:"spec#/components/schemas/AuthType/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.login !== undefined){
+if(typeof data.login !== "string"){
+const err5 = {instancePath:instancePath+"/login",schemaPath:"#/properties/login/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -85,9 +87,9 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.login !== undefined){
-if(typeof data.login !== "string"){
-const err6 = {instancePath:instancePath+"/login",schemaPath:"#/properties/login/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.password !== undefined){
+if(typeof data.password !== "string"){
+const err6 = {instancePath:instancePath+"/password",schemaPath:"#/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -97,26 +99,14 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.password !== undefined){
-if(typeof data.password !== "string"){
-const err7 = {instancePath:instancePath+"/password",schemaPath:"#/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
 }
 errors++;
 }
@@ -158,7 +148,8 @@ return errors === 0;
 validate2.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const requests_create_input = validate3;
-const schema5 = {"type":"object","properties":{"Accept":{"type":"string","const":"application/json"}},"required":["Accept"],"additionalProperties":true,"$id":"op-requests_create_input"};
+const schema5 = {"type":"object","properties":{"Accept":{"type":"string","pattern":"^application/([A-Za-z0-9!#$&^_.-]+\\+)?json(\\s*;.*)?$"}},"additionalProperties":true,"$id":"op-requests_create_input"};
+const pattern0 = new RegExp("^application/([A-Za-z0-9!#$&^_.-]+\\+)?json(\\s*;.*)?$", "");
 
 function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-requests_create_input" */;
@@ -172,8 +163,11 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.Accept === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Accept"},message:"must have required property '"+"Accept"+"'"};
+if(data.Accept !== undefined){
+let data0 = data.Accept;
+if(typeof data0 === "string"){
+if(!pattern0.test(data0)){
+const err0 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/pattern",keyword:"pattern",params:{pattern: "^application/([A-Za-z0-9!#$&^_.-]+\\+)?json(\\s*;.*)?$"},message:"must match pattern \""+"^application/([A-Za-z0-9!#$&^_.-]+\\+)?json(\\s*;.*)?$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -182,9 +176,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.Accept !== undefined){
-let data0 = data.Accept;
-if(typeof data0 !== "string"){
+}
+else {
 const err1 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
@@ -194,25 +187,15 @@ vErrors.push(err1);
 }
 errors++;
 }
-if("application/json" !== data0){
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/const",keyword:"const",params:{allowedValue: "application/json"},message:"must be equal to constant"};
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err2];
 }
 else {
 vErrors.push(err2);
-}
-errors++;
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
 }
 errors++;
 }
@@ -223,49 +206,7 @@ validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const requests_create_response = validate4;
 const schema6 = {"$ref":"spec#/components/schemas/CashOutRequestRecord","$id":"op-requests_create_response"};
-const schema7 = {"type":"object","properties":{"status":{"$ref":"#/components/schemas/CashOutRequestStatus"}},"additionalProperties":true};
-const schema8 = {"type":"integer"};
-
-function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate5.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.status !== undefined){
-let data0 = data.status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err0 = {instancePath:instancePath+"/status",schemaPath:"#/components/schemas/CashOutRequestStatus/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-}
-else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-validate5.errors = vErrors;
-return errors === 0;
-}
-validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
+const schema7 = {"type":"object","additionalProperties":true};
 
 function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-requests_create_response" */;
@@ -278,9 +219,17 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate5(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate5.errors : vErrors.concat(validate5.errors);
-errors = vErrors.length;
+if(data && typeof data == "object" && !Array.isArray(data)){
+}
+else {
+const err0 = {instancePath,schemaPath:"spec#/components/schemas/CashOutRequestRecord/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
 }
 validate4.errors = vErrors;
 return errors === 0;

@@ -5,7 +5,7 @@ import type * as S from "./schema.js";
 import * as v from "./validators.js";
 
 /** How the interface wraps requests and answers (x-envelope). */
-const envelope = {"params":"/Body/Params","code":"/Code","success":[0],"x-gap":"Whether a v1 answer carries a message beside `Code`, and under which name, is not shown."};
+const envelope = {"params":"/Body/Params","code":"/Code","success":[0]};
 
 /** Every operation of the spec, as the runtime reads it. */
 export const operations = {
