@@ -1,4 +1,15 @@
-// @paysys/cashout: the generated methods and types of the interface. The client factory joins them
-// in its own issue; until then the package is private.
+// @paysys/cashout: typed client of the cash-out API. Everything public of @paysys/core (errors,
+// stores, call options) comes with it.
+export * from "@paysys/core";
+export { type CashoutClient, createCashoutClient } from "./client.js";
 export type { CashoutMethods } from "./generated/client.js";
 export type * from "./generated/schema.js";
+export type {
+  CashoutClientFunctions,
+  CashoutClientOptions,
+  CashoutClientSettings,
+  CashoutCredentials,
+  MaximumAmount,
+  OtherCredentials,
+  PasswordCredentials,
+} from "./options.js";

@@ -8,7 +8,8 @@ type Resolved<F> = F extends (...args: never[]) => Promise<infer R> ? R : never;
 describe("cash-out facade types", () => {
   it("results are the spec's records, not unknown", () => {
     expectTypeOf<Resolved<CashoutMethods["requests"]["create"]>>().toEqualTypeOf<CashOutRequestRecord>();
-    expectTypeOf<CashOutRequestRecord["status"]>().toEqualTypeOf<number | undefined>();
+    // No field of the stored request is shown, so none is typed: the record is open.
+    expectTypeOf<CashOutRequestRecord>().toEqualTypeOf<{ [key: string]: unknown }>();
     expectTypeOf<Resolved<CashoutMethods["auth"]["authorize"]>>().toBeObject();
   });
 

@@ -1,0 +1,124 @@
+// `createCashoutClient`: the generated methods over the shared invoker. What the spec cannot say is
+// written here: how the credential is sent (its body is partly a gap), where the token is kept so
+// that every holder of one credential uses one token (a new token kills the old one), and the
+// maximum amount the caller configures.
+import { type CallOptions, ConfigurationError, MemoryStore, type ValidationIssue } from "@paysys/core";
+import {
+  bearerScheme,
+  type Check,
+  checkClientOptions,
+  createInvoker,
+  durationMs,
+  evaluatePointer,
+  parsePointer,
+  SecretSet,
+  sharedTransportOptions,
+  TokenManager,
+  Transport,
+  tokensFromAnswer,
+} from "@paysys/core/internal";
+import type { Client } from "openapi-fetch";
+import { buildCashoutMethods, type CashoutMethods } from "./generated/client.js";
+import { operations, securitySchemes, sensitiveKeys } from "./generated/operations.js";
+import type { paths } from "./generated/schema.js";
+import { settings as settingsValidator } from "./generated/settings.js";
+import { type CashoutClientOptions, type CashoutCredentials, functionOptionKeys, type MaximumAmount } from "./options.js";
+
+/**
+ * A cash-out client. It has no `auth.authorize`: the client authorizes by itself, once for every
+ * holder of the credential, because an authorization you started would kill their token.
+ */
+export interface CashoutClient extends Omit<CashoutMethods, "auth"> {
+  /** Forgets the token in this client; the token store keeps it for the credential's other holders. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+  /** The low-level openapi-fetch client (same base URL and token; no automatic retries). */
+  readonly raw: Client<paths>;
+}
+
+const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ?? Symbol.for("Symbol.asyncDispose");
+
+/** The store of every client in this process that is given none: clients of one credential share its token. */
+const processTokens = new MemoryStore();
+
+/** The name of a credential in the token store: never its secret. */
+const credentialId = (baseUrl: string, c: CashoutCredentials) => `cashout ${baseUrl.replace(/\/+$/, "")} ${"login" in c ? c.login : c.id}`;
+
+/** `maximum-amount` (spec `x-checks`): the caller's maximum, at the place in the body the caller names. */
+function maximumAmount(limit: MaximumAmount | undefined): Check {
+  if (!limit) return () => [];
+  let keys: string[];
+  try {
+    keys = parsePointer(limit.at);
+  } catch {
+    throw new ConfigurationError(`createCashoutClient: maxAmount.at must be a JSON pointer such as "/amount", got ${JSON.stringify(limit.at)}`);
+  }
+  return (input): ValidationIssue[] => {
+    const { found, value } = evaluatePointer(input, keys);
+    const amount = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+    if (!found || typeof amount !== "number" || !Number.isFinite(amount)) {
+      return [{ path: limit.at, message: `must be the amount (a number), to be checked against maxAmount ${limit.value}` }];
+    }
+    return amount > limit.value ? [{ path: limit.at, message: `must not exceed maxAmount ${limit.value}` }] : [];
+  };
+}
+
+/**
+ * Creates a client of the cash-out API.
+ *
+ * @example
+ * const cashout = createCashoutClient({ baseUrl, credentials: { authType, login: "provider01", password } });
+ * const stored = await cashout.requests.create({ amount: 50000, account: "77771112233" });
+ */
+export function createCashoutClient(options: CashoutClientOptions): CashoutClient {
+  checkClientOptions("createCashoutClient", options, settingsValidator, functionOptionKeys);
+  const { credentials } = options;
+  const secrets = new SecretSet();
+  if ("password" in credentials) secrets.pin(credentials.password);
+  else for (const v of Object.values(credentials.fields)) if (typeof v === "string") secrets.pin(v);
+  const lifetime = durationMs(securitySchemes.cashoutToken?.tokenLifetime ?? "PT1H");
+  const extract = options.extractToken ?? ((answer: Record<string, unknown>) => tokensFromAnswer("auth.authorize", "extractToken", answer));
+  const body =
+    "password" in credentials
+      ? { authType: credentials.authType, login: credentials.login, password: credentials.password }
+      : { ...credentials.fields, authType: credentials.authType };
+
+  const tokens: TokenManager = new TokenManager({
+    secrets,
+    // A minute early, so a token does not expire on the wire. The early renewal is still driven by
+    // a call that needs the token, never by a timer: the old token dies at once.
+    earlyRenewalMs: 60_000,
+    obtain: async () => {
+      const token = extract(await methods.auth.authorize(body));
+      return { ...token, expiresAt: token.expiresAt ?? Date.now() + lifetime };
+    },
+    shared: { store: options.tokenStore ?? processTokens, key: credentialId(options.baseUrl, credentials) },
+  });
+  const transport = new Transport<paths>({
+    ...sharedTransportOptions(options),
+    baseUrl: options.baseUrl,
+    schemes: { cashoutToken: bearerScheme(tokens, options.authorize) },
+    sensitiveKeys,
+    secrets,
+  });
+  const invoker = createInvoker({
+    transport,
+    operations,
+    checks: { "maximum-amount": maximumAmount(options.maxAmount) },
+    validateRequests: options.validateRequests,
+  });
+  const methods = buildCashoutMethods(invoker.invoke);
+
+  return {
+    requests: {
+      create: (params, callOptions?: CallOptions) => methods.requests.create(params, callOptions),
+    },
+    async close() {
+      tokens.clear();
+    },
+    [asyncDispose]() {
+      return this.close();
+    },
+    raw: transport.raw,
+  };
+}
