@@ -4,6 +4,7 @@
 // client that trickles its headers or body must not hold it forever.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { CashoutSandbox, type CashoutSandboxOptions } from "./cashout.js";
 import { EcommerceSandbox, type EcommerceSandboxOptions } from "./ecommerce.js";
 import { FiscalSandbox, type FiscalSandboxOptions } from "./fiscal.js";
 import { json, SandboxClock, type SandboxModule, type SandboxRequest } from "./module.js";
@@ -17,6 +18,7 @@ export interface SandboxOptions {
   portal?: PortalSandboxOptions;
   fiscal?: FiscalSandboxOptions;
   ecommerce?: EcommerceSandboxOptions;
+  cashout?: CashoutSandboxOptions;
   /** Largest request body, in bytes; larger ones are answered 413. Default 1 MiB. */
   maxBodyBytes?: number;
   /** Time allowed for a request's headers, and for the whole request, in ms. Defaults 5000 and 15000. */
@@ -40,6 +42,9 @@ export interface Sandbox {
   /** Base address for the e-commerce client. */
   ecommerceUrl: string;
   ecommerce: EcommerceSandbox;
+  /** Base address for the cash-out client. */
+  cashoutUrl: string;
+  cashout: CashoutSandbox;
   /** Every module, by name. */
   modules: ReadonlyMap<string, SandboxModule>;
   close(): Promise<void>;
@@ -96,7 +101,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const portal = new PortalSandbox(options.portal, context);
   const fiscal = new FiscalSandbox(options.fiscal, context);
   const ecommerce = new EcommerceSandbox(options.ecommerce, context);
-  const modules = new Map<string, SandboxModule>([portal, fiscal, ecommerce].map((m) => [m.name, m]));
+  const cashout = new CashoutSandbox(options.cashout, context);
+  const modules = new Map<string, SandboxModule>([portal, fiscal, ecommerce, cashout].map((m) => [m.name, m]));
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
 
   // Node checks the two request timeouts on this interval; its default (30 s) lets slow clients linger.
@@ -161,6 +167,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     fiscal,
     ecommerceUrl: urlOf("ecommerce"),
     ecommerce,
+    cashoutUrl: urlOf("cashout"),
+    cashout,
     modules,
     close: async () => {
       for (const m of modules.values()) await m.close?.();

@@ -1,12 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  CashoutSandbox,
+  CashoutSandboxMessages,
   createDataSet,
   defaultFiscalUser,
   EcommerceSandbox,
   EcommerceSandboxMessages,
   FiscalSandbox,
   PortalSandbox,
+  SANDBOX_PASSWORD_AUTH_TYPE,
   type Sandbox,
+  SandboxClock,
   SandboxCodes,
   startSandbox,
   TestCards,
@@ -207,5 +211,44 @@ describe("e-commerce handling", () => {
     await new Promise((r) => setTimeout(r, 120));
     expect(hits).toBe(after);
     server.close();
+  });
+});
+
+describe("cash-out handling", () => {
+  const call = (c: CashoutSandbox, path: string, body: unknown, headers: Record<string, string | undefined> = {}) =>
+    c.handle({ method: "POST", path, query: new URLSearchParams(), body: JSON.stringify(body), headers: { accept: "application/json", ...headers }, remoteAddress: "127.0.0.1" });
+  const authorize = async (c: CashoutSandbox) => {
+    const answer = (await call(c, "/authorize", { authType: SANDBOX_PASSWORD_AUTH_TYPE, login: "provider01", password: "sandbox-password" })) as {
+      json: { token: string; expiresIn: number };
+    };
+    return answer.json;
+  };
+
+  it("a new token revokes the previous one at once; a token expires after an hour of sandbox time", async () => {
+    const clock = new SandboxClock();
+    const c = new CashoutSandbox({}, { clock });
+    const first = await authorize(c);
+    expect(first.expiresIn).toBe(3600);
+    expect(await call(c, "/cash-out-request", { amount: 1 }, { authorization: `Bearer ${first.token}` })).toMatchObject({ status: 200, json: { status: 1 } });
+    const second = await authorize(c);
+    expect(await call(c, "/cash-out-request", { amount: 1 }, { authorization: `Bearer ${first.token}` })).toEqual({ status: 401, json: { error: CashoutSandboxMessages.revoked } });
+    expect(await call(c, "/cash-out-request", { amount: 1 }, { authorization: `Bearer ${second.token}` })).toMatchObject({ status: 200 });
+    clock.advance(3_600_000);
+    expect(await call(c, "/cash-out-request", { amount: 1 }, { authorization: `Bearer ${second.token}` })).toEqual({
+      status: 401,
+      json: { error: CashoutSandboxMessages.expired },
+    });
+    expect(c.stats).toMatchObject({ authorizations: 2, revokedUses: 1, expiredUses: 1, stored: 2 });
+  });
+
+  it("refuses an Accept that is not JSON (406), an authType it does not know (400) and wrong credentials (401)", async () => {
+    const c = new CashoutSandbox();
+    expect(await call(c, "/authorize", { authType: 1, login: "provider01", password: "sandbox-password" }, { accept: "text/html" })).toMatchObject({ status: 406 });
+    expect(await call(c, "/authorize", { authType: 7, login: "provider01", password: "sandbox-password" })).toMatchObject({
+      status: 400,
+      json: { error: expect.stringContaining("authType 7") },
+    });
+    expect(await call(c, "/authorize", { authType: 1, login: "provider01", password: "nope" })).toEqual({ status: 401, json: { error: CashoutSandboxMessages.wrongCredentials } });
+    expect(await call(c, "/authorize", { login: "provider01" })).toMatchObject({ status: 400, json: { error: expect.stringContaining("authType") } });
   });
 });
