@@ -9,7 +9,7 @@ const dir = fileURLToPath(new URL("../readme-examples", import.meta.url));
 
 describe("README examples", () => {
   const files = readdirSync(dir).filter((f) => f.endsWith(".ts"));
-  it("exist for every published package", () => expect(files.sort()).toEqual(["core.ts", "ecommerce.ts", "fiscal.ts", "portal.ts", "sandbox.ts"]));
+  it("exist for every published package", () => expect(files.sort()).toEqual(["cashout.ts", "core.ts", "ecommerce.ts", "fiscal.ts", "portal.ts", "sandbox.ts"]));
   for (const file of files) {
     it(`${file} runs`, { timeout: 60_000 }, () => {
       const output = execFileSync(process.execPath, ["--import", "tsx", `${dir}/${file}`], { encoding: "utf8", timeout: 30_000 });
@@ -17,6 +17,7 @@ describe("README examples", () => {
       if (file === "core.ts") expect(output).toMatch(/^10050 1999 100.50$/m);
       if (file === "portal.ts") expect(output).toMatch(/^dealer01: 280 payments$/m);
       if (file === "sandbox.ts") expect(output).toMatch(/^200 [0-9A-F]{5}$/m);
+      if (file === "cashout.ts") expect(output).toMatch(/^3 requests stored, 1 authorization$/m);
       if (file === "ecommerce.ts") expect(output).toMatch(/^order-1001: 1500.00 KZT, status 1; callbacks 1, 3$/m);
       if (file === "fiscal.ts") expect(output).toMatch(/^receipt \d+; Z: 1 sale\(s\), 1250.5 KZT, cash 625.25 KZT$/m);
     });

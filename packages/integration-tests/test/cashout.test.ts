@@ -1,0 +1,203 @@
+// The cash-out client against the sandbox, over HTTP on loopback: every operation, one token per
+// credential across clients and processes (a new token kills the old one), expiry of tokens and of
+// requests on the sandbox clock, the maximum amount, lost answers and secrets.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface, type Interface } from "node:readline";
+import { inspect } from "node:util";
+import {
+  AuthenticationError,
+  type CashoutClientOptions,
+  ConfigurationError,
+  ConnectionError,
+  createCashoutClient,
+  type LogEvent,
+  MemoryStore,
+  RequestValidationError,
+} from "@paysys/cashout";
+import { FileStore } from "@paysys/cashout/node";
+import { defaultCashoutUser, SANDBOX_PASSWORD_AUTH_TYPE, type Sandbox, startSandbox } from "@paysys/sandbox";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+let sb: Sandbox;
+beforeAll(async () => {
+  sb = await startSandbox({ cashout: { users: [defaultCashoutUser, { login: "provider02", password: "other-password" }, { login: "provider03", password: "third-password" }] } });
+});
+afterAll(() => sb.close());
+
+const HOUR = 3_600_000;
+const credentials = { authType: SANDBOX_PASSWORD_AUTH_TYPE, login: defaultCashoutUser.login, password: defaultCashoutUser.password };
+/** Each test its own credential store, so no token carries over from another test. */
+const client = (extra: Partial<CashoutClientOptions> = {}) => createCashoutClient({ baseUrl: sb.cashoutUrl, credentials, tokenStore: new MemoryStore(), ...extra });
+const delta = () => {
+  const before = { ...sb.cashout.stats };
+  return () => Object.fromEntries(Object.entries(sb.cashout.stats).map(([k, v]) => [k, v - before[k as keyof typeof before]])) as typeof before;
+};
+
+describe("cash-out: every operation against the sandbox", () => {
+  it("submits a request (status 1, STATUS_PROCESSING) that expires three days later (status 2, STATUS_EXPIRED)", async () => {
+    const cashout = client();
+    const stored = await cashout.requests.create({ amount: 50_000, account: "77771112233", reference: "prov-000001" });
+    expect(stored).toEqual({ id: expect.stringMatching(/^co-/), status: 1, expiresAt: expect.any(String) });
+    const id = stored.id as string;
+    expect(sb.cashout.request(id)).toMatchObject({ status: 1, body: { amount: 50_000, account: "77771112233", reference: "prov-000001" } });
+    sb.clock.advance(3 * 24 * HOUR - 1000);
+    expect(sb.cashout.request(id)?.status).toBe(1);
+    sb.clock.advance(1000);
+    expect(sb.cashout.request(id)?.status).toBe(2);
+  });
+
+  it("sends Accept: application/json by default, takes another JSON media type, refuses one that is not JSON before sending", async () => {
+    const seen: string[] = [];
+    const cashout = client({ hooks: { beforeRequest: ({ request }) => void seen.push(request.headers.get("accept") ?? "") } });
+    await cashout.requests.create({ amount: 1 });
+    await cashout.requests.create({ Accept: "application/json; charset=utf-8", amount: 2 });
+    await cashout.requests.create({ Accept: "application/vnd.api+json", amount: 3 });
+    expect(seen).toEqual(["application/json", "application/json", "application/json; charset=utf-8", "application/vnd.api+json"]);
+    const refused = await cashout.requests.create({ Accept: "text/html", amount: 4 }).catch((e) => e);
+    expect(refused).toBeInstanceOf(RequestValidationError);
+    expect(refused.issues[0].path).toBe("/Accept");
+    expect(seen).toHaveLength(4);
+  });
+
+  it("another authorization variant (the certificate one is a gap) sends its fields as given", async () => {
+    const cashout = client({
+      credentials: { authType: SANDBOX_PASSWORD_AUTH_TYPE, id: "provider01-cert", fields: { login: defaultCashoutUser.login, password: defaultCashoutUser.password } },
+    });
+    expect(await cashout.requests.create({ amount: 1 })).toMatchObject({ status: 1 });
+  });
+
+  it("wrong credentials are an AuthenticationError; no password or token in any log line or error", async () => {
+    const lines: string[] = [];
+    const logger = (e: LogEvent) => lines.push(JSON.stringify(e));
+    const wrong = client({ credentials: { ...credentials, password: "Wr0ng-Cashout-Pass" }, logger });
+    const error = await wrong.requests.create({ amount: 1 }).catch((e) => e);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error.message).toContain("auth.authorize");
+    const right = client({ logger });
+    await right.requests.create({ amount: 1 });
+    sb.clock.advance(HOUR); // a 401, a renewal and a re-send: more places a token could show
+    await right.requests.create({ amount: 1 });
+    const text = [...lines, error.message, error.stack, JSON.stringify(error), inspect(error, { depth: 5 })].join("\n");
+    expect(lines.length).toBeGreaterThan(4);
+    for (const secret of ["Wr0ng-Cashout-Pass", defaultCashoutUser.password, ...sb.cashout.issuedTokens()]) expect(text).not.toContain(secret);
+  });
+});
+
+describe("cash-out: one token per credential", () => {
+  it("200 concurrent requests from a new client: exactly one authorization", async () => {
+    const d = delta();
+    const cashout = client();
+    const stored = await Promise.all(Array.from({ length: 200 }, (_, i) => cashout.requests.create({ amount: i + 1 })));
+    expect(new Set(stored.map((s) => s.id)).size).toBe(200);
+    expect(d()).toMatchObject({ authorizations: 1, revokedUses: 0, stored: 200 });
+  });
+
+  it("two clients in one process share the token without being told (the default store is the process's)", async () => {
+    const d = delta();
+    const shared = { credentials: { authType: 1, login: "provider02", password: "other-password" } };
+    const a = createCashoutClient({ baseUrl: sb.cashoutUrl, ...shared });
+    const b = createCashoutClient({ baseUrl: sb.cashoutUrl, ...shared });
+    for (let round = 0; round < 5; round++) await Promise.all([a.requests.create({ amount: 1 }), b.requests.create({ amount: 2 })]);
+    expect(d()).toMatchObject({ authorizations: 1, revokedUses: 0, stored: 10 });
+  });
+
+  it("the failure the shared store prevents: two clients with stores of their own kill each other's tokens", async () => {
+    const d = delta();
+    const a = client();
+    const b = client();
+    for (let round = 0; round < 5; round++) {
+      await a.requests.create({ amount: 1 });
+      await b.requests.create({ amount: 2 });
+    }
+    // Each call after the first round finds its token killed by the other client's authorization.
+    expect(d()).toMatchObject({ authorizations: 10, revokedUses: 8 });
+  });
+
+  it("five hours of sandbox time, two clients: one authorization an hour, no revoked-token loop, no call lost", async () => {
+    const d = delta();
+    const store = new MemoryStore();
+    const a = client({ tokenStore: store });
+    const b = client({ tokenStore: store });
+    for (let hour = 0; hour < 5; hour++) {
+      if (hour > 0) sb.clock.advance(HOUR);
+      const stored = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).requests.create({ amount: i + 1 })));
+      expect(stored).toHaveLength(20);
+    }
+    const counts = d();
+    expect(counts.authorizations).toBe(5);
+    expect(counts.stored).toBe(100);
+    // A request already on its way with the old token is refused once (not processed) and re-sent
+    // with the new one: at most the 20 calls of each of the four later hours.
+    expect(counts.revokedUses + counts.expiredUses).toBeLessThanOrEqual(4 * 20);
+  });
+
+  it("two processes sharing a FileStore: one authorization an hour between them", { timeout: 60_000 }, async () => {
+    const d = delta();
+    const path = join(mkdtempSync(join(tmpdir(), "cashout-store-")), "tokens.json");
+    const worker = new URL("./fixtures/cashout-worker.mjs", import.meta.url).pathname;
+    const workers: { child: ChildProcess; lines: Interface }[] = [0, 1].map(() => {
+      const child = spawn(process.execPath, [worker, sb.cashoutUrl, path, "provider03", "third-password"], { stdio: ["pipe", "pipe", "inherit"] });
+      return { child, lines: createInterface({ input: child.stdout! }) };
+    });
+    const run = (w: (typeof workers)[number], n: number) =>
+      new Promise<{ ok?: number; error?: string }>((resolve) => {
+        w.lines.once("line", (line) => resolve(JSON.parse(line)));
+        w.child.stdin!.write(`run ${n}\n`);
+      });
+    try {
+      for (let hour = 0; hour < 3; hour++) {
+        if (hour > 0) sb.clock.advance(HOUR);
+        expect(await Promise.all(workers.map((w) => run(w, 25)))).toEqual([{ ok: 25 }, { ok: 25 }]);
+      }
+    } finally {
+      for (const w of workers) w.child.stdin!.end("exit\n");
+    }
+    expect(d()).toMatchObject({ authorizations: 3, stored: 150 });
+    // The store file holds the token only for this machine's processes; it is written owner-only.
+    expect(JSON.parse(readFileSync(path, "utf8"))).toHaveProperty([`cashout ${sb.cashoutUrl} provider03`]);
+  });
+
+  it("a FileStore also shares the token between clients of one process", async () => {
+    const d = delta();
+    const path = join(mkdtempSync(join(tmpdir(), "cashout-store-")), "tokens.json");
+    const a = client({ tokenStore: new FileStore(path) });
+    const b = client({ tokenStore: new FileStore(path) });
+    await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).requests.create({ amount: i + 1 })));
+    expect(d()).toMatchObject({ authorizations: 1, revokedUses: 0 });
+  });
+});
+
+describe("cash-out: money", () => {
+  it("maxAmount, when you give it, refuses a larger request before sending; without it nothing is assumed", async () => {
+    const limited = client({ maxAmount: { value: 135_000, at: "/amount" } });
+    const d = delta();
+    const refused = await limited.requests.create({ amount: 135_001 }).catch((e) => e);
+    expect(refused).toBeInstanceOf(RequestValidationError);
+    expect(refused.issues).toEqual([{ path: "/amount", message: "must not exceed maxAmount 135000" }]);
+    await expect(limited.requests.create({ sum: 10 })).rejects.toThrow("/amount must be the amount (a number), to be checked against maxAmount 135000");
+    expect(d().stored).toBe(0);
+    expect(await limited.requests.create({ amount: "135000" })).toMatchObject({ status: 1 });
+    expect(await client().requests.create({ amount: 10_000_000 })).toMatchObject({ status: 1 });
+    expect(() => client({ maxAmount: { value: 1, at: "amount" } })).toThrow(ConfigurationError);
+  });
+
+  it("a submission whose answer is lost is not re-sent, and the error says its outcome is unknown", async () => {
+    const cashout = client({
+      retry: { maxRetries: 3, baseDelayMs: 1 },
+      fetch: async (url, init) => {
+        const response = await fetch(url, init);
+        if (url.endsWith("/cash-out-request")) throw new TypeError("fetch failed: socket hang up");
+        return response;
+      },
+    });
+    const d = delta();
+    const error = await cashout.requests.create({ amount: 7 }).catch((e) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error.outcomeUnknown).toBe(true);
+    expect(error.message).toMatch(/not retried.*outcome is unknown/);
+    expect(d().stored).toBe(1);
+  });
+});
