@@ -4,11 +4,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createCashoutClient } from "@paysys/cashout";
 import { createEcommerceClient, tenge, tiyn } from "@paysys/ecommerce";
 import { createFiscalClient, OutcomeUnknownError, receiptTotal } from "@paysys/fiscal";
 import { createPortalClient, period, ServiceError } from "@paysys/portal";
 import { saveToFile } from "@paysys/portal/node";
-import { defaultFiscalUser, defaultMerchant, defaultPortalUser, startSandbox, TestCards } from "@paysys/sandbox";
+import { defaultCashoutUser, defaultFiscalUser, defaultMerchant, defaultPortalUser, SANDBOX_PASSWORD_AUTH_TYPE, startSandbox, TestCards } from "@paysys/sandbox";
 
 const sandbox = await startSandbox({ ecommerce: { callbackRetryMs: 50 } });
 const scratch = mkdtempSync(join(tmpdir(), "paysys-demo-"));
@@ -123,12 +124,36 @@ async function ecommerceDemo() {
   }
 }
 
+async function cashoutDemo() {
+  console.log("== cash-out");
+  const credentials = { authType: SANDBOX_PASSWORD_AUTH_TYPE, login: defaultCashoutUser.login, password: defaultCashoutUser.password };
+  // Two clients of one credential in one process: they share its one token (a new token would kill the other's).
+  const desk = createCashoutClient({ baseUrl: sandbox.cashoutUrl, credentials, maxAmount: { value: 135_000, at: "/amount" } });
+  const batch = createCashoutClient({ baseUrl: sandbox.cashoutUrl, credentials });
+  const stored = await Promise.all([
+    desk.requests.create({ amount: 50_000, account: "77771112233" }),
+    ...Array.from({ length: 20 }, (_, i) => batch.requests.create({ amount: 1_000 + i, account: "77770000000" })),
+  ]);
+  console.log(`${stored.length} requests stored by two clients with ${sandbox.cashout.stats.authorizations} authorization; the first: ${JSON.stringify(stored[0])}`);
+  sandbox.clock.advance(3_600_000);
+  await desk.requests.create({ amount: 10_000, account: "77771112233" });
+  await batch.requests.create({ amount: 10_000, account: "77770000000" });
+  console.log(`an hour later the token expired: ${sandbox.cashout.stats.authorizations} authorizations in all, never two at once`);
+  sandbox.clock.advance(3 * 86_400_000);
+  console.log(`three days later the first request is ${sandbox.cashout.request(stored[0].id).status === 2 ? "STATUS_EXPIRED (2)" : "still processing"}`);
+  try {
+    await desk.requests.create({ amount: 200_000 });
+  } catch (e) {
+    console.log(`above your maxAmount it never leaves: ${e.name}: ${e.issues[0].path} ${e.issues[0].message}\n`);
+  }
+}
+
 try {
   await portalDemo("v2");
   await portalDemo("v1");
   await fiscalDemo();
   await ecommerceDemo();
-  console.log("cash-out client: the spec is written (specs/cashout), its package is not built yet.");
+  await cashoutDemo();
 } finally {
   rmSync(scratch, { recursive: true, force: true });
   await sandbox.close();

@@ -36,6 +36,14 @@ const z = await fiscal.shifts.closeWithZReport({ idShift: shift.Id, IdKkm: 101 }
 return z.SalesQty + " " + z.SalesAmount + " " + typeof OutcomeUnknownError;`,
     expect: /^1 500\.5 function$/,
   },
+  cashout: {
+    imports: ["createCashoutClient", "RequestValidationError"],
+    body: `const cashout = createCashoutClient({ baseUrl: sandbox.url + "/cashout", credentials: { authType: 1, login: "provider01", password: "sandbox-password" }, maxAmount: { value: 100, at: "/amount" } });
+const stored = await Promise.all([1, 2].map((amount) => cashout.requests.create({ amount })));
+const refused = await cashout.requests.create({ amount: 101 }).catch((e) => e instanceof RequestValidationError);
+return stored.map((s) => s.status).join(",") + " " + refused;`,
+    expect: /^1,1 true$/,
+  },
   ecommerce: {
     imports: ["createEcommerceClient", "tiyn"],
     body: `const shop = createEcommerceClient({ merchantId: "shop01", password: "sandbox-password", baseUrl: sandbox.url + "/ecommerce" });

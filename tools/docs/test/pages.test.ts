@@ -122,6 +122,17 @@ describe("reference pages", () => {
     await page.close();
   });
 
+  it("cash-out: the page lists what is known to exist but not shown, and the request statuses", { timeout: 60_000 }, async () => {
+    const { page } = await open("cashout.html");
+    await page.waitForSelector(".menu-content", { timeout: 30_000 });
+    const text = async () => (await page.locator("body").innerText()).replace(/\s+/g, " ");
+    await expect.poll(text, { timeout: 15_000 }).toContain("Known to exist, not shown anywhere");
+    expect(await text()).toContain("Web terminals (list them on a map");
+    expect(await text()).toContain("Push notification to the cashier");
+    expect(await text()).toMatch(/request Request status 1 STATUS_PROCESSING, 2 STATUS_EXPIRED/);
+    await page.close();
+  });
+
   it("index: links every interface and shows the gap report per interface", { timeout: 30_000 }, async () => {
     const { page } = await open("index.html");
     const report = gapReport();
