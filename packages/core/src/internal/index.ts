@@ -27,7 +27,7 @@ export { checkClientOptions, clientFunctionKeys, sharedTransportOptions } from "
 export { evaluatePointer, parsePointer, placeAt } from "./pointer.js";
 export { collectSecrets, REDACTED, redactHeaders, redactValue, SecretSet, scrub } from "./redact.js";
 export { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDefaults, sleep } from "./retry.js";
-export { type AttemptStep, basicScheme, bearerScheme, type SecurityScheme } from "./steps.js";
+export { type AttemptStep, basicScheme, bearerScheme, type HeaderSink, type SecurityScheme } from "./steps.js";
 export { TokenManager, type TokenManagerOptions, type TokenSet, tokensFromAnswer } from "./tokens.js";
 export { type CallResult, type HttpInput, Transport, type TransportOptions } from "./transport.js";
 export { instantOf, offsetAt, pad, type WallClock, wallClock } from "./zone.js";

@@ -7,11 +7,16 @@
 import { base64 } from "./base64.js";
 import type { TokenManager } from "./tokens.js";
 
+/** Where a step puts its headers: an attempt's header record (names are case-insensitive). */
+export interface HeaderSink {
+  set(name: string, value: string): void;
+}
+
 export interface AttemptStep {
   /** Header names the step sets. They are always redacted from logs, whatever they are called. */
   readonly headerNames: readonly string[];
   /** Before an attempt: sets the headers. Returns what was presented, so a refusal can be matched to it. */
-  present(headers: Headers): unknown | Promise<unknown>;
+  present(headers: HeaderSink): unknown | Promise<unknown>;
   /**
    * When an answer's headers have arrived. Returning `true` asks for the call to be sent once more:
    * the step repaired what the service refused (a renewed token, a recovered chain link). A refused
