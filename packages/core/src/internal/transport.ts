@@ -350,7 +350,11 @@ export class Transport<Paths extends {} = Record<string, never>> {
       // A plain record (without a prototype, so no name is special), not a Headers object: fetch
       // validates it all the same, and a Headers per attempt is measurable in the client's overhead.
       const headers: Record<string, string> = Object.assign(Object.create(null), prepared.headers);
-      const sink = { set: (name: string, value: string) => void (headers[name.toLowerCase()] = value) };
+      const sink = {
+        set: (name: string, value: string) => {
+          headers[name.toLowerCase()] = value;
+        },
+      };
       const presented: unknown[] = [];
       for (const step of state.steps) presented.push(await step.present(sink));
       const controller = new AbortController();
