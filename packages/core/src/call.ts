@@ -21,6 +21,54 @@ export interface OpenParamsOptions extends CallOptions {
   extraParams?: Record<string, unknown>;
 }
 
+/**
+ * The Standard Schema interface, v1 (https://standardschema.dev): what zod, valibot, arktype and
+ * others implement. Copied here, as its authors intend, so the SDK depends on no schema library.
+ */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  readonly "~standard": StandardSchemaV1.Props<Input, Output>;
+}
+
+// biome-ignore lint/style/noNamespace: the Standard Schema's own shape, kept as published so any implementation matches it
+export declare namespace StandardSchemaV1 {
+  export interface Props<Input = unknown, Output = Input> {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (value: unknown) => Result<Output> | Promise<Result<Output>>;
+    readonly types?: Types<Input, Output> | undefined;
+  }
+  export type Result<Output> = SuccessResult<Output> | FailureResult;
+  export interface SuccessResult<Output> {
+    readonly value: Output;
+    readonly issues?: undefined;
+  }
+  export interface FailureResult {
+    readonly issues: ReadonlyArray<Issue>;
+  }
+  export interface Issue {
+    readonly message: string;
+    readonly path?: ReadonlyArray<PropertyKey | PathSegment> | undefined;
+  }
+  export interface PathSegment {
+    readonly key: PropertyKey;
+  }
+  export interface Types<Input = unknown, Output = Input> {
+    readonly input: Input;
+    readonly output: Output;
+  }
+  export type InferInput<Schema extends StandardSchemaV1> = NonNullable<Schema["~standard"]["types"]>["input"];
+  export type InferOutput<Schema extends StandardSchemaV1> = NonNullable<Schema["~standard"]["types"]>["output"];
+}
+
+/**
+ * Per-call option of a list operation: a row schema (zod, valibot, arktype, ...). Every row is
+ * checked by it before the call resolves, and the rows are typed as its output; a row it refuses
+ * is a RowValidationError that names the row and the field.
+ */
+export interface RowsOption<Rows extends StandardSchemaV1> {
+  rows: Rows;
+}
+
 /** The part of the `fetch` signature the SDK uses. */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 

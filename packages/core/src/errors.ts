@@ -185,6 +185,21 @@ export class UnexpectedResponseError extends PaysysError {
   }
 }
 
+/**
+ * A row of a list answer does not match the row schema the caller passed (`options.rows`). Each
+ * issue's path starts with the row's index (`/3/amount`); no row was returned.
+ */
+export class RowValidationError extends UnexpectedResponseError {
+  override name = "RowValidationError";
+  readonly issues: readonly ValidationIssue[];
+  constructor(operation: string, issues: readonly ValidationIssue[], ctx: ErrorContext & { bodyExcerpt: string; rows: number }) {
+    const shown = issues.slice(0, 5).map((i) => `${i.path} ${i.message}`);
+    const more = issues.length > shown.length ? ` (and ${issues.length - shown.length} more)` : "";
+    super(`${operation}: ${issues.length} problem(s) in the ${ctx.rows} rows, by the row schema you passed: ${shown.join("; ")}${more}`, { ...ctx, operation });
+    this.issues = issues;
+  }
+}
+
 /** The answer is larger than the client's `maxResponseBytes`; it was not read further. */
 export class ResponseTooLargeError extends UnexpectedResponseError {
   override name = "ResponseTooLargeError";

@@ -61,14 +61,11 @@ for (const version of ["v2", "v1"] as const) {
       expect(String(challenge.captcha.image)).toMatch(/^data:image\/svg\+xml;base64,/);
       await p.signIn({ ...credentials, captcha: sb.portal.captchaText(challenge.captchaSession)!, captchaSession: challenge.captchaSession });
       expect(p.signedIn).toBe(true);
-      const direct = (await p.account.captcha({ captchaSession: "s-direct" })) as Record<string, unknown>;
+      const direct = await p.account.captcha({ captchaSession: "s-direct" });
       expect(direct).toHaveProperty("image");
-      const tokens = (await p.account.token({ ...credentials, initiator: "sdk", captcha: sb.portal.captchaText("s-direct")!, captchaSession: "s-direct" })) as Record<
-        string,
-        unknown
-      >;
+      const tokens = await p.account.token({ ...credentials, initiator: "sdk", captcha: sb.portal.captchaText("s-direct")!, captchaSession: "s-direct" });
       expect(tokens).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String), expiresIn: 900 });
-      const renewed = (await p.account.refresh({ token: String(tokens.refreshToken) })) as Record<string, unknown>;
+      const renewed = await p.account.refresh({ token: String(tokens.refreshToken) });
       expect(renewed.refreshToken).not.toBe(tokens.refreshToken);
       const logouts = sb.portal.stats.logout;
       await p.account.logout({ refreshToken: String(renewed.refreshToken) });
@@ -85,34 +82,34 @@ for (const version of ["v2", "v1"] as const) {
 
     it("agents.list with sub scope and columns", async () => {
       await using p = portal();
-      const all = (await p.agents.list({ sub: 2, columns: ["nowBalance", "contract", "ownerType"] })) as Record<string, unknown>[];
+      const all = await p.agents.list({ sub: 2, columns: ["nowBalance", "contract", "ownerType"] });
       expect(all).toHaveLength(40);
       expect(all[0]).toMatchObject({ idAgent: 1001, nowBalance: expect.any(Number), contract: expect.stringMatching(/^C-/) });
-      const nextLevel = (await p.agents.list({ idAgent: 1001, sub: 3 })) as Record<string, unknown>[];
+      const nextLevel = await p.agents.list({ idAgent: 1001, sub: 3 });
       expect(nextLevel.map((a) => a.idAgent)).toEqual([1002, 1003, 1004, 1005, 1006, 1007, 1008]);
       expect(await p.agents.list({ name: "Agent 1005", sub: 2 })).toHaveLength(1);
     });
 
     it("terminals.list with filters", async () => {
       await using p = portal();
-      const mine = (await p.terminals.list()) as Record<string, unknown>[];
+      const mine = await p.terminals.list();
       expect(mine.every((t) => t.idAgent === 1001)).toBe(true);
-      const one = (await p.terminals.list({ sub: 2, idTerminal: 5007 })) as Record<string, unknown>[];
+      const one = await p.terminals.list({ sub: 2, idTerminal: 5007 });
       expect(one).toEqual([expect.objectContaining({ idTerminal: 5007 })]);
     });
 
     it("reports.payments: Date parameters in Almaty time and filters", async () => {
       await using p = portal();
-      const rows = (await p.reports.payments({ ...may, subOn: true })) as Record<string, unknown>[];
+      const rows = await p.reports.payments({ ...may, subOn: true });
       expect(rows.length).toBe(7 * 40);
       expect(rows.every((r) => String(r.date) >= "20240501000000" && String(r.date) <= "20240507235959")).toBe(true);
-      const bySn = (await p.reports.payments({ ...may, subOn: true, sn: String(rows[3]!.sn) })) as Record<string, unknown>[];
+      const bySn = await p.reports.payments({ ...may, subOn: true, sn: String(rows[3]!.sn) });
       expect(bySn).toEqual([rows[3]]);
     });
 
     it("reports.cashCollections as JSON and as xlsx", async () => {
       await using p = portal();
-      const rows = (await p.reports.cashCollections({ dateFrom: "20240501", dateTo: "20240503", subOn: true })) as Record<string, unknown>[];
+      const rows = await p.reports.cashCollections({ dateFrom: "20240501", dateTo: "20240503", subOn: true });
       expect(rows.length).toBeGreaterThan(0);
       const file = await p.reports.cashCollections({ dateFrom: "20240501", dateTo: "20240503", subOn: true, format: "xlsx" });
       expect(file).toBeInstanceOf(BinaryFile);
@@ -132,19 +129,19 @@ for (const version of ["v2", "v1"] as const) {
 
     it("reports.terminalTurnoversExtended with the flag whose name is only partly known", async () => {
       await using p = portal();
-      const rows = (await p.reports.terminalTurnoversExtended({
+      const rows = await p.reports.terminalTurnoversExtended({
         ...may,
         sub: 2,
         groupByDay: false,
         isAddCommissionForSecondPay: true,
         isAddCommissionForCancel: true,
-      })) as Record<string, unknown>[];
+      });
       expect(rows[0]).toMatchObject({ idTerminal: expect.any(Number), commission: expect.any(Number) });
     });
 
     it("reports.remunerationByService as JSON and as xlsx", async () => {
       await using p = portal();
-      const rows = (await p.reports.remunerationByService()) as Record<string, unknown>[];
+      const rows = await p.reports.remunerationByService();
       expect(Object.keys(rows[0]!)[0]).toMatch(/^idSe/);
       const sheet = readSheet(await (await p.reports.remunerationByService({ format: "xlsx" })).bytes());
       expect(sheet).toEqual(rows);
@@ -152,7 +149,7 @@ for (const version of ["v2", "v1"] as const) {
 
     it("reports.dealerStatistics streamed to disk without holding the file", async () => {
       await using p = portal();
-      const rows = (await p.reports.dealerStatistics({ ...may, subOn: true, groupByDay: true })) as Record<string, unknown>[];
+      const rows = await p.reports.dealerStatistics({ ...may, subOn: true, groupByDay: true });
       const file = await p.reports.dealerStatistics({ ...may, subOn: true, groupByDay: true, format: "xlsx" });
       const path = join(mkdtempSync(join(tmpdir(), "paysys-")), "stat.xlsx");
       const written = await saveToFile(file, path);
@@ -172,10 +169,10 @@ describe("version differences", () => {
 
   it("firstPaymentDate is a v2 column only", async () => {
     await using v2 = client("v2");
-    const rows = (await v2.agents.list({ sub: 2, columns: ["firstPaymentDate"] })) as Record<string, unknown>[];
+    const rows = await v2.agents.list({ sub: 2, columns: ["firstPaymentDate"] });
     expect(rows[0]).toHaveProperty("firstPaymentDate");
     await using v1 = client("v1");
-    const v1rows = (await v1.agents.list({ sub: 2, columns: ["firstPaymentDate"] })) as Record<string, unknown>[];
+    const v1rows = await v1.agents.list({ sub: 2, columns: ["firstPaymentDate"] });
     expect(v1rows[0]).not.toHaveProperty("firstPaymentDate");
   });
 

@@ -8,4 +8,6 @@ export type { PortalV1Methods } from "./generated/v1/client.js";
 export type * as V1 from "./generated/v1/schema.js";
 export type { PortalV2Methods } from "./generated/v2/client.js";
 export type * as V2 from "./generated/v2/schema.js";
+// The rows and answers v1 and v2 share (specs/common/portal.json), by their names.
+export type { Agent, Captcha, CashCollection, DealerStatistic, Payment, Remuneration, Terminal, TerminalTurnover, Tokens, User } from "./generated/v2/schema.js";
 export type { CaptchaChallenge, PortalClientOptions, PortalClientSettings, PortalCredentials } from "./options.js";

@@ -7,6 +7,9 @@ import type { SpecModel } from "./model.js";
 
 const comment = (lines: string[], indent: string) => `${indent}/**\n${lines.map((l) => `${indent} * ${l.replace(/\*\//g, "* /")}`).join("\n")}\n${indent} */`;
 
+/** The core function that builds a method of this shape (they differ only in their types). */
+const factoryOf = (op: SpecModel["operations"][number]) => (op.fileWhen ? (op.list ? "fileListMethod" : "fileMethod") : op.list ? "listMethod" : "method");
+
 export function emitFacade(model: SpecModel, prefix: string, head: string): string {
   const groups = new Map<string, { signature: string; build: string }[]>();
   for (const op of model.operations) {
@@ -16,29 +19,45 @@ export function emitFacade(model: SpecModel, prefix: string, head: string): stri
     const R = `S.${names.result(op.id)}`;
     const O = op.openParams ? "OpenParamsOptions" : "CallOptions";
     const optional = op.inputRequired ? "" : "?";
+    const list = op.list;
     const doc = comment(
       [
         `${op.summary}.`,
         "",
         `\`${op.method.toUpperCase()} ${op.path}\`. ${op.retryNote}.`,
         ...(op.openParams ? ["", "The document calls its parameter list open: send a parameter the spec does not name through `options.extraParams`."] : []),
+        ...(list
+          ? ["", "Resolves to an array of rows. Pass a row schema (zod, valibot, arktype: any Standard Schema) as `options.rows` to have every row checked and typed by it."]
+          : []),
       ],
       "    ",
     );
-    const signature = op.fileWhen
-      ? `${doc}\n    ${method}: {\n      (params: ${P} & ${JSON.stringify(op.fileWhen)}, options?: ${O}): Promise<BinaryFile>;\n      (params${optional}: ${P} & { ${Object.keys(
-          op.fileWhen,
-        )
+    // Overloads, most specific first: a file when the parameters ask for one, rows typed by a schema, then the rows as the spec types them.
+    const noFile = op.fileWhen
+      ? ` & { ${Object.keys(op.fileWhen)
           .map((k) => `${k}?: undefined`)
-          .join("; ")} }, options?: ${O}): Promise<${R}>;\n    };`
-      : `${doc}\n    ${method}(params${optional}: ${P}, options?: ${O}): Promise<${R}>;`;
-    const build = `      ${method}: ${op.fileWhen ? "fileMethod" : "method"}(invoke, operations[${JSON.stringify(op.id)}]),`;
+          .join("; ")} }`
+      : "";
+    const signatures = [
+      ...(op.fileWhen ? [`(params: ${P} & ${JSON.stringify(op.fileWhen)}, options?: ${O}): Promise<BinaryFile>;`] : []),
+      ...(list
+        ? [
+            `<Rows extends StandardSchemaV1>(params: ${noFile ? `(${P}${noFile})` : P} | undefined, options: ${O} & RowsOption<Rows>): Promise<StandardSchemaV1.InferOutput<Rows>[]>;`,
+          ]
+        : []),
+      `(params${optional}: ${P}${noFile}, options?: ${O}): Promise<${R}>;`,
+    ];
+    const signature = signatures.length > 1 ? `${doc}\n    ${method}: {\n${signatures.map((s) => `      ${s}`).join("\n")}\n    };` : `${doc}\n    ${method}${signatures[0]}`;
+    const build = `      ${method}: ${factoryOf(op)}(invoke, operations[${JSON.stringify(op.id)}]),`;
     groups.set(group, [...(groups.get(group) ?? []), { signature, build }]);
   }
+  const factories = new Set(model.operations.map(factoryOf));
   const usesFile = model.operations.some((op) => op.fileWhen);
   const usesOpen = model.operations.some((op) => op.openParams);
-  const coreTypes = [usesFile ? "BinaryFile" : "", "CallOptions", usesOpen ? "OpenParamsOptions" : ""].filter(Boolean).join(", ");
-  const internals = [usesFile ? "fileMethod" : "", "type Invoke", "method"].filter(Boolean).join(", ");
+  const usesRows = model.operations.some((op) => op.list);
+  const coreTypes = [usesFile ? "BinaryFile" : "", "CallOptions", usesOpen ? "OpenParamsOptions" : "", usesRows ? "RowsOption, StandardSchemaV1" : ""].filter(Boolean).join(", ");
+  const byName = (a: string, b: string) => a.replace("type ", "").localeCompare(b.replace("type ", ""));
+  const internals = [...factories, "type Invoke"].sort(byName).join(", ");
   return `${head}import type { ${coreTypes} } from "@paysys/core";
 import { ${internals} } from "@paysys/core/internal";
 import { operations } from "./operations.js";

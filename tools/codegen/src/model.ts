@@ -39,6 +39,8 @@ export interface OperationModel {
   responseSchema?: Json;
   fileWhen?: Record<string, string>;
   openParams: boolean;
+  /** The answer is a list of rows (`x-unwrap` with `list`): the method takes a row schema. */
+  list: boolean;
   retryNote: string;
 }
 
@@ -364,6 +366,7 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
       responseSchema: response,
       fileWhen: binaryWhen,
       openParams,
+      list: unwrap.list === true,
       retryNote: op["x-moves-money"]
         ? "Moves money: never retried automatically"
         : op["x-idempotent"]

@@ -6,7 +6,7 @@
 // cryptogram uses WebCrypto).
 import { RequestValidationError, type ValidationIssue } from "../errors.js";
 import type { OperationSpec } from "./operation.js";
-import { parsePointer } from "./pointer.js";
+import { parsePointer, pointerOf } from "./pointer.js";
 
 /** What a codec may need to know besides the value. */
 export interface CodecContext {
@@ -91,8 +91,6 @@ function replaceAt(root: unknown, path: readonly (string | number)[], value: unk
   Object.defineProperty(copy, key, { value: replaceAt((root as Record<string, unknown>)[key as string], rest, value), enumerable: true, writable: true, configurable: true });
   return copy;
 }
-
-const pointerOf = (path: readonly (string | number)[]) => path.map((k) => `/${String(k).replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
 
 /**
  * Returns the input with every codec of the operation applied, and checks its period. The

@@ -9,7 +9,22 @@ export { type ChainRun, HeaderChain, type HeaderChainOptions } from "./chain.js"
 export { type Codec, type CodecContext, type CodecRegistry, checkPeriod, encodeInput } from "./codecs.js";
 export { type Answer, checkFailure, serviceFields, unwrap, wrapParams } from "./envelope.js";
 export { type Inbound, type InboundSpec, inbound, parseInbound } from "./inbound.js";
-export { type Check, createInvoker, type FileMethod, fileMethod, type Invoke, type Invoker, type InvokerOptions, method, type Reconcile } from "./invoker.js";
+export {
+  type Check,
+  createInvoker,
+  type FileListMethod,
+  type FileMethod,
+  fileListMethod,
+  fileMethod,
+  type Invoke,
+  type InvokeOptions,
+  type Invoker,
+  type InvokerOptions,
+  type ListMethod,
+  listMethod,
+  method,
+  type Reconcile,
+} from "./invoker.js";
 export {
   type ChainDefinition,
   durationMs,

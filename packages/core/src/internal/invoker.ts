@@ -3,14 +3,15 @@
 // the body in the interface's envelope, sends the call (through the per-key chain when the
 // operation has one), and unwraps the answer. Everything it does is read from the operation table.
 
-import type { CallOptions, OpenParamsOptions } from "../call.js";
-import { APIError, ConfigurationError, ConnectionError, OutcomeUnknownError, RequestValidationError, type ValidationIssue } from "../errors.js";
+import type { CallOptions, OpenParamsOptions, RowsOption, StandardSchemaV1 } from "../call.js";
+import { APIError, ConfigurationError, ConnectionError, OutcomeUnknownError, RequestValidationError, RowValidationError, type ValidationIssue } from "../errors.js";
 import type { BinaryFile } from "../file.js";
 import type { ChainStore } from "../stores.js";
 import { HeaderChain } from "./chain.js";
 import { type CodecContext, type CodecRegistry, checkPeriod, encodeInput, missingCodecs } from "./codecs.js";
 import { checkFailure, unwrap, wrapParams } from "./envelope.js";
 import { type ChainDefinition, type Operation, type OperationSpec, validatorIssues } from "./operation.js";
+import { pointerOf } from "./pointer.js";
 import type { AttemptStep } from "./steps.js";
 import type { CallResult, HttpInput, Transport } from "./transport.js";
 
@@ -23,8 +24,11 @@ export type Check = (input: Record<string, unknown>, ctx: CodecContext) => Valid
  */
 export type Reconcile = (input: Record<string, unknown>) => { key: string; wasApplied: () => Promise<boolean>; how: string };
 
+/** Every per-call option a generated method may pass on. */
+export type InvokeOptions = OpenParamsOptions & Partial<RowsOption<StandardSchemaV1>>;
+
 /** Sends one operation: what a generated facade calls. */
-export type Invoke = (op: OperationSpec, params: unknown, options?: OpenParamsOptions) => Promise<unknown>;
+export type Invoke = (op: OperationSpec, params: unknown, options?: InvokeOptions) => Promise<unknown>;
 
 export interface InvokerOptions {
   /** Only its calls are used; the escape hatch `raw` stays the client's. */
@@ -94,12 +98,13 @@ export function createInvoker(options: InvokerOptions): Invoker {
     });
   }
 
-  async function invoke(op: OperationSpec, params: unknown, callOptions: OpenParamsOptions = {}): Promise<unknown> {
+  async function invoke(op: OperationSpec, params: unknown, callOptions: InvokeOptions = {}): Promise<unknown> {
     options.guard?.();
     const input = params === undefined ? {} : params;
     if (!isPlainObject(input)) throw new RequestValidationError(op.id, [{ path: "", message: "parameters must be a plain object" }]);
-    const { extraParams, ...call } = callOptions;
+    const { extraParams, rows, ...call } = callOptions;
     checkExtraParams(op, extraParams);
+    checkRowSchema(op, rows);
     const ctx = { operation: op.id, timeZone };
     const encoded = await encodeInput(op, input, codecs, ctx);
     checkPeriod(op, encoded, codecs, ctx);
@@ -110,6 +115,7 @@ export function createInvoker(options: InvokerOptions): Invoker {
     if (issues.length) throw new RequestValidationError(op.id, issues);
     const http = split(op, encoded, extraParams);
     const wantsFile = op.binaryWhen !== undefined && Object.entries(op.binaryWhen).every(([k, v]) => encoded[k] === v);
+    if (wantsFile && rows) throw new RequestValidationError(op.id, [{ path: "(rows)", message: "the parameters ask for a file, which has no rows to check" }]);
     const target = effective.get(op) ?? op;
     const send = (steps: AttemptStep[]) => transport.call(target, http, call, { steps, wantsFile });
     const reconcile = options.reconcile?.[op.id];
@@ -121,7 +127,8 @@ export function createInvoker(options: InvokerOptions): Invoker {
           : await send([]);
     if (result.kind === "file") return result.file;
     checkFailure(op, result);
-    return unwrap(op, result);
+    const value = unwrap(op, result);
+    return rows ? checkedRows(op, rows, value as unknown[], result) : value;
   }
 
   /** Runs a call on its key's chain; a lost answer is told by whether the chain moved past the link the call presented. */
@@ -181,8 +188,7 @@ function unknownOutcome(op: OperationSpec, e: unknown, check: ReturnType<Reconci
  */
 function nonFinite(value: unknown, prefix: string, keys: string[] = [], issues: ValidationIssue[] = []): ValidationIssue[] {
   if (typeof value === "number") {
-    if (!Number.isFinite(value))
-      issues.push({ path: prefix + keys.map((k) => `/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`).join(""), message: `must be a finite number, not ${value}` });
+    if (!Number.isFinite(value)) issues.push({ path: prefix + pointerOf(keys), message: `must be a finite number, not ${value}` });
   } else if (Array.isArray(value) || isPlainObject(value)) {
     for (const k in value) {
       if (!Object.hasOwn(value, k)) continue;
@@ -193,6 +199,37 @@ function nonFinite(value: unknown, prefix: string, keys: string[] = [], issues: 
   }
   return issues;
 }
+
+function checkRowSchema(op: OperationSpec, rows: unknown): void {
+  if (rows === undefined) return;
+  if (!op.unwrap.list) throw new RequestValidationError(op.id, [{ path: "(rows)", message: "this operation does not answer with a list of rows" }]);
+  const standard = (rows as Partial<StandardSchemaV1> | null)?.["~standard"];
+  if (typeof standard?.validate !== "function" || standard.version !== 1) {
+    throw new RequestValidationError(op.id, [{ path: "(rows)", message: "must be a Standard Schema v1 (a zod, valibot or arktype schema, for example)" }]);
+  }
+}
+
+/**
+ * Each row through the caller's schema (which may be async); its output replaces the row. Any
+ * refused row fails the whole call: a report with rows silently dropped would be wrong data.
+ */
+async function checkedRows(op: OperationSpec, schema: StandardSchemaV1, rows: unknown[], result: CallResult): Promise<unknown[]> {
+  const out: unknown[] = new Array(rows.length);
+  const issues: ValidationIssue[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    let checked = schema["~standard"].validate(rows[i]);
+    if (checked instanceof Promise) checked = await checked;
+    if (checked.issues) {
+      for (const issue of checked.issues) issues.push({ path: `/${i}${issuePath(issue.path)}`, message: result.scrub(issue.message) });
+    } else out[i] = checked.value;
+  }
+  if (issues.length) {
+    throw new RowValidationError(op.id, issues, { status: result.status, attempts: result.attempts, bodyExcerpt: result.excerpt(), rows: rows.length });
+  }
+  return out;
+}
+
+const issuePath = (path: StandardSchemaV1.Issue["path"]) => pointerOf((path ?? []).map((p) => (typeof p === "object" ? p.key : p)));
 
 function checkExtraParams(op: OperationSpec, extra: unknown): void {
   if (extra === undefined) return;
@@ -240,7 +277,20 @@ function split(op: OperationSpec, encoded: Record<string, unknown>, extra: Recor
 
 /** A facade method: typed by the operation row, sent by `invoke`. */
 export function method<P, R, O extends CallOptions>(invoke: Invoke, op: Operation<P, R, O>): (params?: P, options?: O) => Promise<R> {
-  return (params, options) => invoke(op, params, options) as Promise<R>;
+  return bound(invoke, op) as (params?: P, options?: O) => Promise<R>;
+}
+
+/** The one runtime shape of every facade method; the method types only differ in what they let callers pass and what they promise. */
+const bound = (invoke: Invoke, op: OperationSpec) => (params?: unknown, options?: InvokeOptions) => invoke(op, params, options);
+
+/** A facade method that answers with a list: the rows as the spec types them, or as a row schema passed in `options.rows` types them. */
+export interface ListMethod<P, R, O> {
+  <Rows extends StandardSchemaV1>(params: P | undefined, options: O & RowsOption<Rows>): Promise<StandardSchemaV1.InferOutput<Rows>[]>;
+  (params?: P, options?: O): Promise<R>;
+}
+
+export function listMethod<P, R, O extends CallOptions>(invoke: Invoke, op: Operation<P, R, O>): ListMethod<P, R, O> {
+  return bound(invoke, op) as ListMethod<P, R, O>;
 }
 
 /** A facade method whose answer is a file when the parameters ask for one (`format: "xlsx"`). */
@@ -250,5 +300,14 @@ export interface FileMethod<P, R, O, F> {
 }
 
 export function fileMethod<P, R, O extends CallOptions, F>(invoke: Invoke, op: Operation<P, R, O, F>): FileMethod<P, R, O, F> {
-  return ((params?: P, options?: O) => invoke(op, params, options)) as FileMethod<P, R, O, F>;
+  return bound(invoke, op) as FileMethod<P, R, O, F>;
+}
+
+/** A file method whose JSON answer is a list: rows can be checked by a row schema, unless the parameters ask for the file. */
+export interface FileListMethod<P, R, O, F> extends FileMethod<P, R, O, F> {
+  <Rows extends StandardSchemaV1>(params: (P & { [K in keyof F]?: undefined }) | undefined, options: O & RowsOption<Rows>): Promise<StandardSchemaV1.InferOutput<Rows>[]>;
+}
+
+export function fileListMethod<P, R, O extends CallOptions, F>(invoke: Invoke, op: Operation<P, R, O, F>): FileListMethod<P, R, O, F> {
+  return bound(invoke, op) as FileListMethod<P, R, O, F>;
 }

@@ -4,6 +4,7 @@
 // nothing about an operation is decided twice, and no client holds envelope code of its own.
 
 import type { CallOptions } from "../call.js";
+import { pointerOf } from "./pointer.js";
 
 /** An Ajv standalone validator (precompiled, no `eval` at run time). */
 export type Validator = ((data: unknown) => boolean) & {
@@ -130,12 +131,12 @@ export function operation<Params, Result, Options extends CallOptions = CallOpti
 /** Turns Ajv errors into "where: what" issues. */
 export function validatorIssues(v: Validator): { path: string; message: string }[] {
   return (v.errors ?? []).map((e) => {
-    const extra =
-      e.params && "additionalProperty" in e.params
-        ? ` (${String(e.params.additionalProperty)})`
-        : e.params && "allowedValues" in e.params
-          ? ` (${JSON.stringify(e.params.allowedValues)})`
-          : "";
+    // An unknown name is reported where it is (`/dateFro`), so a misspelling points at itself.
+    if (e.params && "additionalProperty" in e.params) {
+      const name = String(e.params.additionalProperty);
+      return { path: `${e.instancePath}${pointerOf([name])}`, message: "is not a known name here (misspelt?)" };
+    }
+    const extra = e.params && "allowedValues" in e.params ? ` (${JSON.stringify(e.params.allowedValues)})` : "";
     return { path: e.instancePath, message: `${e.message ?? "is invalid"}${extra}` };
   });
 }

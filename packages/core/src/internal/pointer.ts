@@ -51,3 +51,6 @@ export function placeAt(keys: readonly string[], value: unknown): unknown {
   for (let i = keys.length - 1; i >= 0; i--) out = { [keys[i]!]: out };
   return out;
 }
+
+/** A JSON pointer (RFC 6901) from its keys: `["params", "a/b"]` → `/params/a~1b`. */
+export const pointerOf = (keys: readonly PropertyKey[]): string => keys.map((k) => `/${String(k).replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");

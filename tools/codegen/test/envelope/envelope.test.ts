@@ -1,5 +1,6 @@
 // x-envelope and x-unwrap: params placed at a pointer, the service's code checked, the payload
 // taken at one pointer, the first of several, or every item under `*`; result types named.
+import { RowValidationError, type StandardSchemaV1 } from "@paysys/core";
 import { createInvoker, Transport } from "@paysys/core/internal";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { json, stubFetch } from "../stub.js";
@@ -39,5 +40,41 @@ describe("envelope", () => {
     await expect(client({ code: 5, message: "no" }).methods.things.one({ id: 1 })).rejects.toMatchObject({ name: "ServiceError", serviceCode: 5, serviceMessage: "no" });
     await expect(client({ code: 0 }).methods.things.many()).rejects.toThrow(/nothing at \/data or \/result/);
     await expect(client({ message: "no code" }).methods.things.one({ id: 1 })).rejects.toThrow(/not the interface's envelope: no code at \/code/);
+  });
+});
+
+describe("row schemas on list operations", () => {
+  // A Standard Schema written by hand: what zod or valibot hand over, without either.
+  const labelled: StandardSchemaV1<unknown, { label: string }> = {
+    "~standard": {
+      version: 1,
+      vendor: "fixture",
+      validate: (row) => {
+        const id = (row as { id?: unknown } | null)?.id;
+        return typeof id === "number" ? { value: { label: `#${id}` } } : { issues: [{ message: "needs a numeric id", path: [{ key: "id" }] }] };
+      },
+    },
+  };
+
+  it("types the rows as the schema's output and returns what it made of each row", async () => {
+    const { methods } = client({ code: 0, data: [{ id: 1 }, { id: 2 }] });
+    const rows = await methods.things.many(undefined, { rows: labelled });
+    expectTypeOf(rows).toEqualTypeOf<{ label: string }[]>();
+    expect(rows).toEqual([{ label: "#1" }, { label: "#2" }]);
+  });
+
+  it("refuses the whole answer when one row fails, naming the row and the field", async () => {
+    const err = await client({ code: 0, data: [{ id: 1 }, { id: "2" }] })
+      .methods.things.many(undefined, { rows: labelled })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RowValidationError);
+    expect((err as RowValidationError).issues).toEqual([{ path: "/1/id", message: "needs a numeric id" }]);
+  });
+
+  it("is not offered where the answer is one item", async () => {
+    const { methods, seen } = client({ code: 0, result: { id: 7 } });
+    // @ts-expect-error things.one answers with one item
+    await expect(methods.things.one({ id: 7 }, { rows: labelled })).rejects.toThrow(/\(rows\) this operation does not answer with a list of rows/);
+    expect(seen).toHaveLength(0);
   });
 });

@@ -49,7 +49,7 @@ describe("parameters", () => {
       name: "RequestValidationError",
       issues: [{ path: "", message: "must have required property 'shopId'" }],
     });
-    await expect(m.orders.create({ shopId: 1, ref: "r", amount: 1, amuont: 2 } as never)).rejects.toThrow(/must NOT have additional properties \(amuont\)/);
+    await expect(m.orders.create({ shopId: 1, ref: "r", amount: 1, amuont: 2 } as never)).rejects.toThrow(/\/amuont is not a known name here/);
     expect(stub.seen).toHaveLength(0);
   });
 });
