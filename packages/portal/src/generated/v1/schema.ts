@@ -241,9 +241,39 @@ export interface components {
          * @enum {integer}
          */
         Flag: 0 | 1;
-        RecordRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
+        AgentRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
             QueryData?: {
-                Rows?: components["schemas"]["portal.Record"][];
+                Rows?: components["schemas"]["portal.Agent"][];
+            }[];
+        };
+        TerminalRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
+            QueryData?: {
+                Rows?: components["schemas"]["portal.Terminal"][];
+            }[];
+        };
+        PaymentRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
+            QueryData?: {
+                Rows?: components["schemas"]["portal.Payment"][];
+            }[];
+        };
+        CashCollectionRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
+            QueryData?: {
+                Rows?: components["schemas"]["portal.CashCollection"][];
+            }[];
+        };
+        TerminalTurnoverRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
+            QueryData?: {
+                Rows?: components["schemas"]["portal.TerminalTurnover"][];
+            }[];
+        };
+        RemunerationRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
+            QueryData?: {
+                Rows?: components["schemas"]["portal.Remuneration"][];
+            }[];
+        };
+        DealerStatisticRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
+            QueryData?: {
+                Rows?: components["schemas"]["portal.DealerStatistic"][];
             }[];
         };
         UserRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
@@ -253,9 +283,12 @@ export interface components {
         };
         TokenRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
             QueryData?: {
-                Rows?: {
-                    [key: string]: unknown;
-                }[];
+                Rows?: components["schemas"]["portal.Tokens"][];
+            }[];
+        };
+        CaptchaRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
+            QueryData?: {
+                Rows?: components["schemas"]["portal.Captcha"][];
             }[];
         };
         CaptchaRequest: {
@@ -464,6 +497,46 @@ export interface components {
             [key: string]: unknown;
         };
         /**
+         * Agent
+         * @description A row of the agent list. The fields the documents name are the columns a request can ask for (`columns`); each is listed here, untyped, because no document shows a value. Every other field passes through as it comes. To work with typed rows, pass a row schema (`options.rows`).
+         */
+        "portal.Agent": {
+            /** @description Column `nowBalance`: in the row when `columns` names it. Its type is not shown. */
+            nowBalance?: unknown;
+            /** @description Column `credit`: in the row when `columns` names it. Its type is not shown. */
+            credit?: unknown;
+            /** @description Column `rnn`: in the row when `columns` names it. Its type is not shown. */
+            rnn?: unknown;
+            /** @description Column `lastPaymentDate`: in the row when `columns` names it. Its type is not shown. */
+            lastPaymentDate?: unknown;
+            /** @description Column `balancePlusSub`: in the row when `columns` names it. Its type is not shown. */
+            balancePlusSub?: unknown;
+            /** @description Column `blocked`: in the row when `columns` names it. Its type is not shown. */
+            blocked?: unknown;
+            /** @description Column `idParent`: in the row when `columns` names it. Its type is not shown. */
+            idParent?: unknown;
+            /** @description Column `namePrint`: in the row when `columns` names it. Its type is not shown. */
+            namePrint?: unknown;
+            /** @description Column `leader`: in the row when `columns` names it. Its type is not shown. */
+            leader?: unknown;
+            /** @description Column `email`: in the row when `columns` names it. Its type is not shown. */
+            email?: unknown;
+            /** @description Column `phone`: in the row when `columns` names it. Its type is not shown. */
+            phone?: unknown;
+            /** @description Column `bbik`: in the row when `columns` names it. Its type is not shown. */
+            bbik?: unknown;
+            /** @description Column `bAccount`: in the row when `columns` names it. Its type is not shown. */
+            bAccount?: unknown;
+            /** @description Column `contract`: in the row when `columns` names it. Its type is not shown. */
+            contract?: unknown;
+            /** @description Column `ownerType`: in the row when `columns` names it. Its type is not shown. */
+            ownerType?: unknown;
+            /** @description v2 only: the answer may carry this tag when `columns` names `firstPaymentDate` (change log, 2024-05-31). Its type and format are not shown. */
+            firstPaymentDate?: unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
          * Agent-list column (v1 and v2)
          * @description A known column name for `columns` of the agent list: the 13 names of the document plus `contract` and `ownerType` from the official v1 page. Each version's spec adds what only it has and keeps the list open.
          * @example nowBalance
@@ -471,19 +544,43 @@ export interface components {
          */
         "portal.AgentColumn": "nowBalance" | "credit" | "rnn" | "lastPaymentDate" | "balancePlusSub" | "blocked" | "idParent" | "namePrint" | "leader" | "email" | "phone" | "bbik" | "bAccount" | "contract" | "ownerType";
         /**
+         * Captcha
+         * @description What the captcha request answers with: the captcha a person (or the caller's solver) reads, for the session id the client sent. Its fields are not shown, so the object stays open; the SDK hands it to `solveCaptcha` as it comes.
+         */
+        "portal.Captcha": {
+            [key: string]: unknown;
+        };
+        /**
+         * Cash collection
+         * @description A row of the cash collection journal. No document shows its fields, so the object stays open and every field passes through as it comes. To work with typed rows, pass a row schema (`options.rows`).
+         */
+        "portal.CashCollection": {
+            [key: string]: unknown;
+        };
+        /**
+         * Dealer statistic
+         * @description A row of the statistical dealer report. No document shows its fields, so the object stays open and every field passes through as it comes. To work with typed rows, pass a row schema (`options.rows`).
+         */
+        "portal.DealerStatistic": {
+            [key: string]: unknown;
+        };
+        /**
          * @description Agent under which to search. Optional; defaults to the authorized agent.
          * @example 1001
          */
         "portal.IdAgent": number;
         /**
-         * Record
-         * @description One row of a list or a report. Its fields are not shown, so the object stays open and real rows pass through unchanged.
-         * @example {
-         *       "idAgent": 1001,
-         *       "name": "Agent 1001"
-         *     }
+         * Payment
+         * @description A row of the payments report. No document shows its fields, so the object stays open and every field passes through as it comes. To work with typed rows, pass a row schema (`options.rows`).
          */
-        "portal.Record": {
+        "portal.Payment": {
+            [key: string]: unknown;
+        };
+        /**
+         * Remuneration
+         * @description A row of the remuneration-by-service report. No document shows its fields, so the object stays open and every field passes through as it comes. To work with typed rows, pass a row schema (`options.rows`).
+         */
+        "portal.Remuneration": {
             [key: string]: unknown;
         };
         /**
@@ -493,6 +590,27 @@ export interface components {
          * @enum {integer}
          */
         "portal.Sub": 0 | 1 | 2 | 3 | 4;
+        /**
+         * Terminal
+         * @description A row of the terminal list. No document shows its fields, so the object stays open and every field passes through as it comes. To work with typed rows, pass a row schema (`options.rows`).
+         */
+        "portal.Terminal": {
+            [key: string]: unknown;
+        };
+        /**
+         * Terminal turnover
+         * @description A row of the terminal turnovers report (plain or extended). No document shows its fields, so the object stays open and every field passes through as it comes. To work with typed rows, pass a row schema (`options.rows`).
+         */
+        "portal.TerminalTurnover": {
+            [key: string]: unknown;
+        };
+        /**
+         * Tokens
+         * @description What the token and refresh requests answer with: it holds the tokens, one of which is a refresh token. Its fields are not shown; the SDK reads `accessToken` (or `token`), `refreshToken` and `expiresIn` by default and accepts an `extractTokens` option.
+         */
+        "portal.Tokens": {
+            [key: string]: unknown;
+        };
         /**
          * User record
          * @description Answer of the profile requests.
@@ -523,7 +641,7 @@ export interface components {
             /** @description Random string generated by the client; a GUID may be used. */
             captchaSession: string;
         };
-        AccountCaptchaResult: components["schemas"]["portal.Record"];
+        AccountCaptchaResult: components["schemas"]["portal.Captcha"];
         AccountTokenParams: {
             lgn?: string;
             psw?: string;
@@ -531,23 +649,15 @@ export interface components {
             captcha?: string;
             captchaSession?: string;
         };
-        AccountTokenResult: {
-            [key: string]: unknown;
-        } & {
-            [key: string]: unknown;
-        };
+        AccountTokenResult: components["schemas"]["portal.Tokens"];
         AccountRefreshParams: {
             token?: string;
         };
-        AccountRefreshResult: {
-            [key: string]: unknown;
-        } & {
-            [key: string]: unknown;
-        };
+        AccountRefreshResult: components["schemas"]["portal.Tokens"];
         AccountLogoutParams: {
             refreshToken?: string;
         };
-        AccountLogoutResult: components["schemas"]["RecordRows"];
+        AccountLogoutResult: components["schemas"]["envelopes.PortalV1Envelope"];
         UserProfileParams: {
             /** @description Optional; defaults to the authorized user. */
             idUser?: number;
@@ -571,7 +681,7 @@ export interface components {
             cellPhone?: string;
             columns?: components["schemas"]["AgentColumn"][];
         };
-        AgentsListResult: components["schemas"]["portal.Record"][];
+        AgentsListResult: components["schemas"]["portal.Agent"][];
         TerminalsListParams: {
             idAgent?: components["schemas"]["portal.IdAgent"];
             idTypeTerminal?: number;
@@ -583,7 +693,7 @@ export interface components {
             active?: number;
             format?: string;
         };
-        TerminalsListResult: components["schemas"]["portal.Record"][];
+        TerminalsListResult: components["schemas"]["portal.Terminal"][];
         ReportsPaymentsParams: {
             dateFrom?: PortalDateInput;
             dateTo?: PortalDateInput;
@@ -594,7 +704,7 @@ export interface components {
             account?: string;
             sn?: string;
         };
-        ReportsPaymentsResult: components["schemas"]["portal.Record"][];
+        ReportsPaymentsResult: components["schemas"]["portal.Payment"][];
         ReportsCashCollectionsParams: {
             dateFrom?: PortalDateInput;
             dateTo?: PortalDateInput;
@@ -608,7 +718,7 @@ export interface components {
             /** @description v1 only. */
             kassaNova?: number;
         };
-        ReportsCashCollectionsResult: components["schemas"]["portal.Record"][];
+        ReportsCashCollectionsResult: components["schemas"]["portal.CashCollection"][];
         ReportsTerminalTurnoversParams: {
             dateFrom?: PortalDateInput;
             dateTo?: PortalDateInput;
@@ -621,7 +731,7 @@ export interface components {
             /** @description v1 only. */
             onlySystemAgents?: FlagInput;
         };
-        ReportsTerminalTurnoversResult: components["schemas"]["portal.Record"][];
+        ReportsTerminalTurnoversResult: components["schemas"]["portal.TerminalTurnover"][];
         ReportsTerminalTurnoversExtendedParams: {
             dateFrom?: PortalDateInput;
             dateTo?: PortalDateInput;
@@ -631,11 +741,11 @@ export interface components {
             groupByDay?: FlagInput;
             isAddCommissionForSecondPay?: FlagInput;
         };
-        ReportsTerminalTurnoversExtendedResult: components["schemas"]["portal.Record"][];
+        ReportsTerminalTurnoversExtendedResult: components["schemas"]["portal.TerminalTurnover"][];
         ReportsRemunerationByServiceParams: {
             format?: components["schemas"]["XlsxFormat"];
         };
-        ReportsRemunerationByServiceResult: components["schemas"]["portal.Record"][];
+        ReportsRemunerationByServiceResult: components["schemas"]["portal.Remuneration"][];
         ReportsDealerStatisticsParams: {
             dateFrom?: PortalDateInput;
             dateTo?: PortalDateInput;
@@ -644,33 +754,9 @@ export interface components {
             groupByDay?: FlagInput;
             format?: components["schemas"]["XlsxFormat"];
         };
-        ReportsDealerStatisticsResult: components["schemas"]["portal.Record"][];
+        ReportsDealerStatisticsResult: components["schemas"]["portal.DealerStatistic"][];
     };
     responses: {
-        /** @description Envelope; the payload is in `QueryData[].Rows`. */
-        Rows: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "Code": 0,
-                 *       "QueryData": [
-                 *         {
-                 *           "Rows": [
-                 *             {
-                 *               "idAgent": 1002,
-                 *               "name": "Agent 1002"
-                 *             }
-                 *           ]
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/json": components["schemas"]["RecordRows"];
-            };
-        };
         /** @description Envelope whose rows carry the tokens. */
         TokenRows: {
             headers: {
@@ -678,31 +764,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["TokenRows"];
-            };
-        };
-        /** @description Envelope with the rows; with `format` xlsx, the workbook. */
-        RowsOrWorkbook: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "Code": 0,
-                 *       "QueryData": [
-                 *         {
-                 *           "Rows": [
-                 *             {
-                 *               "idTerminal": 5001,
-                 *               "amount": 125000
-                 *             }
-                 *           ]
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/json": components["schemas"]["RecordRows"];
-                "*/*": components["schemas"]["Workbook"];
             };
         };
     };
@@ -735,7 +796,15 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["Rows"];
+            /** @description Envelope; the captcha is the first row of `QueryData[].Rows`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptchaRows"];
+                };
+            };
         };
     };
     "account.token": {
@@ -814,7 +883,20 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["Rows"];
+            /** @description Envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "Code": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["envelopes.PortalV1Envelope"];
+                };
+            };
         };
     };
     "user.profile": {
@@ -897,7 +979,15 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["Rows"];
+            /** @description Envelope; the agents are in `QueryData[].Rows`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentRows"];
+                };
+            };
         };
     };
     "terminals.list": {
@@ -923,7 +1013,15 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["Rows"];
+            /** @description Envelope; the terminals are in `QueryData[].Rows`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TerminalRows"];
+                };
+            };
         };
     };
     "reports.payments": {
@@ -951,7 +1049,15 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["Rows"];
+            /** @description Envelope; the payments are in `QueryData[].Rows`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRows"];
+                };
+            };
         };
     };
     "reports.cashCollections": {
@@ -980,7 +1086,16 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["RowsOrWorkbook"];
+            /** @description Envelope; the cash collections are in `QueryData[].Rows`; with `format` xlsx, the workbook. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CashCollectionRows"];
+                    "*/*": components["schemas"]["Workbook"];
+                };
+            };
         };
     };
     "reports.terminalTurnovers": {
@@ -1008,7 +1123,16 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["RowsOrWorkbook"];
+            /** @description Envelope; the turnovers are in `QueryData[].Rows`; with `format` xlsx, the workbook. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TerminalTurnoverRows"];
+                    "*/*": components["schemas"]["Workbook"];
+                };
+            };
         };
     };
     "reports.terminalTurnoversExtended": {
@@ -1037,7 +1161,15 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["Rows"];
+            /** @description Envelope; the turnovers are in `QueryData[].Rows`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TerminalTurnoverRows"];
+                };
+            };
         };
     };
     "reports.remunerationByService": {
@@ -1062,7 +1194,16 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["RowsOrWorkbook"];
+            /** @description Envelope; the items are in `QueryData[].Rows`; with `format` xlsx, the workbook. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemunerationRows"];
+                    "*/*": components["schemas"]["Workbook"];
+                };
+            };
         };
     };
     "reports.dealerStatistics": {
@@ -1089,7 +1230,16 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["RowsOrWorkbook"];
+            /** @description Envelope; the statistics are in `QueryData[].Rows`; with `format` xlsx, the workbook. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealerStatisticRows"];
+                    "*/*": components["schemas"]["Workbook"];
+                };
+            };
         };
     };
 }
@@ -1150,9 +1300,16 @@ export type ReportsDealerStatisticsResult = components["schemas"]["ReportsDealer
 export type Workbook = components["schemas"]["Workbook"];
 /** Integer flag */
 export type Flag = components["schemas"]["Flag"];
-export type RecordRows = components["schemas"]["RecordRows"];
+export type AgentRows = components["schemas"]["AgentRows"];
+export type TerminalRows = components["schemas"]["TerminalRows"];
+export type PaymentRows = components["schemas"]["PaymentRows"];
+export type CashCollectionRows = components["schemas"]["CashCollectionRows"];
+export type TerminalTurnoverRows = components["schemas"]["TerminalTurnoverRows"];
+export type RemunerationRows = components["schemas"]["RemunerationRows"];
+export type DealerStatisticRows = components["schemas"]["DealerStatisticRows"];
 export type UserRows = components["schemas"]["UserRows"];
 export type TokenRows = components["schemas"]["TokenRows"];
+export type CaptchaRows = components["schemas"]["CaptchaRows"];
 export type CaptchaRequest = components["schemas"]["CaptchaRequest"];
 export type TokenRequest = components["schemas"]["TokenRequest"];
 export type RefreshRequest = components["schemas"]["RefreshRequest"];
@@ -1174,13 +1331,29 @@ export type DealerStatisticsReportRequest = components["schemas"]["DealerStatist
 export type PortalDate = components["schemas"]["dates.PortalDate"];
 /** Portal v1 envelope */
 export type PortalV1Envelope = components["schemas"]["envelopes.PortalV1Envelope"];
+/** Agent */
+export type Agent = components["schemas"]["portal.Agent"];
 /** Agent-list column (v1 and v2) */
 export type PortalAgentColumn = components["schemas"]["portal.AgentColumn"];
+/** Captcha */
+export type Captcha = components["schemas"]["portal.Captcha"];
+/** Cash collection */
+export type CashCollection = components["schemas"]["portal.CashCollection"];
+/** Dealer statistic */
+export type DealerStatistic = components["schemas"]["portal.DealerStatistic"];
 /** Agent under which to search. */
 export type IdAgent = components["schemas"]["portal.IdAgent"];
-/** Record */
-export type PortalRecord = components["schemas"]["portal.Record"];
+/** Payment */
+export type Payment = components["schemas"]["portal.Payment"];
+/** Remuneration */
+export type Remuneration = components["schemas"]["portal.Remuneration"];
 /** Subagent scope */
 export type Sub = components["schemas"]["portal.Sub"];
+/** Terminal */
+export type Terminal = components["schemas"]["portal.Terminal"];
+/** Terminal turnover */
+export type TerminalTurnover = components["schemas"]["portal.TerminalTurnover"];
+/** Tokens */
+export type Tokens = components["schemas"]["portal.Tokens"];
 /** User record */
 export type User = components["schemas"]["portal.User"];

@@ -80,8 +80,8 @@ return errors === 0;
 validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_captcha_response = validate1;
-const schema1 = {"$ref":"spec#/components/schemas/RecordRows","$id":"op-account_captcha_response"};
-const schema3 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.Record"}}}}}}}]};
+const schema1 = {"$ref":"spec#/components/schemas/CaptchaRows","$id":"op-account_captcha_response"};
+const schema3 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.Captcha"}}}}}}}]};
 const schema4 = {"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true};
 const schema5 = {"type":"object","additionalProperties":true};
 
@@ -209,7 +209,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.Captcha/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -397,7 +397,8 @@ validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_token_response = validate6;
 const schema7 = {"$ref":"spec#/components/schemas/TokenRows","$id":"op-account_token_response"};
-const schema8 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}]};
+const schema8 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.Tokens"}}}}}}}]};
+const schema10 = {"type":"object","additionalProperties":true};
 
 function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -523,7 +524,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.Tokens/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -607,7 +608,7 @@ return errors === 0;
 validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_refresh_input = validate9;
-const schema10 = {"type":"object","properties":{"token":{"type":"string"}},"additionalProperties":false,"$id":"op-account_refresh_input"};
+const schema11 = {"type":"object","properties":{"token":{"type":"string"}},"additionalProperties":false,"$id":"op-account_refresh_input"};
 
 function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_refresh_input" */;
@@ -662,7 +663,7 @@ return errors === 0;
 validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_refresh_response = validate10;
-const schema11 = {"$ref":"spec#/components/schemas/TokenRows","$id":"op-account_refresh_response"};
+const schema12 = {"$ref":"spec#/components/schemas/TokenRows","$id":"op-account_refresh_response"};
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -788,7 +789,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.Tokens/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -872,7 +873,7 @@ return errors === 0;
 validate10.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_logout_input = validate13;
-const schema14 = {"type":"object","properties":{"refreshToken":{"type":"string"}},"additionalProperties":false,"$id":"op-account_logout_input"};
+const schema16 = {"type":"object","properties":{"refreshToken":{"type":"string"}},"additionalProperties":false,"$id":"op-account_logout_input"};
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_logout_input" */;
@@ -927,12 +928,13 @@ return errors === 0;
 validate13.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_logout_response = validate14;
-const schema15 = {"$ref":"spec#/components/schemas/RecordRows","$id":"op-account_logout_response"};
+const schema17 = {"$ref":"spec#/components/schemas/envelopes.PortalV1Envelope","$id":"op-account_logout_response"};
 
-function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-account_logout_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate15.evaluated;
+const evaluated0 = validate14.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -941,7 +943,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Code === undefined){
-const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
+const err0 = {instancePath,schemaPath:"spec#/components/schemas/envelopes.PortalV1Envelope/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -953,7 +955,7 @@ errors++;
 if(data.Code !== undefined){
 let data0 = data.Code;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err1 = {instancePath:instancePath+"/Code",schemaPath:"spec#/components/schemas/envelopes.PortalV1Envelope/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -979,7 +981,7 @@ let data4 = data3[i1];
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err2 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows/" + i1,schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err2 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows/" + i1,schemaPath:"spec#/components/schemas/envelopes.PortalV1Envelope/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -991,7 +993,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows",schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err3 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows",schemaPath:"spec#/components/schemas/envelopes.PortalV1Envelope/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1003,7 +1005,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/QueryData/" + i0,schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath:instancePath+"/QueryData/" + i0,schemaPath:"spec#/components/schemas/envelopes.PortalV1Envelope/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1015,7 +1017,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/QueryData",schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err5 = {instancePath:instancePath+"/QueryData",schemaPath:"spec#/components/schemas/envelopes.PortalV1Envelope/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1027,7 +1029,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath,schemaPath:"spec#/components/schemas/envelopes.PortalV1Envelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1036,114 +1038,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.QueryData !== undefined){
-let data5 = data.QueryData;
-if(Array.isArray(data5)){
-const len2 = data5.length;
-for(let i2=0; i2<len2; i2++){
-let data6 = data5[i2];
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-if(data6.Rows !== undefined){
-let data7 = data6.Rows;
-if(Array.isArray(data7)){
-const len3 = data7.length;
-for(let i3=0; i3<len3; i3++){
-let data8 = data7[i3];
-if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-}
-else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-validate15.errors = vErrors;
-return errors === 0;
-}
-validate15.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-account_logout_response" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate14.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate15(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
-errors = vErrors.length;
-}
 validate14.errors = vErrors;
 return errors === 0;
 }
 validate14.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const user_profile_input = validate17;
+export const user_profile_input = validate15;
 const schema19 = {"type":"object","properties":{"idUser":{"type":"integer"}},"additionalProperties":false,"$id":"op-user_profile_input"};
 
-function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-user_profile_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate17.evaluated;
+const evaluated0 = validate15.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1187,20 +1094,20 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate17.errors = vErrors;
+validate15.errors = vErrors;
 return errors === 0;
 }
-validate17.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate15.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const user_profile_response = validate18;
+export const user_profile_response = validate16;
 const schema20 = {"$ref":"spec#/components/schemas/UserRows","$id":"op-user_profile_response"};
 const schema21 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.User"}}}}}}}]};
 const schema23 = {"type":"object","properties":{"idUser":{"type":"integer"},"lgn":{"type":"string"},"userFIO":{"type":"string"},"groupChar":{"type":"string"},"groupName":{"type":"string"},"phone":{"type":"string"},"email":{"type":"string"}},"additionalProperties":true};
 
-function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate19.evaluated;
+const evaluated0 = validate17.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1463,33 +1370,33 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate19.errors = vErrors;
+validate17.errors = vErrors;
 return errors === 0;
 }
-validate19.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate17.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-user_profile_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate18.evaluated;
+const evaluated0 = validate16.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate19(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate19.errors : vErrors.concat(validate19.errors);
+if(!(validate17(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate17.errors : vErrors.concat(validate17.errors);
 errors = vErrors.length;
 }
-validate18.errors = vErrors;
+validate16.errors = vErrors;
 return errors === 0;
 }
-validate18.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate16.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const agents_list_input = validate21;
+export const agents_list_input = validate19;
 const schema24 = {"type":"object","properties":{"idAgent":{"$ref":"spec#/components/schemas/portal.IdAgent"},"sub":{"$ref":"spec#/components/schemas/portal.Sub"},"subOn":{"$ref":"spec#/components/schemas/Flag"},"name":{"type":"string"},"bin":{"type":"string"},"rnn":{"type":"string"},"address":{"type":"string"},"idAgentSearch":{"type":"integer"},"idTerminal":{"type":"integer"},"login":{"type":"string"},"cellPhone":{"type":"string"},"columns":{"type":"array","items":{"$ref":"spec#/components/schemas/AgentColumn"}}},"additionalProperties":false,"$id":"op-agents_list_input"};
 const schema25 = {"type":"integer"};
 const schema26 = {"type":"integer","enum":[0,1,2,3,4]};
@@ -1498,10 +1405,10 @@ const func0 = Object.prototype.hasOwnProperty;
 const schema28 = {"anyOf":[{"$ref":"#/components/schemas/portal.AgentColumn"},{"type":"string"}]};
 const schema29 = {"type":"string","enum":["nowBalance","credit","rnn","lastPaymentDate","balancePlusSub","blocked","idParent","namePrint","leader","email","phone","bbik","bAccount","contract","ownerType"]};
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate22.evaluated;
+const evaluated0 = validate20.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1567,17 +1474,17 @@ vErrors = null;
 }
 }
 }
-validate22.errors = vErrors;
+validate20.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate20.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-agents_list_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
+const evaluated0 = validate19.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1759,8 +1666,8 @@ let data11 = data.columns;
 if(Array.isArray(data11)){
 const len0 = data11.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate22(data11[i0], {instancePath:instancePath+"/columns/" + i0,parentData:data11,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+if(!(validate20(data11[i0], {instancePath:instancePath+"/columns/" + i0,parentData:data11,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate20.errors : vErrors.concat(validate20.errors);
 errors = vErrors.length;
 }
 }
@@ -1787,18 +1694,20 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate21.errors = vErrors;
+validate19.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate19.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const agents_list_response = validate24;
-const schema30 = {"$ref":"spec#/components/schemas/RecordRows","$id":"op-agents_list_response"};
+export const agents_list_response = validate22;
+const schema30 = {"$ref":"spec#/components/schemas/AgentRows","$id":"op-agents_list_response"};
+const schema31 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.Agent"}}}}}}}]};
+const schema33 = {"type":"object","properties":{"nowBalance":{},"credit":{},"rnn":{},"lastPaymentDate":{},"balancePlusSub":{},"blocked":{},"idParent":{},"namePrint":{},"leader":{},"email":{},"phone":{},"bbik":{},"bAccount":{},"contract":{},"ownerType":{},"firstPaymentDate":{}},"additionalProperties":true};
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate25.evaluated;
+const evaluated0 = validate23.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1919,7 +1828,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.Agent/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1976,40 +1885,40 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate25.errors = vErrors;
+validate23.errors = vErrors;
 return errors === 0;
 }
-validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-agents_list_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate22.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate25(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+if(!(validate23(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
 errors = vErrors.length;
 }
-validate24.errors = vErrors;
+validate22.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const terminals_list_input = validate27;
+export const terminals_list_input = validate25;
 const schema34 = {"type":"object","properties":{"idAgent":{"$ref":"spec#/components/schemas/portal.IdAgent"},"idTypeTerminal":{"type":"integer"},"sub":{"$ref":"spec#/components/schemas/portal.Sub"},"idTerminal":{"type":"integer"},"name":{"type":"string"},"rnm":{"type":"string"},"address":{"type":"string"},"active":{"type":"integer"},"format":{"type":"string"}},"additionalProperties":false,"$id":"op-terminals_list_input"};
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-terminals_list_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
+const evaluated0 = validate25.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2163,18 +2072,20 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate27.errors = vErrors;
+validate25.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const terminals_list_response = validate28;
-const schema37 = {"$ref":"spec#/components/schemas/RecordRows","$id":"op-terminals_list_response"};
+export const terminals_list_response = validate26;
+const schema37 = {"$ref":"spec#/components/schemas/TerminalRows","$id":"op-terminals_list_response"};
+const schema38 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.Terminal"}}}}}}}]};
+const schema40 = {"type":"object","additionalProperties":true};
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
+const evaluated0 = validate27.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2295,7 +2206,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.Terminal/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2352,42 +2263,42 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate29.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-terminals_list_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate28.evaluated;
+const evaluated0 = validate26.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate29(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
 errors = vErrors.length;
 }
-validate28.errors = vErrors;
+validate26.errors = vErrors;
 return errors === 0;
 }
-validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_payments_input = validate31;
+export const reports_payments_input = validate29;
 const schema41 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"$ref":"spec#/components/schemas/Flag"},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":false,"$id":"op-reports_payments_input"};
 const schema42 = {"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"};
 const pattern0 = new RegExp("^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$", "");
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_payments_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
+const evaluated0 = validate29.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2554,18 +2465,20 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate31.errors = vErrors;
+validate29.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_payments_response = validate32;
-const schema45 = {"$ref":"spec#/components/schemas/RecordRows","$id":"op-reports_payments_response"};
+export const reports_payments_response = validate30;
+const schema45 = {"$ref":"spec#/components/schemas/PaymentRows","$id":"op-reports_payments_response"};
+const schema46 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.Payment"}}}}}}}]};
+const schema48 = {"type":"object","additionalProperties":true};
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate33.evaluated;
+const evaluated0 = validate31.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2686,7 +2599,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.Payment/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2743,41 +2656,41 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate33.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_payments_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate32.evaluated;
+const evaluated0 = validate30.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate33(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+if(!(validate31(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
 errors = vErrors.length;
 }
-validate32.errors = vErrors;
+validate30.errors = vErrors;
 return errors === 0;
 }
-validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_cashCollections_input = validate35;
+export const reports_cashCollections_input = validate33;
 const schema49 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"$ref":"spec#/components/schemas/Flag"},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"$ref":"spec#/components/schemas/XlsxFormat"},"kazPost":{"type":"integer"},"kassaNova":{"type":"integer"}},"additionalProperties":false,"$id":"op-reports_cashCollections_input"};
 const schema53 = {"type":"string","enum":["xlsx"]};
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_cashCollections_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate35.evaluated;
+const evaluated0 = validate33.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2969,18 +2882,20 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate35.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_cashCollections_response = validate36;
-const schema54 = {"$ref":"spec#/components/schemas/RecordRows","$id":"op-reports_cashCollections_response"};
+export const reports_cashCollections_response = validate34;
+const schema54 = {"$ref":"spec#/components/schemas/CashCollectionRows","$id":"op-reports_cashCollections_response"};
+const schema55 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.CashCollection"}}}}}}}]};
+const schema57 = {"type":"object","additionalProperties":true};
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate35.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3101,7 +3016,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.CashCollection/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3158,40 +3073,40 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_cashCollections_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate34.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate37(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
+if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
 errors = vErrors.length;
 }
-validate36.errors = vErrors;
+validate34.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_terminalTurnovers_input = validate39;
+export const reports_terminalTurnovers_input = validate37;
 const schema58 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"$ref":"spec#/components/schemas/Flag"},"groupByDay":{"$ref":"spec#/components/schemas/Flag"},"format":{"$ref":"spec#/components/schemas/XlsxFormat"},"onlySystemAgents":{"$ref":"spec#/components/schemas/Flag"}},"additionalProperties":false,"$id":"op-reports_terminalTurnovers_input"};
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnovers_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
+const evaluated0 = validate37.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3403,18 +3318,20 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate39.errors = vErrors;
+validate37.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_terminalTurnovers_response = validate40;
-const schema65 = {"$ref":"spec#/components/schemas/RecordRows","$id":"op-reports_terminalTurnovers_response"};
+export const reports_terminalTurnovers_response = validate38;
+const schema65 = {"$ref":"spec#/components/schemas/TerminalTurnoverRows","$id":"op-reports_terminalTurnovers_response"};
+const schema66 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.TerminalTurnover"}}}}}}}]};
+const schema68 = {"type":"object","additionalProperties":true};
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate39.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3535,7 +3452,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.TerminalTurnover/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3592,41 +3509,41 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate41.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnovers_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate38.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+if(!(validate39(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
-validate40.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_terminalTurnoversExtended_input = validate43;
+export const reports_terminalTurnoversExtended_input = validate41;
 const schema69 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"$ref":"spec#/components/schemas/portal.Sub"},"groupByDay":{"$ref":"spec#/components/schemas/Flag"},"isAddCommissionForSecondPay":{"$ref":"spec#/components/schemas/Flag"}},"patternProperties":{"^isAddCommissionForCance":{"$ref":"spec#/components/schemas/Flag"}},"additionalProperties":false,"$id":"op-reports_terminalTurnoversExtended_input"};
 const pattern6 = new RegExp("^isAddCommissionForCance", "");
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnoversExtended_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate41.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3827,18 +3744,18 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_terminalTurnoversExtended_response = validate44;
-const schema76 = {"$ref":"spec#/components/schemas/RecordRows","$id":"op-reports_terminalTurnoversExtended_response"};
+export const reports_terminalTurnoversExtended_response = validate42;
+const schema76 = {"$ref":"spec#/components/schemas/TerminalTurnoverRows","$id":"op-reports_terminalTurnoversExtended_response"};
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate43.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3959,7 +3876,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.TerminalTurnover/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4016,40 +3933,40 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate43.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnoversExtended_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate42.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+if(!(validate43(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
 errors = vErrors.length;
 }
-validate44.errors = vErrors;
+validate42.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_remunerationByService_input = validate47;
+export const reports_remunerationByService_input = validate45;
 const schema80 = {"type":"object","properties":{"format":{"$ref":"spec#/components/schemas/XlsxFormat"}},"additionalProperties":false,"$id":"op-reports_remunerationByService_input"};
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_remunerationByService_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4103,18 +4020,20 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate47.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_remunerationByService_response = validate48;
-const schema82 = {"$ref":"spec#/components/schemas/RecordRows","$id":"op-reports_remunerationByService_response"};
+export const reports_remunerationByService_response = validate46;
+const schema82 = {"$ref":"spec#/components/schemas/RemunerationRows","$id":"op-reports_remunerationByService_response"};
+const schema83 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.Remuneration"}}}}}}}]};
+const schema85 = {"type":"object","additionalProperties":true};
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4235,7 +4154,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.Remuneration/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4292,40 +4211,40 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate49.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_remunerationByService_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate48.evaluated;
+const evaluated0 = validate46.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate49(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+if(!(validate47(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
 errors = vErrors.length;
 }
-validate48.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_dealerStatistics_input = validate51;
+export const reports_dealerStatistics_input = validate49;
 const schema86 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"$ref":"spec#/components/schemas/Flag"},"groupByDay":{"$ref":"spec#/components/schemas/Flag"},"format":{"$ref":"spec#/components/schemas/XlsxFormat"}},"additionalProperties":false,"$id":"op-reports_dealerStatistics_input"};
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_dealerStatistics_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate51.evaluated;
+const evaluated0 = validate49.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4488,18 +4407,20 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate51.errors = vErrors;
+validate49.errors = vErrors;
 return errors === 0;
 }
-validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_dealerStatistics_response = validate52;
-const schema92 = {"$ref":"spec#/components/schemas/RecordRows","$id":"op-reports_dealerStatistics_response"};
+export const reports_dealerStatistics_response = validate50;
+const schema92 = {"$ref":"spec#/components/schemas/DealerStatisticRows","$id":"op-reports_dealerStatistics_response"};
+const schema93 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.DealerStatistic"}}}}}}}]};
+const schema95 = {"type":"object","additionalProperties":true};
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate51.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4620,7 +4541,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.DealerStatistic/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4677,29 +4598,29 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate53.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_dealerStatistics_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate53(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+if(!(validate51(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
-validate52.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

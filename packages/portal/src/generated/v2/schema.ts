@@ -268,9 +268,7 @@ export interface components {
             };
         };
         CaptchaResponse: components["schemas"]["envelopes.PortalV2Envelope"] & {
-            result?: {
-                [key: string]: unknown;
-            };
+            result?: components["schemas"]["portal.Captcha"];
         };
         TokenRequest: {
             params: {
@@ -297,10 +295,7 @@ export interface components {
             };
         };
         TokensResponse: components["schemas"]["envelopes.PortalV2Envelope"] & {
-            /** @description Holds the tokens, one of which is a refresh token. */
-            result?: {
-                [key: string]: unknown;
-            };
+            result?: components["schemas"]["portal.Tokens"];
         };
         ProfileRequest: {
             params: {
@@ -420,14 +415,32 @@ export interface components {
                 format?: components["schemas"]["XlsxFormat"];
             };
         };
-        RecordsResponse: components["schemas"]["envelopes.PortalV2Envelope"] & {
-            result?: components["schemas"]["portal.Record"];
-            data?: components["schemas"]["portal.Record"][];
+        AgentsResponse: components["schemas"]["envelopes.PortalV2Envelope"] & {
+            result?: components["schemas"]["portal.Agent"];
+            data?: components["schemas"]["portal.Agent"][];
+        };
+        TerminalsResponse: components["schemas"]["envelopes.PortalV2Envelope"] & {
+            result?: components["schemas"]["portal.Terminal"];
+            data?: components["schemas"]["portal.Terminal"][];
+        };
+        PaymentsResponse: components["schemas"]["envelopes.PortalV2Envelope"] & {
+            result?: components["schemas"]["portal.Payment"];
+            data?: components["schemas"]["portal.Payment"][];
+        };
+        CashCollectionsResponse: components["schemas"]["envelopes.PortalV2Envelope"] & {
+            result?: components["schemas"]["portal.CashCollection"];
+            data?: components["schemas"]["portal.CashCollection"][];
+        };
+        TerminalTurnoversResponse: components["schemas"]["envelopes.PortalV2Envelope"] & {
+            result?: components["schemas"]["portal.TerminalTurnover"];
+            data?: components["schemas"]["portal.TerminalTurnover"][];
+        };
+        DealerStatisticsResponse: components["schemas"]["envelopes.PortalV2Envelope"] & {
+            result?: components["schemas"]["portal.DealerStatistic"];
+            data?: components["schemas"]["portal.DealerStatistic"][];
         };
         RemunerationResponse: components["schemas"]["envelopes.PortalV2Envelope"] & {
-            data?: {
-                [key: string]: unknown;
-            }[];
+            data?: components["schemas"]["portal.Remuneration"][];
         };
         /**
          * Portal date
@@ -457,6 +470,46 @@ export interface components {
             [key: string]: unknown;
         };
         /**
+         * Agent
+         * @description A row of the agent list. The fields the documents name are the columns a request can ask for (`columns`); each is listed here, untyped, because no document shows a value. Every other field passes through as it comes. To work with typed rows, pass a row schema (`options.rows`).
+         */
+        "portal.Agent": {
+            /** @description Column `nowBalance`: in the row when `columns` names it. Its type is not shown. */
+            nowBalance?: unknown;
+            /** @description Column `credit`: in the row when `columns` names it. Its type is not shown. */
+            credit?: unknown;
+            /** @description Column `rnn`: in the row when `columns` names it. Its type is not shown. */
+            rnn?: unknown;
+            /** @description Column `lastPaymentDate`: in the row when `columns` names it. Its type is not shown. */
+            lastPaymentDate?: unknown;
+            /** @description Column `balancePlusSub`: in the row when `columns` names it. Its type is not shown. */
+            balancePlusSub?: unknown;
+            /** @description Column `blocked`: in the row when `columns` names it. Its type is not shown. */
+            blocked?: unknown;
+            /** @description Column `idParent`: in the row when `columns` names it. Its type is not shown. */
+            idParent?: unknown;
+            /** @description Column `namePrint`: in the row when `columns` names it. Its type is not shown. */
+            namePrint?: unknown;
+            /** @description Column `leader`: in the row when `columns` names it. Its type is not shown. */
+            leader?: unknown;
+            /** @description Column `email`: in the row when `columns` names it. Its type is not shown. */
+            email?: unknown;
+            /** @description Column `phone`: in the row when `columns` names it. Its type is not shown. */
+            phone?: unknown;
+            /** @description Column `bbik`: in the row when `columns` names it. Its type is not shown. */
+            bbik?: unknown;
+            /** @description Column `bAccount`: in the row when `columns` names it. Its type is not shown. */
+            bAccount?: unknown;
+            /** @description Column `contract`: in the row when `columns` names it. Its type is not shown. */
+            contract?: unknown;
+            /** @description Column `ownerType`: in the row when `columns` names it. Its type is not shown. */
+            ownerType?: unknown;
+            /** @description v2 only: the answer may carry this tag when `columns` names `firstPaymentDate` (change log, 2024-05-31). Its type and format are not shown. */
+            firstPaymentDate?: unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
          * Agent-list column (v1 and v2)
          * @description A known column name for `columns` of the agent list: the 13 names of the document plus `contract` and `ownerType` from the official v1 page. Each version's spec adds what only it has and keeps the list open.
          * @example nowBalance
@@ -464,19 +517,43 @@ export interface components {
          */
         "portal.AgentColumn": "nowBalance" | "credit" | "rnn" | "lastPaymentDate" | "balancePlusSub" | "blocked" | "idParent" | "namePrint" | "leader" | "email" | "phone" | "bbik" | "bAccount" | "contract" | "ownerType";
         /**
+         * Captcha
+         * @description What the captcha request answers with: the captcha a person (or the caller's solver) reads, for the session id the client sent. Its fields are not shown, so the object stays open; the SDK hands it to `solveCaptcha` as it comes.
+         */
+        "portal.Captcha": {
+            [key: string]: unknown;
+        };
+        /**
+         * Cash collection
+         * @description A row of the cash collection journal. No document shows its fields, so the object stays open and every field passes through as it comes. To work with typed rows, pass a row schema (`options.rows`).
+         */
+        "portal.CashCollection": {
+            [key: string]: unknown;
+        };
+        /**
+         * Dealer statistic
+         * @description A row of the statistical dealer report. No document shows its fields, so the object stays open and every field passes through as it comes. To work with typed rows, pass a row schema (`options.rows`).
+         */
+        "portal.DealerStatistic": {
+            [key: string]: unknown;
+        };
+        /**
          * @description Agent under which to search. Optional; defaults to the authorized agent.
          * @example 1001
          */
         "portal.IdAgent": number;
         /**
-         * Record
-         * @description One row of a list or a report. Its fields are not shown, so the object stays open and real rows pass through unchanged.
-         * @example {
-         *       "idAgent": 1001,
-         *       "name": "Agent 1001"
-         *     }
+         * Payment
+         * @description A row of the payments report. No document shows its fields, so the object stays open and every field passes through as it comes. To work with typed rows, pass a row schema (`options.rows`).
          */
-        "portal.Record": {
+        "portal.Payment": {
+            [key: string]: unknown;
+        };
+        /**
+         * Remuneration
+         * @description A row of the remuneration-by-service report. No document shows its fields, so the object stays open and every field passes through as it comes. To work with typed rows, pass a row schema (`options.rows`).
+         */
+        "portal.Remuneration": {
             [key: string]: unknown;
         };
         /**
@@ -486,6 +563,27 @@ export interface components {
          * @enum {integer}
          */
         "portal.Sub": 0 | 1 | 2 | 3 | 4;
+        /**
+         * Terminal
+         * @description A row of the terminal list. No document shows its fields, so the object stays open and every field passes through as it comes. To work with typed rows, pass a row schema (`options.rows`).
+         */
+        "portal.Terminal": {
+            [key: string]: unknown;
+        };
+        /**
+         * Terminal turnover
+         * @description A row of the terminal turnovers report (plain or extended). No document shows its fields, so the object stays open and every field passes through as it comes. To work with typed rows, pass a row schema (`options.rows`).
+         */
+        "portal.TerminalTurnover": {
+            [key: string]: unknown;
+        };
+        /**
+         * Tokens
+         * @description What the token and refresh requests answer with: it holds the tokens, one of which is a refresh token. Its fields are not shown; the SDK reads `accessToken` (or `token`), `refreshToken` and `expiresIn` by default and accepts an `extractTokens` option.
+         */
+        "portal.Tokens": {
+            [key: string]: unknown;
+        };
         /**
          * User record
          * @description Answer of the profile requests.
@@ -516,11 +614,7 @@ export interface components {
             /** @description Random string generated by the client; a GUID may be used. Send the same value with the token request. */
             captchaSession: string;
         };
-        AccountCaptchaResult: {
-            [key: string]: unknown;
-        } & {
-            [key: string]: unknown;
-        };
+        AccountCaptchaResult: components["schemas"]["portal.Captcha"];
         AccountTokenParams: {
             /** @description Login. */
             lgn?: string;
@@ -532,19 +626,11 @@ export interface components {
             /** @description The same value sent to `/v2/account/captcha`. */
             captchaSession?: string;
         };
-        AccountTokenResult: {
-            [key: string]: unknown;
-        } & {
-            [key: string]: unknown;
-        };
+        AccountTokenResult: components["schemas"]["portal.Tokens"];
         AccountRefreshParams: {
             token?: string;
         };
-        AccountRefreshResult: {
-            [key: string]: unknown;
-        } & {
-            [key: string]: unknown;
-        };
+        AccountRefreshResult: components["schemas"]["portal.Tokens"];
         AccountLogoutParams: {
             /** @description A current refresh token obtained from the token or refresh requests. */
             refreshToken?: string;
@@ -573,7 +659,7 @@ export interface components {
             /** @description Columns wanted in the answer. */
             columns?: components["schemas"]["AgentColumn"][];
         };
-        AgentsListResult: components["schemas"]["portal.Record"][];
+        AgentsListResult: components["schemas"]["portal.Agent"][];
         TerminalsListParams: {
             idAgent?: components["schemas"]["portal.IdAgent"];
             idTypeTerminal?: number;
@@ -585,7 +671,7 @@ export interface components {
             active?: number;
             format?: string;
         };
-        TerminalsListResult: components["schemas"]["portal.Record"][];
+        TerminalsListResult: components["schemas"]["portal.Terminal"][];
         ReportsPaymentsParams: {
             dateFrom?: PortalDateInput;
             dateTo?: PortalDateInput;
@@ -597,7 +683,7 @@ export interface components {
             account?: string;
             sn?: string;
         };
-        ReportsPaymentsResult: components["schemas"]["portal.Record"][];
+        ReportsPaymentsResult: components["schemas"]["portal.Payment"][];
         ReportsCashCollectionsParams: {
             /** @description Optional. */
             dateFrom?: PortalDateInput;
@@ -609,7 +695,7 @@ export interface components {
             idSysUser?: number;
             format?: components["schemas"]["XlsxFormat"];
         };
-        ReportsCashCollectionsResult: components["schemas"]["portal.Record"][];
+        ReportsCashCollectionsResult: components["schemas"]["portal.CashCollection"][];
         ReportsTerminalTurnoversParams: {
             dateFrom?: PortalDateInput;
             dateTo?: PortalDateInput;
@@ -620,7 +706,7 @@ export interface components {
             groupByDay?: boolean;
             format?: components["schemas"]["XlsxFormat"];
         };
-        ReportsTerminalTurnoversResult: components["schemas"]["portal.Record"][];
+        ReportsTerminalTurnoversResult: components["schemas"]["portal.TerminalTurnover"][];
         ReportsTerminalTurnoversExtendedParams: {
             dateFrom?: PortalDateInput;
             dateTo?: PortalDateInput;
@@ -630,14 +716,12 @@ export interface components {
             groupByDay?: boolean;
             isAddCommissionForSecondPay?: boolean;
         };
-        ReportsTerminalTurnoversExtendedResult: components["schemas"]["portal.Record"][];
+        ReportsTerminalTurnoversExtendedResult: components["schemas"]["portal.TerminalTurnover"][];
         ReportsRemunerationByServiceParams: {
             /** @description Optional; the default is a plain JSON answer. */
             format?: components["schemas"]["XlsxFormat"];
         };
-        ReportsRemunerationByServiceResult: {
-            [key: string]: unknown;
-        }[];
+        ReportsRemunerationByServiceResult: components["schemas"]["portal.Remuneration"][];
         ReportsDealerStatisticsParams: {
             /** @description Optional. */
             dateFrom?: PortalDateInput;
@@ -648,33 +732,9 @@ export interface components {
             groupByDay?: boolean;
             format?: components["schemas"]["XlsxFormat"];
         };
-        ReportsDealerStatisticsResult: components["schemas"]["portal.Record"][];
+        ReportsDealerStatisticsResult: components["schemas"]["portal.DealerStatistic"][];
     };
-    responses: {
-        /** @description Envelope with the records; with `format` xlsx, the workbook. */
-        RecordsOrWorkbook: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "code": 0,
-                 *       "message": "OK",
-                 *       "data": [
-                 *         {
-                 *           "idTerminal": 5001,
-                 *           "amount": 125000,
-                 *           "date": "20240501"
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/json": components["schemas"]["RecordsResponse"];
-                "*/*": components["schemas"]["Workbook"];
-            };
-        };
-    };
+    responses: never;
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -937,21 +997,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "code": 0,
-                     *       "message": "OK",
-                     *       "data": [
-                     *         {
-                     *           "idAgent": 1002,
-                     *           "name": "Agent 1002",
-                     *           "nowBalance": 1500.5,
-                     *           "firstPaymentDate": "20230115093000"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["RecordsResponse"];
+                    "application/json": components["schemas"]["AgentsResponse"];
                 };
             };
         };
@@ -984,20 +1030,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "code": 0,
-                     *       "message": "OK",
-                     *       "data": [
-                     *         {
-                     *           "idTerminal": 5001,
-                     *           "name": "Terminal 5001",
-                     *           "idAgent": 1002
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["RecordsResponse"];
+                    "application/json": components["schemas"]["TerminalsResponse"];
                 };
             };
         };
@@ -1031,22 +1064,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "code": 0,
-                     *       "message": "OK",
-                     *       "data": [
-                     *         {
-                     *           "idPayment": 90000001,
-                     *           "idService": 301,
-                     *           "account": "7011234567",
-                     *           "amount": 2500,
-                     *           "date": "20240501101500"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["RecordsResponse"];
+                    "application/json": components["schemas"]["PaymentsResponse"];
                 };
             };
         };
@@ -1074,7 +1092,16 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["RecordsOrWorkbook"];
+            /** @description Envelope with the cash collections; with `format` xlsx, the workbook. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CashCollectionsResponse"];
+                    "*/*": components["schemas"]["Workbook"];
+                };
+            };
         };
     };
     "reports.terminalTurnovers": {
@@ -1100,7 +1127,16 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["RecordsOrWorkbook"];
+            /** @description Envelope with the turnovers; with `format` xlsx, the workbook. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TerminalTurnoversResponse"];
+                    "*/*": components["schemas"]["Workbook"];
+                };
+            };
         };
     };
     "reports.terminalTurnoversExtended": {
@@ -1134,20 +1170,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "code": 0,
-                     *       "message": "OK",
-                     *       "data": [
-                     *         {
-                     *           "idTerminal": 5001,
-                     *           "idService": 301,
-                     *           "amount": 125000
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["RecordsResponse"];
+                    "application/json": components["schemas"]["TerminalTurnoversResponse"];
                 };
             };
         };
@@ -1176,18 +1199,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "code": 0,
-                     *       "message": "OK",
-                     *       "data": [
-                     *         {
-                     *           "idService": 301,
-                     *           "remuneration": 1250.5
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": components["schemas"]["RemunerationResponse"];
                     "*/*": components["schemas"]["Workbook"];
                 };
@@ -1217,7 +1228,16 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["RecordsOrWorkbook"];
+            /** @description Envelope with the statistics; with `format` xlsx, the workbook. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealerStatisticsResponse"];
+                    "*/*": components["schemas"]["Workbook"];
+                };
+            };
         };
     };
 }
@@ -1301,19 +1321,40 @@ export type TerminalTurnoversReportRequest = components["schemas"]["TerminalTurn
 export type TerminalTurnoversExtendedReportRequest = components["schemas"]["TerminalTurnoversExtendedReportRequest"];
 export type RemunerationReportRequest = components["schemas"]["RemunerationReportRequest"];
 export type DealerStatisticsReportRequest = components["schemas"]["DealerStatisticsReportRequest"];
-export type RecordsResponse = components["schemas"]["RecordsResponse"];
+export type AgentsResponse = components["schemas"]["AgentsResponse"];
+export type TerminalsResponse = components["schemas"]["TerminalsResponse"];
+export type PaymentsResponse = components["schemas"]["PaymentsResponse"];
+export type CashCollectionsResponse = components["schemas"]["CashCollectionsResponse"];
+export type TerminalTurnoversResponse = components["schemas"]["TerminalTurnoversResponse"];
+export type DealerStatisticsResponse = components["schemas"]["DealerStatisticsResponse"];
 export type RemunerationResponse = components["schemas"]["RemunerationResponse"];
 /** Portal date */
 export type PortalDate = components["schemas"]["dates.PortalDate"];
 /** Portal v2 envelope */
 export type PortalV2Envelope = components["schemas"]["envelopes.PortalV2Envelope"];
+/** Agent */
+export type Agent = components["schemas"]["portal.Agent"];
 /** Agent-list column (v1 and v2) */
 export type PortalAgentColumn = components["schemas"]["portal.AgentColumn"];
+/** Captcha */
+export type Captcha = components["schemas"]["portal.Captcha"];
+/** Cash collection */
+export type CashCollection = components["schemas"]["portal.CashCollection"];
+/** Dealer statistic */
+export type DealerStatistic = components["schemas"]["portal.DealerStatistic"];
 /** Agent under which to search. */
 export type IdAgent = components["schemas"]["portal.IdAgent"];
-/** Record */
-export type PortalRecord = components["schemas"]["portal.Record"];
+/** Payment */
+export type Payment = components["schemas"]["portal.Payment"];
+/** Remuneration */
+export type Remuneration = components["schemas"]["portal.Remuneration"];
 /** Subagent scope */
 export type Sub = components["schemas"]["portal.Sub"];
+/** Terminal */
+export type Terminal = components["schemas"]["portal.Terminal"];
+/** Terminal turnover */
+export type TerminalTurnover = components["schemas"]["portal.TerminalTurnover"];
+/** Tokens */
+export type Tokens = components["schemas"]["portal.Tokens"];
 /** User record */
 export type User = components["schemas"]["portal.User"];

@@ -81,8 +81,9 @@ validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_captcha_response = validate1;
 const schema1 = {"$ref":"spec#/components/schemas/CaptchaResponse","$id":"op-account_captcha_response"};
-const schema3 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"type":"object","additionalProperties":true}}}]};
+const schema3 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.Captcha"}}}]};
 const schema4 = {"type":"object","required":["code"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"result":{"type":"object","additionalProperties":true},"data":{"type":"array"}},"additionalProperties":true};
+const schema5 = {"type":"object","additionalProperties":true};
 
 function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -174,7 +175,7 @@ let data4 = data.result;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err6 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.Captcha/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -222,7 +223,7 @@ return errors === 0;
 validate1.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_token_input = validate5;
-const schema5 = {"type":"object","properties":{"lgn":{"type":"string"},"psw":{"type":"string"},"initiator":{"type":"string"},"captcha":{"type":"string"},"captchaSession":{"type":"string"}},"additionalProperties":false,"$id":"op-account_token_input"};
+const schema6 = {"type":"object","properties":{"lgn":{"type":"string"},"psw":{"type":"string"},"initiator":{"type":"string"},"captcha":{"type":"string"},"captchaSession":{"type":"string"}},"additionalProperties":false,"$id":"op-account_token_input"};
 
 function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_token_input" */;
@@ -325,8 +326,9 @@ return errors === 0;
 validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_token_response = validate6;
-const schema6 = {"$ref":"spec#/components/schemas/TokensResponse","$id":"op-account_token_response"};
-const schema7 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"type":"object","additionalProperties":true}}}]};
+const schema7 = {"$ref":"spec#/components/schemas/TokensResponse","$id":"op-account_token_response"};
+const schema8 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.Tokens"}}}]};
+const schema10 = {"type":"object","additionalProperties":true};
 
 function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -418,7 +420,7 @@ let data4 = data.result;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err6 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.Tokens/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -466,7 +468,7 @@ return errors === 0;
 validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_refresh_input = validate9;
-const schema9 = {"type":"object","properties":{"token":{"type":"string"}},"additionalProperties":false,"$id":"op-account_refresh_input"};
+const schema11 = {"type":"object","properties":{"token":{"type":"string"}},"additionalProperties":false,"$id":"op-account_refresh_input"};
 
 function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_refresh_input" */;
@@ -521,7 +523,7 @@ return errors === 0;
 validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_refresh_response = validate10;
-const schema10 = {"$ref":"spec#/components/schemas/TokensResponse","$id":"op-account_refresh_response"};
+const schema12 = {"$ref":"spec#/components/schemas/TokensResponse","$id":"op-account_refresh_response"};
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -613,7 +615,7 @@ let data4 = data.result;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err6 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.Tokens/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -661,7 +663,7 @@ return errors === 0;
 validate10.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_logout_input = validate13;
-const schema13 = {"type":"object","properties":{"refreshToken":{"type":"string"}},"additionalProperties":false,"$id":"op-account_logout_input"};
+const schema16 = {"type":"object","properties":{"refreshToken":{"type":"string"}},"additionalProperties":false,"$id":"op-account_logout_input"};
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_logout_input" */;
@@ -716,7 +718,7 @@ return errors === 0;
 validate13.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_logout_response = validate14;
-const schema14 = {"$ref":"spec#/components/schemas/envelopes.PortalV2Envelope","$id":"op-account_logout_response"};
+const schema17 = {"$ref":"spec#/components/schemas/envelopes.PortalV2Envelope","$id":"op-account_logout_response"};
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_logout_response" */;
@@ -809,7 +811,7 @@ return errors === 0;
 validate14.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const user_profile_input = validate15;
-const schema16 = {"type":"object","properties":{"idUser":{"type":"integer"}},"additionalProperties":false,"$id":"op-user_profile_input"};
+const schema19 = {"type":"object","properties":{"idUser":{"type":"integer"}},"additionalProperties":false,"$id":"op-user_profile_input"};
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-user_profile_input" */;
@@ -865,9 +867,9 @@ return errors === 0;
 validate15.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const user_profile_response = validate16;
-const schema17 = {"$ref":"spec#/components/schemas/UserResponse","$id":"op-user_profile_response"};
-const schema18 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.User"}}}]};
-const schema20 = {"type":"object","properties":{"idUser":{"type":"integer"},"lgn":{"type":"string"},"userFIO":{"type":"string"},"groupChar":{"type":"string"},"groupName":{"type":"string"},"phone":{"type":"string"},"email":{"type":"string"}},"additionalProperties":true};
+const schema20 = {"$ref":"spec#/components/schemas/UserResponse","$id":"op-user_profile_response"};
+const schema21 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.User"}}}]};
+const schema23 = {"type":"object","properties":{"idUser":{"type":"integer"},"lgn":{"type":"string"},"userFIO":{"type":"string"},"groupChar":{"type":"string"},"groupName":{"type":"string"},"phone":{"type":"string"},"email":{"type":"string"}},"additionalProperties":true};
 
 function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1092,7 +1094,7 @@ return errors === 0;
 validate16.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const user_me_input = validate19;
-const schema21 = {"type":"object","properties":{},"additionalProperties":false,"$id":"op-user_me_input"};
+const schema24 = {"type":"object","properties":{},"additionalProperties":false,"$id":"op-user_me_input"};
 
 function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-user_me_input" */;
@@ -1133,7 +1135,7 @@ return errors === 0;
 validate19.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const user_me_response = validate20;
-const schema22 = {"$ref":"spec#/components/schemas/UserResponse","$id":"op-user_me_response"};
+const schema25 = {"$ref":"spec#/components/schemas/UserResponse","$id":"op-user_me_response"};
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1358,12 +1360,12 @@ return errors === 0;
 validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const agents_list_input = validate23;
-const schema26 = {"type":"object","properties":{"idAgent":{"$ref":"spec#/components/schemas/portal.IdAgent"},"sub":{"$ref":"spec#/components/schemas/portal.Sub"},"name":{"type":"string"},"bin":{"type":"string"},"address":{"type":"string"},"idAgentSearch":{"type":"integer"},"idTerminal":{"type":"integer"},"login":{"type":"string"},"cellPhone":{"type":"string"},"columns":{"type":"array","items":{"$ref":"spec#/components/schemas/AgentColumn"}}},"additionalProperties":false,"$id":"op-agents_list_input"};
-const schema27 = {"type":"integer"};
-const schema28 = {"type":"integer","enum":[0,1,2,3,4]};
+const schema29 = {"type":"object","properties":{"idAgent":{"$ref":"spec#/components/schemas/portal.IdAgent"},"sub":{"$ref":"spec#/components/schemas/portal.Sub"},"name":{"type":"string"},"bin":{"type":"string"},"address":{"type":"string"},"idAgentSearch":{"type":"integer"},"idTerminal":{"type":"integer"},"login":{"type":"string"},"cellPhone":{"type":"string"},"columns":{"type":"array","items":{"$ref":"spec#/components/schemas/AgentColumn"}}},"additionalProperties":false,"$id":"op-agents_list_input"};
+const schema30 = {"type":"integer"};
+const schema31 = {"type":"integer","enum":[0,1,2,3,4]};
 const func0 = Object.prototype.hasOwnProperty;
-const schema29 = {"anyOf":[{"$ref":"#/components/schemas/portal.AgentColumn"},{"type":"string","enum":["firstPaymentDate"]},{"type":"string"}]};
-const schema30 = {"type":"string","enum":["nowBalance","credit","rnn","lastPaymentDate","balancePlusSub","blocked","idParent","namePrint","leader","email","phone","bbik","bAccount","contract","ownerType"]};
+const schema32 = {"anyOf":[{"$ref":"#/components/schemas/portal.AgentColumn"},{"type":"string","enum":["firstPaymentDate"]},{"type":"string"}]};
+const schema33 = {"type":"string","enum":["nowBalance","credit","rnn","lastPaymentDate","balancePlusSub","blocked","idParent","namePrint","leader","email","phone","bbik","bAccount","contract","ownerType"]};
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1389,7 +1391,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((((((((((data === "nowBalance") || (data === "credit")) || (data === "rnn")) || (data === "lastPaymentDate")) || (data === "balancePlusSub")) || (data === "blocked")) || (data === "idParent")) || (data === "namePrint")) || (data === "leader")) || (data === "email")) || (data === "phone")) || (data === "bbik")) || (data === "bAccount")) || (data === "contract")) || (data === "ownerType"))){
-const err1 = {instancePath,schemaPath:"#/components/schemas/portal.AgentColumn/enum",keyword:"enum",params:{allowedValues: schema30.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/components/schemas/portal.AgentColumn/enum",keyword:"enum",params:{allowedValues: schema33.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1412,7 +1414,7 @@ vErrors.push(err2);
 errors++;
 }
 if(!(data === "firstPaymentDate")){
-const err3 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema29.anyOf[1].enum},message:"must be equal to one of the allowed values"};
+const err3 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema32.anyOf[1].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1476,7 +1478,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!(func0.call(schema26.properties, key0))){
+if(!(func0.call(schema29.properties, key0))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1513,7 +1515,7 @@ vErrors.push(err2);
 errors++;
 }
 if(!(((((data1 === 0) || (data1 === 1)) || (data1 === 2)) || (data1 === 3)) || (data1 === 4))){
-const err3 = {instancePath:instancePath+"/sub",schemaPath:"spec#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema28.enum},message:"must be equal to one of the allowed values"};
+const err3 = {instancePath:instancePath+"/sub",schemaPath:"spec#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema31.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1648,9 +1650,9 @@ return errors === 0;
 validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const agents_list_response = validate26;
-const schema31 = {"$ref":"spec#/components/schemas/RecordsResponse","$id":"op-agents_list_response"};
-const schema32 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.Record"},"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.Record"}}}}]};
-const schema34 = {"type":"object","additionalProperties":true};
+const schema34 = {"$ref":"spec#/components/schemas/AgentsResponse","$id":"op-agents_list_response"};
+const schema35 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.Agent"},"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.Agent"}}}}]};
+const schema37 = {"type":"object","properties":{"nowBalance":{},"credit":{},"rnn":{},"lastPaymentDate":{},"balancePlusSub":{},"blocked":{},"idParent":{},"namePrint":{},"leader":{},"email":{},"phone":{},"bbik":{},"bAccount":{},"contract":{},"ownerType":{},"firstPaymentDate":{}},"additionalProperties":true};
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1742,7 +1744,7 @@ let data4 = data.result;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err6 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.Agent/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1761,7 +1763,7 @@ let data6 = data5[i0];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 }
 else {
-const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/components/schemas/portal.Agent/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1821,7 +1823,7 @@ return errors === 0;
 validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const terminals_list_input = validate29;
-const schema36 = {"type":"object","properties":{"idAgent":{"$ref":"spec#/components/schemas/portal.IdAgent"},"idTypeTerminal":{"type":"integer"},"sub":{"$ref":"spec#/components/schemas/portal.Sub"},"idTerminal":{"type":"integer"},"name":{"type":"string"},"rnm":{"type":"string"},"address":{"type":"string"},"active":{"type":"integer"},"format":{"type":"string"}},"additionalProperties":false,"$id":"op-terminals_list_input"};
+const schema39 = {"type":"object","properties":{"idAgent":{"$ref":"spec#/components/schemas/portal.IdAgent"},"idTypeTerminal":{"type":"integer"},"sub":{"$ref":"spec#/components/schemas/portal.Sub"},"idTerminal":{"type":"integer"},"name":{"type":"string"},"rnm":{"type":"string"},"address":{"type":"string"},"active":{"type":"integer"},"format":{"type":"string"}},"additionalProperties":false,"$id":"op-terminals_list_input"};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-terminals_list_input" */;
@@ -1836,7 +1838,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!(func0.call(schema36.properties, key0))){
+if(!(func0.call(schema39.properties, key0))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1886,7 +1888,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!(((((data2 === 0) || (data2 === 1)) || (data2 === 2)) || (data2 === 3)) || (data2 === 4))){
-const err4 = {instancePath:instancePath+"/sub",schemaPath:"spec#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema28.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/sub",schemaPath:"spec#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema31.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1987,7 +1989,9 @@ return errors === 0;
 validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const terminals_list_response = validate30;
-const schema39 = {"$ref":"spec#/components/schemas/RecordsResponse","$id":"op-terminals_list_response"};
+const schema42 = {"$ref":"spec#/components/schemas/TerminalsResponse","$id":"op-terminals_list_response"};
+const schema43 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.Terminal"},"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.Terminal"}}}}]};
+const schema45 = {"type":"object","additionalProperties":true};
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2079,7 +2083,7 @@ let data4 = data.result;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err6 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.Terminal/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2098,7 +2102,7 @@ let data6 = data5[i0];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 }
 else {
-const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/components/schemas/portal.Terminal/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2158,8 +2162,8 @@ return errors === 0;
 validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const reports_payments_input = validate33;
-const schema44 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":false,"$id":"op-reports_payments_input"};
-const schema45 = {"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"};
+const schema47 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":false,"$id":"op-reports_payments_input"};
+const schema48 = {"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"};
 const pattern0 = new RegExp("^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$", "");
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2328,7 +2332,9 @@ return errors === 0;
 validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const reports_payments_response = validate34;
-const schema47 = {"$ref":"spec#/components/schemas/RecordsResponse","$id":"op-reports_payments_response"};
+const schema50 = {"$ref":"spec#/components/schemas/PaymentsResponse","$id":"op-reports_payments_response"};
+const schema51 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.Payment"},"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.Payment"}}}}]};
+const schema53 = {"type":"object","additionalProperties":true};
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2420,7 +2426,7 @@ let data4 = data.result;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err6 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.Payment/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2439,7 +2445,7 @@ let data6 = data5[i0];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 }
 else {
-const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/components/schemas/portal.Payment/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2499,8 +2505,8 @@ return errors === 0;
 validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const reports_cashCollections_input = validate37;
-const schema52 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"$ref":"spec#/components/schemas/XlsxFormat"}},"additionalProperties":false,"$id":"op-reports_cashCollections_input"};
-const schema55 = {"type":"string","enum":["xlsx"]};
+const schema55 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"$ref":"spec#/components/schemas/XlsxFormat"}},"additionalProperties":false,"$id":"op-reports_cashCollections_input"};
+const schema58 = {"type":"string","enum":["xlsx"]};
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_cashCollections_input" */;
@@ -2640,7 +2646,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!(data6 === "xlsx")){
-const err10 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema55.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2667,7 +2673,9 @@ return errors === 0;
 validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const reports_cashCollections_response = validate38;
-const schema56 = {"$ref":"spec#/components/schemas/RecordsResponse","$id":"op-reports_cashCollections_response"};
+const schema59 = {"$ref":"spec#/components/schemas/CashCollectionsResponse","$id":"op-reports_cashCollections_response"};
+const schema60 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.CashCollection"},"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.CashCollection"}}}}]};
+const schema62 = {"type":"object","additionalProperties":true};
 
 function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2759,7 +2767,7 @@ let data4 = data.result;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err6 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.CashCollection/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2778,7 +2786,7 @@ let data6 = data5[i0];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 }
 else {
-const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/components/schemas/portal.CashCollection/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2838,7 +2846,7 @@ return errors === 0;
 validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const reports_terminalTurnovers_input = validate41;
-const schema61 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"$ref":"spec#/components/schemas/XlsxFormat"}},"additionalProperties":false,"$id":"op-reports_terminalTurnovers_input"};
+const schema64 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"$ref":"spec#/components/schemas/XlsxFormat"}},"additionalProperties":false,"$id":"op-reports_terminalTurnovers_input"};
 
 function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnovers_input" */;
@@ -2990,7 +2998,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!(data7 === "xlsx")){
-const err11 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema55.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3017,7 +3025,9 @@ return errors === 0;
 validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const reports_terminalTurnovers_response = validate42;
-const schema65 = {"$ref":"spec#/components/schemas/RecordsResponse","$id":"op-reports_terminalTurnovers_response"};
+const schema68 = {"$ref":"spec#/components/schemas/TerminalTurnoversResponse","$id":"op-reports_terminalTurnovers_response"};
+const schema69 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.TerminalTurnover"},"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.TerminalTurnover"}}}}]};
+const schema71 = {"type":"object","additionalProperties":true};
 
 function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3109,7 +3119,7 @@ let data4 = data.result;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err6 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.TerminalTurnover/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3128,7 +3138,7 @@ let data6 = data5[i0];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 }
 else {
-const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/components/schemas/portal.TerminalTurnover/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3188,7 +3198,7 @@ return errors === 0;
 validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const reports_terminalTurnoversExtended_input = validate45;
-const schema70 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"$ref":"spec#/components/schemas/portal.Sub"},"groupByDay":{"type":"boolean"},"isAddCommissionForSecondPay":{"type":"boolean"}},"patternProperties":{"^isAddCommissionForCance":{"type":"boolean"}},"additionalProperties":false,"$id":"op-reports_terminalTurnoversExtended_input"};
+const schema73 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"$ref":"spec#/components/schemas/portal.Sub"},"groupByDay":{"type":"boolean"},"isAddCommissionForSecondPay":{"type":"boolean"}},"patternProperties":{"^isAddCommissionForCance":{"type":"boolean"}},"additionalProperties":false,"$id":"op-reports_terminalTurnoversExtended_input"};
 const pattern6 = new RegExp("^isAddCommissionForCance", "");
 
 function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3304,7 +3314,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!(((((data4 === 0) || (data4 === 1)) || (data4 === 2)) || (data4 === 3)) || (data4 === 4))){
-const err8 = {instancePath:instancePath+"/sub",schemaPath:"spec#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema28.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/sub",schemaPath:"spec#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema31.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3369,7 +3379,7 @@ return errors === 0;
 validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const reports_terminalTurnoversExtended_response = validate46;
-const schema74 = {"$ref":"spec#/components/schemas/RecordsResponse","$id":"op-reports_terminalTurnoversExtended_response"};
+const schema77 = {"$ref":"spec#/components/schemas/TerminalTurnoversResponse","$id":"op-reports_terminalTurnoversExtended_response"};
 
 function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3461,7 +3471,7 @@ let data4 = data.result;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err6 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.TerminalTurnover/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3480,7 +3490,7 @@ let data6 = data5[i0];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 }
 else {
-const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/components/schemas/portal.TerminalTurnover/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3540,7 +3550,7 @@ return errors === 0;
 validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const reports_remunerationByService_input = validate49;
-const schema79 = {"type":"object","properties":{"format":{"$ref":"spec#/components/schemas/XlsxFormat"}},"additionalProperties":false,"$id":"op-reports_remunerationByService_input"};
+const schema82 = {"type":"object","properties":{"format":{"$ref":"spec#/components/schemas/XlsxFormat"}},"additionalProperties":false,"$id":"op-reports_remunerationByService_input"};
 
 function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_remunerationByService_input" */;
@@ -3579,7 +3589,7 @@ vErrors.push(err1);
 errors++;
 }
 if(!(data0 === "xlsx")){
-const err2 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema55.enum},message:"must be equal to one of the allowed values"};
+const err2 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3606,8 +3616,9 @@ return errors === 0;
 validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const reports_remunerationByService_response = validate50;
-const schema81 = {"$ref":"spec#/components/schemas/RemunerationResponse","$id":"op-reports_remunerationByService_response"};
-const schema82 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"data":{"type":"array","items":{"type":"object","additionalProperties":true}}}}]};
+const schema84 = {"$ref":"spec#/components/schemas/RemunerationResponse","$id":"op-reports_remunerationByService_response"};
+const schema85 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.Remuneration"}}}}]};
+const schema87 = {"type":"object","additionalProperties":true};
 
 function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3703,7 +3714,7 @@ let data5 = data4[i0];
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-const err6 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/allOf/1/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/components/schemas/portal.Remuneration/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3763,7 +3774,7 @@ return errors === 0;
 validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const reports_dealerStatistics_input = validate53;
-const schema84 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"$ref":"spec#/components/schemas/XlsxFormat"}},"additionalProperties":false,"$id":"op-reports_dealerStatistics_input"};
+const schema88 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"$ref":"spec#/components/schemas/XlsxFormat"}},"additionalProperties":false,"$id":"op-reports_dealerStatistics_input"};
 
 function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_dealerStatistics_input" */;
@@ -3889,7 +3900,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(data5 === "xlsx")){
-const err9 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema55.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3916,7 +3927,9 @@ return errors === 0;
 validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const reports_dealerStatistics_response = validate54;
-const schema88 = {"$ref":"spec#/components/schemas/RecordsResponse","$id":"op-reports_dealerStatistics_response"};
+const schema92 = {"$ref":"spec#/components/schemas/DealerStatisticsResponse","$id":"op-reports_dealerStatistics_response"};
+const schema93 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.DealerStatistic"},"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.DealerStatistic"}}}}]};
+const schema95 = {"type":"object","additionalProperties":true};
 
 function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4008,7 +4021,7 @@ let data4 = data.result;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err6 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/components/schemas/portal.DealerStatistic/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4027,7 +4040,7 @@ let data6 = data5[i0];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 }
 else {
-const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/components/schemas/portal.Record/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/components/schemas/portal.DealerStatistic/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
