@@ -29,7 +29,7 @@ export interface StandardSchemaV1<Input = unknown, Output = Input> {
   readonly "~standard": StandardSchemaV1.Props<Input, Output>;
 }
 
-// biome-ignore lint/style/noNamespace: the Standard Schema's own shape, kept as published so any implementation matches it
+// A namespace, as the Standard Schema publishes it, so `StandardSchemaV1.InferOutput<S>` reads as in its docs.
 export declare namespace StandardSchemaV1 {
   export interface Props<Input = unknown, Output = Input> {
     readonly version: 1;
