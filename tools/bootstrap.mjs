@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const script = process.argv[2];
 if (!script) {
-  console.error("usage: node tools/bootstrap.mjs <root script>");
+  console.error("usage: node tools/bootstrap.mjs <root script> [its arguments]");
   process.exit(2);
 }
 const pinned = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).packageManager.split("@")[1];
@@ -50,4 +50,5 @@ function run(args) {
 }
 
 run(existsSync(join(root, "pnpm-lock.yaml")) ? ["install", "--frozen-lockfile"] : ["install"]);
-run(["run", script]);
+// Anything after the script's name goes to it (`npm run sandbox -- --port 4011`).
+run(["run", script, ...process.argv.slice(3)]);

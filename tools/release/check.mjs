@@ -11,7 +11,7 @@
 // A failing step stops the check at once: whatever it started (sandboxes, browsers, the scratch
 // folder) is closed and the process exits non-zero; nothing is left to hang.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,6 +19,7 @@ import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { launchChromium } from "../chromium.mjs";
 import { publishedPackages } from "../packages.mjs";
+import { packPublished } from "./pack.mjs";
 import { smokes } from "./smokes.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -71,16 +72,12 @@ try {
   const packages = publishedPackages(root);
   const missing = packages.filter(({ dir }) => !smokes[dir]).map(({ pkg }) => pkg.name);
   if (missing.length) throw new Error(`no smoke call in tools/release/smokes.mjs for ${missing.join(", ")}`);
-  const tarballs = join(work, "tarballs");
-  mkdirSync(tarballs, { recursive: true });
-  await step(`pack ${packages.map(({ pkg }) => pkg.name).join(", ")}`, () => {
-    for (const { path } of packages) sh("pnpm", ["pack", "--pack-destination", tarballs], path);
-  });
+  const tarballs = await step(`pack ${packages.map(({ pkg }) => pkg.name).join(", ")} (as npm run release:pack does)`, () => packPublished(root, join(work, "tarballs")));
 
   mkdirSync(consumer, { recursive: true });
   writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "paysys-consumer", private: true, version: "0.0.0" }, null, 2));
   await step("install the tarballs into a scratch consumer (npm, outside the workspace)", () =>
-    sh("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...readdirSync(tarballs).map((t) => join(tarballs, t))], consumer),
+    sh("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs], consumer),
   );
 
   // TypeScript: the published declarations must compile in a strict project (skipLibCheck off).

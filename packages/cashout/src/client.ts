@@ -4,6 +4,7 @@
 // maximum amount the caller configures.
 import { type CallOptions, ConfigurationError, MemoryStore, type ValidationIssue } from "@paysys/core";
 import {
+  asyncDispose,
   bearerScheme,
   type Check,
   checkClientOptions,
@@ -35,8 +36,6 @@ export interface CashoutClient extends Omit<CashoutMethods, "auth"> {
   /** The low-level openapi-fetch client (same base URL and token; no automatic retries). */
   readonly raw: Client<paths>;
 }
-
-const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ?? Symbol.for("Symbol.asyncDispose");
 
 /** The store of every client in this process that is given none: clients of one credential share its token. */
 const processTokens = new MemoryStore();

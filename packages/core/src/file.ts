@@ -1,7 +1,12 @@
 // A file answer (an xlsx report). The body is not read until the caller asks, so a large report
 // can be streamed straight to disk (see `saveToFile` in `@paysys/core/node`).
+import { asyncDispose } from "./internal/dispose.js";
 
-/** A downloaded file: read it whole, or stream it. Its body can be consumed once. */
+/**
+ * A downloaded file: read it whole, or stream it. Its body can be consumed once. A file nobody
+ * reads keeps its connection open until the server gives up on it (and the process with it):
+ * read it, or `cancel()` it, or declare it with `await using` so it is cancelled when unread.
+ */
 export class BinaryFile {
   readonly contentType: string;
   /** Byte length, when the server sent Content-Length. */
@@ -25,5 +30,16 @@ export class BinaryFile {
     const body = this.#response.body;
     if (!body) throw new TypeError("the file has no body");
     return body;
+  }
+
+  /** Drops the file unread and frees its connection. Harmless once the file was read. */
+  async cancel(): Promise<void> {
+    const body = this.#response.body;
+    if (body && !body.locked && !this.#response.bodyUsed) await body.cancel();
+  }
+
+  /** `await using file = await portal.reports.dealerStatistics(...)`: an unread file is cancelled at the end of the block. */
+  async [asyncDispose](): Promise<void> {
+    await this.cancel();
   }
 }

@@ -3,6 +3,7 @@
 // the manager renews it when it has expired), the receipt rules the service applies, and where the
 // registers' `Uid`s are kept.
 import {
+  asyncDispose,
   bearerScheme,
   checkClientOptions,
   commaListCodec,
@@ -35,8 +36,6 @@ export interface FiscalClient extends FiscalMethods {
   /** The low-level openapi-fetch client (same base URL, token, timeouts; no automatic retries, no chain). */
   readonly raw: Client<paths>;
 }
-
-const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ?? Symbol.for("Symbol.asyncDispose");
 
 /**
  * Creates a client of the online cash register API. Calls on one register run one at a time and

@@ -190,3 +190,22 @@ describe("row schemas (any Standard Schema)", () => {
     expect(await portal.reports.dealerStatistics({ ...period.day("2024-05-01"), format: "xlsx" })).toBeInstanceOf(BinaryFile);
   });
 });
+
+describe("files nobody reads", () => {
+  it("cancel() drops an unread file and frees it; await using cancels one left unread", async () => {
+    await using portal = createPortalClient({ baseUrl: sb.portalUrl, credentials, solveCaptcha });
+    const file = await portal.reports.dealerStatistics({ ...period.day("2024-05-01"), format: "xlsx" });
+    await file.cancel();
+    await expect(file.bytes()).rejects.toThrow();
+    await file.cancel(); // twice is harmless
+    let kept: BinaryFile | undefined;
+    {
+      await using unread = await portal.reports.dealerStatistics({ ...period.day("2024-05-02"), format: "xlsx" });
+      kept = unread;
+    }
+    await expect(kept.bytes()).rejects.toThrow();
+    const read = await portal.reports.dealerStatistics({ ...period.day("2024-05-03"), format: "xlsx" });
+    expect((await read.bytes()).byteLength).toBeGreaterThan(0);
+    await read.cancel(); // after reading: nothing to do
+  });
+});

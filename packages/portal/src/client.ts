@@ -2,7 +2,18 @@
 // cannot say is written here and nowhere else: the captcha sign-in, reading the token answer
 // (whose fields the document does not show), logout on close, and v1's missing `user.me`.
 import { type CallOptions, ClientClosedError, ConfigurationError, type TokenSet, UnsupportedOperationError } from "@paysys/core";
-import { bearerScheme, checkClientOptions, createInvoker, randomUuid, SecretSet, sharedTransportOptions, TokenManager, Transport, tokensFromAnswer } from "@paysys/core/internal";
+import {
+  asyncDispose,
+  bearerScheme,
+  checkClientOptions,
+  createInvoker,
+  randomUuid,
+  SecretSet,
+  sharedTransportOptions,
+  TokenManager,
+  Transport,
+  tokensFromAnswer,
+} from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
 import { portalCodecs } from "./codecs.js";
 import { settings as settingsValidator } from "./generated/settings.js";
@@ -35,8 +46,6 @@ export interface PortalClientBase<Paths extends object> {
 
 export type PortalV2Client = PortalV2Methods & PortalClientBase<V2Paths>;
 export type PortalV1Client = PortalV1Methods & PortalClientBase<V1Paths>;
-
-const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ?? Symbol.for("Symbol.asyncDispose");
 
 /** The default reading of the token answer, whose fields the document does not show. */
 export function defaultExtractTokens(result: Record<string, unknown>, now: number = Date.now()): TokenSet {

@@ -2,7 +2,14 @@
 // extensions, so a copy of the bundled spec gets each x-gap, x-source and x-note written into
 // the description of the object that carries it: the reader sees what is unknown, and where each
 // fact came from, at the place it concerns.
+import { retryDefaults } from "@paysys/core/internal";
 import { classifySource, httpMethods, type Json } from "@paysys/spec-tools";
+import { codeSample, type SdkEntry } from "./samples.js";
+
+const seconds = (ms: number) => (ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`);
+const { maxRetries, baseDelayMs, maxDelayMs, retryAfterCapMs } = retryDefaults;
+/** The retry policy with its default numbers (client option `retry` changes them). */
+export const retryNote = `the SDK retries it on network errors, timeouts, 408, 429 and 5xx: at most ${maxRetries} more attempts, waiting ${seconds(baseDelayMs)} doubled each time up to ${seconds(maxDelayMs)} (with jitter), or the \`Retry-After\` the service sends up to ${seconds(retryAfterCapMs)}; client option \`retry\``;
 
 const sourceLabel = (value: string): string => {
   switch (classifySource(value)) {
@@ -40,7 +47,7 @@ function operationNotes(op: Json, chain: Json): string[] {
   }
   if (op["x-path-default"] === true) lines.push("> **Path:** the SDK's default; no source shows the real one (client option `paths`).");
   if (op["x-moves-money"] === true) lines.push("> **Moves money:** the SDK never retries it automatically.");
-  else if (op["x-idempotent"] === true) lines.push("<small>**Retries:** the SDK retries it on network errors, timeouts, 408, 429 and 5xx.</small>");
+  else if (op["x-idempotent"] === true) lines.push(`<small>**Retries:** ${retryNote}.</small>`);
   else if (op["x-idempotent"] === false) lines.push(`<small>**Not retried automatically:** ${op["x-idempotent-reason"] ?? "not idempotent."}</small>`);
   return lines;
 }
@@ -48,8 +55,8 @@ function operationNotes(op: Json, chain: Json): string[] {
 /** Keys whose values are data or extension payloads, not OpenAPI objects to annotate. */
 const skip = (key: string) => key === "example" || key === "examples" || key === "enum" || key === "const" || key === "default" || key.startsWith("x-");
 
-/** A copy of the bundled spec with notes written into descriptions. */
-export function annotate(doc: Json): Json {
+/** A copy of the bundled spec with notes written into descriptions, the SDK call of each operation among them. */
+export function annotate(doc: Json, sdk?: SdkEntry): Json {
   const chain = doc["x-chain"];
   const visit = (node: Json, isOperation: boolean): Json => {
     if (Array.isArray(node)) return node.map((n) => visit(n, false));
@@ -58,7 +65,9 @@ export function annotate(doc: Json): Json {
     for (const [k, v] of Object.entries<Json>(node)) {
       out[k] = skip(k) ? v : visit(v, isPathItem(node) && (httpMethods as readonly string[]).includes(k));
     }
-    const lines = [...(isOperation ? operationNotes(node, chain) : []), ...notesOf(node), ...rulesOf(node)];
+    // The SDK call goes into the description: the page renderer (redocly build-docs) does not display x-codeSamples.
+    const sample = isOperation && sdk && node.operationId ? [`**With the SDK** (\`${sdk.package}\`):\n\n\`\`\`ts\n${codeSample(doc, node, sdk)}\`\`\``] : [];
+    const lines = [...(isOperation ? operationNotes(node, chain) : []), ...notesOf(node), ...rulesOf(node), ...sample];
     if (lines.length && !node.$ref) {
       // Server descriptions are shown as plain text, the rest as Markdown.
       const plain = typeof node.url === "string";

@@ -4,9 +4,11 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { bundle, gapReport, repoRoot, specs } from "@paysys/spec-tools";
+import { pathToFileURL } from "node:url";
+import { bundle, gapReport, operations, repoRoot, specs } from "@paysys/spec-tools";
 import { publishedPackages } from "../../packages.mjs";
 import { annotate } from "./annotate.js";
+import { sdkEntries } from "./samples.js";
 
 const out = join(repoRoot, "artifacts/docs");
 rmSync(out, { recursive: true, force: true });
@@ -15,9 +17,19 @@ mkdirSync(join(out, "specs"), { recursive: true });
 const env = { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" };
 const bin = (name: string) => join(repoRoot, "node_modules/.bin", name);
 
+const published = publishedPackages(repoRoot);
+/** Each operation's anchor on its page (Redoc's `#/<tag>/<operationId>`), for the index. */
+const anchors = new Map<string, string>();
 for (const spec of specs) {
   const file = join(out, "specs", `${spec.name}.json`);
-  writeFileSync(file, JSON.stringify(annotate(bundle(spec)), null, 2));
+  const sdk = sdkEntries[spec.name];
+  if (!sdk) throw new Error(`docs: no SDK entry for ${spec.name} (tools/docs/src/build.ts)`);
+  const doc = annotate(bundle(spec), sdk);
+  // Redoc shows the version beside the title; "Partner portal API v2 (2)" says nothing, the package that implements it does.
+  const pkg = published.find(({ pkg }) => pkg.name === sdk.package)?.pkg;
+  doc.info.version = pkg ? `${pkg.name} ${pkg.version}` : sdk.package;
+  for (const { op, webhook } of operations(doc)) if (!webhook) anchors.set(`${spec.name} ${op.operationId}`, `${spec.name}.html#/${op.tags?.[0] ?? ""}/${op.operationId}`);
+  writeFileSync(file, JSON.stringify(doc, null, 2));
   execFileSync(bin("redocly"), ["build-docs", file, "--inlineBundle", "-o", join(out, `${spec.name}.html`), "--openapi.expandResponses=200", "--openapi.jsonSampleExpandLevel=3"], {
     env,
     stdio: ["ignore", "ignore", "pipe"],
@@ -25,7 +37,6 @@ for (const spec of specs) {
   console.log(`docs: ${spec.name}.html`);
 }
 
-const published = publishedPackages(repoRoot);
 for (const { dir, path: cwd, pkg } of published) {
   execFileSync(
     bin("typedoc"),
@@ -61,7 +72,7 @@ const details = report
   .map(
     (r) => `<section><h3 id="${r.spec}">${esc(r.title)}</h3>
 <table><thead><tr><th>operation</th><th>method and path</th><th>facts from</th><th>gaps it reaches</th></tr></thead><tbody>
-${r.operations.map((o) => `<tr><td><code>${o.id}</code></td><td><code>${o.method} ${esc(o.path)}</code></td><td>${o.sources.join(", ")}</td><td>${o.gaps}</td></tr>`).join("\n")}
+${r.operations.map((o) => `<tr><td>${anchors.has(`${r.spec} ${o.id}`) ? `<a href="${anchors.get(`${r.spec} ${o.id}`)}"><code>${o.id}</code></a>` : `<code>${o.id}</code>`}</td><td><code>${o.method} ${esc(o.path)}</code></td><td>${o.sources.join(", ")}</td><td>${o.gaps}</td></tr>`).join("\n")}
 ${r.missingOperations.map((m) => `<tr class="missing"><td colspan="4">not shown anywhere: ${esc(m)}</td></tr>`).join("\n")}
 </tbody></table></section>`,
   )
@@ -85,3 +96,4 @@ ${details}
 `,
 );
 console.log("docs: index.html");
+console.log(`docs: open ${pathToFileURL(join(out, "index.html")).href}`);

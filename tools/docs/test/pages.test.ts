@@ -8,6 +8,10 @@ import { gapReport, loadSpec, operations, repoRoot, specs } from "@paysys/spec-t
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../chromium.mjs";
+import { publishedPackages } from "../../packages.mjs";
+import { sdkEntries } from "../src/samples.js";
+
+const packageVersion = (name: string) => publishedPackages(repoRoot).find(({ pkg }) => pkg.name === name)?.pkg.version;
 
 const docs = join(repoRoot, "artifacts/docs");
 const shots = join(repoRoot, "artifacts/screenshots");
@@ -86,7 +90,13 @@ describe("reference pages", () => {
       const expected = [/Source: (interface document|official page|third-party code|server sample)/, /Retries:|Not retried automatically:|Moves money:/];
       if (op["x-gap"]) expected.push(new RegExp(`Gap: ${escapeRegExp(words(op["x-gap"]))}`));
       if (op["x-note"]) expected.push(new RegExp(`Note: ${escapeRegExp(words(op["x-note"]))}`));
+      // Its SDK call, as a TypeScript sample (the samples test compiles every one), and the retry numbers.
+      const sdk = sdkEntries[spec.name]!;
+      expected.push(sdk.byTheClient?.[op.operationId] ? /Not a method: the client/ : new RegExp(escapeRegExp(`${sdk.client}.${op.operationId}(`)));
+      if (op["x-idempotent"] === true && !op["x-moves-money"]) expected.push(/at most \d+ more attempts, waiting \d+ ms doubled/);
       for (const re of expected) await expect.poll(text, { timeout: 15_000, message: `${spec.name}: ${op.operationId} shows ${re}` }).toMatch(re);
+      // The title names the package that implements the interface, not a bare "(2)".
+      expect(await page.locator("h1").first().innerText()).toBe(`${doc.info.title} (${sdk.package} ${packageVersion(sdk.package)})`);
       expect(
         requests.filter((u) => !attributionLogo.test(u)),
         "nothing but the attribution logo is fetched",
@@ -133,9 +143,14 @@ describe("reference pages", () => {
     await page.close();
   });
 
-  it("index: links every interface and shows the gap report per interface", { timeout: 30_000 }, async () => {
+  it("index: links every interface and every operation, and shows the gap report per interface", { timeout: 30_000 }, async () => {
     const { page } = await open("index.html");
     const report = gapReport();
+    for (const spec of specs) {
+      for (const { op, webhook } of operations(loadSpec(spec))) {
+        if (!webhook) expect(await page.locator(`a[href="${spec.name}.html#/${op.tags[0]}/${op.operationId}"]`).count(), `${spec.name} ${op.operationId}`).toBe(1);
+      }
+    }
     for (const r of report) {
       await expect(page.locator(`a[href="${r.spec}.html"]`).first().innerText()).resolves.toBe(r.title);
       const row = page.locator("tr", { has: page.locator(`a[href="${r.spec}.html"]`) });

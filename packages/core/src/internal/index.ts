@@ -7,6 +7,7 @@ export { base64 } from "./base64.js";
 export { commaListCodec, rfc3339Codec, tengeCodec } from "./builtin-codecs.js";
 export { type ChainRun, HeaderChain, type HeaderChainOptions } from "./chain.js";
 export { type Codec, type CodecContext, type CodecRegistry, checkPeriod, encodeInput } from "./codecs.js";
+export { asyncDispose } from "./dispose.js";
 export { type Answer, checkFailure, serviceFields, unwrap, wrapParams } from "./envelope.js";
 export { type Inbound, type InboundSpec, inbound, parseInbound } from "./inbound.js";
 export {
