@@ -385,6 +385,7 @@ export interface components {
                     dateFrom?: components["schemas"]["dates.PortalDate"];
                     dateTo?: components["schemas"]["dates.PortalDate"];
                     idAgent?: number;
+                    /** @description Include subagents (1). Omitted, the service's default applies; for reports it is not shown (on the agent list `subOn` defaults to 0, the agent only), so pass it to be sure. */
                     subOn?: components["schemas"]["Flag"];
                     idService?: number;
                     idTerminal?: number;
@@ -401,6 +402,7 @@ export interface components {
                     dateFrom?: components["schemas"]["dates.PortalDate"];
                     dateTo?: components["schemas"]["dates.PortalDate"];
                     idAgent?: number;
+                    /** @description Include subagents (1). Omitted, the service's default applies; for reports it is not shown (on the agent list `subOn` defaults to 0, the agent only), so pass it to be sure. */
                     subOn?: components["schemas"]["Flag"];
                     idTerminal?: number;
                     idSysUser?: number;
@@ -422,6 +424,7 @@ export interface components {
                     idService?: number;
                     idAgent?: number;
                     idTerminal?: number;
+                    /** @description Include subagents (1). Omitted, the service's default applies; for reports it is not shown (on the agent list `subOn` defaults to 0, the agent only), so pass it to be sure. */
                     subOn?: components["schemas"]["Flag"];
                     groupByDay?: components["schemas"]["Flag"];
                     format?: components["schemas"]["XlsxFormat"];
@@ -458,6 +461,7 @@ export interface components {
                     dateFrom?: components["schemas"]["dates.PortalDate"];
                     dateTo?: components["schemas"]["dates.PortalDate"];
                     idAgent?: number;
+                    /** @description Include subagents (1). Omitted, the service's default applies; for reports it is not shown (on the agent list `subOn` defaults to 0, the agent only), so pass it to be sure. */
                     subOn?: components["schemas"]["Flag"];
                     groupByDay?: components["schemas"]["Flag"];
                     format?: components["schemas"]["XlsxFormat"];
@@ -585,7 +589,7 @@ export interface components {
         };
         /**
          * Subagent scope
-         * @description 0 = the agent only; 1 = subagents of all levels only; 2 = the agent and subagents of all levels; 3 = next-level subagents only; 4 = the agent and next-level subagents.
+         * @description Which agents a list or report covers. 0 = the agent only; 1 = subagents of all levels only; 2 = the agent and subagents of all levels; 3 = next-level subagents only; 4 = the agent and next-level subagents. Omitted, the SDK sends nothing and the service applies its own default, which no source shows: to be sure to include every subagent, pass `sub: 2` (the reports' `subOn: true`).
          * @example 2
          * @enum {integer}
          */
@@ -698,6 +702,7 @@ export interface components {
             dateFrom?: PortalDateInput;
             dateTo?: PortalDateInput;
             idAgent?: number;
+            /** @description Include subagents (1). Omitted, the service's default applies; for reports it is not shown (on the agent list `subOn` defaults to 0, the agent only), so pass it to be sure. */
             subOn?: FlagInput;
             idService?: number;
             idTerminal?: number;
@@ -709,6 +714,7 @@ export interface components {
             dateFrom?: PortalDateInput;
             dateTo?: PortalDateInput;
             idAgent?: number;
+            /** @description Include subagents (1). Omitted, the service's default applies; for reports it is not shown (on the agent list `subOn` defaults to 0, the agent only), so pass it to be sure. */
             subOn?: FlagInput;
             idTerminal?: number;
             idSysUser?: number;
@@ -725,6 +731,7 @@ export interface components {
             idService?: number;
             idAgent?: number;
             idTerminal?: number;
+            /** @description Include subagents (1). Omitted, the service's default applies; for reports it is not shown (on the agent list `subOn` defaults to 0, the agent only), so pass it to be sure. */
             subOn?: FlagInput;
             groupByDay?: FlagInput;
             format?: components["schemas"]["XlsxFormat"];
@@ -750,6 +757,7 @@ export interface components {
             dateFrom?: PortalDateInput;
             dateTo?: PortalDateInput;
             idAgent?: number;
+            /** @description Include subagents (1). Omitted, the service's default applies; for reports it is not shown (on the agent list `subOn` defaults to 0, the agent only), so pass it to be sure. */
             subOn?: FlagInput;
             groupByDay?: FlagInput;
             format?: components["schemas"]["XlsxFormat"];

@@ -349,7 +349,7 @@ export interface components {
                 dateFrom?: components["schemas"]["dates.PortalDate"];
                 dateTo?: components["schemas"]["dates.PortalDate"];
                 idAgent?: number;
-                /** @description Include subagents. */
+                /** @description Include subagents. Omitted, the service's default applies; for reports it is not shown (on the agent list `subOn` defaults to 0, the agent only), so pass it to be sure. */
                 subOn?: boolean;
                 idService?: number;
                 idTerminal?: number;
@@ -366,6 +366,7 @@ export interface components {
                 /** @description Optional. */
                 dateTo?: components["schemas"]["dates.PortalDate"];
                 idAgent?: number;
+                /** @description Include subagents. Omitted, the service's default applies; for reports it is not shown (on the agent list `subOn` defaults to 0, the agent only), so pass it to be sure. */
                 subOn?: boolean;
                 idTerminal?: number;
                 idSysUser?: number;
@@ -379,6 +380,7 @@ export interface components {
                 idService?: number;
                 idAgent?: number;
                 idTerminal?: number;
+                /** @description Include subagents. Omitted, the service's default applies; for reports it is not shown (on the agent list `subOn` defaults to 0, the agent only), so pass it to be sure. */
                 subOn?: boolean;
                 groupByDay?: boolean;
                 format?: components["schemas"]["XlsxFormat"];
@@ -410,6 +412,7 @@ export interface components {
                 /** @description Optional. */
                 dateTo?: components["schemas"]["dates.PortalDate"];
                 idAgent?: number;
+                /** @description Include subagents. Omitted, the service's default applies; for reports it is not shown (on the agent list `subOn` defaults to 0, the agent only), so pass it to be sure. */
                 subOn?: boolean;
                 groupByDay?: boolean;
                 format?: components["schemas"]["XlsxFormat"];
@@ -558,7 +561,7 @@ export interface components {
         };
         /**
          * Subagent scope
-         * @description 0 = the agent only; 1 = subagents of all levels only; 2 = the agent and subagents of all levels; 3 = next-level subagents only; 4 = the agent and next-level subagents.
+         * @description Which agents a list or report covers. 0 = the agent only; 1 = subagents of all levels only; 2 = the agent and subagents of all levels; 3 = next-level subagents only; 4 = the agent and next-level subagents. Omitted, the SDK sends nothing and the service applies its own default, which no source shows: to be sure to include every subagent, pass `sub: 2` (the reports' `subOn: true`).
          * @example 2
          * @enum {integer}
          */
@@ -676,7 +679,7 @@ export interface components {
             dateFrom?: PortalDateInput;
             dateTo?: PortalDateInput;
             idAgent?: number;
-            /** @description Include subagents. */
+            /** @description Include subagents. Omitted, the service's default applies; for reports it is not shown (on the agent list `subOn` defaults to 0, the agent only), so pass it to be sure. */
             subOn?: boolean;
             idService?: number;
             idTerminal?: number;
@@ -690,6 +693,7 @@ export interface components {
             /** @description Optional. */
             dateTo?: PortalDateInput;
             idAgent?: number;
+            /** @description Include subagents. Omitted, the service's default applies; for reports it is not shown (on the agent list `subOn` defaults to 0, the agent only), so pass it to be sure. */
             subOn?: boolean;
             idTerminal?: number;
             idSysUser?: number;
@@ -702,6 +706,7 @@ export interface components {
             idService?: number;
             idAgent?: number;
             idTerminal?: number;
+            /** @description Include subagents. Omitted, the service's default applies; for reports it is not shown (on the agent list `subOn` defaults to 0, the agent only), so pass it to be sure. */
             subOn?: boolean;
             groupByDay?: boolean;
             format?: components["schemas"]["XlsxFormat"];
@@ -728,6 +733,7 @@ export interface components {
             /** @description Optional. */
             dateTo?: PortalDateInput;
             idAgent?: number;
+            /** @description Include subagents. Omitted, the service's default applies; for reports it is not shown (on the agent list `subOn` defaults to 0, the agent only), so pass it to be sure. */
             subOn?: boolean;
             groupByDay?: boolean;
             format?: components["schemas"]["XlsxFormat"];
