@@ -15,7 +15,7 @@ describe("README examples", () => {
       const output = execFileSync(process.execPath, ["--import", "tsx", `${dir}/${file}`], { encoding: "utf8", timeout: 30_000 });
       expect(output.trim().length).toBeGreaterThan(0);
       if (file === "core.ts") expect(output).toMatch(/^10050 1999 100.50$/m);
-      if (file === "portal.ts") expect(output).toMatch(/^dealer01: 280 payments$/m);
+      if (file === "portal.ts") expect(output).toMatch(/^dealer01: 1240 payments in May$/m);
       if (file === "sandbox.ts") expect(output).toMatch(/^200 [0-9A-F]{5}$/m);
       if (file === "cashout.ts") expect(output).toMatch(/^3 requests stored, 1 authorization$/m);
       if (file === "ecommerce.ts") expect(output).toMatch(/^order-1001: 1500.00 KZT, status 1; callbacks 1, 3$/m);

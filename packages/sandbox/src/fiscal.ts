@@ -213,6 +213,11 @@ export class FiscalSandbox implements SandboxModule {
     return r?.uid;
   }
 
+  /** Every token issued so far (for tests that look for leaks). */
+  issuedTokens(): string[] {
+    return [...this.#tokens.keys()];
+  }
+
   /** Makes every token expired (so the next call signs in again). */
   expireTokens(): void {
     for (const t of this.#tokens.values()) t.expiresAt = 0;

@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { CashoutSandbox, type CashoutSandboxOptions } from "./cashout.js";
 import { EcommerceSandbox, type EcommerceSandboxOptions } from "./ecommerce.js";
+import { ruleFromJson, SandboxFaults } from "./faults.js";
 import { FiscalSandbox, type FiscalSandboxOptions } from "./fiscal.js";
 import { json, SandboxClock, type SandboxModule, type SandboxRequest } from "./module.js";
 import { PortalSandbox, type PortalSandboxOptions } from "./portal.js";
@@ -47,6 +48,8 @@ export interface Sandbox {
   cashout: CashoutSandbox;
   /** Every module, by name. */
   modules: ReadonlyMap<string, SandboxModule>;
+  /** The fault mode: rules that make the next matching requests fail (also `POST /__sandbox/faults`). */
+  faults: SandboxFaults;
   close(): Promise<void>;
 }
 
@@ -93,6 +96,21 @@ function send(res: ServerResponse, answer: Awaited<ReturnType<SandboxModule["han
   res.end(payload);
 }
 
+/** `POST /__sandbox/faults` adds a rule (JSON), `DELETE` drops them all, `GET` lists the requests seen. */
+function faultControl(faults: SandboxFaults, method: string, body: string) {
+  if (method === "DELETE") {
+    faults.clear();
+    return json(200, { cleared: true });
+  }
+  if (method === "GET") return json(200, { seen: faults.seen.map(({ authorization, ...rest }) => ({ ...rest, authorization: authorization ? "(present)" : undefined })) });
+  try {
+    faults.add(ruleFromJson(JSON.parse(body)));
+    return json(200, { added: true });
+  } catch (e) {
+    return json(400, { error: (e as Error).message });
+  }
+}
+
 /** Starts the sandbox on loopback, with every interface module. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const clock = new SandboxClock();
@@ -104,6 +122,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const cashout = new CashoutSandbox(options.cashout, context);
   const modules = new Map<string, SandboxModule>([portal, fiscal, ecommerce, cashout].map((m) => [m.name, m]));
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
+  const faults = new SandboxFaults();
 
   // Node checks the two request timeouts on this interval; its default (30 s) lets slow clients linger.
   const server: Server = createServer(
@@ -116,6 +135,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       }
       try {
         const target = new URL(req.url ?? "/", "http://sandbox");
+        if (target.pathname === "/__sandbox/faults") return send(res, faultControl(faults, req.method ?? "GET", await readBody(req, maxBody)));
+        const fault = faults.take(req, target.pathname);
+        if (fault && (await faults.apply(fault, req, res, fault.kind === "echo" ? await readBody(req, maxBody) : ""))) return;
         const request = async (path: string): Promise<SandboxRequest> => ({
           method: req.method ?? "GET",
           path,
@@ -170,7 +192,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     cashoutUrl: urlOf("cashout"),
     cashout,
     modules,
+    faults,
     close: async () => {
+      faults.close();
       for (const m of modules.values()) await m.close?.();
       await new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

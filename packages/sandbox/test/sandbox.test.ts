@@ -252,3 +252,28 @@ describe("cash-out handling", () => {
     expect(await call(c, "/authorize", { login: "provider01" })).toMatchObject({ status: 400, json: { error: expect.stringContaining("authType") } });
   });
 });
+
+describe("fault mode", () => {
+  it("a rule from POST /__sandbox/faults fails the next matching request, then the path works again; GET lists what was seen", async () => {
+    const sb = await startSandbox();
+    try {
+      const add = await fetch(`${sb.url}/__sandbox/faults`, {
+        method: "POST",
+        body: JSON.stringify({ path: "/portal/v2/user/me", fault: { kind: "status", status: 503, body: "down" } }),
+      });
+      expect(add.status).toBe(200);
+      const me = () => fetch(`${sb.portalUrl}/v2/user/me`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"params":{}}' });
+      const first = await me();
+      expect([first.status, await first.text()]).toEqual([503, "down"]);
+      expect((await me()).status).toBe(401); // the portal module's own answer: no token
+      const seen = (await (await fetch(`${sb.url}/__sandbox/faults`)).json()) as { seen: { path: string; fault?: string }[] };
+      expect(seen.seen.filter((s) => s.path === "/portal/v2/user/me").map((s) => s.fault ?? null)).toEqual(["status", null]);
+      const bad = await fetch(`${sb.url}/__sandbox/faults`, { method: "POST", body: '{"path":"/x"}' });
+      expect([bad.status, ((await bad.json()) as { error: string }).error]).toEqual([400, 'a fault rule needs { "fault": { "kind": … } }']);
+      await fetch(`${sb.url}/__sandbox/faults`, { method: "DELETE" });
+      expect(sb.faults.seen).toEqual([]);
+    } finally {
+      await sb.close();
+    }
+  });
+});
