@@ -12,6 +12,7 @@ import { createEcommerceClient } from "@paysys/ecommerce";
 import { createFiscalClient, receiptTotal } from "@paysys/fiscal";
 import { createPortalClient } from "@paysys/portal";
 import { defaultCashoutUser, defaultFiscalUser, defaultMerchant, defaultPortalUser, type Fault, SANDBOX_PASSWORD_AUTH_TYPE, type Sandbox, startSandbox } from "@paysys/sandbox";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let sb: Sandbox;
@@ -259,4 +260,65 @@ describe("fault suite", () => {
     writeFileSync(join(dir, "fault-suite.md"), `# Fault suite\n\n${rows.length} cases, ${rows.filter((r) => r.leaks > 0).length} with a leak.\n\n${table}\n`);
     console.log(`fault suite: ${rows.length} cases\n${table}`);
   });
+});
+
+describe("hostile parameters (10,000 runs each, seeded)", () => {
+  const odd = fc.oneof(
+    fc.constantFrom(
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      Number.NEGATIVE_INFINITY,
+      -1,
+      -0,
+      2 ** 53,
+      1.5,
+      "",
+      "x".repeat(100_000),
+      "20241399",
+      "2024-02-30",
+      "\u0000",
+      "__proto__",
+      null,
+      true,
+      [],
+      {},
+    ),
+    fc.string(),
+    fc.integer(),
+    fc.double(),
+    fc.object({ maxDepth: 1 }),
+    fc.date({ noInvalidDate: false }),
+  );
+  const key = fc.constantFrom("dateFrom", "dateTo", "subOn", "sub", "idAgent", "columns", "format", "__proto__", "constructor", "prototype", "dateFro", "toString");
+  const params = fc
+    .dictionary(key, odd, { maxKeys: 4 })
+    .map((p) => JSON.parse(JSON.stringify(p, (_k, v) => (typeof v === "number" && !Number.isFinite(v) ? `${v}` : v))) as object);
+  // Non-finite numbers do not survive JSON: put some back as numbers, next to the parsed (own) __proto__ keys.
+  const withNumbers = fc.tuple(params, fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, 1), key).map(([p, n, k]) => Object.assign(p, { [k]: n }));
+
+  for (const version of ["v2", "v1"] as const) {
+    it(`portal ${version}: every refusal is a PaysysError and nothing reaches the server`, { timeout: 120_000 }, async () => {
+      // No credentials: a call whose input passes every check ends in AuthenticationError (sign in first), before any request.
+      const portal = createPortalClient({ baseUrl: sb.portalUrl, version } as { baseUrl: string; version: "v2" });
+      const methods = [portal.reports.payments, portal.agents.list, portal.terminals.list, portal.reports.cashCollections, portal.reports.dealerStatistics] as ((
+        p: unknown,
+      ) => Promise<unknown>)[];
+      sb.faults.clear();
+      let refusedByChecks = 0;
+      await fc.assert(
+        fc.asyncProperty(withNumbers, fc.nat(methods.length - 1), async (p, m) => {
+          const e = await methods[m]!(p).then(
+            () => undefined,
+            (x: unknown) => x,
+          );
+          expect(e).toBeInstanceOf(PaysysError);
+          if ((e as Error).name === "RequestValidationError") refusedByChecks++;
+          expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+        }),
+        { numRuns: 10_000, seed: 22112026 },
+      );
+      expect(sb.faults.seen).toEqual([]);
+      expect(refusedByChecks).toBeGreaterThan(9_000);
+    });
+  }
 });
