@@ -18,7 +18,7 @@ import { constants, generateKeyPairSync, type KeyObject, privateDecrypt, randomB
 import type { ValidationIssue } from "@paysys/core";
 import { type OperationSpec, validatorIssues } from "@paysys/core/internal";
 import { operations, webhooks, wireValidators } from "@paysys/ecommerce/spec";
-import { json, type ModuleContext, type SandboxAnswer, SandboxClock, type SandboxModule, type SandboxRequest } from "./module.js";
+import { json, type ModuleContext, type SandboxAnswer, SandboxClock, type SandboxModule, type SandboxRequest, Timers } from "./module.js";
 import { describeIssues, match, requestBody, routesOf } from "./routes.js";
 
 export interface EcommerceMerchant {
@@ -124,7 +124,7 @@ export class EcommerceSandbox implements SandboxModule {
   readonly #byOrder = new Map<string, Transaction>();
   readonly #tokens = new Map<string, CardToken>();
   readonly #balances = new Map<string, number>();
-  readonly #timers = new Set<ReturnType<typeof setTimeout>>();
+  readonly #timers = new Timers();
   readonly #inFlight = new Set<AbortController>();
   #key?: { privateKey: KeyObject; pem: string; jwk: JsonWebKey };
   #closed = false;
@@ -205,7 +205,7 @@ export class EcommerceSandbox implements SandboxModule {
 
   async close(): Promise<void> {
     this.#closed = true;
-    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
     for (const c of this.#inFlight) c.abort();
   }
 
@@ -451,7 +451,7 @@ export class EcommerceSandbox implements SandboxModule {
     if (typeof url !== "string" || url === "") return false;
     const body = JSON.stringify(this.#callback(t));
     for (let attempt = 1; attempt <= attempts && !this.#closed; attempt++) {
-      if (attempt > 1) await this.#sleep(this.#options.callbackRetryMs ?? 1000);
+      if (attempt > 1) await this.#timers.sleep(this.#options.callbackRetryMs ?? 1000);
       if (this.#closed) break;
       const controller = new AbortController();
       this.#inFlight.add(controller);
@@ -474,16 +474,6 @@ export class EcommerceSandbox implements SandboxModule {
       if (accepted) return true;
     }
     return false;
-  }
-
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.#timers.delete(timer);
-        resolve();
-      }, ms);
-      this.#timers.add(timer);
-    });
   }
 
   /** The sandbox's payment page: a card form (GET) and its submission (POST, form-encoded). */

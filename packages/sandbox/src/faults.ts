@@ -3,6 +3,7 @@
 // every module. Tests of the SDK use it; so can users' own tests (`sandbox.faults.add(...)`, or
 // `POST /__sandbox/faults` with the same rule as JSON when the sandbox runs as a command).
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { Timers } from "./module.js";
 
 export type Fault =
   /** Waits, then answers normally. */
@@ -51,7 +52,7 @@ export interface SeenRequest {
 
 export class SandboxFaults {
   readonly #rules: { rule: FaultRule; left: number }[] = [];
-  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #timers = new Timers();
   /** Every request the server received, in order, with the fault applied to it. Cleared by `clear()`. */
   readonly seen: SeenRequest[] = [];
 
@@ -91,7 +92,7 @@ export class SandboxFaults {
     };
     switch (fault.kind) {
       case "delay":
-        await this.#wait(fault.ms);
+        await this.#timers.sleep(fault.ms);
         return false;
       case "status":
         res.writeHead(fault.status, { "content-type": fault.contentType ?? "application/json", ...fault.headers });
@@ -115,7 +116,7 @@ export class SandboxFaults {
       case "reset-mid-body":
         res.writeHead(200, { "content-type": "application/json", "content-length": 10_000 });
         res.write('{"code":0,"data":[');
-        await this.#wait(20);
+        await this.#timers.sleep(20);
         req.socket.destroy();
         return true;
       case "hang":
@@ -126,7 +127,7 @@ export class SandboxFaults {
         for (const ch of text) {
           if (res.destroyed) break;
           res.write(ch);
-          await this.#wait(fault.intervalMs);
+          await this.#timers.sleep(fault.intervalMs);
         }
         res.end();
         return true;
@@ -174,18 +175,7 @@ export class SandboxFaults {
 
   /** Stops every pending wait (the sandbox is closing). */
   close(): void {
-    for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
-  }
-
-  #wait(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(() => {
-        this.#timers.delete(t);
-        resolve();
-      }, ms);
-      this.#timers.add(t);
-    });
   }
 }
 

@@ -53,3 +53,23 @@ export interface SandboxModule {
 }
 
 export const json = (status: number, body: unknown, headers?: Record<string, string>): SandboxAnswer => ({ status, json: body, ...(headers ? { headers } : {}) });
+
+/** Waits that a closing sandbox can drop all at once (a pending wait then never resolves). */
+export class Timers {
+  readonly #pending = new Set<ReturnType<typeof setTimeout>>();
+
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#pending.delete(timer);
+        resolve();
+      }, ms);
+      this.#pending.add(timer);
+    });
+  }
+
+  clear(): void {
+    for (const timer of this.#pending) clearTimeout(timer);
+    this.#pending.clear();
+  }
+}
