@@ -52,7 +52,8 @@ export interface SeenRequest {
 
 export class SandboxFaults {
   readonly #rules: { rule: FaultRule; left: number }[] = [];
-  readonly #timers = new Timers();
+  /** Waits the faults are playing; dropped when the sandbox closes. */
+  readonly timers = new Timers();
   /** Every request the server received, in order, with the fault applied to it. Cleared by `clear()`. */
   readonly seen: SeenRequest[] = [];
 
@@ -72,110 +73,111 @@ export class SandboxFaults {
   }
 
   /** Records the request; returns the fault of the first rule that matches it and still has uses. */
-  take(req: IncomingMessage, path: string): Fault | undefined {
+  take(request: Omit<SeenRequest, "fault">): Fault | undefined {
+    const { path } = request;
     const entry = this.#rules.find(
       ({ rule, left }) => left > 0 && (rule.path === undefined || (typeof rule.path === "string" ? path.startsWith(rule.path) : rule.path.test(path))),
     );
     if (entry) entry.left--;
-    this.seen.push({ method: req.method ?? "GET", path, host: req.headers.host ?? "", authorization: req.headers.authorization, fault: entry?.rule.fault.kind });
+    this.seen.push({ ...request, fault: entry?.rule.fault.kind });
     return entry?.rule.fault;
-  }
-
-  /**
-   * Plays a fault. Returns true when it answered (or will never answer); false when the request
-   * should go on to its module (after a delay).
-   */
-  async apply(fault: Fault, req: IncomingMessage, res: ServerResponse, body: string): Promise<boolean> {
-    const json = (status: number, text: string | Buffer, length = Buffer.byteLength(text)) => {
-      res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": length });
-      res.end(text);
-    };
-    switch (fault.kind) {
-      case "delay":
-        await this.#timers.sleep(fault.ms);
-        return false;
-      case "status":
-        res.writeHead(fault.status, { "content-type": fault.contentType ?? "application/json", ...fault.headers });
-        res.end(fault.body ?? "");
-        return true;
-      case "html":
-        res.writeHead(fault.status, { "content-type": "text/html; charset=utf-8" });
-        res.end("<!doctype html><html><head><title>Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>The upstream server did not answer.</p></body></html>");
-        return true;
-      case "truncated-json":
-        json(200, '{"code":0,"message":"OK","data":[{"idPayment":1,"amount":25');
-        return true;
-      case "invalid-utf8": {
-        const bytes = Buffer.concat([Buffer.from('{"code":0,"message":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('","result":{}}')]);
-        json(200, bytes, bytes.byteLength);
-        return true;
-      }
-      case "reset-before-headers":
-        req.socket.destroy();
-        return true;
-      case "reset-mid-body":
-        res.writeHead(200, { "content-type": "application/json", "content-length": 10_000 });
-        res.write('{"code":0,"data":[');
-        await this.#timers.sleep(20);
-        req.socket.destroy();
-        return true;
-      case "hang":
-        return true;
-      case "slow-body": {
-        const text = '{"code":0,"message":"OK","result":{}}';
-        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-        for (const ch of text) {
-          if (res.destroyed) break;
-          res.write(ch);
-          await this.#timers.sleep(fault.intervalMs);
-        }
-        res.end();
-        return true;
-      }
-      case "empty":
-        res.writeHead(fault.status, fault.status === 200 ? { "content-type": "application/json", "content-length": 0 } : {});
-        res.end();
-        return true;
-      case "huge": {
-        const row = '{"idPayment":1,"amount":2500,"account":"7011234567"},';
-        const head = '{"code":0,"message":"OK","data":[';
-        const count = Math.max(0, Math.floor((fault.bytes - head.length - 2) / row.length));
-        res.writeHead(200, { "content-type": "application/json" });
-        // Written in chunks, so the sandbox never holds the whole answer either.
-        const chunk = row.repeat(1000);
-        let left = count;
-        res.write(head);
-        while (left > 0 && !res.destroyed) {
-          const n = Math.min(left, 1000);
-          const ok = res.write(n === 1000 ? chunk : row.repeat(n));
-          left -= n;
-          if (!ok) await new Promise((resolve) => res.once("drain", resolve).once("close", resolve));
-        }
-        res.end('{"idPayment":2}]}');
-        return true;
-      }
-      case "redirect": {
-        const host = fault.to === "same-host" ? req.headers.host : (req.headers.host ?? "").replace("127.0.0.1", "localhost");
-        res.writeHead(fault.status ?? 307, { location: `http://${host}${req.url}` });
-        res.end();
-        return true;
-      }
-      case "echo": {
-        const received = `received ${req.method} ${req.url} with headers ${JSON.stringify(req.headers)} and body ${body}`;
-        if (fault.as === "json") json(fault.status, JSON.stringify({ code: fault.code ?? 1, message: received, Code: fault.code ?? 1, error: received }));
-        else {
-          const text = fault.as === "html" ? `<html><body><h1>Error</h1><pre>${received}</pre></body></html>` : received;
-          res.writeHead(fault.status, { "content-type": fault.as === "html" ? "text/html" : "text/plain" });
-          res.end(text);
-        }
-        return true;
-      }
-    }
   }
 
   /** Stops every pending wait (the sandbox is closing). */
   close(): void {
-    this.#timers.clear();
+    this.timers.clear();
+  }
+}
+
+/**
+ * Plays a fault. Returns true when it answered (or will never answer); false when the request
+ * should go on to its module (after a delay).
+ */
+export async function playFault(fault: Fault, req: IncomingMessage, res: ServerResponse, body: string, timers: Timers): Promise<boolean> {
+  const json = (status: number, text: string | Buffer, length = Buffer.byteLength(text)) => {
+    res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": length });
+    res.end(text);
+  };
+  switch (fault.kind) {
+    case "delay":
+      await timers.sleep(fault.ms);
+      return false;
+    case "status":
+      res.writeHead(fault.status, { "content-type": fault.contentType ?? "application/json", ...fault.headers });
+      res.end(fault.body ?? "");
+      return true;
+    case "html":
+      res.writeHead(fault.status, { "content-type": "text/html; charset=utf-8" });
+      res.end("<!doctype html><html><head><title>Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>The upstream server did not answer.</p></body></html>");
+      return true;
+    case "truncated-json":
+      json(200, '{"code":0,"message":"OK","data":[{"idPayment":1,"amount":25');
+      return true;
+    case "invalid-utf8": {
+      const bytes = Buffer.concat([Buffer.from('{"code":0,"message":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('","result":{}}')]);
+      json(200, bytes, bytes.byteLength);
+      return true;
+    }
+    case "reset-before-headers":
+      req.socket.destroy();
+      return true;
+    case "reset-mid-body":
+      res.writeHead(200, { "content-type": "application/json", "content-length": 10_000 });
+      res.write('{"code":0,"data":[');
+      await timers.sleep(20);
+      req.socket.destroy();
+      return true;
+    case "hang":
+      return true;
+    case "slow-body": {
+      const text = '{"code":0,"message":"OK","result":{}}';
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+      for (const ch of text) {
+        if (res.destroyed) break;
+        res.write(ch);
+        await timers.sleep(fault.intervalMs);
+      }
+      res.end();
+      return true;
+    }
+    case "empty":
+      res.writeHead(fault.status, fault.status === 200 ? { "content-type": "application/json", "content-length": 0 } : {});
+      res.end();
+      return true;
+    case "huge": {
+      const row = '{"idPayment":1,"amount":2500,"account":"7011234567"},';
+      const head = '{"code":0,"message":"OK","data":[';
+      const count = Math.max(0, Math.floor((fault.bytes - head.length - 2) / row.length));
+      res.writeHead(200, { "content-type": "application/json" });
+      // Written in chunks, so the sandbox never holds the whole answer either.
+      const chunk = row.repeat(1000);
+      let left = count;
+      res.write(head);
+      while (left > 0 && !res.destroyed) {
+        const n = Math.min(left, 1000);
+        const ok = res.write(n === 1000 ? chunk : row.repeat(n));
+        left -= n;
+        if (!ok) await new Promise((resolve) => res.once("drain", resolve).once("close", resolve));
+      }
+      res.end('{"idPayment":2}]}');
+      return true;
+    }
+    case "redirect": {
+      const host = fault.to === "same-host" ? req.headers.host : (req.headers.host ?? "").replace("127.0.0.1", "localhost");
+      res.writeHead(fault.status ?? 307, { location: `http://${host}${req.url}` });
+      res.end();
+      return true;
+    }
+    case "echo": {
+      const received = `received ${req.method} ${req.url} with headers ${JSON.stringify(req.headers)} and body ${body}`;
+      if (fault.as === "json") json(fault.status, JSON.stringify({ code: fault.code ?? 1, message: received, Code: fault.code ?? 1, error: received }));
+      else {
+        const text = fault.as === "html" ? `<html><body><h1>Error</h1><pre>${received}</pre></body></html>` : received;
+        res.writeHead(fault.status, { "content-type": fault.as === "html" ? "text/html" : "text/plain" });
+        res.end(text);
+      }
+      return true;
+    }
   }
 }
 

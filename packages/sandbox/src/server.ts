@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { CashoutSandbox, type CashoutSandboxOptions } from "./cashout.js";
 import { EcommerceSandbox, type EcommerceSandboxOptions } from "./ecommerce.js";
-import { ruleFromJson, SandboxFaults } from "./faults.js";
+import { playFault, ruleFromJson, SandboxFaults } from "./faults.js";
 import { FiscalSandbox, type FiscalSandboxOptions } from "./fiscal.js";
 import { json, SandboxClock, type SandboxModule, type SandboxRequest } from "./module.js";
 import { PortalSandbox, type PortalSandboxOptions } from "./portal.js";
@@ -136,8 +136,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       try {
         const target = new URL(req.url ?? "/", "http://sandbox");
         if (target.pathname === "/__sandbox/faults") return send(res, faultControl(faults, req.method ?? "GET", await readBody(req, maxBody)));
-        const fault = faults.take(req, target.pathname);
-        if (fault && (await faults.apply(fault, req, res, fault.kind === "echo" ? await readBody(req, maxBody) : ""))) return;
+        const fault = faults.take({ method: req.method ?? "GET", path: target.pathname, host: req.headers.host ?? "", authorization: req.headers.authorization });
+        if (fault && (await playFault(fault, req, res, fault.kind === "echo" ? await readBody(req, maxBody) : "", faults.timers))) return;
         const request = async (path: string): Promise<SandboxRequest> => ({
           method: req.method ?? "GET",
           path,
