@@ -5,7 +5,7 @@
 // once: deliveries are remembered in a store, and an event is acknowledged only after your own
 // function succeeded for it.
 import { WebhookError } from "@paysys/core";
-import { type Inbound, parseInbound } from "@paysys/core/internal";
+import { DEFAULT_INBOUND_MAX_BYTES, type Inbound, parseInbound } from "@paysys/core/internal";
 import { webhooks } from "./generated/operations.js";
 import type { CallbacksPaymentEvent } from "./generated/schema.js";
 
@@ -79,8 +79,8 @@ export interface CallbackReceiverOptions {
   confirm?: (event: CallbackEvent) => Promise<boolean>;
 }
 
-/** Largest callback body read by default, in bytes. */
-export const DEFAULT_MAX_BODY = 256 * 1024;
+/** Largest callback body read by default, in bytes (core's default for every inbound message). */
+export const DEFAULT_MAX_BODY = DEFAULT_INBOUND_MAX_BYTES;
 
 /** The addresses callbacks come from by default (spec: the callback's `x-source-ip`). */
 export const callbackSources: readonly string[] = webhooks["callbacks.payment"].sources ?? [];

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { inspect } from "node:util";
 import { createCashoutClient } from "@paysys/cashout";
-import { type CallOptions, PaysysError } from "@paysys/core";
+import { PaysysError } from "@paysys/core";
 import { createEcommerceClient } from "@paysys/ecommerce";
 import { createFiscalClient, receiptTotal } from "@paysys/fiscal";
 import { createPortalClient } from "@paysys/portal";
@@ -70,7 +70,7 @@ interface Row {
 }
 const rows: Row[] = [];
 
-type Call = (options: { logger: (e: unknown) => void } & typeof fast) => { run: (o?: CallOptions) => Promise<unknown>; close: () => Promise<void> };
+type Call = (options: { logger: (e: unknown) => void } & typeof fast) => { run: () => Promise<unknown>; close: () => Promise<void> };
 
 const portalMe: Call = (o) => {
   const portal = createPortalClient({

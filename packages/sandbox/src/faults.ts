@@ -50,11 +50,17 @@ export interface SeenRequest {
   fault: Fault["kind"] | undefined;
 }
 
+/** How many requests `seen` keeps (trimmed in batches of 1,000). */
+export const SEEN_LIMIT = 10_000;
+
 export class SandboxFaults {
   readonly #rules: { rule: FaultRule; left: number }[] = [];
   /** Waits the faults are playing; dropped when the sandbox closes. */
   readonly timers = new Timers();
-  /** Every request the server received, in order, with the fault applied to it. Cleared by `clear()`. */
+  /**
+   * The requests the server received, in order, with the fault applied to each; the latest
+   * `SEEN_LIMIT` only, so a long-running sandbox does not grow. Cleared by `clear()`.
+   */
   readonly seen: SeenRequest[] = [];
 
   add(rule: FaultRule): void {
@@ -80,6 +86,7 @@ export class SandboxFaults {
     );
     if (entry) entry.left--;
     this.seen.push({ ...request, fault: entry?.rule.fault.kind });
+    if (this.seen.length > SEEN_LIMIT + 1_000) this.seen.splice(0, this.seen.length - SEEN_LIMIT);
     return entry?.rule.fault;
   }
 

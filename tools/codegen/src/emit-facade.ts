@@ -1,6 +1,8 @@
 // client.ts: the typed methods, grouped as in the operation ids (`reports.payments` →
 // `client.reports.payments(params, options)`), built over the invoker. Methods whose answer can be
-// a file have two signatures: with the file parameter a BinaryFile, without it the JSON result.
+// a file have a signature that resolves to a BinaryFile; list methods one that takes a row schema
+// (`options.rows`) and resolves to its output. The core factories' types must fit these signatures,
+// so the compiler checks the two against each other.
 
 import { names } from "./emit-types.js";
 import type { SpecModel } from "./model.js";
@@ -19,14 +21,13 @@ export function emitFacade(model: SpecModel, prefix: string, head: string): stri
     const R = `S.${names.result(op.id)}`;
     const O = op.openParams ? "OpenParamsOptions" : "CallOptions";
     const optional = op.inputRequired ? "" : "?";
-    const list = op.list;
     const doc = comment(
       [
         `${op.summary}.`,
         "",
         `\`${op.method.toUpperCase()} ${op.path}\`. ${op.retryNote}.`,
         ...(op.openParams ? ["", "The document calls its parameter list open: send a parameter the spec does not name through `options.extraParams`."] : []),
-        ...(list
+        ...(op.list
           ? ["", "Resolves to an array of rows. Pass a row schema (zod, valibot, arktype: any Standard Schema) as `options.rows` to have every row checked and typed by it."]
           : []),
       ],
@@ -40,7 +41,7 @@ export function emitFacade(model: SpecModel, prefix: string, head: string): stri
       : "";
     const signatures = [
       ...(op.fileWhen ? [`(params: ${P} & ${JSON.stringify(op.fileWhen)}, options?: ${O}): Promise<BinaryFile>;`] : []),
-      ...(list
+      ...(op.list
         ? [
             `<Rows extends StandardSchemaV1>(params: ${noFile ? `(${P}${noFile})` : P} | undefined, options: ${O} & RowsOption<Rows>): Promise<StandardSchemaV1.InferOutput<Rows>[]>;`,
           ]

@@ -9,7 +9,7 @@ import { codeSample, type SdkEntry } from "./samples.js";
 const seconds = (ms: number) => (ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`);
 const { maxRetries, baseDelayMs, maxDelayMs, retryAfterCapMs } = retryDefaults;
 /** The retry policy with its default numbers (client option `retry` changes them). */
-export const retryNote = `the SDK retries it on network errors, timeouts, 408, 429 and 5xx: at most ${maxRetries} more attempts, waiting ${seconds(baseDelayMs)} doubled each time up to ${seconds(maxDelayMs)} (with jitter), or the \`Retry-After\` the service sends up to ${seconds(retryAfterCapMs)}; client option \`retry\``;
+const retryNote = `the SDK retries it on network errors, timeouts, 408, 429 and 5xx: at most ${maxRetries} more attempts, waiting ${seconds(baseDelayMs)} doubled each time up to ${seconds(maxDelayMs)} (with jitter), or the \`Retry-After\` the service sends up to ${seconds(retryAfterCapMs)}; client option \`retry\``;
 
 const sourceLabel = (value: string): string => {
   switch (classifySource(value)) {

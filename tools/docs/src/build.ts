@@ -26,8 +26,7 @@ for (const spec of specs) {
   if (!sdk) throw new Error(`docs: no SDK entry for ${spec.name} (tools/docs/src/build.ts)`);
   const doc = annotate(bundle(spec), sdk);
   // Redoc shows the version beside the title; "Partner portal API v2 (2)" says nothing, the package that implements it does.
-  const pkg = published.find(({ pkg }) => pkg.name === sdk.package)?.pkg;
-  doc.info.version = pkg ? `${pkg.name} ${pkg.version}` : sdk.package;
+  doc.info.version = `${sdk.package} ${published.find(({ pkg }) => pkg.name === sdk.package)?.pkg.version}`;
   for (const { op, webhook } of operations(doc)) if (!webhook) anchors.set(`${spec.name} ${op.operationId}`, `${spec.name}.html#/${op.tags?.[0] ?? ""}/${op.operationId}`);
   writeFileSync(file, JSON.stringify(doc, null, 2));
   execFileSync(bin("redocly"), ["build-docs", file, "--inlineBundle", "-o", join(out, `${spec.name}.html`), "--openapi.expandResponses=200", "--openapi.jsonSampleExpandLevel=3"], {
@@ -60,6 +59,11 @@ for (const { dir, path: cwd, pkg } of published) {
   console.log(`docs: api/${dir}/`);
 }
 
+/** An operation's id, linked to its place on the page (webhooks have no anchor of that form). */
+const operationCell = (spec: string, id: string) => {
+  const href = anchors.get(`${spec} ${id}`);
+  return href ? `<a href="${href}"><code>${id}</code></a>` : `<code>${id}</code>`;
+};
 const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 const report = gapReport();
 const rows = report
@@ -72,7 +76,7 @@ const details = report
   .map(
     (r) => `<section><h3 id="${r.spec}">${esc(r.title)}</h3>
 <table><thead><tr><th>operation</th><th>method and path</th><th>facts from</th><th>gaps it reaches</th></tr></thead><tbody>
-${r.operations.map((o) => `<tr><td>${anchors.has(`${r.spec} ${o.id}`) ? `<a href="${anchors.get(`${r.spec} ${o.id}`)}"><code>${o.id}</code></a>` : `<code>${o.id}</code>`}</td><td><code>${o.method} ${esc(o.path)}</code></td><td>${o.sources.join(", ")}</td><td>${o.gaps}</td></tr>`).join("\n")}
+${r.operations.map((o) => `<tr><td>${operationCell(r.spec, o.id)}</td><td><code>${o.method} ${esc(o.path)}</code></td><td>${o.sources.join(", ")}</td><td>${o.gaps}</td></tr>`).join("\n")}
 ${r.missingOperations.map((m) => `<tr class="missing"><td colspan="4">not shown anywhere: ${esc(m)}</td></tr>`).join("\n")}
 </tbody></table></section>`,
   )

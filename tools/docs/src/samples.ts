@@ -1,7 +1,7 @@
 // The SDK call of each operation, shown on its reference page as a TypeScript code sample. Built
 // from the operation's own facts, so a spec edit changes its sample; the pages test compiles every
 // sample against the packages, so a sample that stops type-checking fails the build.
-import { deref, type Json, pointerGet } from "@paysys/spec-tools";
+import { deref, type Json, pointerGet, readUnwrap } from "@paysys/spec-tools";
 
 /** How a reader creates the interface's client: the sample's first lines. */
 export interface SdkEntry {
@@ -67,7 +67,7 @@ export function codeSample(doc: Json, op: Json, sdk: SdkEntry): string {
     const value = p.example ?? p.schema?.examples?.[0];
     if (p.in !== "header" && value !== undefined) params[p.name] = value;
   }
-  const list = typeof op["x-unwrap"] === "object" && op["x-unwrap"]?.list === true;
+  const list = readUnwrap(op["x-unwrap"]).list === true;
   const file = op["x-binary-when"] && Object.entries<Json>(op["x-binary-when"]).every(([k, v]) => params[k] === v);
   const name = file ? "file" : list ? "rows" : "result";
   const args = Object.keys(params).length ? literal(params) : "";

@@ -42,19 +42,25 @@ async function open(file: string) {
   return { page, requests };
 }
 
+/** Opens a page and waits until Redoc has rendered it; `text` reads the whole page, whitespace folded. */
+async function openRendered(file: string) {
+  const opened = await open(file);
+  await opened.page.waitForSelector(".menu-content", { timeout: 30_000 });
+  const text = async () => (await opened.page.locator("body").innerText()).replace(/\s+/g, " ");
+  return { ...opened, text };
+}
+
 describe("reference pages", () => {
   for (const spec of specs) {
     it(`${spec.name}: every operation listed, gaps and sources rendered, offline`, { timeout: 60_000 }, async () => {
-      const { page, requests } = await open(`${spec.name}.html`);
-      await page.waitForSelector(".menu-content", { timeout: 30_000 });
+      const { page, requests, text } = await openRendered(`${spec.name}.html`);
       await page.waitForFunction(() => !document.body.innerText.startsWith("Loading"), undefined, { timeout: 30_000 });
       // Operations sit in collapsed tag groups: open each group as a reader would, then read the menu.
       const doc = loadSpec(spec);
       await page.screenshot({ path: join(shots, `${spec.name}.png`) });
       // The interface's own gaps render at the top of its page.
       // The first words of a note as rendered: Markdown marks (`code`, **bold**) do not show.
-      const words = (text: string) => text.replace(/[`*]/g, "").replace(/\s+/g, " ").trim().slice(0, 40);
-      const text = async () => (await page.locator("body").innerText()).replace(/\s+/g, " ");
+      const words = (note: string) => note.replace(/[`*]/g, "").replace(/\s+/g, " ").trim().slice(0, 40);
       await expect.poll(text, { timeout: 10_000 }).toContain(`Gap: ${words(doc.info["x-gap"])}`);
       const ops = operations(doc);
       expect(ops.length).toBeGreaterThan(0);
@@ -107,9 +113,7 @@ describe("reference pages", () => {
   }
 
   it("fiscal: the page shows the Uid chain, and each receipt operation its part in it and the rules", { timeout: 60_000 }, async () => {
-    const { page } = await open("fiscal.html");
-    await page.waitForSelector(".menu-content", { timeout: 30_000 });
-    const text = async () => (await page.locator("body").innerText()).replace(/\s+/g, " ");
+    const { page, text } = await openRendered("fiscal.html");
     await expect.poll(text, { timeout: 15_000 }).toContain("The Uid chain");
     expect(await text()).toContain("recovers a refused link once through uid.get");
     await page.goto(`${pathToFileURL(join(docs, "fiscal.html")).href}#/operations/operations.purchase`);
@@ -120,9 +124,7 @@ describe("reference pages", () => {
   });
 
   it("e-commerce: the page shows the cryptogram's recipe and the status vocabularies side by side", { timeout: 60_000 }, async () => {
-    const { page } = await open("ecommerce.html");
-    await page.waitForSelector(".menu-content", { timeout: 30_000 });
-    const text = async () => (await page.locator("body").innerText()).replace(/\s+/g, " ");
+    const { page, text } = await openRendered("ecommerce.html");
     await expect.poll(text, { timeout: 15_000 }).toContain("The card cryptogram");
     expect(await text()).toContain("RSA-OAEP, SHA-256 for OAEP, SHA-256 for MGF1, label empty");
     expect(await text()).toContain("kept at most P1D");
@@ -133,9 +135,7 @@ describe("reference pages", () => {
   });
 
   it("cash-out: the page lists what is known to exist but not shown, and the request statuses", { timeout: 60_000 }, async () => {
-    const { page } = await open("cashout.html");
-    await page.waitForSelector(".menu-content", { timeout: 30_000 });
-    const text = async () => (await page.locator("body").innerText()).replace(/\s+/g, " ");
+    const { page, text } = await openRendered("cashout.html");
     await expect.poll(text, { timeout: 15_000 }).toContain("Known to exist, not shown anywhere");
     expect(await text()).toContain("Web terminals (list them on a map");
     expect(await text()).toContain("Push notification to the cashier");

@@ -20,8 +20,11 @@ export function inbound<Event>(spec: InboundSpec): Inbound<Event> {
   return spec;
 }
 
+/** Largest inbound body read by default, in bytes: callbacks are small. */
+export const DEFAULT_INBOUND_MAX_BYTES = 256 * 1024;
+
 /** Reads a raw inbound body: at most `maxBytes`, valid UTF-8, a JSON object that passes the spec's validator. */
-export function parseInbound<Event>(spec: Inbound<Event>, raw: string | Uint8Array | ArrayBuffer, maxBytes = 256 * 1024): Event {
+export function parseInbound<Event>(spec: Inbound<Event>, raw: string | Uint8Array | ArrayBuffer, maxBytes = DEFAULT_INBOUND_MAX_BYTES): Event {
   const size = typeof raw === "string" ? raw.length : raw.byteLength;
   if (size > maxBytes) throw new WebhookError(`${spec.id}: the body is larger than ${maxBytes} bytes`, [], { operation: spec.id });
   let text: string;

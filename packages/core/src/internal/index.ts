@@ -9,7 +9,7 @@ export { type ChainRun, HeaderChain, type HeaderChainOptions } from "./chain.js"
 export { type Codec, type CodecContext, type CodecRegistry, checkPeriod, encodeInput } from "./codecs.js";
 export { asyncDispose } from "./dispose.js";
 export { type Answer, checkFailure, serviceFields, unwrap, wrapParams } from "./envelope.js";
-export { type Inbound, type InboundSpec, inbound, parseInbound } from "./inbound.js";
+export { DEFAULT_INBOUND_MAX_BYTES, type Inbound, type InboundSpec, inbound, parseInbound } from "./inbound.js";
 export {
   type Check,
   createInvoker,
