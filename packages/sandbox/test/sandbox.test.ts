@@ -149,6 +149,35 @@ describe("the server cuts off what a test server must not hold", () => {
       await sb.close();
     }
   });
+  it("closes connections that trickle their headers or their body, within the configured timeouts", async () => {
+    const { connect } = await import("node:net");
+    const sb = await startSandbox({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
+    const { port } = new URL(sb.url);
+    const timers: NodeJS.Timeout[] = [];
+    // 50 clients send their headers a byte at a time, 50 send headers and then a body a byte at a time.
+    const trickle = (prefix: string, drip: string) =>
+      new Promise<number>((resolve) => {
+        const started = Date.now();
+        const socket = connect(Number(port), "127.0.0.1", () => {
+          socket.write(prefix);
+          timers.push(setInterval(() => socket.writable && socket.write(drip), 50));
+        });
+        socket.on("error", () => {});
+        socket.on("close", () => resolve(Date.now() - started));
+      });
+    try {
+      const lifetimes = await Promise.all([
+        ...Array.from({ length: 50 }, () => trickle("GET /portal/v2/user/me HTTP/1.1\r\nHost: x\r\n", "X-Slow: 1\r\n")),
+        ...Array.from({ length: 50 }, () => trickle("POST /portal/v2/user/me HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n", "x")),
+      ]);
+      // Node checks both timeouts once a second (the sandbox's checking interval), so a slow client lives
+      // about timeout + 1 s; the bound leaves room for a loaded CI machine and stays under the 5 s default.
+      expect(Math.max(...lifetimes)).toBeLessThan(3_000);
+    } finally {
+      for (const t of timers) clearInterval(t);
+      await sb.close();
+    }
+  });
 });
 
 describe("e-commerce handling", () => {

@@ -1,0 +1,239 @@
+// The fault suite's cases and how one case runs. A case runs in a process of its own
+// (fixtures/fault-case.ts), so the suite can also check that nothing holds the process after
+// close(); it reaches the sandbox only over HTTP, the way a user's own tests would: the fault
+// rule goes to `POST /__sandbox/faults`, the captcha text comes from the portal module's
+// control endpoint.
+import { inspect } from "node:util";
+import { createCashoutClient } from "@paysys/cashout";
+import { PaysysError } from "@paysys/core";
+import { createEcommerceClient } from "@paysys/ecommerce";
+import { createFiscalClient, receiptTotal } from "@paysys/fiscal";
+import { createPortalClient } from "@paysys/portal";
+import { defaultCashoutUser, defaultFiscalUser, defaultMerchant, defaultPortalUser, type Fault, SANDBOX_PASSWORD_AUTH_TYPE } from "@paysys/sandbox";
+
+/** Fast retries, a short timeout: the policy is the same, the suite is quick. */
+export const fast = { retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 2, retryAfterCapMs: 2_000 }, timeoutMs: 400, maxResponseBytes: 1024 * 1024 };
+
+/** The sandbox as a case sees it: its root address, and the captcha texts the portal client had to read. */
+export interface Env {
+  root: string;
+  captchas: string[];
+}
+
+type Call = (env: Env, options: { logger: (e: unknown) => void } & typeof fast) => { run: () => Promise<unknown>; close: () => Promise<void> };
+
+/** Reads the captcha text from the portal module's control endpoint, and remembers it as a secret. */
+const portalCaptcha =
+  (env: Env) =>
+  async ({ captchaSession }: { captchaSession: string }) => {
+    const answer = await fetch(`${env.root}/__sandbox/portal/captcha?session=${encodeURIComponent(captchaSession)}`);
+    const { text } = (await answer.json()) as { text: string };
+    env.captchas.push(text);
+    return text;
+  };
+
+const portalMe: Call = (env, o) => {
+  const portal = createPortalClient({
+    baseUrl: `${env.root}/portal`,
+    credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw },
+    solveCaptcha: portalCaptcha(env),
+    ...o,
+  });
+  return { run: () => portal.user.me(), close: () => portal.close() };
+};
+const shopCreate: Call = (env, o) => {
+  const shop = createEcommerceClient({ merchantId: defaultMerchant.login, password: defaultMerchant.password, baseUrl: `${env.root}/ecommerce`, ...o });
+  return { run: () => shop.payments.create({ amount: 150_000, orderId: `fault-${process.pid}-${Date.now()}` }), close: async () => {} };
+};
+const tillSale: Call = (env, o) => {
+  const fiscal = createFiscalClient({ baseUrl: `${env.root}/fiscal`, credentials: { login: defaultFiscalUser.PhoneLogin, password: defaultFiscalUser.Password }, ...o });
+  const Positions = [{ Name: "Coffee", IdSection: 1, Price: "625.25", Qty: 1 }];
+  return {
+    run: async () => {
+      await fiscal.shifts.open({ IdKkm: 110 }).catch(() => {}); // open once; later cases find it open
+      return fiscal.operations.sale({ idKkm: 110, IdDomain: 1, Positions, Total: receiptTotal(Positions), Cash: receiptTotal(Positions) });
+    },
+    close: () => fiscal.close(),
+  };
+};
+const cashoutCreate: Call = (env, o) => {
+  const cashout = createCashoutClient({
+    baseUrl: `${env.root}/cashout`,
+    credentials: { authType: SANDBOX_PASSWORD_AUTH_TYPE, login: defaultCashoutUser.login, password: defaultCashoutUser.password },
+    ...o,
+  });
+  return { run: () => cashout.requests.create({ amount: 50_000, account: "77771112233" }), close: async () => {} };
+};
+
+export interface Case {
+  client: string;
+  operation: string;
+  path: string;
+  call: Call;
+  fault: Fault;
+  times?: number;
+  /** The error class expected, or "ok" when the call must succeed (after retries, or by following a redirect). */
+  expect: string;
+  attempts?: number;
+  /** How many requests may reach the faulty path (a money operation: 1). */
+  reached?: number;
+}
+
+const me = { client: "portal", operation: "user.me", path: "/portal/v2/user/me", call: portalMe } as const;
+// E-commerce and fiscal can ask the service whether a lost call took effect (OutcomeUnknownError with
+// wasApplied); cash-out has no status query, so its errors say the outcome is unknown without one.
+const money = [
+  {
+    client: "ecommerce",
+    operation: "payments.create",
+    path: "/ecommerce/payment/create",
+    call: shopCreate,
+    lost: { http: "OutcomeUnknownError", cut: "OutcomeUnknownError", hang: "OutcomeUnknownError" },
+  },
+  {
+    client: "fiscal",
+    operation: "operations.sale",
+    path: "/fiscal/kkms/110/sales",
+    call: tillSale,
+    lost: { http: "OutcomeUnknownError", cut: "OutcomeUnknownError", hang: "OutcomeUnknownError" },
+  },
+  {
+    client: "cashout",
+    operation: "requests.create",
+    path: "/cashout/cash-out-request",
+    call: cashoutCreate,
+    lost: { http: "InternalServerError", cut: "ConnectionError", hang: "TimeoutError" },
+  },
+] as const;
+const always = Number.POSITIVE_INFINITY;
+
+export const cases: Case[] = [
+  { ...me, fault: { kind: "delay", ms: 700 }, times: always, expect: "TimeoutError", attempts: 3, reached: 3 },
+  { ...me, fault: { kind: "status", status: 500, body: '{"code":1}' }, times: always, expect: "InternalServerError", attempts: 3, reached: 3 },
+  { ...me, fault: { kind: "html", status: 502 }, times: always, expect: "InternalServerError", attempts: 3, reached: 3 },
+  { ...me, fault: { kind: "status", status: 503, body: "" }, times: always, expect: "InternalServerError", attempts: 3, reached: 3 },
+  { ...me, fault: { kind: "status", status: 503, body: "" }, times: 1, expect: "ok", attempts: 2, reached: 2 },
+  { ...me, fault: { kind: "status", status: 429, headers: { "retry-after": "0" } }, expect: "ok", attempts: 2, reached: 2 },
+  { ...me, fault: { kind: "status", status: 429, headers: { "retry-after": "HTTP-DATE" } }, expect: "ok", attempts: 2, reached: 2 },
+  { ...me, fault: { kind: "status", status: 429, headers: { "retry-after": "soon, maybe" } }, expect: "ok", attempts: 2, reached: 2 },
+  { ...me, fault: { kind: "status", status: 429, headers: { "retry-after": "3600" } }, times: always, expect: "RateLimitError", attempts: 1, reached: 1 },
+  { ...me, fault: { kind: "html", status: 200 }, expect: "UnexpectedResponseError", attempts: 1, reached: 1 },
+  { ...me, fault: { kind: "truncated-json" }, expect: "UnexpectedResponseError", attempts: 1, reached: 1 },
+  { ...me, fault: { kind: "invalid-utf8" }, expect: "UnexpectedResponseError", attempts: 1, reached: 1 },
+  { ...me, fault: { kind: "reset-before-headers" }, times: always, expect: "ConnectionError", attempts: 3, reached: 3 },
+  // A body cut off or too slow after the headers is not retried, even for a read: the transport retries before the answer starts (see the closing note).
+  { ...me, fault: { kind: "reset-mid-body" }, times: always, expect: "ConnectionError", attempts: 1, reached: 1 },
+  { ...me, fault: { kind: "hang" }, times: always, expect: "TimeoutError", attempts: 3, reached: 3 },
+  { ...me, fault: { kind: "slow-body", intervalMs: 40 }, times: always, expect: "TimeoutError", attempts: 1, reached: 1 },
+  { ...me, fault: { kind: "empty", status: 200 }, expect: "UnexpectedResponseError", attempts: 1, reached: 1 },
+  { ...me, fault: { kind: "empty", status: 204 }, expect: "UnexpectedResponseError", attempts: 1, reached: 1 },
+  { ...me, fault: { kind: "huge", bytes: 5 * 1024 * 1024 }, expect: "ResponseTooLargeError", attempts: 1, reached: 1 },
+  { ...me, fault: { kind: "redirect", to: "same-host", status: 307 }, expect: "ok", attempts: 1, reached: 2 },
+  { ...me, fault: { kind: "redirect", to: "other-host", status: 307 }, expect: "UnexpectedResponseError", attempts: 1, reached: 1 },
+  { ...me, fault: { kind: "status", status: 401, body: '{"code":401,"message":"token expired"}' }, times: always, expect: "AuthenticationError" },
+  { ...me, fault: { kind: "echo", status: 500, as: "json" }, times: always, expect: "InternalServerError", attempts: 3, reached: 3 },
+  { ...me, fault: { kind: "echo", status: 200, as: "json", code: 7 }, expect: "ServiceError", attempts: 1, reached: 1 },
+  { ...me, path: "/portal/v2/account/token", fault: { kind: "echo", status: 502, as: "html" }, expect: "InternalServerError", attempts: 1, reached: 1 },
+  { ...me, path: "/portal/v2/account/token", fault: { kind: "echo", status: 200, as: "html" }, expect: "UnexpectedResponseError", attempts: 1, reached: 1 },
+  { ...me, path: "/portal/v2/account/token", fault: { kind: "echo", status: 200, as: "json", code: 3 }, expect: "AuthenticationError", attempts: 1, reached: 1 },
+  ...money.flatMap(({ lost, ...m }): Case[] => [
+    { ...m, fault: { kind: "status", status: 500, body: "{}" }, times: always, expect: lost.http, attempts: 1, reached: 1 },
+    { ...m, fault: { kind: "html", status: 502 }, times: always, expect: lost.http, attempts: 1, reached: 1 },
+    { ...m, fault: { kind: "reset-before-headers" }, times: always, expect: lost.cut, attempts: 1, reached: 1 },
+    { ...m, fault: { kind: "reset-mid-body" }, times: always, expect: lost.cut, attempts: 1, reached: 1 },
+    { ...m, fault: { kind: "hang" }, times: always, expect: lost.hang, attempts: 1, reached: 1 },
+    { ...m, fault: { kind: "status", status: 429, headers: { "retry-after": "0" } }, times: always, expect: "RateLimitError", attempts: 1, reached: 1 },
+    { ...m, fault: { kind: "echo", status: 500, as: "text" }, times: always, expect: lost.http, attempts: 1, reached: 1 },
+  ]),
+];
+
+/** The case's name in the summary: the fault and what sets it apart. */
+export function labelOf(c: Case): string {
+  const f = c.fault;
+  const detail =
+    f.kind === "status"
+      ? `${f.status}${f.headers?.["retry-after"] ? ` Retry-After ${f.headers["retry-after"]}` : ""}`
+      : f.kind === "html" || f.kind === "empty"
+        ? `${f.status}`
+        : f.kind === "redirect"
+          ? `${f.status ?? 307} to ${f.to}`
+          : f.kind === "echo"
+            ? `${f.status} as ${f.as}${c.path.endsWith("/token") ? " on sign-in" : ""}`
+            : "";
+  return `${f.kind} ${detail}`.trim();
+}
+
+/** Everything a user could see of an error: its renderings and those of every cause. */
+export function renderings(error: unknown): string {
+  const out: string[] = [];
+  for (let e: unknown = error, depth = 0; e !== undefined && depth < 5; e = (e as { cause?: unknown })?.cause, depth++) {
+    const err = e as Error;
+    out.push(String(err?.message), String(err?.stack), JSON.stringify(err), inspect(err, { depth: 6 }));
+  }
+  return out.join("\n");
+}
+
+/** What a case saw: the outcome, and every text a user could read (log events, error renderings). */
+export interface CaseResult {
+  outcome: string;
+  attempts: number | "-";
+  isPaysysError: boolean;
+  stack?: string;
+  text: string;
+  captchas: string[];
+}
+
+async function control(env: Env, method: string, body?: unknown): Promise<void> {
+  const answer = await fetch(`${env.root}/__sandbox/faults`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!answer.ok) throw new Error(`the sandbox refused the fault rule: ${await answer.text()}`);
+}
+
+/** Runs one case against the sandbox at `root` and closes the client. */
+export async function runCase(c: Case, root: string): Promise<CaseResult> {
+  const env: Env = { root, captchas: [] };
+  const lines: string[] = [];
+  const client = c.call(env, { ...fast, logger: (e) => lines.push(JSON.stringify(e)) });
+  // Sign in (and open what the case needs) first, so the fault meets the operation itself.
+  if (c.path.startsWith("/portal/v2/user")) await client.run();
+  await control(env, "DELETE");
+  const fault =
+    c.fault.kind === "status" && c.fault.headers?.["retry-after"] === "HTTP-DATE"
+      ? { ...c.fault, headers: { "retry-after": new Date(Date.now() + 1_000).toUTCString() } }
+      : c.fault;
+  // JSON has no Infinity: `times: null` is "every matching request".
+  await control(env, "POST", { path: c.path, times: c.times === Number.POSITIVE_INFINITY ? null : (c.times ?? 1), fault });
+  const outcome = await client.run().then(
+    () => "ok" as const,
+    (e: unknown) => e,
+  );
+  // A failing close() (a logout the fault also meets) is something a user reads too.
+  await client.close().catch((e: unknown) => lines.push(renderings(e)));
+  if (outcome === "ok") return { outcome, attempts: "-", isPaysysError: false, text: lines.join("\n"), captchas: env.captchas };
+  const error = outcome as PaysysError;
+  return {
+    outcome: error.name,
+    attempts: error.attempts,
+    isPaysysError: error instanceof PaysysError,
+    stack: String(error.stack),
+    text: [...lines, renderings(error)].join("\n"),
+    captchas: env.captchas,
+  };
+}
+
+/**
+ * Not a fault: a portal client fetches a workbook and leaves it unread, cancelled (`cancel`) or
+ * not. The suite uses it to show that its exit check catches what holds a process. The month by
+ * day is large enough not to fit in the socket's buffers; a small body read ahead holds nothing.
+ */
+export async function leaveFileUnread(root: string, cancel: boolean): Promise<CaseResult> {
+  const env: Env = { root, captchas: [] };
+  const portal = createPortalClient({
+    baseUrl: `${root}/portal`,
+    credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw },
+    solveCaptcha: portalCaptcha(env),
+  });
+  const file = await portal.reports.dealerStatistics({ dateFrom: "20240501", dateTo: "20240531", subOn: true, groupByDay: true, format: "xlsx" });
+  if (cancel) await file.cancel();
+  await portal.close();
+  return { outcome: "ok", attempts: "-", isPaysysError: false, text: "", captchas: env.captchas };
+}
