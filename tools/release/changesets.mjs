@@ -9,11 +9,16 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { publishedPackages } from "../packages.mjs";
 
-/** Package names a changeset file bumps, from its front matter. */
-export function packagesIn(changeset) {
+/** [package, bump] pairs a changeset file names in its front matter. */
+export function bumpsIn(changeset) {
   const front = changeset.match(/^---\n([\s\S]*?)\n---/);
   if (!front) return [];
-  return [...front[1].matchAll(/^\s*["']?(@?[\w@/.-]+)["']?\s*:\s*(major|minor|patch)\s*$/gm)].map((m) => m[1]);
+  return [...front[1].matchAll(/^\s*["']?(@?[\w@/.-]+)["']?\s*:\s*(major|minor|patch)\s*$/gm)].map((m) => [m[1], m[2]]);
+}
+
+/** Package names a changeset file bumps. */
+export function packagesIn(changeset) {
+  return bumpsIn(changeset).map(([name]) => name);
 }
 
 /** Problems: one line per package with changes and no changeset. */
@@ -26,12 +31,39 @@ export function missingChangesets(changedByPackage, changesets) {
 
 const git = (root, args) => execFileSync("git", args, { cwd: root, encoding: "utf8" }).trim();
 
+/** The commit of a package's last release (the last one that wrote its CHANGELOG.md), or "" if never released. */
+export function lastReleaseCommit(root, folder) {
+  return git(root, ["log", "-1", "--format=%H", "--", join(folder, "CHANGELOG.md")]);
+}
+
+/** Every release of a package, oldest first: the commit, its date and the version it released. */
+export function releasesOf(root, folder) {
+  const commits = git(root, ["log", "--reverse", "--format=%H %cs", "--", join(folder, "CHANGELOG.md")])
+    .split("\n")
+    .filter(Boolean);
+  return commits.map((line) => {
+    const [commit, date] = line.split(" ");
+    const { version } = JSON.parse(git(root, ["show", `${commit}:${folder}/package.json`]));
+    return { commit, date, version };
+  });
+}
+
+/** The highest bump the pending changesets give a package ("major" > "minor" > "patch"), or undefined. */
+export function pendingBump(changesets, name) {
+  const order = ["patch", "minor", "major"];
+  const given = changesets
+    .flatMap(bumpsIn)
+    .filter(([n]) => n === name)
+    .map(([, bump]) => bump);
+  return given.sort((a, b) => order.indexOf(b) - order.indexOf(a))[0];
+}
+
 /** Reads the repository: changed files per published package, and pending changesets. */
 export function readRepository(root) {
   const changed = {};
   for (const { dir, pkg } of publishedPackages(root)) {
     const folder = join("packages", dir);
-    const release = git(root, ["log", "-1", "--format=%H", "--", join(folder, "CHANGELOG.md")]);
+    const release = lastReleaseCommit(root, folder);
     const since = release ? git(root, ["diff", "--name-only", release, "--", folder]) : git(root, ["ls-files", "--", folder]);
     const untracked = git(root, ["ls-files", "--others", "--exclude-standard", "--", folder]);
     changed[pkg.name] = [...since.split("\n"), ...untracked.split("\n")].filter(Boolean);

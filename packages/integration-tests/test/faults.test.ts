@@ -173,12 +173,11 @@ describe("hostile parameters (10,000 runs per client, seeded)", () => {
   function namesOf(iface: string): string[] {
     const names = new Set<string>();
     const walk = (node: unknown): void => {
-      if (Array.isArray(node)) return node.forEach(walk);
       if (node === null || typeof node !== "object") return;
       const o = node as Record<string, unknown>;
       if (o.properties && typeof o.properties === "object") for (const k of Object.keys(o.properties)) names.add(k);
       if (typeof o.name === "string" && typeof o.in === "string") names.add(o.name);
-      Object.values(o).forEach(walk);
+      for (const child of Object.values(o)) walk(child);
     };
     for (const spec of specs.filter((s) => s.iface === iface)) walk(bundle(spec));
     return [...names];

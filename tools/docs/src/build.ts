@@ -5,6 +5,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { renderHistory, specHistory } from "@paysys/changes";
 import { bundle, gapReport, operations, repoRoot, specs } from "@paysys/spec-tools";
 import { publishedPackages } from "../../packages.mjs";
 import { annotate } from "./annotate.js";
@@ -27,6 +28,8 @@ for (const spec of specs) {
   const doc = annotate(bundle(spec), sdk);
   // Redoc shows the version beside the title; "Partner portal API v2 (2)" says nothing, the package that implements it does.
   doc.info.version = `${sdk.package} ${published.find(({ pkg }) => pkg.name === sdk.package)?.pkg.version}`;
+  // What changed in the document between releases (pnpm spec:diff), at the end of the introduction.
+  doc.info.description = `${doc.info.description}\n\n${renderHistory(await specHistory(spec.name))}`;
   for (const { op, webhook } of operations(doc)) if (!webhook) anchors.set(`${spec.name} ${op.operationId}`, `${spec.name}.html#/${op.tags?.[0] ?? ""}/${op.operationId}`);
   writeFileSync(file, JSON.stringify(doc, null, 2));
   execFileSync(bin("redocly"), ["build-docs", file, "--inlineBundle", "-o", join(out, `${spec.name}.html`), "--openapi.expandResponses=200", "--openapi.jsonSampleExpandLevel=3"], {

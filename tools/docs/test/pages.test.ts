@@ -134,6 +134,14 @@ describe("reference pages", () => {
     await page.close();
   });
 
+  it("portal v1: the page ends its introduction with the changes since each release, classified", { timeout: 60_000 }, async () => {
+    const { page, text } = await openRendered("portal-v1.html");
+    await expect.poll(text, { timeout: 15_000 }).toContain("What changed in this document between releases of its package");
+    expect(await text()).toMatch(/Unreleased \(since \d+\.\d+\.\d+\)/);
+    expect(await text()).toMatch(/0\.1\.0 \(\d{4}-\d{2}-\d{2}\)\s+First release of this interface's client: \d+ paths/);
+    await page.close();
+  });
+
   it("cash-out: the page lists what is known to exist but not shown, and the request statuses", { timeout: 60_000 }, async () => {
     const { page, text } = await openRendered("cashout.html");
     await expect.poll(text, { timeout: 15_000 }).toContain("Known to exist, not shown anywhere");

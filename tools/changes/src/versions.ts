@@ -1,0 +1,77 @@
+// Specs as they were at a git commit, and what changed in a package since a given commit: the
+// spec diff of each interface it is generated from, and its API reports.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { repoRoot, specs, specsDir } from "@paysys/spec-tools";
+import { compareReports, entryPointsOf, type ReportChange, reviewFolder } from "./api-report.js";
+import { type Change, diffSpec, type Level, levelOf, levels } from "./spec-diff.js";
+
+const git = (root: string, args: string[]) => execFileSync("git", args, { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "pipe"] });
+
+/**
+ * A point in history: a commit, `undefined` for the working tree, or `null` for "nothing yet" (a
+ * package never released).
+ */
+export type Version = string | undefined | null;
+
+/** The `specs/` folder as it was at `version`, extracted into a scratch folder (the working tree's own for `undefined`). */
+export function specsAt(commit: Version, root = repoRoot): string {
+  if (commit === undefined) return join(root, "specs");
+  const dir = mkdtempSync(join(tmpdir(), "paysys-specs-"));
+  if (commit === null) return join(dir, "specs");
+  execFileSync("sh", ["-c", `git archive ${commit} specs | tar -x -C "${dir}"`], { cwd: root });
+  return join(dir, "specs");
+}
+
+/** A file as it was at `commit` (undefined: it did not exist); the working tree's when `commit` is undefined. */
+export function fileAt(commit: Version, path: string, root = repoRoot): string | undefined {
+  if (commit === null) return undefined;
+  if (commit === undefined) return existsSync(join(root, path)) ? readFileSync(join(root, path), "utf8") : undefined;
+  try {
+    return git(root, ["show", `${commit}:${path}`]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The specs a package is generated from (`@paysys/portal` ← portal-v1 and portal-v2). */
+export const specsOfPackage = (name: string) => specs.filter((s) => `@paysys/${s.iface}` === name);
+
+export interface SpecDiff {
+  spec: string;
+  changes: Change[];
+}
+
+/** Each spec of a package, compared between two versions (by default the second is the working tree). */
+export async function specDiffs(name: string, from: Version, to: Version = undefined, root = repoRoot): Promise<SpecDiff[]> {
+  const [before, after] = [specsAt(from, root), specsAt(to, root)];
+  const out: SpecDiff[] = [];
+  for (const spec of specsOfPackage(name)) {
+    const file = relative(specsDir, spec.file);
+    const at = (dir: string) => (existsSync(join(dir, file)) ? join(dir, file) : undefined);
+    out.push({ spec: spec.name, changes: await diffSpec(at(before), at(after)) });
+  }
+  return out;
+}
+
+export interface ReportDiff {
+  report: string;
+  change: ReportChange;
+}
+
+/** How the committed API reports of a package differ between a commit and the working tree. */
+export function reportDiffs(packageDir: string, from: Version, root = repoRoot): ReportDiff[] {
+  return entryPointsOf(packageDir).flatMap((entry) => {
+    const path = relative(root, join(reviewFolder(packageDir), entry.report));
+    const change = compareReports(fileAt(from, path, root), fileAt(undefined, path, root));
+    return change ? [{ report: entry.report, change }] : [];
+  });
+}
+
+/** The highest level among spec and report changes. */
+export function overallLevel(diffs: SpecDiff[], reports: ReportDiff[]): Level | undefined {
+  const all = [levelOf(diffs.flatMap((d) => d.changes)), ...reports.map((r) => r.change.level)].filter((l): l is Level => l !== undefined);
+  return all.sort((a, b) => levels.indexOf(b) - levels.indexOf(a))[0];
+}
