@@ -1,3 +1,4 @@
 import { defineConfig } from "vitest/config";
 
-export default defineConfig({ test: { include: ["test/**/*.test.ts"] } });
+// Optic parses each spec twice per comparison, and the end-to-end test regenerates and builds a package.
+export default defineConfig({ test: { include: ["test/**/*.test.ts"], testTimeout: 60_000 } });

@@ -101,11 +101,12 @@ export interface ReportChange {
  * reviewer can lower the bump only by saying why in the changeset.
  */
 export function compareReports(before: string | undefined, after: string | undefined): ReportChange | undefined {
-  const [was, is] = [surface(before), surface(after)];
-  const isSet = new Set(is);
-  const wasSet = new Set(was);
-  const removed = was.filter((l) => !isSet.has(l));
-  const added = is.filter((l) => !wasSet.has(l));
+  // Counted, not a set: `description?: string;` is on many members, and one of them can change.
+  const counts = (lines: string[]) => lines.reduce((m, l) => m.set(l, (m.get(l) ?? 0) + 1), new Map<string, number>());
+  const [was, is] = [counts(surface(before)), counts(surface(after))];
+  const missing = (from: Map<string, number>, to: Map<string, number>) => [...from].flatMap(([line, n]) => Array<string>(Math.max(0, n - (to.get(line) ?? 0))).fill(line));
+  const removed = missing(was, is);
+  const added = missing(is, was);
   if (!removed.length && !added.length) return undefined;
   return { level: removed.length ? "breaking" : "compatible", removed, added };
 }

@@ -7,6 +7,9 @@ import { specsDir } from "@paysys/spec-tools";
 import { describe, expect, it } from "vitest";
 import { requiredBump } from "../src/bump.js";
 import { type Change, diffSpec, levelOf } from "../src/spec-diff.js";
+import { edits, replace, type SpecEdit } from "./edits.js";
+
+const run = (e: SpecEdit) => edit(e.spec, e.apply);
 
 /** Two copies of specs/: `before` (optionally edited first) and `after` (edited), and their diff for one spec. */
 async function edit(spec: string, change: (text: string) => string, baseline: (text: string) => string = (t) => t): Promise<Change[]> {
@@ -23,12 +26,6 @@ async function edit(spec: string, change: (text: string) => string, baseline: (t
   );
 }
 
-/** Replaces `from` by `to` once, and fails when the spec no longer holds `from` (the test would silently test nothing). */
-const replace = (from: string, to: string) => (text: string) => {
-  expect(text, `the spec no longer contains ${JSON.stringify(from)}`).toContain(from);
-  return text.replace(from, to);
-};
-
 const bumps = (changes: Change[]) => ({ level: levelOf(changes), zero: requiredBump(levelOf(changes), "0.3.1"), one: requiredBump(levelOf(changes), "1.2.0") });
 
 describe("spec diff: real edits, classified for callers", () => {
@@ -39,29 +36,20 @@ describe("spec diff: real edits, classified for callers", () => {
   });
 
   it("a field removed from an answer is breaking (Optic's rule): minor in 0.x, major in 1.x", async () => {
-    const changes = await edit(
-      "ecommerce/openapi.yaml",
-      replace(
-        "      required: [id, url]\n      properties:\n        id: { type: string, description: Transaction id. }\n        url:",
-        "      required: [id]\n      properties:\n        id: { type: string, description: Transaction id. }\n        link:",
-      ),
-    );
+    const changes = await run(edits.answerFieldRemoved);
     expect(changes).toContainEqual(expect.objectContaining({ level: "breaking", by: "optic", what: expect.stringContaining("cannot remove response property 'url'") }));
     expect(changes.find((c) => c.level === "breaking")?.where).toContain("POST /payment/create");
     expect(bumps(changes)).toEqual({ level: "breaking", zero: "minor", one: "major" });
   });
 
   it("a new required request field is breaking", async () => {
-    const changes = await edit("ecommerce/openapi.yaml", replace("required: [merchantId, amount, orderId]", "required: [merchantId, amount, orderId, description]"));
+    const changes = await run(edits.requestFieldRequired);
     expect(changes).toContainEqual(expect.objectContaining({ level: "breaking", what: expect.stringContaining("cannot make a request property required") }));
     expect(bumps(changes).zero).toBe("minor");
   });
 
   it("an enum value added to a request is compatible; added to an answer, breaking (exhaustive switches stop compiling)", async () => {
-    const request = await edit(
-      "ecommerce/openapi.yaml",
-      replace("          enum: [1]\n          description: 1 = payout.", "          enum: [1, 2]\n          description: 1 = payout."),
-    );
+    const request = await run(edits.requestEnumValueAdded);
     expect(bumps(request)).toEqual({ level: "compatible", zero: "patch", one: "minor" });
     const closedStatus = replace(
       "        demo: { type: boolean }\n        status:",
@@ -84,16 +72,18 @@ describe("spec diff: real edits, classified for callers", () => {
     expect(bumps(changes)).toEqual({ level: "documentation", zero: "none", one: "none" });
   });
 
+  it("an e-commerce gap filled is documentation only", async () => {
+    const changes = await run(edits.gapFilled);
+    expect(changes).toEqual([expect.objectContaining({ level: "documentation", kind: "gap closed", where: "GET /payment/getcert/pem" })]);
+  });
+
   it("a description or a source changed is documentation only", async () => {
     const changes = await edit("ecommerce/openapi.yaml", replace("summary: Query the status of a transaction", "summary: Ask for the status of a transaction"));
     expect(levelOf(changes)).toBe("documentation");
   });
 
   it("an operation marked as moving money is breaking (our rule): it stops being retried", async () => {
-    const changes = await edit(
-      "ecommerce/openapi.yaml",
-      replace("      operationId: payments.status\n      tags: [payments]", "      operationId: payments.status\n      tags: [payments]\n      x-moves-money: true"),
-    );
+    const changes = await run(edits.marksMovingMoney);
     expect(changes).toContainEqual(expect.objectContaining({ level: "breaking", by: "paysys", kind: "money operation", where: "GET /payment/status" }));
     expect(bumps(changes).zero).toBe("minor");
   });

@@ -1,0 +1,90 @@
+// The whole path a maintainer takes, on a scratch git worktree of this commit: real edits to the
+// e-commerce spec, `pnpm generate`, a build, a fresh API report. The report change of each edit is
+// the one expected (and an edit that changes no type changes no line), and the spec diff, the report
+// and the bump agree. One regeneration for all edits keeps it to one build.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { repoRoot } from "@paysys/spec-tools";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiReport, compareReports, entryPointsOf, type ReportChange } from "../src/api-report.js";
+import { requiredBump } from "../src/bump.js";
+import { diffSpec, levelOf } from "../src/spec-diff.js";
+import { edits } from "./edits.js";
+
+const run = (cmd: string, args: string[], cwd: string) => execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 1024 * 1024 });
+/** pnpm as the test was started with (turbo runs it through pnpm), or the one on PATH. */
+const pnpm = (args: string[], cwd: string) => {
+  const exec = process.env.npm_execpath;
+  return exec?.includes("pnpm") ? run(process.execPath, [exec, ...args], cwd) : run("pnpm", args, cwd);
+};
+
+let worktree: string;
+let report: ReportChange | undefined;
+let specChanges: Awaited<ReturnType<typeof diffSpec>>;
+
+beforeAll(async () => {
+  worktree = join(mkdtempSync(join(tmpdir(), "paysys-worktree-")), "repo");
+  run("git", ["worktree", "add", "--detach", worktree, "HEAD"], repoRoot);
+  pnpm(["install", "--offline", "--frozen-lockfile", "--config.confirmModulesPurge=false"], worktree);
+  const spec = join(worktree, "specs", edits.answerFieldRemoved.spec);
+  const original = readFileSync(spec, "utf8");
+  writeFileSync(
+    spec,
+    Object.values(edits).reduce((text, edit) => edit.apply(text), original),
+  );
+  run(join(worktree, "node_modules/.bin/tsx"), ["tools/codegen/src/main.ts"], worktree);
+  for (const pkg of ["core", "ecommerce"]) pnpm(["exec", "tsup"], join(worktree, "packages", pkg));
+  const dir = join(worktree, "packages/ecommerce");
+  const entry = entryPointsOf(dir).find((e) => e.subpath === ".")!;
+  report = compareReports(readFileSync(join(dir, "review", entry.report), "utf8"), apiReport(dir, entry));
+  // Optic resolves `../common/…` next to the file: the unedited copy sits beside the edited one.
+  const before = join(worktree, "specs/ecommerce/before.openapi.yaml");
+  writeFileSync(before, original);
+  specChanges = await diffSpec(before, spec);
+}, 600_000);
+
+afterAll(() => {
+  if (worktree) run("git", ["worktree", "remove", "--force", worktree], repoRoot);
+});
+
+describe("a spec edit, regenerated and built: the report change of each edit", () => {
+  const lines = (side: "removed" | "added") => (report?.[side] ?? []).map((l) => l.trim());
+
+  it("a field removed from an answer: its line leaves the report, the new one comes in", () => {
+    expect(lines("removed")).toContain("url: string;");
+    expect(lines("added")).toContain("link?: string;");
+  });
+
+  it("a request field made required: optional becomes required", () => {
+    expect(lines("removed")).toContain("description?: string;");
+    expect(lines("added")).toContain("description: string;");
+  });
+
+  it("a request enum value added: the union widens (a changed line, so the report alone calls it breaking)", () => {
+    expect(lines("removed")).toContain("type?: 1;");
+    expect(lines("added")).toContain("type?: 1 | 2;");
+  });
+
+  it("a gap filled and an operation marked as moving money change no type: nothing else moved in the report", () => {
+    // Distinct lines: a request schema shows twice (as a component and in the method's params).
+    const distinct = (side: "removed" | "added") => [...new Set(lines(side))].sort();
+    expect(distinct("removed")).toEqual(["description?: string;", "type?: 1;", "url: string;"].sort());
+    expect(distinct("added")).toEqual(["description: string;", "link?: string;", "type?: 1 | 2;"].sort());
+  });
+
+  it("spec diff and report agree: breaking, so a 0.x package needs a minor", () => {
+    expect(report?.level).toBe("breaking");
+    expect(levelOf(specChanges)).toBe("breaking");
+    expect(specChanges.map((c) => c.what)).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining("cannot remove response property 'url'"),
+        expect.stringContaining("cannot make a request property required"),
+        expect.stringContaining("now moves money"),
+        "gap closed",
+      ]),
+    );
+    expect(requiredBump("breaking", "0.1.0")).toBe("minor");
+  });
+});
