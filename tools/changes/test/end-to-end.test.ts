@@ -3,7 +3,7 @@
 // the one expected (and an edit that changes no type changes no line), and the spec diff, the report
 // and the bump agree. One regeneration for all edits keeps it to one build.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot } from "@paysys/spec-tools";
@@ -86,5 +86,32 @@ describe("a spec edit, regenerated and built: the report change of each edit", (
       ]),
     );
     expect(requiredBump("breaking", "0.1.0")).toBe("minor");
+  });
+});
+
+describe("changeset:check on the same worktree", () => {
+  /** Runs the bump check with exactly one pending changeset; its exit code and output. */
+  const bumpCheck = (changeset: string) => {
+    const dir = join(worktree, ".changeset");
+    for (const f of readdirSync(dir)) if (f.endsWith(".md") && f !== "README.md") rmSync(join(dir, f));
+    writeFileSync(join(dir, "only-one.md"), changeset);
+    try {
+      return { code: 0, out: run(join(worktree, "node_modules/.bin/tsx"), ["tools/changes/src/bump-check.ts"], worktree) };
+    } catch (e) {
+      const { status, stdout, stderr } = e as { status: number; stdout: string; stderr: string };
+      return { code: status, out: `${stdout}${stderr}` };
+    }
+  };
+
+  it("fails when a pending bump is lower than the changes require, and passes when it is not", () => {
+    // The portal's specs changed in breaking ways since its 0.1.0 release (pnpm spec:diff shows them).
+    const low = bumpCheck('---\n"@paysys/portal": patch\n---\n\nA fix.\n');
+    expect(low.code).toBe(1);
+    expect(low.out).toMatch(/error {2}@paysys\/portal 0\.1\.0: requires minor, changesets give patch \(spec portal-v2: breaking/);
+    // The e-commerce edits of this worktree count too: never released, so everything in it is new (compatible).
+    expect(low.out).toMatch(/error {2}@paysys\/ecommerce 0\.0\.0: requires patch, changesets give none/);
+    const enough = bumpCheck('---\n"@paysys/portal": minor\n"@paysys/ecommerce": patch\n---\n\nBreaking: see the spec diff.\n');
+    expect(enough.out).toContain("bump ok  @paysys/portal 0.1.0: requires minor, changesets give minor");
+    expect(enough.out).toContain("bump ok  @paysys/ecommerce 0.0.0: requires patch, changesets give patch");
   });
 });
