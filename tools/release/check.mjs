@@ -19,6 +19,7 @@ import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { launchChromium } from "../chromium.mjs";
 import { publishedPackages } from "../packages.mjs";
+import { checkedRun } from "./checked-run.mjs";
 import { packPublished } from "./pack.mjs";
 import { smokes } from "./smokes.mjs";
 
@@ -26,15 +27,6 @@ const root = new URL("../..", import.meta.url).pathname;
 const bin = (name) => join(root, "node_modules/.bin", name);
 const work = mkdtempSync(join(tmpdir(), "paysys-release-"));
 const consumer = join(work, "consumer");
-/** What was started and must be closed, newest first. */
-const opened = [];
-const results = [];
-const step = async (name, fn) => {
-  process.stdout.write(`… ${name}\n`);
-  const out = await fn();
-  results.push(name);
-  return out;
-};
 const sh = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 180_000 });
 
 /** The smoke as an ESM module, a CJS script or TypeScript: import lines, then the body run against a sandbox. */
@@ -66,8 +58,8 @@ function expectOk(label, smoke, output) {
   if (!line || !smoke.expect.test(line.slice("smoke: ".length))) throw new Error(`${label}: unexpected output:\n${output}`);
 }
 
-let failed = false;
-try {
+await checkedRun("release check", async ({ step, opened }) => {
+  opened(() => rmSync(work, { recursive: true, force: true }));
   await step("build", () => sh("pnpm", ["exec", "turbo", "run", "build", "--filter=./packages/*"], root));
   const packages = publishedPackages(root);
   const missing = packages.filter(({ dir }) => !smokes[dir]).map(({ pkg }) => pkg.name);
@@ -114,14 +106,14 @@ try {
   if (browserPackages.length) {
     const { startSandbox } = await import(pathToFileURL(join(consumer, "node_modules/@paysys/sandbox/dist/index.js")).href);
     const sandbox = await startSandbox();
-    opened.unshift(() => sandbox.close());
+    opened(() => sandbox.close());
     const browser = await launchChromium();
-    opened.unshift(() => browser.close());
+    opened(() => browser.close());
     // The page comes from its own loopback origin: a secure context (WebCrypto exists there, as on
     // any HTTPS page, but not on about:blank) that calls the sandbox cross-origin, as a shop's page would.
     const pageServer = createServer((_, res) => res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>paysys browser smoke</title>"));
     await new Promise((resolve) => pageServer.listen(0, "127.0.0.1", resolve));
-    opened.unshift(() => new Promise((resolve) => pageServer.close(resolve)));
+    opened(() => new Promise((resolve) => pageServer.close(resolve)));
     const pageUrl = `http://127.0.0.1:${pageServer.address().port}/`;
     for (const { dir, pkg } of browserPackages) {
       const smoke = smokes[dir];
@@ -156,17 +148,6 @@ try {
   });
   mkdirSync(join(root, "artifacts"), { recursive: true });
   writeFileSync(join(root, "artifacts/sizes.json"), `${JSON.stringify(sizes, null, 2)}\n`);
-  console.log("\nrelease check passed:");
-  for (const r of results) console.log(`  ok  ${r}`);
   console.log("\n  entry                                                    min+gzip   budget");
   for (const s of sizes) console.log(`  ${s.name.padEnd(56)} ${(s.size / 1000).toFixed(2).padStart(6)} kB ${(s.sizeLimit / 1000).toFixed(0).padStart(5)} kB`);
-} catch (e) {
-  failed = true;
-  console.error(`\nrelease check FAILED: ${e.message}\n${e.stdout ?? ""}${e.stderr ?? ""}`);
-} finally {
-  for (const close of opened) await close().catch(() => {});
-  rmSync(work, { recursive: true, force: true });
-}
-// Exit explicitly: a step that failed may have left a handle (a socket, a timer) that would keep
-// the process, and so CI, waiting.
-process.exit(failed ? 1 : 0);
+});
