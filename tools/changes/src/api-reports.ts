@@ -1,7 +1,7 @@
 #!/usr/bin/env tsx
 // `pnpm api:report` writes each published package's API reports (review/*.api.md);
 // `pnpm api:check` (in the test suite) fails when one is out of date, naming what changed.
-// The packages must be built.
+// `--only <package>` limits either to one package. The packages must be built.
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "@paysys/spec-tools";
@@ -9,8 +9,9 @@ import { publishedPackages } from "../../packages.mjs";
 import { apiReport, compareReports, ensureReviewFolder, entryPointsOf, reviewFolder } from "./api-report.js";
 
 const check = process.argv.includes("--check");
+const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
 const problems: string[] = [];
-for (const { path, pkg } of publishedPackages(repoRoot)) {
+for (const { path, pkg } of publishedPackages(repoRoot).filter(({ pkg }) => only === undefined || pkg.name === only)) {
   const entries = entryPointsOf(path);
   const wanted = new Set(entries.map((e) => e.report));
   for (const entry of entries) {

@@ -1,7 +1,8 @@
 // The whole path a maintainer takes, on a scratch git worktree of this commit: real edits to the
 // e-commerce spec, `pnpm generate`, a build, a fresh API report. The report change of each edit is
 // the one expected (and an edit that changes no type changes no line), and the spec diff, the report
-// and the bump agree. One regeneration for all edits keeps it to one build.
+// and the bump agree. One regeneration for all edits keeps it to one build. The worktree is HEAD:
+// commit a change to the tools before this test can see it.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -86,6 +87,27 @@ describe("a spec edit, regenerated and built: the report change of each edit", (
       ]),
     );
     expect(requiredBump("breaking", "0.1.0")).toBe("minor");
+  });
+});
+
+describe("api:check on the same worktree", () => {
+  it("fails while the committed report is stale, naming the package, the entry point and the lines", () => {
+    const check = () => run(join(worktree, "node_modules/.bin/tsx"), ["tools/changes/src/api-reports.ts", "--check", "--only", "@paysys/ecommerce"], worktree);
+    const stale = (() => {
+      try {
+        check();
+        return { code: 0, out: "" };
+      } catch (e) {
+        const { status, stderr } = e as { status: number; stderr: string };
+        return { code: status, out: stderr };
+      }
+    })();
+    expect(stale.code).toBe(1);
+    expect(stale.out).toContain("@paysys/ecommerce .: the public API changed and review/index.api.md was not updated (pnpm api:report)");
+    expect(stale.out).toContain("- url: string;");
+    // After `api:report` (as a maintainer runs it), the check passes.
+    run(join(worktree, "node_modules/.bin/tsx"), ["tools/changes/src/api-reports.ts", "--only", "@paysys/ecommerce"], worktree);
+    expect(check()).toContain("API reports: every published package's surface matches");
   });
 });
 
