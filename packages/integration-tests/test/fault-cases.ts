@@ -9,18 +9,21 @@ import { PaysysError } from "@paysys/core";
 import { createEcommerceClient } from "@paysys/ecommerce";
 import { createFiscalClient, receiptTotal } from "@paysys/fiscal";
 import { createPortalClient } from "@paysys/portal";
-import { defaultCashoutUser, defaultFiscalUser, defaultMerchant, defaultPortalUser, type Fault, SANDBOX_PASSWORD_AUTH_TYPE } from "@paysys/sandbox";
+import { defaultCashoutUser, defaultFiscalUser, defaultMerchant, defaultPortalUser, type Fault, SANDBOX_PASSWORD_AUTH_TYPE, TestCards } from "@paysys/sandbox";
 
 /** Fast retries, a short timeout: the policy is the same, the suite is quick. */
 export const fast = { retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 2, retryAfterCapMs: 2_000 }, timeoutMs: 400, maxResponseBytes: 1024 * 1024 };
 
-/** The sandbox as a case sees it: its root address, and the captcha texts the portal client had to read. */
+/** The sandbox as a case sees it: its root address, and the secrets only the case knows (captcha texts, cryptograms). */
 export interface Env {
   root: string;
-  captchas: string[];
+  secrets: string[];
 }
 
-type Call = (env: Env, options: { logger: (e: unknown) => void } & typeof fast) => { run: () => Promise<unknown>; close: () => Promise<void> };
+/** The card the e-commerce case pays with: its number and CVV must never show (a 4-digit CVV, so a leak check cannot match a stray number). */
+export const faultCard = { pan: TestCards.success, month: 12, year: 2031, cvv: "7391", cardholder: "FAULT SUITE" };
+
+type Call = (env: Env, options: { logger: (e: unknown) => void } & typeof fast) => { prepare?: () => Promise<void>; run: () => Promise<unknown>; close: () => Promise<void> };
 
 /** Reads the captcha text from the portal module's control endpoint, and remembers it as a secret. */
 const portalCaptcha =
@@ -28,7 +31,7 @@ const portalCaptcha =
   async ({ captchaSession }: { captchaSession: string }) => {
     const answer = await fetch(`${env.root}/__sandbox/portal/captcha?session=${encodeURIComponent(captchaSession)}`);
     const { text } = (await answer.json()) as { text: string };
-    env.captchas.push(text);
+    env.secrets.push(text);
     return text;
   };
 
@@ -43,7 +46,16 @@ const portalMe: Call = (env, o) => {
 };
 const shopCreate: Call = (env, o) => {
   const shop = createEcommerceClient({ merchantId: defaultMerchant.login, password: defaultMerchant.password, baseUrl: `${env.root}/ecommerce`, ...o });
-  return { run: () => shop.payments.create({ amount: 150_000, orderId: `fault-${process.pid}-${Date.now()}` }), close: async () => {} };
+  let cardData = "";
+  return {
+    // The cryptogram is made before the fault (it fetches the gateway's key), and is a secret too.
+    prepare: async () => {
+      cardData = await shop.encryptCard(faultCard);
+      env.secrets.push(cardData);
+    },
+    run: () => shop.payments.create({ amount: 150_000, orderId: `fault-${process.pid}-${Date.now()}`, customerData: { cardData } }),
+    close: async () => {},
+  };
 };
 const tillSale: Call = (env, o) => {
   const fiscal = createFiscalClient({ baseUrl: `${env.root}/fiscal`, credentials: { login: defaultFiscalUser.PhoneLogin, password: defaultFiscalUser.Password }, ...o });
@@ -180,7 +192,8 @@ export interface CaseResult {
   isPaysysError: boolean;
   stack?: string;
   text: string;
-  captchas: string[];
+  /** Secrets only the case's process knew: captcha texts, cryptograms. */
+  secrets: string[];
 }
 
 async function control(env: Env, method: string, body?: unknown): Promise<void> {
@@ -190,11 +203,12 @@ async function control(env: Env, method: string, body?: unknown): Promise<void> 
 
 /** Runs one case against the sandbox at `root` and closes the client. */
 export async function runCase(c: Case, root: string): Promise<CaseResult> {
-  const env: Env = { root, captchas: [] };
+  const env: Env = { root, secrets: [] };
   const lines: string[] = [];
   const client = c.call(env, { ...fast, logger: (e) => lines.push(JSON.stringify(e)) });
-  // Sign in (and open what the case needs) first, so the fault meets the operation itself.
+  // Sign in (and prepare what the case needs) first, so the fault meets the operation itself.
   if (c.path.startsWith("/portal/v2/user")) await client.run();
+  await client.prepare?.();
   await control(env, "DELETE");
   const fault =
     c.fault.kind === "status" && c.fault.headers?.["retry-after"] === "HTTP-DATE"
@@ -208,7 +222,7 @@ export async function runCase(c: Case, root: string): Promise<CaseResult> {
   );
   // A failing close() (a logout the fault also meets) is something a user reads too.
   await client.close().catch((e: unknown) => lines.push(renderings(e)));
-  if (outcome === "ok") return { outcome, attempts: "-", isPaysysError: false, text: lines.join("\n"), captchas: env.captchas };
+  if (outcome === "ok") return { outcome, attempts: "-", isPaysysError: false, text: lines.join("\n"), secrets: env.secrets };
   const error = outcome as PaysysError;
   return {
     outcome: error.name,
@@ -216,7 +230,7 @@ export async function runCase(c: Case, root: string): Promise<CaseResult> {
     isPaysysError: error instanceof PaysysError,
     stack: String(error.stack),
     text: [...lines, renderings(error)].join("\n"),
-    captchas: env.captchas,
+    secrets: env.secrets,
   };
 }
 
@@ -226,7 +240,7 @@ export async function runCase(c: Case, root: string): Promise<CaseResult> {
  * day is large enough not to fit in the socket's buffers; a small body read ahead holds nothing.
  */
 export async function leaveFileUnread(root: string, cancel: boolean): Promise<CaseResult> {
-  const env: Env = { root, captchas: [] };
+  const env: Env = { root, secrets: [] };
   const portal = createPortalClient({
     baseUrl: `${root}/portal`,
     credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw },
@@ -235,5 +249,5 @@ export async function leaveFileUnread(root: string, cancel: boolean): Promise<Ca
   const file = await portal.reports.dealerStatistics({ dateFrom: "20240501", dateTo: "20240531", subOn: true, groupByDay: true, format: "xlsx" });
   if (cancel) await file.cancel();
   await portal.close();
-  return { outcome: "ok", attempts: "-", isPaysysError: false, text: "", captchas: env.captchas };
+  return { outcome: "ok", attempts: "-", isPaysysError: false, text: "", secrets: env.secrets };
 }
