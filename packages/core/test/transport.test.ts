@@ -57,6 +57,42 @@ describe("retries", () => {
     expect(s.seen.map((x) => x.body)).toEqual(Array(3).fill('{"params":{"a":1}}'));
   });
 
+  /** A 200 whose body stops half-way with a reset. */
+  const cutOff = async () =>
+    new Response(
+      new ReadableStream({
+        start(c) {
+          c.enqueue(new TextEncoder().encode('{"ok":'));
+          c.error(new TypeError("terminated: other side closed"));
+        },
+      }),
+      { headers: { "content-type": "application/json" } },
+    );
+
+  it("retries an idempotent call whose answer is cut off mid-body, within the same budget", async () => {
+    const s = script(cutOff, cutOff, json({ ok: true }));
+    const r = await transport(s.fetch).call(op(), { body: { params: {} } });
+    expect(r).toMatchObject({ kind: "json", body: { ok: true }, attempts: 3 });
+    // Three cuts use up the two retries: the third is the error.
+    const always = script(cutOff);
+    const e = await transport(always.fetch)
+      .call(op(), { body: {} })
+      .catch((x) => x);
+    expect(e).toBeInstanceOf(ConnectionError);
+    expect(e).toMatchObject({ attempts: 3, message: expect.stringContaining("the answer was cut off") });
+    expect(always.seen).toHaveLength(3);
+  });
+
+  it("never re-sends a money operation whose answer is cut off: the outcome is unknown", async () => {
+    const s = script(cutOff, json({ ok: true }));
+    const e = await transport(s.fetch)
+      .call(op({ idempotent: false, movesMoney: true }), { body: {} })
+      .catch((x) => x);
+    expect(e).toBeInstanceOf(ConnectionError);
+    expect(e).toMatchObject({ attempts: 1, outcomeUnknown: true });
+    expect(s.seen).toHaveLength(1);
+  });
+
   it.each([408, 429, 500, 503])("retries %i", async (status) => {
     const s = script(json({}, status), json({ ok: 1 }));
     await transport(s.fetch).call(op(), {});

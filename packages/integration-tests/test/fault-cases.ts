@@ -133,10 +133,11 @@ export const cases: Case[] = [
   { ...me, fault: { kind: "truncated-json" }, expect: "UnexpectedResponseError", attempts: 1, reached: 1 },
   { ...me, fault: { kind: "invalid-utf8" }, expect: "UnexpectedResponseError", attempts: 1, reached: 1 },
   { ...me, fault: { kind: "reset-before-headers" }, times: always, expect: "ConnectionError", attempts: 3, reached: 3 },
-  // A body cut off or too slow after the headers is not retried, even for a read: the transport retries before the answer starts (see the closing note).
-  { ...me, fault: { kind: "reset-mid-body" }, times: always, expect: "ConnectionError", attempts: 1, reached: 1 },
+  // A read whose answer is cut off or too slow after the headers is retried like one that never started.
+  { ...me, fault: { kind: "reset-mid-body" }, times: always, expect: "ConnectionError", attempts: 3, reached: 3 },
+  { ...me, fault: { kind: "reset-mid-body" }, times: 1, expect: "ok", reached: 2 },
   { ...me, fault: { kind: "hang" }, times: always, expect: "TimeoutError", attempts: 3, reached: 3 },
-  { ...me, fault: { kind: "slow-body", intervalMs: 40 }, times: always, expect: "TimeoutError", attempts: 1, reached: 1 },
+  { ...me, fault: { kind: "slow-body", intervalMs: 40 }, times: always, expect: "TimeoutError", attempts: 3, reached: 3 },
   { ...me, fault: { kind: "empty", status: 200 }, expect: "UnexpectedResponseError", attempts: 1, reached: 1 },
   { ...me, fault: { kind: "empty", status: 204 }, expect: "UnexpectedResponseError", attempts: 1, reached: 1 },
   { ...me, fault: { kind: "huge", bytes: 5 * 1024 * 1024 }, expect: "ResponseTooLargeError", attempts: 1, reached: 1 },

@@ -93,6 +93,8 @@ interface CallState {
   op: OperationSpec;
   steps: AttemptStep[];
   attempts: number;
+  /** Retries spent, before the answer and while reading it: one budget per call. */
+  retries: number;
   /** The call's input: its sensitive values are collected only if an error needs scrubbing. */
   input: HttpInput;
   timeoutMs: number;
@@ -170,6 +172,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
       op,
       steps: scheme ? [scheme, ...extra] : extra,
       attempts: 0,
+      retries: 0,
       input,
       timeoutMs: timeoutMs ?? this.#options.timeoutMs ?? 30_000,
       endAttempt: () => {},
@@ -207,37 +210,53 @@ export class Transport<Paths extends {} = Record<string, never>> {
    */
   async call(op: OperationSpec, input: HttpInput, options: CallOptions = {}, extra: { steps?: AttemptStep[]; wantsFile?: boolean } = {}): Promise<CallResult> {
     const state = this.#state(op, input, options.timeoutMs, extra.steps ?? []);
-    let response: Response;
-    try {
-      response = await this.#attempts(this.#prepare(op, input, options), state, options.signal);
-    } catch (e) {
-      state.endAttempt();
-      throw this.#logged(op, e instanceof PaysysError ? e : new ConnectionError(`${op.id}: ${this.#scrubbed(e, state)}`, { operation: op.id, attempts: state.attempts }));
+    const prepared = this.#prepare(op, input, options);
+    for (;;) {
+      let response: Response;
+      try {
+        response = await this.#attempts(prepared, state, options.signal);
+      } catch (e) {
+        state.endAttempt();
+        throw this.#logged(op, e instanceof PaysysError ? e : new ConnectionError(`${op.id}: ${this.#scrubbed(e, state)}`, { operation: op.id, attempts: state.attempts }));
+      }
+      const ctx: ErrorContext = { operation: op.id, status: response.status, attempts: state.attempts };
+      const contentType = response.headers.get("content-type") ?? "";
+      if (response.ok && extra.wantsFile && !/json/i.test(contentType)) {
+        // The attempt timer stops at the headers for files, so a large download is not cut off;
+        // the caller's signal still applies to the body.
+        state.endAttempt();
+        return { kind: "file", file: new BinaryFile(response), ...this.#facts(response, state, () => "[a file]") };
+      }
+      let bytes: Uint8Array;
+      try {
+        bytes = await this.#read(response, response.ok ? this.#maxBytes : ERROR_BODY_LIMIT, response.ok, op, ctx);
+      } catch (e) {
+        const error =
+          e instanceof PaysysError
+            ? e
+            : options.signal?.aborted
+              ? new RequestAbortedError(`${op.id}: aborted by the caller while the answer arrived`, { ...ctx, cause: options.signal.reason })
+              : e instanceof TimeoutMarker
+                ? new TimeoutError(`${op.id}: timed out reading the answer${this.#unknownOutcome(op)}`, { ...ctx, outcomeUnknown: !op.idempotent })
+                : new ConnectionError(`${op.id}: the answer was cut off${this.#unknownOutcome(op)}`, { ...ctx, outcomeUnknown: !op.idempotent });
+        state.endAttempt();
+        // An answer cut off or too slow is retried like one that never started, for idempotent
+        // operations only and within the same budget; a money operation's outcome stays unknown.
+        if (op.idempotent && (error instanceof ConnectionError || error instanceof TimeoutError) && state.retries < this.#retry.maxRetries) {
+          state.retries++;
+          await this.#wait(op, state.attempts, backoffDelay(state.retries, this.#retry), error.message, options.signal);
+          continue;
+        }
+        throw this.#logged(op, error);
+      } finally {
+        state.endAttempt();
+      }
+      return this.#answer(op, response, bytes, contentType, ctx, state);
     }
-    const ctx: ErrorContext = { operation: op.id, status: response.status, attempts: state.attempts };
-    const contentType = response.headers.get("content-type") ?? "";
-    if (response.ok && extra.wantsFile && !/json/i.test(contentType)) {
-      // The attempt timer stops at the headers for files, so a large download is not cut off;
-      // the caller's signal still applies to the body.
-      state.endAttempt();
-      return { kind: "file", file: new BinaryFile(response), ...this.#facts(response, state, () => "[a file]") };
-    }
-    let bytes: Uint8Array;
-    try {
-      bytes = await this.#read(response, response.ok ? this.#maxBytes : ERROR_BODY_LIMIT, response.ok, op, ctx);
-    } catch (e) {
-      const error =
-        e instanceof PaysysError
-          ? e
-          : options.signal?.aborted
-            ? new RequestAbortedError(`${op.id}: aborted by the caller while the answer arrived`, { ...ctx, cause: options.signal.reason })
-            : e instanceof TimeoutMarker
-              ? new TimeoutError(`${op.id}: timed out reading the answer${this.#unknownOutcome(op)}`, { ...ctx, outcomeUnknown: !op.idempotent })
-              : new ConnectionError(`${op.id}: the answer was cut off${this.#unknownOutcome(op)}`, { ...ctx, outcomeUnknown: !op.idempotent });
-      throw this.#logged(op, error);
-    } finally {
-      state.endAttempt();
-    }
+  }
+
+  /** Turns a whole body into the call's result: typed errors for HTTP errors, bad UTF-8, bad JSON, or an answer the spec does not allow. */
+  #answer(op: OperationSpec, response: Response, bytes: Uint8Array, contentType: string, ctx: ErrorContext, state: CallState): CallResult {
     // Decoded leniently only when an error needs an excerpt; a good answer is decoded once, strictly.
     const lenient = () => new TextDecoder().decode(bytes);
     const excerpt = () => this.#excerpt(lenient(), bytes, contentType, state);
@@ -340,7 +359,6 @@ export class Transport<Paths extends {} = Record<string, never>> {
     const hooks = this.#options.hooks;
     const resent = new Set<AttemptStep>();
     const secretHeaders = state.steps.flatMap((s) => s.headerNames);
-    let retries = 0;
     let redirects = 0;
     let url = prepared.url;
     for (;;) {
@@ -400,9 +418,9 @@ export class Transport<Paths extends {} = Record<string, never>> {
         if (caller?.aborted) throw new RequestAbortedError(`${op.id}: aborted by the caller`, { operation: op.id, attempts: attempt, cause: caller.reason });
         const timedOut = controller.signal.reason instanceof TimeoutMarker;
         const what = timedOut ? `timed out after ${state.timeoutMs} ms` : `connection failed: ${this.#scrubbed(e, state)}`;
-        if (op.idempotent && retries < this.#retry.maxRetries) {
-          retries++;
-          await this.#wait(op, attempt, backoffDelay(retries, this.#retry), what, caller);
+        if (op.idempotent && state.retries < this.#retry.maxRetries) {
+          state.retries++;
+          await this.#wait(op, attempt, backoffDelay(state.retries, this.#retry), what, caller);
           continue;
         }
         const ErrorClass = timedOut ? TimeoutError : ConnectionError;
@@ -440,13 +458,13 @@ export class Transport<Paths extends {} = Record<string, never>> {
         discard(response);
         continue;
       }
-      if (op.idempotent && isRetryableStatus(response.status) && retries < this.#retry.maxRetries) {
+      if (op.idempotent && isRetryableStatus(response.status) && state.retries < this.#retry.maxRetries) {
         const retryAfter = parseRetryAfter(response.headers.get("retry-after"));
         if (retryAfter === undefined || retryAfter <= this.#retry.retryAfterCapMs) {
-          retries++;
+          state.retries++;
           state.endAttempt();
           discard(response);
-          await this.#wait(op, attempt, retryAfter ?? backoffDelay(retries, this.#retry), `HTTP ${response.status}`, caller);
+          await this.#wait(op, attempt, retryAfter ?? backoffDelay(state.retries, this.#retry), `HTTP ${response.status}`, caller);
           continue;
         }
       }
