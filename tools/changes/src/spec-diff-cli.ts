@@ -24,13 +24,18 @@ function print(changes: Change[]): void {
   }
 }
 
-for (const { dir, pkg } of publishedPackages(repoRoot)) {
-  if (!specsOfPackage(pkg.name).length) continue;
-  const from = ref ?? (lastReleaseCommit(repoRoot, join("packages", dir)) || null);
-  const since = ref ? ref : from ? `its last release (${pkg.version}, ${from.slice(0, 7)})` : "nothing (never released: every operation is new)";
-  for (const { spec, changes } of await specDiffs(pkg.name, from)) {
-    const level = levelOf(changes);
-    console.log(`\n${spec} (${pkg.name}) since ${since}: ${level ?? "no change"}${level ? `, requires ${requiredBump(level, pkg.version)}` : ""}`);
-    print(changes);
+try {
+  for (const { dir, pkg } of publishedPackages(repoRoot)) {
+    if (!specsOfPackage(pkg.name).length) continue;
+    const from = ref ?? (lastReleaseCommit(repoRoot, join("packages", dir)) || null);
+    const since = ref ? ref : from ? `its last release (${pkg.version}, ${from.slice(0, 7)})` : "nothing (never released: every operation is new)";
+    for (const { spec, changes } of await specDiffs(pkg.name, from)) {
+      const level = levelOf(changes);
+      console.log(`\n${spec} (${pkg.name}) since ${since}: ${level ?? "no change"}${level ? `, requires ${requiredBump(level, pkg.version)}` : ""}`);
+      print(changes);
+    }
   }
+} catch (e) {
+  console.error(`spec:diff: ${(e as Error).message}`);
+  process.exit(1);
 }

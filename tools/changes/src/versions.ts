@@ -1,7 +1,7 @@
 // Specs as they were at a git commit, and what changed in a package since a given commit: the
 // spec diff of each interface it is generated from, and its API reports.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { repoRoot, specs, specsDir } from "@paysys/spec-tools";
@@ -16,13 +16,26 @@ const git = (root: string, args: string[]) => execFileSync("git", args, { cwd: r
  */
 export type Version = string | undefined | null;
 
-/** The `specs/` folder as it was at `version`, extracted into a scratch folder (the working tree's own for `undefined`). */
-export function specsAt(commit: Version, root = repoRoot): string {
-  if (commit === undefined) return join(root, "specs");
-  const dir = mkdtempSync(join(tmpdir(), "paysys-specs-"));
-  if (commit === null) return join(dir, "specs");
-  execFileSync("sh", ["-c", `git archive ${commit} specs | tar -x -C "${dir}"`], { cwd: root });
-  return join(dir, "specs");
+/**
+ * The `specs/` folder as it was at `version`: the working tree's own for `undefined`, otherwise
+ * extracted into a scratch folder that `dispose()` removes. A ref git does not know is an error that
+ * says so.
+ */
+export function specsAt(commit: Version, root = repoRoot): { dir: string; dispose: () => void } {
+  if (commit === undefined) return { dir: join(root, "specs"), dispose: () => {} };
+  const scratch = mkdtempSync(join(tmpdir(), "paysys-specs-"));
+  const dispose = () => rmSync(scratch, { recursive: true, force: true });
+  if (commit !== null) {
+    try {
+      const resolved = git(root, ["rev-parse", "--verify", "--end-of-options", `${commit}^{commit}`]).trim();
+      git(root, ["archive", "--format=tar", "-o", join(scratch, "specs.tar"), resolved, "specs"]);
+      execFileSync("tar", ["-x", "-f", join(scratch, "specs.tar"), "-C", scratch]);
+    } catch (e) {
+      dispose();
+      throw new Error(`cannot read the specs at ${commit}: ${(e as { stderr?: string }).stderr?.trim() || (e as Error).message}`);
+    }
+  }
+  return { dir: join(scratch, "specs"), dispose };
 }
 
 /** A file as it was at `commit` (undefined: it did not exist); the working tree's when `commit` is undefined. */
@@ -46,14 +59,20 @@ export interface SpecDiff {
 
 /** Each spec of a package, compared between two versions (by default the second is the working tree). */
 export async function specDiffs(name: string, from: Version, to: Version = undefined, root = repoRoot): Promise<SpecDiff[]> {
-  const [before, after] = [specsAt(from, root), specsAt(to, root)];
-  const out: SpecDiff[] = [];
-  for (const spec of specsOfPackage(name)) {
-    const file = relative(specsDir, spec.file);
-    const at = (dir: string) => (existsSync(join(dir, file)) ? join(dir, file) : undefined);
-    out.push({ spec: spec.name, changes: await diffSpec(at(before), at(after)) });
+  const before = specsAt(from, root);
+  const after = specsAt(to, root);
+  try {
+    const out: SpecDiff[] = [];
+    for (const spec of specsOfPackage(name)) {
+      const file = relative(specsDir, spec.file);
+      const at = (dir: string) => (existsSync(join(dir, file)) ? join(dir, file) : undefined);
+      out.push({ spec: spec.name, changes: await diffSpec(at(before.dir), at(after.dir)) });
+    }
+    return out;
+  } finally {
+    before.dispose();
+    after.dispose();
   }
-  return out;
 }
 
 export interface ReportDiff {
