@@ -5,10 +5,9 @@ export * from "../decimal.js";
 export { randomUuid } from "../ids.js";
 export { base64 } from "./base64.js";
 export { commaListCodec, rfc3339Codec, tengeCodec } from "./builtin-codecs.js";
-export { type ChainRun, HeaderChain, type HeaderChainOptions } from "./chain.js";
-export { type Codec, type CodecContext, type CodecRegistry, checkPeriod, encodeInput } from "./codecs.js";
+export type { Codec, CodecContext, CodecRegistry } from "./codecs.js";
 export { asyncDispose } from "./dispose.js";
-export { type Answer, checkFailure, serviceFields, unwrap, wrapParams } from "./envelope.js";
+export { type Answer, checkFailure, unwrap, wrapParams } from "./envelope.js";
 export { DEFAULT_INBOUND_MAX_BYTES, type Inbound, type InboundSpec, inbound, parseInbound } from "./inbound.js";
 export {
   type Check,
@@ -41,9 +40,9 @@ export {
 } from "./operation.js";
 export { checkClientOptions, clientFunctionKeys, sharedTransportOptions } from "./options.js";
 export { evaluatePointer, parsePointer, placeAt } from "./pointer.js";
-export { collectSecrets, REDACTED, redactHeaders, redactValue, SecretSet, scrub } from "./redact.js";
+export { REDACTED, redactValue, SecretSet, scrub } from "./redact.js";
 export { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDefaults, sleep } from "./retry.js";
 export { type AttemptStep, basicScheme, bearerScheme, type HeaderSink, type SecurityScheme } from "./steps.js";
 export { TokenManager, type TokenManagerOptions, type TokenSet, tokensFromAnswer } from "./tokens.js";
 export { type CallResult, type HttpInput, Transport, type TransportOptions } from "./transport.js";
-export { instantOf, offsetAt, pad, type WallClock, wallClock } from "./zone.js";
+export { instantOf, pad, type WallClock, wallClock } from "./zone.js";

@@ -227,32 +227,32 @@ export class Transport<Paths extends {} = Record<string, never>> {
         state.endAttempt();
         return { kind: "file", file: new BinaryFile(response), ...this.#facts(response, state, () => "[a file]") };
       }
-      let bytes: Uint8Array;
-      try {
-        bytes = await this.#read(response, response.ok ? this.#maxBytes : ERROR_BODY_LIMIT, response.ok, op, ctx);
-      } catch (e) {
-        const error =
-          e instanceof PaysysError
-            ? e
-            : options.signal?.aborted
-              ? new RequestAbortedError(`${op.id}: aborted by the caller while the answer arrived`, { ...ctx, cause: options.signal.reason })
-              : e instanceof TimeoutMarker
-                ? new TimeoutError(`${op.id}: timed out reading the answer${this.#unknownOutcome(op)}`, { ...ctx, outcomeUnknown: !op.idempotent })
-                : new ConnectionError(`${op.id}: the answer was cut off${this.#unknownOutcome(op)}`, { ...ctx, outcomeUnknown: !op.idempotent });
-        state.endAttempt();
+      const read = await this.#read(response, response.ok ? this.#maxBytes : ERROR_BODY_LIMIT, response.ok, op, ctx).then(
+        (bytes) => ({ bytes }),
+        (e: unknown) => ({ failure: this.#readFailure(e, op, ctx, options.signal) }),
+      );
+      state.endAttempt();
+      if ("failure" in read) {
+        const { failure } = read;
         // An answer cut off or too slow is retried like one that never started, for idempotent
         // operations only and within the same budget; a money operation's outcome stays unknown.
-        if (op.idempotent && (error instanceof ConnectionError || error instanceof TimeoutError) && state.retries < this.#retry.maxRetries) {
+        if (op.idempotent && (failure instanceof ConnectionError || failure instanceof TimeoutError) && state.retries < this.#retry.maxRetries) {
           state.retries++;
-          await this.#wait(op, state.attempts, backoffDelay(state.retries, this.#retry), error.message, options.signal);
+          await this.#wait(op, state.attempts, backoffDelay(state.retries, this.#retry), failure.message, options.signal);
           continue;
         }
-        throw this.#logged(op, error);
-      } finally {
-        state.endAttempt();
+        throw this.#logged(op, failure);
       }
-      return this.#answer(op, response, bytes, contentType, ctx, state);
+      return this.#answer(op, response, read.bytes, contentType, ctx, state);
     }
+  }
+
+  /** What went wrong while the body arrived, as the typed error a caller sees. */
+  #readFailure(e: unknown, op: OperationSpec, ctx: ErrorContext, signal: AbortSignal | undefined): PaysysError {
+    if (e instanceof PaysysError) return e;
+    if (signal?.aborted) return new RequestAbortedError(`${op.id}: aborted by the caller while the answer arrived`, { ...ctx, cause: signal.reason });
+    if (e instanceof TimeoutMarker) return new TimeoutError(`${op.id}: timed out reading the answer${this.#unknownOutcome(op)}`, { ...ctx, outcomeUnknown: !op.idempotent });
+    return new ConnectionError(`${op.id}: the answer was cut off${this.#unknownOutcome(op)}`, { ...ctx, outcomeUnknown: !op.idempotent });
   }
 
   /** Turns a whole body into the call's result: typed errors for HTTP errors, bad UTF-8, bad JSON, or an answer the spec does not allow. */
