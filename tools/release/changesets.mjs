@@ -48,16 +48,6 @@ export function releasesOf(root, folder) {
   });
 }
 
-/** The highest bump the pending changesets give a package ("major" > "minor" > "patch"), or undefined. */
-export function pendingBump(changesets, name) {
-  const order = ["patch", "minor", "major"];
-  const given = changesets
-    .flatMap(bumpsIn)
-    .filter(([n]) => n === name)
-    .map(([, bump]) => bump);
-  return given.sort((a, b) => order.indexOf(b) - order.indexOf(a))[0];
-}
-
 /** Reads the repository: changed files per published package, and pending changesets. */
 export function readRepository(root) {
   const changed = {};

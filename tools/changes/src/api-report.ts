@@ -2,7 +2,7 @@
 // (`review/<entry>.api.md`, as the Azure SDK keeps them) per entry point of its `exports`, made
 // from the built declarations. They are committed, so every change to the surface shows in review;
 // `pnpm api:check` fails when a report is out of date.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Extractor, ExtractorConfig, ExtractorLogLevel, type ExtractorMessage } from "@microsoft/api-extractor";
@@ -73,12 +73,6 @@ export function apiReport(packageDir: string, entry: EntryPoint): string {
 }
 
 export const reviewFolder = (packageDir: string) => join(packageDir, "review");
-
-export function ensureReviewFolder(packageDir: string): string {
-  const dir = reviewFolder(packageDir);
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}
 
 /** The lines of a report that say something (API Extractor's header and blank lines aside). */
 function surface(report: string | undefined): string[] {

@@ -2,11 +2,11 @@
 // `pnpm api:report` writes each published package's API reports (review/*.api.md);
 // `pnpm api:check` (in the test suite) fails when one is out of date, naming what changed.
 // `--only <package>` limits either to one package. The packages must be built.
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "@paysys/spec-tools";
 import { publishedPackages } from "../../packages.mjs";
-import { apiReport, compareReports, ensureReviewFolder, entryPointsOf, reviewFolder } from "./api-report.js";
+import { apiReport, compareReports, entryPointsOf, reviewFolder } from "./api-report.js";
 
 const check = process.argv.includes("--check");
 const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
@@ -24,7 +24,8 @@ for (const { path, pkg } of publishedPackages(repoRoot).filter(({ pkg }) => only
       const lines = [...(change?.removed ?? []).map((l) => `  - ${l.trim()}`), ...(change?.added ?? []).map((l) => `  + ${l.trim()}`)].slice(0, 12);
       problems.push(`${pkg.name} ${entry.subpath}: the public API changed and review/${entry.report} was not updated (pnpm api:report)\n${lines.join("\n")}`);
     } else {
-      writeFileSync(join(ensureReviewFolder(path), entry.report), report);
+      mkdirSync(reviewFolder(path), { recursive: true });
+      writeFileSync(file, report);
       console.log(`wrote ${pkg.name} review/${entry.report}`);
     }
   }

@@ -5,8 +5,8 @@
 import { join } from "node:path";
 import { repoRoot } from "@paysys/spec-tools";
 import { publishedPackages } from "../../packages.mjs";
-import { lastReleaseCommit, pendingBump, readRepository } from "../../release/changesets.mjs";
-import { type Bump, lowerThan, requiredBump } from "./bump.js";
+import { lastReleaseCommit, readRepository } from "../../release/changesets.mjs";
+import { lowerThan, pendingBump, requiredBump } from "./bump.js";
 import { levelOf } from "./spec-diff.js";
 import { overallLevel, reportDiffs, specDiffs } from "./versions.js";
 
@@ -17,7 +17,7 @@ for (const { dir, path, pkg } of publishedPackages(repoRoot)) {
   const diffs = await specDiffs(pkg.name, from);
   const reports = reportDiffs(path, from);
   const required = requiredBump(overallLevel(diffs, reports), pkg.version);
-  const given: Bump = pendingBump(changesets, pkg.name) ?? "none";
+  const given = pendingBump(changesets, pkg.name);
   const why = [
     ...diffs.filter((d) => d.changes.length).map((d) => `spec ${d.spec}: ${levelOf(d.changes)}`),
     ...reports.map((r) => `API report ${r.report}: ${r.change.level} (${r.change.removed.length} line(s) removed, ${r.change.added.length} added)`),

@@ -3,6 +3,7 @@
 //   1.x and later: breaking → major, compatible → minor, documentation only → none
 // "Compatible" includes new operations and fields: in 0.x they ride on a patch, as changesets
 // treats 0.x minors as the breaking line.
+import { bumpsIn } from "../../release/changesets.mjs";
 import type { Level } from "./spec-diff.js";
 
 export type Bump = "none" | "patch" | "minor" | "major";
@@ -17,3 +18,10 @@ export function requiredBump(level: Level | undefined, version: string): Bump {
 
 export const higher = (a: Bump, b: Bump): Bump => (bumps.indexOf(a) >= bumps.indexOf(b) ? a : b);
 export const lowerThan = (a: Bump, b: Bump): boolean => bumps.indexOf(a) < bumps.indexOf(b);
+
+/** The highest bump the pending changesets give a package ("none" when none names it). */
+export const pendingBump = (changesets: readonly string[], name: string): Bump =>
+  changesets
+    .flatMap(bumpsIn)
+    .filter(([n]) => n === name)
+    .reduce<Bump>((top, [, bump]) => higher(top, bump), "none");

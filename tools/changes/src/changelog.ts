@@ -22,11 +22,12 @@ export async function specHistory(specName: string, root = repoRoot): Promise<Ch
   const entries: ChangesEntry[] = [];
   let previous: Version = null;
   for (const release of releases) {
-    const diff = (await specDiffs(name, previous, release.commit, root)).find((d) => d.spec === specName);
+    const [diff] = await specDiffs(name, previous, release.commit, root, specName);
     entries.push({ heading: `${release.version} (${release.date})`, changes: diff?.changes ?? [], first: previous === null });
     previous = release.commit;
   }
-  const pending = (await specDiffs(name, previous, undefined, root)).find((d) => d.spec === specName)?.changes ?? [];
+  const [pendingDiff] = await specDiffs(name, previous, undefined, root, specName);
+  const pending = pendingDiff?.changes ?? [];
   const last = releases.at(-1);
   entries.push({ heading: last ? `Unreleased (since ${last.version})` : "Unreleased (never released)", changes: pending, first: previous === null });
   return entries.reverse();

@@ -1,6 +1,3 @@
-// What changed for callers: spec diffs, API reports, the bump they require, and the history shown in the docs.
-export { apiReport, compareReports, entryPointsOf, type ReportChange } from "./api-report.js";
-export { type Bump, requiredBump } from "./bump.js";
+// What the reference pages use from here: the history of an interface's spec, as a "Changes" section.
+// The commands (spec:diff, api:report, api:check, the bump check) are the other entry points.
 export { type ChangesEntry, renderHistory, specHistory } from "./changelog.js";
-export { type Change, diffSpec, type Level, levelOf } from "./spec-diff.js";
-export { reportDiffs, specDiffs } from "./versions.js";

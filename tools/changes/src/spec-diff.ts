@@ -199,7 +199,10 @@ export async function diffSpec(beforeFile: string | undefined, afterFile: string
   return [...byKey.values()];
 }
 
-/** The highest level among the changes (`undefined`: nothing changed). */
-export function levelOf(changes: readonly Change[]): Level | undefined {
-  return changes.reduce<Level | undefined>((top, c) => (top === undefined || levels.indexOf(c.level) > levels.indexOf(top) ? c.level : top), undefined);
+/** The highest of some levels (`undefined`: none). */
+export function highest(some: readonly (Level | undefined)[]): Level | undefined {
+  return some.reduce<Level | undefined>((top, l) => (l !== undefined && (top === undefined || levels.indexOf(l) > levels.indexOf(top)) ? l : top), undefined);
 }
+
+/** The highest level among the changes (`undefined`: nothing changed). */
+export const levelOf = (changes: readonly Change[]): Level | undefined => highest(changes.map((c) => c.level));

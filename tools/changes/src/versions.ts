@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { repoRoot, specs, specsDir } from "@paysys/spec-tools";
 import { compareReports, entryPointsOf, type ReportChange, reviewFolder } from "./api-report.js";
-import { type Change, diffSpec, type Level, levelOf, levels } from "./spec-diff.js";
+import { type Change, diffSpec, highest, type Level } from "./spec-diff.js";
 
 const git = (root: string, args: string[]) => execFileSync("git", args, { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "pipe"] });
 
@@ -57,13 +57,13 @@ export interface SpecDiff {
   changes: Change[];
 }
 
-/** Each spec of a package, compared between two versions (by default the second is the working tree). */
-export async function specDiffs(name: string, from: Version, to: Version = undefined, root = repoRoot): Promise<SpecDiff[]> {
+/** Each spec of a package (or only `only`), compared between two versions (by default the second is the working tree). */
+export async function specDiffs(name: string, from: Version, to: Version = undefined, root = repoRoot, only?: string): Promise<SpecDiff[]> {
   const before = specsAt(from, root);
   const after = specsAt(to, root);
   try {
     const out: SpecDiff[] = [];
-    for (const spec of specsOfPackage(name)) {
+    for (const spec of specsOfPackage(name).filter((s) => only === undefined || s.name === only)) {
       const file = relative(specsDir, spec.file);
       const at = (dir: string) => (existsSync(join(dir, file)) ? join(dir, file) : undefined);
       out.push({ spec: spec.name, changes: await diffSpec(at(before.dir), at(after.dir)) });
@@ -90,7 +90,5 @@ export function reportDiffs(packageDir: string, from: Version, root = repoRoot):
 }
 
 /** The highest level among spec and report changes. */
-export function overallLevel(diffs: SpecDiff[], reports: ReportDiff[]): Level | undefined {
-  const all = [levelOf(diffs.flatMap((d) => d.changes)), ...reports.map((r) => r.change.level)].filter((l): l is Level => l !== undefined);
-  return all.sort((a, b) => levels.indexOf(b) - levels.indexOf(a))[0];
-}
+export const overallLevel = (diffs: SpecDiff[], reports: ReportDiff[]): Level | undefined =>
+  highest([...diffs.flatMap((d) => d.changes.map((c) => c.level)), ...reports.map((r) => r.change.level)]);

@@ -3,19 +3,12 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { missingChangesets, packagesIn, pendingBump, readRepository } from "../changesets.mjs";
+import { missingChangesets, packagesIn, readRepository } from "../changesets.mjs";
 
 describe("changeset check", () => {
   it("reads the packages a changeset bumps", () => {
     expect(packagesIn("---\n\"@paysys/portal\": minor\n'@paysys/core': patch\n---\n\nText")).toEqual(["@paysys/portal", "@paysys/core"]);
     expect(packagesIn("no front matter")).toEqual([]);
-  });
-
-  it("takes the highest bump the pending changesets give a package", () => {
-    const pending = ['---\n"@paysys/portal": patch\n---\nx', '---\n"@paysys/portal": minor\n"@paysys/core": patch\n---\ny', '---\n"@paysys/portal": patch\n---\nz'];
-    expect(pendingBump(pending, "@paysys/portal")).toBe("minor");
-    expect(pendingBump(pending, "@paysys/core")).toBe("patch");
-    expect(pendingBump(pending, "@paysys/fiscal")).toBeUndefined();
   });
 
   it("flags a changed package without a changeset, and only that one", () => {
