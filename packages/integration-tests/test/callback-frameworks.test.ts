@@ -4,11 +4,12 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { type CallbackEvent, createEcommerceClient } from "@paysys/ecommerce";
-import { defaultMerchant, type Sandbox, startSandbox, TestCards } from "@paysys/sandbox";
+import { type Sandbox, startSandbox, TestCards } from "@paysys/sandbox";
 import express from "express";
 import Fastify from "fastify";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { merchant } from "./credentials.js";
 
 let sb: Sandbox;
 const closers: (() => Promise<unknown> | unknown)[] = [];
@@ -20,8 +21,7 @@ afterAll(async () => {
   await sb.close();
 });
 
-const shop = () =>
-  createEcommerceClient({ merchantId: defaultMerchant.login, password: defaultMerchant.password, baseUrl: sb.ecommerceUrl, callbacks: { allowedAddresses: ["127.0.0.1"] } });
+const shop = () => createEcommerceClient({ ...merchant, baseUrl: sb.ecommerceUrl, callbacks: { allowedAddresses: ["127.0.0.1"] } });
 
 /** Pays with a test card, calling back to `callbackUrl`; waits for the first acknowledgement, then has the sandbox deliver again. */
 async function payAndDeliverTwice(client: ReturnType<typeof shop>, callbackUrl: string, processed: CallbackEvent[]) {

@@ -20,6 +20,7 @@ import {
 import { FileStore } from "@paysys/cashout/node";
 import { defaultCashoutUser, SANDBOX_PASSWORD_AUTH_TYPE, type Sandbox, startSandbox } from "@paysys/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cashoutCredentials } from "./credentials.js";
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -28,7 +29,7 @@ beforeAll(async () => {
 afterAll(() => sb.close());
 
 const HOUR = 3_600_000;
-const credentials = { authType: SANDBOX_PASSWORD_AUTH_TYPE, login: defaultCashoutUser.login, password: defaultCashoutUser.password };
+const credentials = cashoutCredentials;
 /** Each test its own credential store, so no token carries over from another test. */
 const client = (extra: Partial<CashoutClientOptions> = {}) => createCashoutClient({ baseUrl: sb.cashoutUrl, credentials, tokenStore: new MemoryStore(), ...extra });
 const delta = () => {

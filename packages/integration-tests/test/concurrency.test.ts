@@ -5,8 +5,9 @@
 import { createCashoutClient, MemoryStore } from "@paysys/cashout";
 import { createFiscalClient } from "@paysys/fiscal";
 import { createPortalClient } from "@paysys/portal";
-import { defaultCashoutUser, defaultFiscalUser, defaultPortalUser, SANDBOX_PASSWORD_AUTH_TYPE, type Sandbox, startSandbox } from "@paysys/sandbox";
+import { type Sandbox, startSandbox } from "@paysys/sandbox";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { cashoutCredentials, fiscalCredentials, portalCredentials } from "./credentials.js";
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -31,7 +32,7 @@ const subjects: Record<string, () => Subject> = {
   portal: () => {
     const portal = createPortalClient({
       baseUrl: sb.portalUrl,
-      credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw },
+      credentials: portalCredentials,
       solveCaptcha: async ({ captchaSession }) => sb.portal.captchaText(captchaSession) ?? "",
     });
     return {
@@ -42,7 +43,7 @@ const subjects: Record<string, () => Subject> = {
     };
   },
   fiscal: () => {
-    const fiscal = createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: { login: defaultFiscalUser.PhoneLogin, password: defaultFiscalUser.Password } });
+    const fiscal = createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials });
     return {
       call: () => fiscal.companies.list(),
       close: () => fiscal.close(),
@@ -52,7 +53,7 @@ const subjects: Record<string, () => Subject> = {
     };
   },
   cashout: () => {
-    const credentials = { authType: SANDBOX_PASSWORD_AUTH_TYPE, login: defaultCashoutUser.login, password: defaultCashoutUser.password };
+    const credentials = cashoutCredentials;
     const cashout = createCashoutClient({ baseUrl: sb.cashoutUrl, credentials, tokenStore: new MemoryStore() });
     let amount = 0;
     return {

@@ -3,13 +3,15 @@
 // close(); it reaches the sandbox only over HTTP, the way a user's own tests would: the fault
 // rule goes to `POST /__sandbox/faults`, the captcha text comes from the portal module's
 // control endpoint.
+
 import { inspect } from "node:util";
 import { createCashoutClient } from "@paysys/cashout";
 import { PaysysError } from "@paysys/core";
 import { createEcommerceClient } from "@paysys/ecommerce";
 import { createFiscalClient, receiptTotal } from "@paysys/fiscal";
 import { createPortalClient } from "@paysys/portal";
-import { defaultCashoutUser, defaultFiscalUser, defaultMerchant, defaultPortalUser, type Fault, SANDBOX_PASSWORD_AUTH_TYPE, TestCards } from "@paysys/sandbox";
+import { type Fault, TestCards } from "@paysys/sandbox";
+import { cashoutCredentials, fiscalCredentials, merchant, portalCredentials } from "./credentials.js";
 
 /** Fast retries, a short timeout: the policy is the same, the suite is quick. */
 export const fast = { retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 2, retryAfterCapMs: 2_000 }, timeoutMs: 400, maxResponseBytes: 1024 * 1024 };
@@ -38,14 +40,14 @@ const portalCaptcha =
 const portalMe: Call = (env, o) => {
   const portal = createPortalClient({
     baseUrl: `${env.root}/portal`,
-    credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw },
+    credentials: portalCredentials,
     solveCaptcha: portalCaptcha(env),
     ...o,
   });
   return { run: () => portal.user.me(), close: () => portal.close() };
 };
 const shopCreate: Call = (env, o) => {
-  const shop = createEcommerceClient({ merchantId: defaultMerchant.login, password: defaultMerchant.password, baseUrl: `${env.root}/ecommerce`, ...o });
+  const shop = createEcommerceClient({ ...merchant, baseUrl: `${env.root}/ecommerce`, ...o });
   let cardData = "";
   return {
     // The cryptogram is made before the fault (it fetches the gateway's key), and is a secret too.
@@ -58,7 +60,7 @@ const shopCreate: Call = (env, o) => {
   };
 };
 const tillSale: Call = (env, o) => {
-  const fiscal = createFiscalClient({ baseUrl: `${env.root}/fiscal`, credentials: { login: defaultFiscalUser.PhoneLogin, password: defaultFiscalUser.Password }, ...o });
+  const fiscal = createFiscalClient({ baseUrl: `${env.root}/fiscal`, credentials: fiscalCredentials, ...o });
   const Positions = [{ Name: "Coffee", IdSection: 1, Price: "625.25", Qty: 1 }];
   return {
     run: async () => {
@@ -71,7 +73,7 @@ const tillSale: Call = (env, o) => {
 const cashoutCreate: Call = (env, o) => {
   const cashout = createCashoutClient({
     baseUrl: `${env.root}/cashout`,
-    credentials: { authType: SANDBOX_PASSWORD_AUTH_TYPE, login: defaultCashoutUser.login, password: defaultCashoutUser.password },
+    credentials: cashoutCredentials,
     ...o,
   });
   return { run: () => cashout.requests.create({ amount: 50_000, account: "77771112233" }), close: async () => {} };
@@ -244,7 +246,7 @@ export async function leaveFileUnread(root: string, cancel: boolean): Promise<Ca
   const env: Env = { root, secrets: [] };
   const portal = createPortalClient({
     baseUrl: `${root}/portal`,
-    credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw },
+    credentials: portalCredentials,
     solveCaptcha: portalCaptcha(env),
   });
   const file = await portal.reports.dealerStatistics({ dateFrom: "20240501", dateTo: "20240531", subOn: true, groupByDay: true, format: "xlsx" });

@@ -14,11 +14,12 @@ import { PaysysError } from "@paysys/core";
 import { createEcommerceClient } from "@paysys/ecommerce";
 import { createFiscalClient } from "@paysys/fiscal";
 import { createPortalClient } from "@paysys/portal";
-import { defaultCashoutUser, defaultFiscalUser, defaultMerchant, defaultPortalUser, SANDBOX_PASSWORD_AUTH_TYPE, type Sandbox, startSandbox } from "@paysys/sandbox";
+import { defaultCashoutUser, defaultFiscalUser, defaultMerchant, defaultPortalUser, type Sandbox, startSandbox } from "@paysys/sandbox";
 import { bundle, specs } from "@paysys/spec-tools";
 import { build } from "esbuild";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cashoutCredentials, fiscalCredentials, merchant } from "./credentials.js";
 import { type CaseResult, cases, faultCard, labelOf } from "./fault-cases.js";
 
 let sb: Sandbox;
@@ -220,13 +221,13 @@ describe("hostile parameters (10,000 runs per client, seeded)", () => {
       name: "fiscal",
       iface: "fiscal",
       prefix: "/fiscal",
-      make: () => createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: { login: defaultFiscalUser.PhoneLogin, password: defaultFiscalUser.Password }, ...noRetry }),
+      make: () => createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials, ...noRetry }),
     },
     {
       name: "ecommerce",
       iface: "ecommerce",
       prefix: "/ecommerce",
-      make: () => createEcommerceClient({ merchantId: defaultMerchant.login, password: defaultMerchant.password, baseUrl: sb.ecommerceUrl, ...noRetry }),
+      make: () => createEcommerceClient({ ...merchant, baseUrl: sb.ecommerceUrl, ...noRetry }),
     },
     {
       name: "cashout",
@@ -235,7 +236,7 @@ describe("hostile parameters (10,000 runs per client, seeded)", () => {
       make: () =>
         createCashoutClient({
           baseUrl: sb.cashoutUrl,
-          credentials: { authType: SANDBOX_PASSWORD_AUTH_TYPE, login: defaultCashoutUser.login, password: defaultCashoutUser.password },
+          credentials: cashoutCredentials,
           tokenStore: new MemoryStore(),
           ...noRetry,
         }),

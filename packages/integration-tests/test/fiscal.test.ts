@@ -18,8 +18,9 @@ import {
   receiptTotal,
 } from "@paysys/fiscal";
 import { FileStore } from "@paysys/fiscal/node";
-import { defaultFiscalUser, type Sandbox, startSandbox } from "@paysys/sandbox";
+import { type Sandbox, startSandbox } from "@paysys/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fiscalCredentials } from "./credentials.js";
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -27,7 +28,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-const credentials = { login: defaultFiscalUser.PhoneLogin, password: defaultFiscalUser.Password };
+const credentials = fiscalCredentials;
 const client = (extra: Partial<FiscalClientOptions> = {}) => createFiscalClient({ baseUrl: sb.fiscalUrl, credentials, validateResponses: true, ...extra });
 const coffee = (qty = 1) => ({ Name: "Coffee", IdSection: 1, Price: "625.25", Qty: qty });
 const sale = (idKkm: number, positions = [coffee()], pay: { Cash?: string; NonCash?: string } = {}) => {

@@ -4,11 +4,12 @@
 // `Array.isArray`: lists are arrays, and rows are typed by the row schema the program passes.
 // Then the three mistakes newcomers make, each a typed error that names its cause.
 import { AuthenticationError, BinaryFile, createPortalClient, type PortalV2Client, period, RequestValidationError, RowValidationError } from "@paysys/portal";
-import { defaultPortalUser, type Sandbox, startSandbox } from "@paysys/sandbox";
+import { type Sandbox, startSandbox } from "@paysys/sandbox";
 import * as v from "valibot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as XLSX from "xlsx";
 import { z } from "zod";
+import { portalCredentials } from "./credentials.js";
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -16,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-const credentials = { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw };
+const credentials = portalCredentials;
 const solveCaptcha = async ({ captchaSession }: { captchaSession: string }) => sb.portal.captchaText(captchaSession) ?? "";
 
 // What the accountant knows about the rows (the documents do not show them; the program says what it relies on).

@@ -19,6 +19,7 @@ import { saveToFile } from "@paysys/portal/node";
 import { defaultPortalUser, type Sandbox, SandboxCodes, startSandbox } from "@paysys/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as XLSX from "xlsx";
+import { portalCredentials } from "./credentials.js";
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -26,7 +27,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-const credentials = { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw };
+const credentials = portalCredentials;
 
 function client(version: "v1", extra?: Partial<PortalClientOptions>): PortalV1Client;
 function client(version: "v2", extra?: Partial<PortalClientOptions>): PortalV2Client;

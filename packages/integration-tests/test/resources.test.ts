@@ -1,8 +1,9 @@
 // In its own file so it runs in a fresh process: Node warns once per signal, and other tests
 // in the same process must not have used up that warning.
 import { createPortalClient } from "@paysys/portal";
-import { defaultPortalUser, type Sandbox, startSandbox } from "@paysys/sandbox";
+import { type Sandbox, startSandbox } from "@paysys/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { portalCredentials } from "./credentials.js";
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -17,7 +18,7 @@ describe("resources", () => {
     process.on("warning", onWarning);
     await using p = createPortalClient({
       baseUrl: sb.portalUrl,
-      credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw },
+      credentials: portalCredentials,
       solveCaptcha: async ({ captchaSession }) => sb.portal.captchaText(captchaSession) ?? "",
     });
     await Promise.all(Array.from({ length: 200 }, () => p.user.me()));
