@@ -9,7 +9,6 @@ import {
   type Check,
   checkClientOptions,
   createInvoker,
-  durationMs,
   evaluatePointer,
   parsePointer,
   SecretSet,
@@ -75,7 +74,6 @@ export function createCashoutClient(options: CashoutClientOptions): CashoutClien
   const secrets = new SecretSet();
   if ("password" in credentials) secrets.pin(credentials.password);
   else for (const v of Object.values(credentials.fields)) if (typeof v === "string") secrets.pin(v);
-  const lifetime = durationMs(securitySchemes.cashoutToken?.tokenLifetime ?? "PT1H");
   const extract = options.extractToken ?? ((answer: Record<string, unknown>) => tokensFromAnswer("auth.authorize", "extractToken", answer));
   const body =
     "password" in credentials
@@ -87,10 +85,8 @@ export function createCashoutClient(options: CashoutClientOptions): CashoutClien
     // A minute early, so a token does not expire on the wire. The early renewal is still driven by
     // a call that needs the token, never by a timer: the old token dies at once.
     earlyRenewalMs: 60_000,
-    obtain: async () => {
-      const token = extract(await methods.auth.authorize(body));
-      return { ...token, expiresAt: token.expiresAt ?? Date.now() + lifetime };
-    },
+    lifetime: securitySchemes.cashoutToken?.tokenLifetime,
+    obtain: async () => extract(await methods.auth.authorize(body)),
     shared: { store: options.tokenStore ?? processTokens, key: credentialId(options.baseUrl, credentials) },
   });
   const transport = new Transport<paths>({

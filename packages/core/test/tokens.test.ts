@@ -21,6 +21,22 @@ describe("TokenManager", () => {
     expect(refreshes).toBe(1);
   });
 
+  it("a token whose answer gives no expiry lives the scheme's lifetime; one that gives it keeps its own", async () => {
+    let now = 0;
+    let obtained = 0;
+    const tm = new TokenManager({ now: () => now, earlyRenewalMs: 60_000, lifetime: "PT1H", obtain: async () => ({ accessToken: `t${++obtained}` }) });
+    expect(tm.tokens).toBeUndefined();
+    expect(await tm.accessToken()).toBe("t1");
+    expect(tm.tokens?.expiresAt).toBe(3_600_000);
+    now = 3_600_000 - 60_001;
+    expect(await tm.accessToken()).toBe("t1");
+    now = 3_600_000 - 60_000; // a minute early: renewed
+    expect(await tm.accessToken()).toBe("t2");
+    const own = new TokenManager({ now: () => 0, lifetime: "PT1H", obtain: async () => ({ accessToken: "x", expiresAt: 5_000 }) });
+    await own.accessToken();
+    expect(own.tokens?.expiresAt).toBe(5_000);
+  });
+
   it("renews early, before the token expires on the wire", async () => {
     let obtained = 0;
     const tm = new TokenManager({ now: () => 55_000, earlyRenewalMs: 10_000, obtain: async () => ({ accessToken: `t${++obtained}`, expiresAt: 120_000 }) });

@@ -8,7 +8,6 @@ import {
   checkClientOptions,
   commaListCodec,
   createInvoker,
-  durationMs,
   rfc3339Codec,
   SecretSet,
   sharedTransportOptions,
@@ -51,16 +50,16 @@ export function createFiscalClient(options: FiscalClientOptions): FiscalClient {
   checkClientOptions("createFiscalClient", options, settingsValidator, functionOptionKeys);
   const secrets = new SecretSet();
   secrets.pin(options.credentials.password);
-  const lifetime = durationMs(securitySchemes.fiscalToken?.tokenLifetime ?? "P1D");
   const tokens: TokenManager = new TokenManager({
     secrets,
     // A minute early, so a token never expires on the wire; the service's clock may differ a little.
     earlyRenewalMs: 60_000,
+    lifetime: securitySchemes.fiscalToken?.tokenLifetime,
     obtain: async () => {
       const answer = await methods.auth.login({ Login: options.credentials.login, Password: options.credentials.password });
       const token = answer.Token;
       if (typeof token !== "string" || token === "") throw new TypeError("auth.login: the answer carries no Token");
-      return { accessToken: token, expiresAt: Date.now() + lifetime };
+      return { accessToken: token };
     },
   });
   const transport = new Transport({

@@ -5,6 +5,7 @@
 // kills the old one at once: a background refresh would break requests in flight.
 import { AuthenticationError, UnexpectedResponseError } from "../errors.js";
 import type { TokenStore } from "../stores.js";
+import { durationMs } from "./operation.js";
 import type { SecretSet } from "./redact.js";
 
 /** Tokens as the SDK keeps them. */
@@ -22,6 +23,11 @@ export interface TokenManagerOptions {
   refresh?: (current: TokenSet) => Promise<TokenSet>;
   /** Renew this long before `expiresAt`, so a token does not expire on the wire. Default 10 s. */
   earlyRenewalMs?: number;
+  /**
+   * How long a token lives when its answer does not say (the scheme's `x-token-lifetime`, ISO 8601):
+   * a token obtained without `expiresAt` gets one this long after it arrived.
+   */
+  lifetime?: string;
   now?: () => number;
   /** Where every token the manager holds is remembered, so no error or log line can show one. */
   secrets?: SecretSet;
@@ -129,6 +135,13 @@ export class TokenManager {
   }
 
   async #renewHere(current: TokenSet | undefined): Promise<TokenSet> {
+    const { lifetime } = this.#options;
+    const tokens = await this.#fetchTokens(current);
+    if (tokens.expiresAt !== undefined || lifetime === undefined) return tokens;
+    return { ...tokens, expiresAt: (this.#options.now ?? Date.now)() + durationMs(lifetime) };
+  }
+
+  async #fetchTokens(current: TokenSet | undefined): Promise<TokenSet> {
     const { obtain, refresh } = this.#options;
     if (current?.refreshToken && refresh) {
       try {
