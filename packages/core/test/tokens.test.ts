@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AuthenticationError, MemoryStore } from "../src/index.js";
-import { TokenManager } from "../src/internal/index.js";
+import { bearerScheme, TokenManager } from "../src/internal/index.js";
 
 describe("TokenManager", () => {
   it("200 concurrent callers on an expired token cause exactly one renewal", async () => {
@@ -35,6 +35,34 @@ describe("TokenManager", () => {
     const own = new TokenManager({ now: () => 0, lifetime: "PT1H", obtain: async () => ({ accessToken: "x", expiresAt: 5_000 }) });
     await own.accessToken();
     expect(own.tokens?.expiresAt).toBe(5_000);
+  });
+
+  it("current() gives only a token usable now; the bearer scheme presents it without waiting, and waits only to renew", async () => {
+    let now = 0;
+    let obtained = 0;
+    const tm = new TokenManager({ now: () => now, earlyRenewalMs: 0, obtain: async () => ({ accessToken: `t${++obtained}`, expiresAt: now + 1_000 }) });
+    const scheme = bearerScheme(tm);
+    const headers: Record<string, string> = {};
+    const sink = {
+      set: (k: string, v: string) => {
+        headers[k] = v;
+      },
+    };
+    expect(tm.current()).toBeUndefined();
+    const first = scheme.present(sink);
+    expect(first).toBeInstanceOf(Promise); // no token yet: the attempt waits for the sign-in
+    expect(tm.current()).toBeUndefined(); // nor while it is under way
+    expect(await first).toBe("t1");
+    expect(headers.Authorization).toBe("Bearer t1");
+    expect(scheme.present(sink)).toBe("t1"); // in hand: presented at once
+    tm.reject("t1");
+    expect(tm.current()).toBeUndefined();
+    expect(await scheme.present(sink)).toBe("t2");
+    now = 5_000; // expired
+    expect(tm.current()).toBeUndefined();
+    expect(await scheme.present(sink)).toBe("t3");
+    expect(headers.Authorization).toBe("Bearer t3");
+    expect(obtained).toBe(3);
   });
 
   it("renews early, before the token expires on the wire", async () => {

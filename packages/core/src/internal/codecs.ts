@@ -49,13 +49,18 @@ interface Site {
   codec: Codec;
 }
 
-/** Compiled once per operation: encoding runs on every call. */
-const compiled = new WeakMap<OperationSpec, { pointers: [string[], string][]; patterns: [RegExp, string][] }>();
+/**
+ * Compiled once per operation: encoding runs on every call. Pointers to a top-level parameter
+ * (nearly all of them) are read directly; deeper ones (array items, nested fields) are walked.
+ */
+const compiled = new WeakMap<OperationSpec, { top: [string, string][]; deep: [string[], string][]; patterns: [RegExp, string][] }>();
 function plan(op: OperationSpec) {
   let p = compiled.get(op);
   if (!p) {
+    const pointers = Object.entries(op.codecs ?? {}).map(([pointer, name]) => [parsePointer(pointer), name] as [string[], string]);
     p = {
-      pointers: Object.entries(op.codecs ?? {}).map(([pointer, name]) => [parsePointer(pointer), name]),
+      top: pointers.filter(([keys]) => keys.length === 1 && keys[0] !== "*").map(([keys, name]) => [keys[0]!, name]),
+      deep: pointers.filter(([keys]) => keys.length !== 1 || keys[0] === "*"),
       patterns: Object.entries(op.patternCodecs ?? {}).map(([source, name]) => [new RegExp(source), name]),
     };
     compiled.set(op, p);
@@ -96,19 +101,29 @@ function replaceAt(root: unknown, path: readonly (string | number)[], value: unk
  * Returns the input with every codec of the operation applied, and checks its period. The
  * caller's object is never changed. Every problem is reported at once, each at its path.
  */
-export async function encodeInput(op: OperationSpec, input: Record<string, unknown>, registry: CodecRegistry, ctx: CodecContext): Promise<Record<string, unknown>> {
-  const { pointers, patterns } = plan(op);
-  if (pointers.length === 0 && patterns.length === 0) return input;
+export function encodeInput(
+  op: OperationSpec,
+  input: Record<string, unknown>,
+  registry: CodecRegistry,
+  ctx: CodecContext,
+): Record<string, unknown> | Promise<Record<string, unknown>> {
+  const { top, deep, patterns } = plan(op);
+  if (top.length === 0 && deep.length === 0 && patterns.length === 0) return input;
   const sites: Site[] = [];
-  for (const [keys, name] of pointers) {
+  for (const [key, name] of top) {
+    const value = Object.hasOwn(input, key) ? input[key] : undefined;
+    if (value !== undefined) sites.push({ path: [key], value, codec: registry[name]! });
+  }
+  for (const [keys, name] of deep) {
     const paths: (string | number)[][] = [];
     collect(input, keys, [], paths);
     for (const path of paths) sites.push({ path, value: valueAt(input, path), codec: registry[name]! });
   }
-  for (const key of Object.keys(input)) {
-    const hit = patterns.find(([re]) => re.test(key));
-    if (hit && !op.codecs?.[`/${key}`]) sites.push({ path: [key], value: input[key], codec: registry[hit[1]]! });
-  }
+  if (patterns.length > 0)
+    for (const key of Object.keys(input)) {
+      const hit = patterns.find(([re]) => re.test(key));
+      if (hit && !op.codecs?.[`/${key}`]) sites.push({ path: [key], value: input[key], codec: registry[hit[1]]! });
+    }
   const issues: ValidationIssue[] = [];
   // A codec says a value is wrong with a RangeError or TypeError; anything else (a key that could
   // not be fetched, say) is not the caller's input and passes through as it is.
@@ -117,8 +132,8 @@ export async function encodeInput(op: OperationSpec, input: Record<string, unkno
     issues.push({ path: pointerOf(site.path), message: e instanceof Error ? e.message : String(e) });
     return undefined;
   };
-  // Codecs are almost always synchronous: promises are made only for those that return one.
-  let encoded: unknown[] = sites.map((site) => {
+  // Codecs are almost always synchronous: a promise (and a wait for it) only when one returns one.
+  const encoded: unknown[] = sites.map((site) => {
     try {
       const out = site.codec.encode(site.value, ctx);
       return out instanceof Promise ? out.catch((e) => fail(site, e)) : out;
@@ -126,14 +141,16 @@ export async function encodeInput(op: OperationSpec, input: Record<string, unkno
       return fail(site, e);
     }
   });
-  if (encoded.some((v) => v instanceof Promise)) encoded = await Promise.all(encoded);
-  if (issues.length) throw new RequestValidationError(op.id, issues);
-  let out: unknown = input;
-  for (const [i, site] of sites.entries()) {
-    // A value already in wire form comes back as it went in: nothing to copy.
-    if (encoded[i] !== site.value) out = replaceAt(out, site.path, encoded[i]);
-  }
-  return out as Record<string, unknown>;
+  const finish = (values: unknown[]) => {
+    if (issues.length) throw new RequestValidationError(op.id, issues);
+    let out: unknown = input;
+    for (const [i, site] of sites.entries()) {
+      // A value already in wire form comes back as it went in: nothing to copy.
+      if (values[i] !== site.value) out = replaceAt(out, site.path, values[i]);
+    }
+    return out as Record<string, unknown>;
+  };
+  return encoded.some((v) => v instanceof Promise) ? Promise.all(encoded).then(finish) : finish(encoded);
 }
 
 function valueAt(root: unknown, path: readonly (string | number)[]): unknown {

@@ -106,7 +106,8 @@ export function createInvoker(options: InvokerOptions): Invoker {
     checkExtraParams(op, extraParams);
     checkRowSchema(op, rows);
     const ctx = { operation: op.id, timeZone };
-    const encoded = await encodeInput(op, input, codecs, ctx);
+    let encoded = encodeInput(op, input, codecs, ctx);
+    if (encoded instanceof Promise) encoded = await encoded;
     checkPeriod(op, encoded, codecs, ctx);
     if (options.validateRequests !== false && op.validateInput && !op.validateInput(encoded)) {
       throw new RequestValidationError(op.id, validatorIssues(op.validateInput));
@@ -241,38 +242,45 @@ function checkExtraParams(op: OperationSpec, extra: unknown): void {
   if (!isPlainObject(extra)) throw new RequestValidationError(op.id, [{ path: "(extraParams)", message: "must be a plain object" }]);
 }
 
+/** Sets a property as data, also when its name is `__proto__` (which plain assignment would treat as the prototype). */
+function put(target: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === "__proto__") Object.defineProperty(target, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else target[k] = v;
+}
+
 /** Places each input parameter where the spec says: path, query, header, or the JSON body inside the envelope. */
 function split(op: OperationSpec, encoded: Record<string, unknown>, extra: Record<string, unknown> | undefined): HttpInput {
+  const at = op.in;
   const path: Record<string, unknown> = {};
   const query: Record<string, unknown> = {};
   const header: Record<string, string> = {};
   const body: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(encoded)) {
-    if (v === undefined) continue;
-    if (op.in?.path?.includes(k)) path[k] = v;
-    else if (op.in?.query?.includes(k)) query[k] = v;
-    else if (op.in?.header?.includes(k)) header[k] = String(v);
-    else Object.defineProperty(body, k, { value: v, enumerable: true, writable: true, configurable: true });
+  for (const k in encoded) {
+    const v = encoded[k];
+    if (v === undefined || !Object.hasOwn(encoded, k)) continue;
+    if (at?.path?.includes(k)) path[k] = v;
+    else if (at?.query?.includes(k)) query[k] = v;
+    else if (at?.header?.includes(k)) header[k] = String(v);
+    else put(body, k, v);
   }
-  for (const [k, v] of Object.entries(extra ?? {})) {
-    if (Object.hasOwn(encoded, k)) {
-      throw new RequestValidationError(op.id, [{ path: `(extraParams)/${k}`, message: "is a known parameter: pass it as a parameter, where it is checked" }]);
+  if (extra) {
+    for (const [k, v] of Object.entries(extra)) {
+      if (Object.hasOwn(encoded, k)) {
+        throw new RequestValidationError(op.id, [{ path: `(extraParams)/${k}`, message: "is a known parameter: pass it as a parameter, where it is checked" }]);
+      }
+      put(body, k, v);
     }
-    Object.defineProperty(body, k, { value: v, enumerable: true, writable: true, configurable: true });
   }
-  for (const [k, v] of Object.entries(op.headerDefaults ?? {})) header[k] ??= v;
-  if (!op.body && Object.keys(body).length > 0) {
+  if (op.headerDefaults) for (const [k, v] of Object.entries(op.headerDefaults)) header[k] ??= v;
+  const bodyKeys = Object.keys(body);
+  if (!op.body && bodyKeys.length > 0) {
     throw new RequestValidationError(
       op.id,
-      Object.keys(body).map((k) => ({ path: `/${k}`, message: "is not a parameter of this operation" })),
+      bodyKeys.map((k) => ({ path: `/${k}`, message: "is not a parameter of this operation" })),
     );
   }
-  return {
-    path: Object.keys(path).length ? path : undefined,
-    query: Object.keys(query).length ? query : undefined,
-    header: Object.keys(header).length ? header : undefined,
-    body: op.body ? wrapParams(op.envelope, body) : undefined,
-  };
+  const some = <T extends object>(o: T) => (Object.keys(o).length ? o : undefined);
+  return { path: some(path), query: some(query), header: some(header), body: op.body ? wrapParams(op.envelope, body) : undefined };
 }
 
 /** A facade method: typed by the operation row, sent by `invoke`. */

@@ -40,10 +40,14 @@ export function bearerScheme(tokens: TokenManager, present: (token: string) => R
   return {
     // A probe call tells which headers the presentation sets, so they are redacted by name.
     headerNames: Object.keys(present("probe")),
-    async present(headers) {
-      const token = await tokens.accessToken();
-      for (const [k, v] of Object.entries(present(token))) headers.set(k, v);
-      return token;
+    present(headers) {
+      const show = (token: string) => {
+        for (const [k, v] of Object.entries(present(token))) headers.set(k, v);
+        return token;
+      };
+      // A token in hand is presented at once; only a renewal makes the attempt wait.
+      const token = tokens.current();
+      return token === undefined ? tokens.accessToken().then(show) : show(token);
     },
     answered(response, presented) {
       if (response.status !== 401 || typeof presented !== "string") return false;

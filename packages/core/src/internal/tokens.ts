@@ -77,6 +77,12 @@ export class TokenManager {
     if (this.#tokens?.refreshToken) yield this.#tokens.refreshToken;
   }
 
+  /** The access token when it is usable now (fresh and no renewal under way); undefined when it must be renewed first. */
+  current(): string | undefined {
+    const t = this.#tokens;
+    return !this.#inflight && t && this.#fresh(t) ? t.accessToken : undefined;
+  }
+
   /** A usable access token, renewing it first if needed. */
   async accessToken(): Promise<string> {
     return (await this.#usable()).accessToken;

@@ -107,6 +107,8 @@ class TimeoutMarker extends Error {}
 const EXCERPT = 200;
 const ERROR_BODY_LIMIT = 64 * 1024;
 const MAX_REDIRECTS = 5;
+/** Decoding without `stream` keeps no state between calls, so one strict decoder serves every answer. */
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** `Paths` types the escape hatch `raw` by the interface's spec (openapi-typescript's `paths`). */
 export class Transport<Paths extends {} = Record<string, never>> {
@@ -118,6 +120,8 @@ export class Transport<Paths extends {} = Record<string, never>> {
   readonly #maxBytes: number;
   readonly #querySerializer = createQuerySerializer();
   readonly #baseUrl: string;
+  /** The client's own headers, with lower-case names: the start of every request's headers. */
+  readonly #headers: Record<string, string> = {};
 
   constructor(options: TransportOptions) {
     this.#options = options;
@@ -126,6 +130,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
     this.#fetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
     this.#maxBytes = options.maxResponseBytes ?? 32 * 1024 * 1024;
     this.#baseUrl = options.baseUrl.replace(/\/+$/, "");
+    for (const [k, v] of Object.entries(options.headers ?? {})) this.#headers[k.toLowerCase()] = v;
     // The escape hatch: openapi-fetch typed by the spec, over our attempts with the client's first scheme.
     const rawOp: OperationSpec = {
       id: "raw",
@@ -196,9 +201,10 @@ export class Transport<Paths extends {} = Record<string, never>> {
             pathSerializer: defaultPathSerializer,
           })
         : `${this.#baseUrl}${op.path}`;
-    const headers: Record<string, string> = {};
-    for (const source of [this.#options.headers, input.body !== undefined ? { "content-type": "application/json" } : undefined, input.header, options.headers]) {
-      for (const [k, v] of Object.entries(source ?? {})) headers[k.toLowerCase()] = v;
+    const headers: Record<string, string> = { ...this.#headers };
+    if (input.body !== undefined) headers["content-type"] = "application/json";
+    for (const source of [input.header, options.headers]) {
+      if (source) for (const [k, v] of Object.entries(source)) headers[k.toLowerCase()] = v;
     }
     return { url, method: op.method.toUpperCase(), headers, body: input.body === undefined ? undefined : JSON.stringify(input.body) };
   }
@@ -263,7 +269,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
     if (!response.ok) throw this.#logged(op, this.#httpError(op, response, lenient(), excerpt, state));
     let text: string;
     try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+      text = strictUtf8.decode(bytes);
     } catch {
       throw this.#logged(op, new UnexpectedResponseError(`${op.id}: the answer is not valid UTF-8`, { ...ctx, bodyExcerpt: excerpt() }));
     }
@@ -358,7 +364,6 @@ export class Transport<Paths extends {} = Record<string, never>> {
     const { op } = state;
     const hooks = this.#options.hooks;
     const resent = new Set<AttemptStep>();
-    const secretHeaders = state.steps.flatMap((s) => s.headerNames);
     let redirects = 0;
     let url = prepared.url;
     for (;;) {
@@ -374,7 +379,10 @@ export class Transport<Paths extends {} = Record<string, never>> {
         },
       };
       const presented: unknown[] = [];
-      for (const step of state.steps) presented.push(await step.present(sink));
+      for (const step of state.steps) {
+        const shown = step.present(sink);
+        presented.push(shown instanceof Promise ? await shown : shown);
+      }
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(new TimeoutMarker()), state.timeoutMs);
       const onCallerAbort = () => controller.abort(caller?.reason);
@@ -406,7 +414,10 @@ export class Transport<Paths extends {} = Record<string, never>> {
         method: init.method ?? "GET",
         url,
         attempt,
-        headers: redactHeaders(new Headers(init.headers), secretHeaders),
+        headers: redactHeaders(
+          new Headers(init.headers),
+          state.steps.flatMap((s) => s.headerNames),
+        ),
         body: prepared.body && this.#redactBody(prepared.body),
       }));
       const started = performance.now();
