@@ -36,6 +36,37 @@ const time = async (fn: () => Promise<unknown> | unknown, n: number) => {
 const rows: string[][] = [];
 const report = (what: string, value: string, goal = "") => rows.push([what, value, goal]);
 
+/**
+ * Client against baseline over the network, per call: each round times one call of the baseline,
+ * of every candidate and of the baseline again (the noise floor), in an order that rotates, so drift
+ * on a busy machine (the sandbox runs beside us on two cores) falls on all alike. Per candidate: the
+ * ratio of total times (everything, GC pauses included: the goal is read against it), the ratio of
+ * median call times (robust to a pause landing in one call), and the spread of the total-time ratio
+ * over ten slices of the rounds.
+ */
+async function interleaved(baseline: () => Promise<unknown>, candidates: Record<string, () => Promise<unknown>>, rounds: number) {
+  const fns: [string, () => Promise<unknown>][] = [["baseline", baseline], ...Object.entries(candidates), ["floor", baseline]];
+  const times = new Map(fns.map(([name]) => [name, [] as number[]]));
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < fns.length; i++) {
+      const [name, fn] = fns[(round + i) % fns.length]!;
+      const t = performance.now();
+      await fn();
+      times.get(name)!.push(performance.now() - t);
+    }
+  }
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const base = times.get("baseline")!;
+  const slice = rounds / 10;
+  const result = (name: string) => {
+    const own = times.get(name)!;
+    const slices = Array.from({ length: 10 }, (_, k) => sum(own.slice(k * slice, (k + 1) * slice)) / sum(base.slice(k * slice, (k + 1) * slice)));
+    return { total: sum(own) / sum(base), median: median(own) / median(base), spread: iqr(slices) };
+  };
+  return { baselineMs: median(base), result };
+}
+const shown = (r: { total: number; median: number; spread: string }) => `${r.total.toFixed(3)} (medians ${r.median.toFixed(3)}, IQR ${r.spread})`;
+
 // 1. Overhead per call with a stub fetch.
 {
   const body = JSON.stringify({ code: 0, message: "OK", result: { idUser: 1, lgn: "x" } });
@@ -124,40 +155,14 @@ const url = await new Promise<string>((resolve) => {
       clearTimeout(timer);
     }
   };
-  // Blocks of calls, each variant right after a raw block, and the median of the per-block
-  // ratios: drift on a busy machine (the sandbox runs beside us on two cores) cancels out.
-  const n = 40;
   for (const f of [rawCall, carefulCall, () => plain.reports.payments(params), () => validating.reports.payments(params)]) await time(f, 100);
-  const raw: number[] = [];
-  const off: number[] = [];
-  const on: number[] = [];
-  const careful: number[] = [];
-  const offCareful: number[] = [];
-  const measureOff = async (base: number) => {
-    const t = await time(() => plain.reports.payments(params), n);
-    off.push(t / base);
-    return t;
-  };
-  const measureOn = async (base: number) => on.push((await time(() => validating.reports.payments(params), n)) / base);
-  for (let block = 0; block < 60; block++) {
-    const base = await time(rawCall, n);
-    raw.push(base);
-    const guarded = await time(carefulCall, n);
-    careful.push(guarded / base);
-    // Alternate which client goes first, so neither always pays for following the raw block.
-    if (block % 2 === 0) {
-      offCareful.push((await measureOff(base)) / guarded);
-      await measureOn(base);
-    } else {
-      await measureOn(base);
-      offCareful.push((await measureOff(base)) / guarded);
-    }
-  }
-  report("raw fetch, payments report (40 rows), per call", `${(median(raw) * 1000).toFixed(0)} µs`);
-  report("portal client / raw fetch, validation off", median(off).toFixed(3), "≤ 1.10");
-  report("portal client / raw fetch, validation on", median(on).toFixed(3), "≤ 1.25");
-  report("raw fetch with a timeout signal and manual redirects / raw fetch", median(careful).toFixed(3));
-  report("portal client / that careful raw fetch, validation off", median(offCareful).toFixed(3));
+  const run = await interleaved(rawCall, { careful: carefulCall, off: () => plain.reports.payments(params), on: () => validating.reports.payments(params) }, 2000);
+  report("raw fetch, payments report (40 rows), per call", `${(run.baselineMs * 1000).toFixed(0)} µs`);
+  report("portal client / raw fetch, validation off", shown(run.result("off")), "≤ 1.10");
+  report("portal client / raw fetch, validation on", shown(run.result("on")), "≤ 1.25");
+  report("raw fetch with a timeout signal and manual redirects / raw fetch", shown(run.result("careful")));
+  report("portal client / that careful raw fetch, validation off", (run.result("off").total / run.result("careful").total).toFixed(3));
+  report("raw fetch / raw fetch (noise floor)", shown(run.result("floor")));
 }
 
 // 4. Fiscal receipts through the Uid chain.
@@ -205,12 +210,8 @@ try {
     uid = r.headers.get("uid")!;
   };
   for (const f of [rawReceipt, () => receipt(101)]) await time(f, 100);
-  const ratios: number[] = [];
-  for (let block = 0; block < 40; block++) {
-    const base = await time(rawReceipt, 25);
-    ratios.push((await time(() => receipt(101), 25)) / base);
-  }
-  report("fiscal client / raw fetch, one receipt through the chain", median(ratios).toFixed(3), "≤ 1.10");
+  const chain = await interleaved(rawReceipt, { client: () => receipt(101) }, 1000);
+  report("fiscal client / raw fetch, one receipt through the chain", shown(chain.result("client")), "≤ 1.10");
 
   // 5. E-commerce.
   const ecommerceUrl = `${url}/ecommerce`;
@@ -286,17 +287,8 @@ try {
   };
   const clientCreate = () => shop.payments.create({ orderId: `sdk-${order++}`, amount: 150000, demo: true });
   for (const f of [rawCreate, clientCreate]) await time(f, 100);
-  // The same raw call measured as if it were the client: how far apart two identical things land
-  // on this machine (the noise floor of the ratio above it).
-  const createRatios: number[] = [];
-  const floor: number[] = [];
-  for (let block = 0; block < 40; block++) {
-    const base = await time(rawCreate, 25);
-    createRatios.push((await time(clientCreate, 25)) / base);
-    floor.push((await time(rawCreate, 25)) / base);
-  }
-  report("e-commerce payments.create / raw fetch", median(createRatios).toFixed(3), "≤ 1.10");
-  report("raw fetch / raw fetch, same blocks (noise floor)", `${median(floor).toFixed(3)} (IQR ${iqr(floor)})`);
+  const create = await interleaved(rawCreate, { client: clientCreate }, 1000);
+  report("e-commerce payments.create / raw fetch", shown(create.result("client")), "≤ 1.10");
 } finally {
   child.kill();
 }
