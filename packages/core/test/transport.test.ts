@@ -374,12 +374,15 @@ describe("answer size and content", () => {
   });
 
   it("invalid UTF-8 is an UnexpectedResponseError, never replacement characters in the data", async () => {
-    const bytes = new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]);
-    const err = await transport(async () => new Response(bytes, { headers: { "content-type": "application/json" } }))
-      .call(op(), {})
-      .catch((e) => e);
+    // A cut multi-byte sequence, then a good answer: the strict decoder is shared, and keeps nothing from the bad one.
+    const bytes = new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d, 0xe2, 0x82]);
+    const good = new TextEncoder().encode('{"a":"€ü"}');
+    let calls = 0;
+    const t = transport(async () => new Response(calls++ === 0 ? bytes : good, { headers: { "content-type": "application/json" } }));
+    const err = await t.call(op(), {}).catch((e) => e);
     expect(err).toBeInstanceOf(UnexpectedResponseError);
     expect(err.message).toContain("not valid UTF-8");
+    expect((await t.call(op(), {})).body).toEqual({ a: "€ü" });
   });
 });
 
