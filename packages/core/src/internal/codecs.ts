@@ -50,17 +50,18 @@ interface Site {
 }
 
 /**
- * Compiled once per operation: encoding runs on every call. Pointers to a top-level parameter
- * (nearly all of them) are read directly; deeper ones (array items, nested fields) are walked.
+ * Compiled once per operation: encoding runs on every call. A pointer to a top-level parameter
+ * (nearly all of them) is read directly; deeper ones (array items, nested fields) are walked.
  */
-const compiled = new WeakMap<OperationSpec, { top: [string, string][]; deep: [string[], string][]; patterns: [RegExp, string][] }>();
+const compiled = new WeakMap<OperationSpec, { pointers: { keys: string[]; top: string | undefined; name: string }[]; patterns: [RegExp, string][] }>();
 function plan(op: OperationSpec) {
   let p = compiled.get(op);
   if (!p) {
-    const pointers = Object.entries(op.codecs ?? {}).map(([pointer, name]) => [parsePointer(pointer), name] as [string[], string]);
     p = {
-      top: pointers.filter(([keys]) => keys.length === 1 && keys[0] !== "*").map(([keys, name]) => [keys[0]!, name]),
-      deep: pointers.filter(([keys]) => keys.length !== 1 || keys[0] === "*"),
+      pointers: Object.entries(op.codecs ?? {}).map(([pointer, name]) => {
+        const keys = parsePointer(pointer);
+        return { keys, top: keys.length === 1 && keys[0] !== "*" ? keys[0] : undefined, name };
+      }),
       patterns: Object.entries(op.patternCodecs ?? {}).map(([source, name]) => [new RegExp(source), name]),
     };
     compiled.set(op, p);
@@ -107,14 +108,15 @@ export function encodeInput(
   registry: CodecRegistry,
   ctx: CodecContext,
 ): Record<string, unknown> | Promise<Record<string, unknown>> {
-  const { top, deep, patterns } = plan(op);
-  if (top.length === 0 && deep.length === 0 && patterns.length === 0) return input;
+  const { pointers, patterns } = plan(op);
+  if (pointers.length === 0 && patterns.length === 0) return input;
   const sites: Site[] = [];
-  for (const [key, name] of top) {
-    const value = Object.hasOwn(input, key) ? input[key] : undefined;
-    if (value !== undefined) sites.push({ path: [key], value, codec: registry[name]! });
-  }
-  for (const [keys, name] of deep) {
+  for (const { keys, top, name } of pointers) {
+    if (top !== undefined) {
+      const value = Object.hasOwn(input, top) ? input[top] : undefined;
+      if (value !== undefined) sites.push({ path: [top], value, codec: registry[name]! });
+      continue;
+    }
     const paths: (string | number)[][] = [];
     collect(input, keys, [], paths);
     for (const path of paths) sites.push({ path, value: valueAt(input, path), codec: registry[name]! });
