@@ -49,19 +49,13 @@ interface Site {
   codec: Codec;
 }
 
-/**
- * Compiled once per operation: encoding runs on every call. A pointer to a top-level parameter
- * (nearly all of them) is read directly; deeper ones (array items, nested fields) are walked.
- */
-const compiled = new WeakMap<OperationSpec, { pointers: { keys: string[]; top: string | undefined; name: string }[]; patterns: [RegExp, string][] }>();
+/** Compiled once per operation: encoding runs on every call. */
+const compiled = new WeakMap<OperationSpec, { pointers: [string[], string][]; patterns: [RegExp, string][] }>();
 function plan(op: OperationSpec) {
   let p = compiled.get(op);
   if (!p) {
     p = {
-      pointers: Object.entries(op.codecs ?? {}).map(([pointer, name]) => {
-        const keys = parsePointer(pointer);
-        return { keys, top: keys.length === 1 && keys[0] !== "*" ? keys[0] : undefined, name };
-      }),
+      pointers: Object.entries(op.codecs ?? {}).map(([pointer, name]) => [parsePointer(pointer), name]),
       patterns: Object.entries(op.patternCodecs ?? {}).map(([source, name]) => [new RegExp(source), name]),
     };
     compiled.set(op, p);
@@ -111,12 +105,7 @@ export function encodeInput(
   const { pointers, patterns } = plan(op);
   if (pointers.length === 0 && patterns.length === 0) return input;
   const sites: Site[] = [];
-  for (const { keys, top, name } of pointers) {
-    if (top !== undefined) {
-      const value = Object.hasOwn(input, top) ? input[top] : undefined;
-      if (value !== undefined) sites.push({ path: [top], value, codec: registry[name]! });
-      continue;
-    }
+  for (const [keys, name] of pointers) {
     const paths: (string | number)[][] = [];
     collect(input, keys, [], paths);
     for (const path of paths) sites.push({ path, value: valueAt(input, path), codec: registry[name]! });

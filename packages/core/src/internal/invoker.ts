@@ -263,15 +263,13 @@ function split(op: OperationSpec, encoded: Record<string, unknown>, extra: Recor
     else if (at?.header?.includes(k)) header[k] = String(v);
     else put(body, k, v);
   }
-  if (extra) {
-    for (const [k, v] of Object.entries(extra)) {
-      if (Object.hasOwn(encoded, k)) {
-        throw new RequestValidationError(op.id, [{ path: `(extraParams)/${k}`, message: "is a known parameter: pass it as a parameter, where it is checked" }]);
-      }
-      put(body, k, v);
+  for (const [k, v] of Object.entries(extra ?? {})) {
+    if (Object.hasOwn(encoded, k)) {
+      throw new RequestValidationError(op.id, [{ path: `(extraParams)/${k}`, message: "is a known parameter: pass it as a parameter, where it is checked" }]);
     }
+    put(body, k, v);
   }
-  if (op.headerDefaults) for (const [k, v] of Object.entries(op.headerDefaults)) header[k] ??= v;
+  for (const [k, v] of Object.entries(op.headerDefaults ?? {})) header[k] ??= v;
   const bodyKeys = Object.keys(body);
   if (!op.body && bodyKeys.length > 0) {
     throw new RequestValidationError(
