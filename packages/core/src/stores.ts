@@ -1,6 +1,7 @@
 // Stores: where state that must outlive one call (or one process) is kept. Each is a small
 // interface users can implement over their own database; the SDK ships an in-memory one and, in
 // `@paysys/core/node`, file stores for processes on one machine.
+import { KeyedQueue } from "./queue.js";
 
 /** Where the per-key chain keeps the current link of each key (the cash register's `Uid`). */
 export interface ChainStore {
@@ -24,7 +25,7 @@ export interface TokenStore {
 /** Keeps values in this process only. `update` runs one at a time per key. */
 export class MemoryStore implements ChainStore, TokenStore {
   readonly #values = new Map<string, string>();
-  readonly #queues = new Map<string, Promise<unknown>>();
+  readonly #queue = new KeyedQueue();
   get(key: string): string | undefined {
     return this.#values.get(key);
   }
@@ -32,18 +33,10 @@ export class MemoryStore implements ChainStore, TokenStore {
     this.#values.set(key, value);
   }
   update(key: string, decide: (current: string | undefined) => string | undefined | Promise<string | undefined>): Promise<string | undefined> {
-    const run = async () => {
+    return this.#queue.run(key, async () => {
       const next = await decide(this.#values.get(key));
       if (next !== undefined) this.#values.set(key, next);
       return this.#values.get(key);
-    };
-    const result = (this.#queues.get(key) ?? Promise.resolve()).then(run, run);
-    const settled = result.catch(() => {});
-    this.#queues.set(key, settled);
-    // The queue forgets a key once nothing waits behind the last update.
-    void settled.then(() => {
-      if (this.#queues.get(key) === settled) this.#queues.delete(key);
     });
-    return result;
   }
 }

@@ -9,6 +9,7 @@
 //   is sent once more. If it is the same, the 400 had another cause and stands.
 // - A call whose answer was lost may or may not have moved the chain: the key is marked unsure and
 //   the next call on it reads the current link first. The lost call itself is never re-sent here.
+import { KeyedQueue } from "../queue.js";
 import type { ChainStore } from "../stores.js";
 import { MemoryStore } from "../stores.js";
 import type { AttemptStep } from "./steps.js";
@@ -31,8 +32,8 @@ export interface ChainRun {
 export class HeaderChain {
   readonly #options: HeaderChainOptions;
   readonly #store: ChainStore;
-  /** The end of each key's queue. */
-  readonly #tails = new Map<string, Promise<unknown>>();
+  /** Calls on one key, one at a time. */
+  readonly #queue = new KeyedQueue();
   /** Keys whose stored link may be outdated because an answer was lost. */
   readonly #unsure = new Set<string>();
 
@@ -62,14 +63,7 @@ export class HeaderChain {
   /** Runs `call` with exclusive use of `key`'s chain. `presents`: the call must present the current link. */
   run<T>(key: unknown, presents: boolean, call: (run: ChainRun) => Promise<T>): Promise<T> {
     const id = String(key);
-    const previous = this.#tails.get(id) ?? Promise.resolve();
-    const mine = previous.then(() => this.#exclusive(key, id, presents, call));
-    const tail = mine.catch(() => {});
-    this.#tails.set(id, tail);
-    void tail.then(() => {
-      if (this.#tails.get(id) === tail) this.#tails.delete(id);
-    });
-    return mine;
+    return this.#queue.run(id, () => this.#exclusive(key, id, presents, call));
   }
 
   async #exclusive<T>(key: unknown, id: string, presents: boolean, call: (run: ChainRun) => Promise<T>): Promise<T> {

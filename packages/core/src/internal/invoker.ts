@@ -182,6 +182,7 @@ function unknownOutcome(op: OperationSpec, e: unknown, check: ReturnType<Reconci
     wasApplied: check.wasApplied,
   });
 }
+
 /**
  * NaN and ±Infinity pass a JSON Schema `type: number` (and Infinity `type: integer`), and JSON
  * would send them as `null`: wrong data without an error. They are refused wherever they are.
@@ -248,6 +249,9 @@ function put(target: Record<string, unknown>, k: string, v: unknown): void {
   else target[k] = v;
 }
 
+/** An object, or undefined when it has no keys. */
+const some = <T extends object>(o: T) => (Object.keys(o).length ? o : undefined);
+
 /** Places each input parameter where the spec says: path, query, header, or the JSON body inside the envelope. */
 function split(op: OperationSpec, encoded: Record<string, unknown>, extra: Record<string, unknown> | undefined): HttpInput {
   const at = op.in;
@@ -277,7 +281,6 @@ function split(op: OperationSpec, encoded: Record<string, unknown>, extra: Recor
       bodyKeys.map((k) => ({ path: `/${k}`, message: "is not a parameter of this operation" })),
     );
   }
-  const some = <T extends object>(o: T) => (Object.keys(o).length ? o : undefined);
   return { path: some(path), query: some(query), header: some(header), body: op.body ? wrapParams(op.envelope, body) : undefined };
 }
 

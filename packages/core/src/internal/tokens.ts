@@ -97,10 +97,14 @@ export class TokenManager {
     if (this.#tokens?.accessToken === token) this.#stale = true;
   }
 
+  #now(): number {
+    return (this.#options.now ?? Date.now)();
+  }
+
   #fresh(t: TokenSet, mayBeStale = true): boolean {
     if (mayBeStale && this.#stale) return false;
     if (t.expiresAt === undefined) return true;
-    const now = (this.#options.now ?? Date.now)();
+    const now = this.#now();
     return now < t.expiresAt - (this.#options.earlyRenewalMs ?? 10_000);
   }
 
@@ -144,7 +148,7 @@ export class TokenManager {
     const { lifetime } = this.#options;
     const tokens = await this.#fetchTokens(current);
     if (tokens.expiresAt !== undefined || lifetime === undefined) return tokens;
-    return { ...tokens, expiresAt: (this.#options.now ?? Date.now)() + durationMs(lifetime) };
+    return { ...tokens, expiresAt: this.#now() + durationMs(lifetime) };
   }
 
   async #fetchTokens(current: TokenSet | undefined): Promise<TokenSet> {

@@ -242,9 +242,8 @@ export class Transport<Paths extends {} = Record<string, never>> {
         const { failure } = read;
         // An answer cut off or too slow is retried like one that never started, for idempotent
         // operations only and within the same budget; a money operation's outcome stays unknown.
-        if (op.idempotent && (failure instanceof ConnectionError || failure instanceof TimeoutError) && state.retries < this.#retry.maxRetries) {
-          state.retries++;
-          await this.#wait(op, state.attempts, backoffDelay(state.retries, this.#retry), failure.message, options.signal);
+        if ((failure instanceof ConnectionError || failure instanceof TimeoutError) && this.#canRetry(state)) {
+          await this.#retryWait(state, failure.message, options.signal);
           continue;
         }
         throw this.#logged(op, failure);
@@ -429,9 +428,8 @@ export class Transport<Paths extends {} = Record<string, never>> {
         if (caller?.aborted) throw new RequestAbortedError(`${op.id}: aborted by the caller`, { operation: op.id, attempts: attempt, cause: caller.reason });
         const timedOut = controller.signal.reason instanceof TimeoutMarker;
         const what = timedOut ? `timed out after ${state.timeoutMs} ms` : `connection failed: ${this.#scrubbed(e, state)}`;
-        if (op.idempotent && state.retries < this.#retry.maxRetries) {
-          state.retries++;
-          await this.#wait(op, attempt, backoffDelay(state.retries, this.#retry), what, caller);
+        if (this.#canRetry(state)) {
+          await this.#retryWait(state, what, caller);
           continue;
         }
         const ErrorClass = timedOut ? TimeoutError : ConnectionError;
@@ -469,13 +467,12 @@ export class Transport<Paths extends {} = Record<string, never>> {
         discard(response);
         continue;
       }
-      if (op.idempotent && isRetryableStatus(response.status) && state.retries < this.#retry.maxRetries) {
+      if (isRetryableStatus(response.status) && this.#canRetry(state)) {
         const retryAfter = parseRetryAfter(response.headers.get("retry-after"));
         if (retryAfter === undefined || retryAfter <= this.#retry.retryAfterCapMs) {
-          state.retries++;
           state.endAttempt();
           discard(response);
-          await this.#wait(op, attempt, retryAfter ?? backoffDelay(state.retries, this.#retry), `HTTP ${response.status}`, caller);
+          await this.#retryWait(state, `HTTP ${response.status}`, caller, retryAfter);
           continue;
         }
       }
@@ -508,12 +505,20 @@ export class Transport<Paths extends {} = Record<string, never>> {
     return target.href;
   }
 
-  async #wait(op: OperationSpec, attempt: number, delayMs: number, reason: string, caller: AbortSignal | undefined): Promise<void> {
-    this.#log(() => ({ type: "retry", operation: op.id, attempt, delayMs, reason }));
+  /** Whether a call may be sent again: idempotent operations only, within the call's one retry budget. */
+  #canRetry(state: CallState): boolean {
+    return state.op.idempotent && state.retries < this.#retry.maxRetries;
+  }
+
+  /** Spends one retry of the call's budget: waits `delayMs` (the backoff of this retry by default), unless the caller aborts. */
+  async #retryWait(state: CallState, reason: string, caller: AbortSignal | undefined, delayMs = backoffDelay(state.retries + 1, this.#retry)): Promise<void> {
+    const { op, attempts } = state;
+    state.retries++;
+    this.#log(() => ({ type: "retry", operation: op.id, attempt: attempts, delayMs, reason }));
     try {
       await sleep(delayMs, caller);
     } catch (e) {
-      throw new RequestAbortedError(`${op.id}: aborted by the caller`, { operation: op.id, attempts: attempt, cause: e });
+      throw new RequestAbortedError(`${op.id}: aborted by the caller`, { operation: op.id, attempts, cause: e });
     }
   }
 
