@@ -6,7 +6,7 @@
 // cryptogram uses WebCrypto).
 import { RequestValidationError, type ValidationIssue } from "../errors.js";
 import type { OperationSpec } from "./operation.js";
-import { parsePointer, pointerOf } from "./pointer.js";
+import { parsePointer, pointerOf, put } from "./pointer.js";
 
 /** What a codec may need to know besides the value. */
 export interface CodecContext {
@@ -43,58 +43,110 @@ export function missingCodecs(operations: Iterable<OperationSpec>, registry: Cod
   return [...missing];
 }
 
-interface Site {
-  path: (string | number)[];
-  value: unknown;
-  codec: Codec;
+/**
+ * Where an operation's codecs apply, as a tree of keys compiled once per operation (encoding runs
+ * on every call): `items` steps into array items (`*`), `patterns` name top-level keys by prefix.
+ * A value a codec applies to is not walked further.
+ */
+interface Node {
+  codec?: string;
+  keys: Map<string, Node>;
+  items?: Node;
+  patterns?: [RegExp, string][];
 }
 
-/** Compiled once per operation: encoding runs on every call. */
-const compiled = new WeakMap<OperationSpec, { pointers: [string[], string][]; patterns: [RegExp, string][] }>();
-function plan(op: OperationSpec) {
-  let p = compiled.get(op);
-  if (!p) {
-    p = {
-      pointers: Object.entries(op.codecs ?? {}).map(([pointer, name]) => [parsePointer(pointer), name]),
-      patterns: Object.entries(op.patternCodecs ?? {}).map(([source, name]) => [new RegExp(source), name]),
-    };
-    compiled.set(op, p);
+const node = (): Node => ({ keys: new Map() });
+const compiled = new WeakMap<OperationSpec, Node | null>();
+function plan(op: OperationSpec): Node | null {
+  let root = compiled.get(op);
+  if (root === undefined) {
+    root = node();
+    for (const [pointer, name] of Object.entries(op.codecs ?? {})) {
+      let at = root;
+      for (const key of parsePointer(pointer)) {
+        if (key === "*") at = at.items ??= node();
+        else {
+          if (!at.keys.has(key)) at.keys.set(key, node());
+          at = at.keys.get(key)!;
+        }
+      }
+      at.codec = name;
+    }
+    const patterns = Object.entries(op.patternCodecs ?? {}).map(([source, name]): [RegExp, string] => [new RegExp(source), name]);
+    if (patterns.length) root.patterns = patterns;
+    if (!root.keys.size && !root.items && !patterns.length) root = null;
+    compiled.set(op, root);
   }
-  return p;
+  return root;
 }
 
-/** Finds every value a pointer (with `*` for array items) reaches in the input. */
-function collect(value: unknown, keys: readonly string[], path: (string | number)[], out: (string | number)[][]): void {
-  if (value === undefined) return;
-  if (keys.length === 0) {
-    out.push(path);
-    return;
-  }
-  const [key, ...rest] = keys as [string, ...string[]];
-  if (key === "*") {
-    if (Array.isArray(value)) for (const [i, v] of value.entries()) collect(v, rest, [...path, i], out);
-  } else if (value !== null && typeof value === "object" && !Array.isArray(value) && Object.hasOwn(value, key)) {
-    collect((value as Record<string, unknown>)[key], rest, [...path, key], out);
-  }
+/** One encoding: what the codecs gave, in the order the walk met their values. */
+interface Job {
+  registry: CodecRegistry;
+  ctx: CodecContext;
+  /** The path of the value being walked. */
+  keys: (string | number)[];
+  issues: ValidationIssue[];
+  /** Results in walk order; after an async codec, a second walk replays them settled. */
+  results: unknown[];
+  replay?: boolean;
+  async?: boolean;
 }
 
-/** A copy of `root` with the value at `path` replaced; containers on the path are copied, nothing else. */
-function replaceAt(root: unknown, path: readonly (string | number)[], value: unknown): unknown {
-  if (path.length === 0) return value;
-  const [key, ...rest] = path as [string | number, ...(string | number)[]];
-  if (Array.isArray(root)) {
-    const copy = root.slice();
-    copy[key as number] = replaceAt(root[key as number], rest, value);
-    return copy;
+function apply(job: Job, name: string, value: unknown): unknown {
+  if (job.replay) return job.results.shift();
+  let out: unknown;
+  try {
+    out = job.registry[name]!.encode(value, job.ctx);
+    if (out instanceof Promise) {
+      const path = pointerOf(job.keys);
+      out = out.catch((e) => fail(job, path, e));
+      job.async = true;
+    }
+  } catch (e) {
+    out = fail(job, pointerOf(job.keys), e);
   }
-  const copy: Record<string, unknown> = { ...(root as Record<string, unknown>) };
-  Object.defineProperty(copy, key, { value: replaceAt((root as Record<string, unknown>)[key as string], rest, value), enumerable: true, writable: true, configurable: true });
-  return copy;
+  job.results.push(out);
+  return out;
+}
+
+/** A codec says a value is wrong with a RangeError or TypeError; anything else (a key that could not be fetched, say) is not the caller's input and passes through as it is. */
+function fail(job: Job, path: string, e: unknown): undefined {
+  if (e instanceof Error && !(e instanceof RangeError || e instanceof TypeError)) throw e;
+  job.issues.push({ path, message: e instanceof Error ? e.message : String(e) });
+  return undefined;
+}
+
+/** The value with every codec below `at` applied: the same value when nothing changed, copies of the containers on changed paths otherwise. */
+function walk(job: Job, at: Node, value: unknown): unknown {
+  if (value === undefined) return value;
+  if (at.codec !== undefined) return apply(job, at.codec, value);
+  let copy: Record<PropertyKey, unknown> | undefined;
+  const visit = (k: string | number, child: Node, v: unknown) => {
+    job.keys.push(k);
+    const out = walk(job, child, v);
+    job.keys.pop();
+    if (out === v) return;
+    copy ??= Array.isArray(value) ? (value.slice() as unknown as Record<PropertyKey, unknown>) : { ...(value as object) };
+    put(copy, k, out);
+  };
+  if (Array.isArray(value)) {
+    if (at.items) for (let i = 0; i < value.length; i++) visit(i, at.items, value[i]);
+  } else if (value !== null && typeof value === "object") {
+    const o = value as Record<string, unknown>;
+    for (const [k, child] of at.keys) if (Object.hasOwn(o, k)) visit(k, child, o[k]);
+    if (at.patterns)
+      for (const k of Object.keys(o)) {
+        const hit = at.keys.has(k) ? undefined : at.patterns.find(([re]) => re.test(k));
+        if (hit) visit(k, { codec: hit[1], keys: at.keys }, o[k]);
+      }
+  }
+  return copy ?? value;
 }
 
 /**
- * Returns the input with every codec of the operation applied, and checks its period. The
- * caller's object is never changed. Every problem is reported at once, each at its path.
+ * Returns the input with every codec of the operation applied. The caller's object is never
+ * changed. Every problem is reported at once, each at its path, in the operation table's order.
  */
 export function encodeInput(
   op: OperationSpec,
@@ -102,52 +154,21 @@ export function encodeInput(
   registry: CodecRegistry,
   ctx: CodecContext,
 ): Record<string, unknown> | Promise<Record<string, unknown>> {
-  const { pointers, patterns } = plan(op);
-  if (pointers.length === 0 && patterns.length === 0) return input;
-  const sites: Site[] = [];
-  for (const [keys, name] of pointers) {
-    const paths: (string | number)[][] = [];
-    collect(input, keys, [], paths);
-    for (const path of paths) sites.push({ path, value: valueAt(input, path), codec: registry[name]! });
-  }
-  if (patterns.length > 0)
-    for (const key of Object.keys(input)) {
-      const hit = patterns.find(([re]) => re.test(key));
-      if (hit && !op.codecs?.[`/${key}`]) sites.push({ path: [key], value: input[key], codec: registry[hit[1]]! });
-    }
-  const issues: ValidationIssue[] = [];
-  // A codec says a value is wrong with a RangeError or TypeError; anything else (a key that could
-  // not be fetched, say) is not the caller's input and passes through as it is.
-  const fail = (site: Site, e: unknown) => {
-    if (e instanceof Error && !(e instanceof RangeError || e instanceof TypeError)) throw e;
-    issues.push({ path: pointerOf(site.path), message: e instanceof Error ? e.message : String(e) });
-    return undefined;
-  };
-  // Codecs are almost always synchronous: a promise (and a wait for it) only when one returns one.
-  const encoded: unknown[] = sites.map((site) => {
-    try {
-      const out = site.codec.encode(site.value, ctx);
-      return out instanceof Promise ? out.catch((e) => fail(site, e)) : out;
-    } catch (e) {
-      return fail(site, e);
-    }
-  });
-  const finish = (values: unknown[]) => {
-    if (issues.length) throw new RequestValidationError(op.id, issues);
-    let out: unknown = input;
-    for (const [i, site] of sites.entries()) {
-      // A value already in wire form comes back as it went in: nothing to copy.
-      if (values[i] !== site.value) out = replaceAt(out, site.path, values[i]);
-    }
+  const root = plan(op);
+  if (!root) return input;
+  const job: Job = { registry, ctx, keys: [], issues: [], results: [] };
+  const done = (out: unknown) => {
+    if (job.issues.length) throw new RequestValidationError(op.id, job.issues);
     return out as Record<string, unknown>;
   };
-  return encoded.some((v) => v instanceof Promise) ? Promise.all(encoded).then(finish) : finish(encoded);
-}
-
-function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
-  let v = root;
-  for (const k of path) v = (v as Record<string | number, unknown>)[k];
-  return v;
+  const out = walk(job, root, input);
+  // Codecs are almost always synchronous: a promise (and a wait for it) only when one returns one.
+  if (!job.async) return done(out);
+  return Promise.all(job.results).then((settled) => {
+    job.results = settled;
+    job.replay = true;
+    return done(walk(job, root, input));
+  });
 }
 
 /** Refuses a period whose start is after its end (after encoding, on wire values). */

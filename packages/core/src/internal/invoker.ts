@@ -11,7 +11,7 @@ import { HeaderChain } from "./chain.js";
 import { type CodecContext, type CodecRegistry, checkPeriod, encodeInput, missingCodecs } from "./codecs.js";
 import { checkFailure, unwrap, wrapParams } from "./envelope.js";
 import { type ChainDefinition, type Operation, type OperationSpec, validatorIssues } from "./operation.js";
-import { pointerOf } from "./pointer.js";
+import { pointerOf, put } from "./pointer.js";
 import type { AttemptStep } from "./steps.js";
 import type { CallResult, HttpInput, Transport } from "./transport.js";
 
@@ -102,7 +102,7 @@ export function createInvoker(options: InvokerOptions): Invoker {
     options.guard?.();
     const input = params === undefined ? {} : params;
     if (!isPlainObject(input)) throw new RequestValidationError(op.id, [{ path: "", message: "parameters must be a plain object" }]);
-    const { extraParams, rows, ...call } = callOptions;
+    const { extraParams, rows } = callOptions;
     checkExtraParams(op, extraParams);
     checkRowSchema(op, rows);
     const ctx = { operation: op.id, timeZone };
@@ -112,13 +112,16 @@ export function createInvoker(options: InvokerOptions): Invoker {
     if (options.validateRequests !== false && op.validateInput && !op.validateInput(encoded)) {
       throw new RequestValidationError(op.id, validatorIssues(op.validateInput));
     }
-    const issues = [...nonFinite(encoded, ""), ...nonFinite(extraParams, "(extraParams)"), ...(op.checks ?? []).flatMap((name) => checks[name]!(encoded, ctx))];
+    const issues = nonFinite(encoded, "");
+    if (extraParams) nonFinite(extraParams, "(extraParams)", [], issues);
+    for (const name of op.checks ?? []) issues.push(...checks[name]!(encoded, ctx));
     if (issues.length) throw new RequestValidationError(op.id, issues);
     const http = split(op, encoded, extraParams);
     const wantsFile = op.binaryWhen !== undefined && Object.entries(op.binaryWhen).every(([k, v]) => encoded[k] === v);
     if (wantsFile && rows) throw new RequestValidationError(op.id, [{ path: "(rows)", message: "the parameters ask for a file, which has no rows to check" }]);
     const target = effective.get(op) ?? op;
-    const send = (steps: AttemptStep[]) => transport.call(target, http, call, { steps, wantsFile });
+    // The transport reads only the CallOptions part of the options.
+    const send = (steps: AttemptStep[]) => transport.call(target, http, callOptions, { steps, wantsFile });
     const reconcile = options.reconcile?.[op.id];
     const result =
       op.chain && chain
@@ -243,45 +246,45 @@ function checkExtraParams(op: OperationSpec, extra: unknown): void {
   if (!isPlainObject(extra)) throw new RequestValidationError(op.id, [{ path: "(extraParams)", message: "must be a plain object" }]);
 }
 
-/** Sets a property as data, also when its name is `__proto__` (which plain assignment would treat as the prototype). */
-function put(target: Record<string, unknown>, k: string, v: unknown): void {
-  if (k === "__proto__") Object.defineProperty(target, k, { value: v, enumerable: true, writable: true, configurable: true });
-  else target[k] = v;
-}
-
-/** An object, or undefined when it has no keys. */
-const some = <T extends object>(o: T) => (Object.keys(o).length ? o : undefined);
-
 /** Places each input parameter where the spec says: path, query, header, or the JSON body inside the envelope. */
 function split(op: OperationSpec, encoded: Record<string, unknown>, extra: Record<string, unknown> | undefined): HttpInput {
   const at = op.in;
-  const path: Record<string, unknown> = {};
-  const query: Record<string, unknown> = {};
-  const header: Record<string, string> = {};
+  const http: HttpInput = {};
   const body: Record<string, unknown> = {};
+  let bodyKeys = 0;
   for (const k in encoded) {
     const v = encoded[k];
     if (v === undefined || !Object.hasOwn(encoded, k)) continue;
-    if (at?.path?.includes(k)) path[k] = v;
-    else if (at?.query?.includes(k)) query[k] = v;
-    else if (at?.header?.includes(k)) header[k] = String(v);
-    else put(body, k, v);
-  }
-  for (const [k, v] of Object.entries(extra ?? {})) {
-    if (Object.hasOwn(encoded, k)) {
-      throw new RequestValidationError(op.id, [{ path: `(extraParams)/${k}`, message: "is a known parameter: pass it as a parameter, where it is checked" }]);
+    const where = at?.path?.includes(k) ? "path" : at?.query?.includes(k) ? "query" : at?.header?.includes(k) ? "header" : undefined;
+    if (where) {
+      http[where] ??= {};
+      http[where][k] = where === "header" ? String(v) : v;
+    } else {
+      put(body, k, v);
+      bodyKeys++;
     }
-    put(body, k, v);
   }
-  for (const [k, v] of Object.entries(op.headerDefaults ?? {})) header[k] ??= v;
-  const bodyKeys = Object.keys(body);
-  if (!op.body && bodyKeys.length > 0) {
+  if (extra)
+    for (const [k, v] of Object.entries(extra)) {
+      if (Object.hasOwn(encoded, k)) {
+        throw new RequestValidationError(op.id, [{ path: `(extraParams)/${k}`, message: "is a known parameter: pass it as a parameter, where it is checked" }]);
+      }
+      put(body, k, v);
+      bodyKeys++;
+    }
+  if (op.headerDefaults)
+    for (const [k, v] of Object.entries(op.headerDefaults)) {
+      http.header ??= {};
+      http.header[k] ??= v;
+    }
+  if (!op.body && bodyKeys > 0) {
     throw new RequestValidationError(
       op.id,
-      bodyKeys.map((k) => ({ path: `/${k}`, message: "is not a parameter of this operation" })),
+      Object.keys(body).map((k) => ({ path: `/${k}`, message: "is not a parameter of this operation" })),
     );
   }
-  return { path: some(path), query: some(query), header: some(header), body: op.body ? wrapParams(op.envelope, body) : undefined };
+  if (op.body) http.body = wrapParams(op.envelope, body);
+  return http;
 }
 
 /** A facade method: typed by the operation row, sent by `invoke`. */

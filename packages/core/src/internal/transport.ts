@@ -104,9 +104,11 @@ interface CallState {
 
 class TimeoutMarker extends Error {}
 
+const noop = () => {};
 const EXCERPT = 200;
 const ERROR_BODY_LIMIT = 64 * 1024;
 const MAX_REDIRECTS = 5;
+const REDIRECTS = [301, 302, 303, 307, 308];
 /** Decoding without `stream` keeps no state between calls, so one strict decoder serves every answer. */
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -122,6 +124,8 @@ export class Transport<Paths extends {} = Record<string, never>> {
   readonly #baseUrl: string;
   /** The client's own headers, with lower-case names: the start of every request's headers. */
   readonly #headers: Record<string, string> = {};
+  /** Each operation's security scheme (null: none), found once: the lookup would run on every call. */
+  readonly #schemeOf = new WeakMap<OperationSpec, SecurityScheme | null>();
 
   constructor(options: TransportOptions) {
     this.#options = options;
@@ -170,9 +174,13 @@ export class Transport<Paths extends {} = Record<string, never>> {
   }
 
   #state(op: OperationSpec, input: HttpInput, timeoutMs: number | undefined, extra: AttemptStep[]): CallState {
-    const scheme = op.security.map((name) => this.#options.schemes?.[name]).find((s) => s !== undefined);
-    if (op.security.length > 0 && !scheme)
-      throw new ConfigurationError(`${op.id}: needs the security scheme ${op.security.join(" or ")}, which the client was not given`, { operation: op.id });
+    let scheme = this.#schemeOf.get(op);
+    if (scheme === undefined) {
+      scheme = op.security.map((name) => this.#options.schemes?.[name]).find((s) => s !== undefined) ?? null;
+      if (op.security.length > 0 && !scheme)
+        throw new ConfigurationError(`${op.id}: needs the security scheme ${op.security.join(" or ")}, which the client was not given`, { operation: op.id });
+      this.#schemeOf.set(op, scheme);
+    }
     return {
       op,
       steps: scheme ? [scheme, ...extra] : extra,
@@ -180,7 +188,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
       retries: 0,
       input,
       timeoutMs: timeoutMs ?? this.#options.timeoutMs ?? 30_000,
-      endAttempt: () => {},
+      endAttempt: noop,
     };
   }
 
@@ -203,7 +211,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
         : `${this.#baseUrl}${op.path}`;
     const headers: Record<string, string> = { ...this.#headers };
     if (input.body !== undefined) headers["content-type"] = "application/json";
-    for (const source of [input.header, options.headers]) {
+    for (const source of input.header || options.headers ? [input.header, options.headers] : []) {
       if (source) for (const [k, v] of Object.entries(source)) headers[k.toLowerCase()] = v;
     }
     return { url, method: op.method.toUpperCase(), headers, body: input.body === undefined ? undefined : JSON.stringify(input.body) };
@@ -233,13 +241,12 @@ export class Transport<Paths extends {} = Record<string, never>> {
         state.endAttempt();
         return { kind: "file", file: new BinaryFile(response), ...this.#facts(response, state, () => "[a file]") };
       }
-      const read = await this.#read(response, response.ok ? this.#maxBytes : ERROR_BODY_LIMIT, response.ok, op, ctx).then(
-        (bytes) => ({ bytes }),
-        (e: unknown) => ({ failure: this.#readFailure(e, op, ctx, options.signal) }),
-      );
-      state.endAttempt();
-      if ("failure" in read) {
-        const { failure } = read;
+      let bytes: Uint8Array;
+      try {
+        bytes = await this.#read(response, response.ok ? this.#maxBytes : ERROR_BODY_LIMIT, response.ok, op, ctx);
+      } catch (e) {
+        state.endAttempt();
+        const failure = this.#readFailure(e, op, ctx, options.signal);
         // An answer cut off or too slow is retried like one that never started, for idempotent
         // operations only and within the same budget; a money operation's outcome stays unknown.
         if ((failure instanceof ConnectionError || failure instanceof TimeoutError) && this.#canRetry(state)) {
@@ -248,7 +255,8 @@ export class Transport<Paths extends {} = Record<string, never>> {
         }
         throw this.#logged(op, failure);
       }
-      return this.#answer(op, response, read.bytes, contentType, ctx, state);
+      state.endAttempt();
+      return this.#answer(op, response, bytes, contentType, ctx, state);
     }
   }
 
@@ -303,8 +311,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
       throw tooLarge();
     }
     if (!response.body) return new Uint8Array();
-    // A declared length within the limit: read it in one go (the runtime refuses a body longer than declared).
-    if (declared <= limit) return new Uint8Array(await response.arrayBuffer());
+    // Read chunk by chunk, also with a declared length: arrayBuffer() costs more per call over the network.
     const reader = response.body.getReader();
     const chunks: Uint8Array[] = [];
     let size = 0;
@@ -320,6 +327,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
       }
       chunks.push(value);
     }
+    if (chunks.length === 1) return chunks[0]!;
     const out = new Uint8Array(Math.min(size, limit));
     let offset = 0;
     for (const c of chunks) {
@@ -361,8 +369,8 @@ export class Transport<Paths extends {} = Record<string, never>> {
   /** Runs the attempts of one request: steps, per-attempt timeout, retries, one re-send per step after a repaired refusal. */
   async #attempts(prepared: Prepared, state: CallState, caller: AbortSignal | undefined): Promise<Response> {
     const { op } = state;
-    const hooks = this.#options.hooks;
-    const resent = new Set<AttemptStep>();
+    const { hooks, logger } = this.#options;
+    let resent: Set<AttemptStep> | undefined;
     let redirects = 0;
     let url = prepared.url;
     for (;;) {
@@ -407,7 +415,8 @@ export class Transport<Paths extends {} = Record<string, never>> {
           };
         }
       }
-      this.#log(() => ({
+      // Log events are built only when someone listens: redaction costs CPU on every call.
+      logger?.({
         type: "request",
         operation: op.id,
         method: init.method ?? "GET",
@@ -418,8 +427,8 @@ export class Transport<Paths extends {} = Record<string, never>> {
           state.steps.flatMap((s) => s.headerNames),
         ),
         body: prepared.body && this.#redactBody(prepared.body),
-      }));
-      const started = performance.now();
+      });
+      const started = logger ? performance.now() : 0;
       let response: Response;
       try {
         response = await this.#fetch(url, init);
@@ -440,7 +449,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
           cause: timedOut ? undefined : e,
         });
       }
-      this.#log(() => ({ type: "response", operation: op.id, status: response.status, attempt, durationMs: Math.round(performance.now() - started) }));
+      logger?.({ type: "response", operation: op.id, status: response.status, attempt, durationMs: Math.round(performance.now() - started) });
       if (request) await hooks?.afterResponse?.({ operation: op.id, attempt, request, response });
       const redirect = this.#redirectTarget(op, response, url, init.method ?? "GET", state);
       if (redirect) {
@@ -455,9 +464,11 @@ export class Transport<Paths extends {} = Record<string, never>> {
       // Every step reads every answer (the chain takes its next link from it); a step may ask for
       // one re-send per call.
       let again = false;
-      for (const [i, step] of state.steps.entries()) {
+      for (let i = 0; i < state.steps.length; i++) {
+        const step = state.steps[i]!;
         if (!step.answered) continue;
-        if ((await step.answered(response, presented[i])) && !resent.has(step) && !again) {
+        if ((await step.answered(response, presented[i])) && !resent?.has(step) && !again) {
+          resent ??= new Set();
           resent.add(step);
           again = true;
         }
@@ -485,9 +496,10 @@ export class Transport<Paths extends {} = Record<string, never>> {
    * (307/308, or any redirect of a GET). Credentials never follow to another origin.
    */
   #redirectTarget(op: OperationSpec, response: Response, url: string, method: string, state: CallState): string | undefined {
+    const opaque = response.type === "opaqueredirect";
+    if (!opaque && !REDIRECTS.includes(response.status)) return undefined;
     const ctx = { operation: op.id, status: response.status, attempts: state.attempts, bodyExcerpt: "" };
-    if (response.type === "opaqueredirect") throw new UnexpectedResponseError(`${op.id}: the service redirected the request (the browser hides where); not followed`, ctx);
-    if (![301, 302, 303, 307, 308].includes(response.status)) return undefined;
+    if (opaque) throw new UnexpectedResponseError(`${op.id}: the service redirected the request (the browser hides where); not followed`, ctx);
     const location = response.headers.get("location");
     if (!location) return undefined;
     let target: URL;
