@@ -45,7 +45,14 @@ export function toDecimal(value: number | string): Decimal {
   return { units: m[1] ? -units : units, scale: fraction.length };
 }
 
-const rescale = (d: Decimal, scale: number): bigint => d.units * 10n ** BigInt(scale - d.scale);
+/** Powers of ten by exponent, computed once each: receipts rescale amounts on every call. */
+const powers: bigint[] = [];
+const rescale = (d: Decimal, scale: number): bigint => {
+  const k = scale - d.scale;
+  if (k === 0) return d.units;
+  powers[k] ??= 10n ** BigInt(k);
+  return d.units * powers[k];
+};
 
 export function addDecimal(a: Decimal, b: Decimal): Decimal {
   const scale = Math.max(a.scale, b.scale);

@@ -65,6 +65,35 @@ describe("TokenManager", () => {
     expect(obtained).toBe(3);
   });
 
+  it("asks the presentation for a token's headers once per token, and again for a new token", async () => {
+    const tm = new TokenManager({ obtain: async () => ({ accessToken: "a" }) });
+    const asked: string[] = [];
+    const scheme = bearerScheme(tm, (token) => {
+      asked.push(token);
+      return { "X-Token": token, "X-Kind": "bearer" };
+    });
+    const seen: Record<string, string>[] = [];
+    const present = async () => {
+      const headers: Record<string, string> = {};
+      await scheme.present({
+        set: (k, v) => {
+          headers[k] = v;
+        },
+      });
+      seen.push(headers);
+    };
+    await present();
+    await present();
+    tm.set({ accessToken: "b" });
+    await present();
+    expect(asked).toEqual(["probe", "a", "b"]);
+    expect(seen).toEqual([
+      { "X-Token": "a", "X-Kind": "bearer" },
+      { "X-Token": "a", "X-Kind": "bearer" },
+      { "X-Token": "b", "X-Kind": "bearer" },
+    ]);
+  });
+
   it("renews early, before the token expires on the wire", async () => {
     let obtained = 0;
     const tm = new TokenManager({ now: () => 55_000, earlyRenewalMs: 10_000, obtain: async () => ({ accessToken: `t${++obtained}`, expiresAt: 120_000 }) });

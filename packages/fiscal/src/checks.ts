@@ -18,10 +18,11 @@ interface PositionValues {
 
 /** Σ (Price + Markup − Discount) · Qty over the positions that are not storno, exactly. */
 export function exactTotal(positions: readonly PositionValues[]): Decimal {
-  return positions
-    .filter((p) => p.Storno !== true)
-    .map((p) => multiplyDecimal(subtractDecimal(addDecimal(amount(p.Price), amount(p.Markup)), amount(p.Discount)), amount(p.Qty)))
-    .reduce(addDecimal, ZERO);
+  let total = ZERO;
+  for (const p of positions) {
+    if (p.Storno !== true) total = addDecimal(total, multiplyDecimal(subtractDecimal(addDecimal(amount(p.Price), amount(p.Markup)), amount(p.Discount)), amount(p.Qty)));
+  }
+  return total;
 }
 
 /** The totals of a receipt: positions to `Total`, `NonCash` within `Total`, no cash beside a full non-cash payment, a payment that covers the total. */

@@ -47,8 +47,8 @@ function isRealTime(y: number, mo: number, d: number, h = 0, mi = 0, s = 0): boo
 export function isPortalDate(value: string): boolean {
   const m = DIGITS.exec(value);
   if (!m) return false;
-  const [y, mo, d, h, mi, s] = m.slice(1).map((x) => (x === undefined ? undefined : Number(x)));
-  return isRealTime(y!, mo!, d!, h, mi, s);
+  const n = (i: number) => (m[i] === undefined ? undefined : Number(m[i]));
+  return isRealTime(Number(m[1]), Number(m[2]), Number(m[3]), n(4), n(5), n(6));
 }
 
 /** Reads `"2024-05-01"` or `{ year, month, day }` as a calendar date; undefined for anything else. */
@@ -75,10 +75,8 @@ export interface DateFormatOptions {
  * its wall-clock time in the service's zone, the service's own digits unchanged (after checking).
  */
 export function formatPortalDate(value: PortalDateInput, options: DateFormatOptions = {}): string {
-  if (typeof value === "string" && DIGITS.test(value)) {
-    if (!isPortalDate(value)) throw new RangeError(`not a real date or time: ${JSON.stringify(value)}`);
-    return value;
-  }
+  if (typeof value === "string" && isPortalDate(value)) return value;
+  if (typeof value === "string" && DIGITS.test(value)) throw new RangeError(`not a real date or time: ${JSON.stringify(value)}`);
   if (value instanceof Date) {
     if (Number.isNaN(value.getTime())) throw new RangeError("an invalid Date");
     const w = wallClock(value, options.timeZone ?? DEFAULT_TIME_ZONE);

@@ -46,7 +46,11 @@ export interface PortalClientFunctions extends ClientFunctions {
    * Default: `accessToken` (or `token`), `refreshToken`, `expiresIn` (seconds).
    */
   extractTokens?: (result: Record<string, unknown>) => TokenSet;
-  /** Headers that present the access token; the document does not show how. Default `Authorization: Bearer <token>`. */
+  /**
+   * Headers that present the access token; the document does not show how. Default
+   * `Authorization: Bearer <token>`. A function of the token alone: it is called once per token,
+   * and its headers are reused for every request while that token is in use.
+   */
   authorize?: (token: string) => Record<string, string>;
   /** Makes captcha session ids. Default `crypto.randomUUID()`. */
   newCaptchaSession?: () => string;

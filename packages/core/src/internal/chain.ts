@@ -68,7 +68,9 @@ export class HeaderChain {
 
   async #exclusive<T>(key: unknown, id: string, presents: boolean, call: (run: ChainRun) => Promise<T>): Promise<T> {
     const { header } = this.#options;
-    let link = this.#unsure.has(id) ? undefined : ((await this.#store.get(id)) ?? undefined);
+    // A store that answers at once (the memory store) is not awaited: this runs before every chained call.
+    const stored = this.#unsure.has(id) ? undefined : this.#store.get(id);
+    let link = (stored instanceof Promise ? await stored : stored) ?? undefined;
     if (presents && link === undefined) link = await this.refresh(key);
     let presented: string | undefined;
     let renewed = false;
@@ -85,7 +87,8 @@ export class HeaderChain {
         if (next) {
           link = next;
           renewed = true;
-          await this.#store.set(id, next);
+          const saved = this.#store.set(id, next);
+          if (saved instanceof Promise) await saved;
           this.#unsure.delete(id);
           return false;
         }

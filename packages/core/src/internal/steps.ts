@@ -33,16 +33,19 @@ export type SecurityScheme = AttemptStep;
 
 /**
  * Bearer-like tokens: the identity is a single-flight TokenManager; `present` says how the token
- * goes on the request (default `Authorization: Bearer <token>`). A 401 marks the presented token
+ * goes on the request (default `Authorization: Bearer <token>`), called once per token. A 401 marks the presented token
  * rejected, so the next attempt renews it (once for any number of concurrent calls).
  */
 export function bearerScheme(tokens: TokenManager, present: (token: string) => Record<string, string> = (t) => ({ Authorization: `Bearer ${t}` })): SecurityScheme {
+  // The headers of the last token presented: the same token is presented on call after call.
+  let last: { token: string; headers: [string, string][] } | undefined;
   return {
     // A probe call tells which headers the presentation sets, so they are redacted by name.
     headerNames: Object.keys(present("probe")),
     present(headers) {
       const show = (token: string) => {
-        for (const [k, v] of Object.entries(present(token))) headers.set(k, v);
+        if (last?.token !== token) last = { token, headers: Object.entries(present(token)) };
+        for (const [k, v] of last.headers) headers.set(k, v);
         return token;
       };
       // A token in hand is presented at once; only a renewal makes the attempt wait.

@@ -35,7 +35,7 @@ const createClient: <Paths extends {}>(options?: ClientOptions) => Client<Paths>
   const d = (openapiFetch as unknown as { default: unknown }).default;
   return (typeof d === "function" ? d : (d as { default: unknown }).default) as never;
 })();
-const { createFinalURL, createQuerySerializer, defaultPathSerializer } = openapiFetch;
+const { createQuerySerializer, defaultPathSerializer } = openapiFetch;
 
 export interface TransportOptions {
   baseUrl: string;
@@ -200,16 +200,11 @@ export class Transport<Paths extends {} = Record<string, never>> {
   }
 
   #prepare(op: OperationSpec, input: HttpInput, options: CallOptions): Prepared {
-    const url =
-      input.path || input.query
-        ? createFinalURL(op.path, {
-            baseUrl: this.#baseUrl,
-            params: { path: input.path, query: input.query },
-            querySerializer: this.#querySerializer,
-            pathSerializer: defaultPathSerializer,
-          })
-        : `${this.#baseUrl}${op.path}`;
-    const headers: Record<string, string> = { ...this.#headers };
+    // openapi-fetch's serializers, applied to the operation's path only (the base URL is not a template).
+    let url = this.#baseUrl + (input.path ? defaultPathSerializer(op.path, input.path) : op.path);
+    const search = input.query ? this.#querySerializer(input.query).replace(/^\?/, "") : "";
+    if (search) url += `?${search}`;
+    const headers: Record<string, string> = Object.assign(Object.create(null), this.#headers);
     if (input.body !== undefined) headers["content-type"] = "application/json";
     for (const source of input.header || options.headers ? [input.header, options.headers] : []) {
       if (source) for (const [k, v] of Object.entries(source)) headers[k.toLowerCase()] = v;
@@ -467,7 +462,9 @@ export class Transport<Paths extends {} = Record<string, never>> {
       for (let i = 0; i < state.steps.length; i++) {
         const step = state.steps[i]!;
         if (!step.answered) continue;
-        if ((await step.answered(response, presented[i])) && !resent?.has(step) && !again) {
+        let repaired = step.answered(response, presented[i]);
+        if (repaired instanceof Promise) repaired = await repaired;
+        if (repaired && !resent?.has(step) && !again) {
           resent ??= new Set();
           resent.add(step);
           again = true;
