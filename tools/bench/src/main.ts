@@ -65,6 +65,19 @@ async function interleaved(baseline: () => Promise<unknown>, candidates: Record<
   };
   return { baselineMs: median(base), result };
 }
+/**
+ * A raw call with what the client gives every attempt and a careful caller would add: a timeout
+ * that can abort it, and redirects not followed blindly (credentials stay on one origin).
+ */
+async function carefully<T>(send: (init: RequestInit) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), 30_000);
+  try {
+    return await send({ signal: controller.signal, redirect: "manual" });
+  } finally {
+    clearTimeout(timer);
+  }
+}
 const shown = (r: { total: number; median: number; spread: string }) => `${r.total.toFixed(3)} (medians ${r.median.toFixed(3)}, IQR ${r.spread})`;
 
 // 1. Overhead per call with a stub fetch.
@@ -129,33 +142,14 @@ const url = await new Promise<string>((resolve) => {
   };
   const tokenSpy = createPortalClient({ baseUrl: portalUrl, credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw }, solveCaptcha, authorize });
   await tokenSpy.user.me();
-  const rawCall = async () => {
+  const rawCall = async (init: RequestInit = {}) => {
     const body = JSON.stringify({ params });
-    const r = await fetch(`${portalUrl}/v2/report/payments`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body });
+    const r = await fetch(`${portalUrl}/v2/report/payments`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body, ...init });
     const json = (await r.json()) as { code: number; data: unknown[] };
     if (json.code !== 0) throw new Error("raw call failed");
     return json.data;
   };
-  // The same call with what the client gives every attempt and a careful caller would add: a
-  // timeout that can abort it, and redirects not followed blindly (credentials stay on one origin).
-  const carefulCall = async () => {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), 30_000);
-    try {
-      const r = await fetch(`${portalUrl}/v2/report/payments`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-        body: JSON.stringify({ params }),
-        signal: controller.signal,
-        redirect: "manual",
-      });
-      const json = (await r.json()) as { code: number; data: unknown[] };
-      if (json.code !== 0) throw new Error("careful call failed");
-      return json.data;
-    } finally {
-      clearTimeout(timer);
-    }
-  };
+  const carefulCall = () => carefully(rawCall);
   for (const f of [rawCall, carefulCall, () => plain.reports.payments(params), () => validating.reports.payments(params)]) await time(f, 100);
   const run = await interleaved(rawCall, { careful: carefulCall, off: () => plain.reports.payments(params), on: () => validating.reports.payments(params) }, 2000);
   report("raw fetch, payments report (40 rows), per call", `${(run.baselineMs * 1000).toFixed(0)} µs`);
@@ -204,15 +198,18 @@ try {
   await opened.json();
   // The wire form: what the client's tenge codec makes of the same receipt.
   const wire = { IdDomain: 1, Positions: [{ Name: "Coffee", IdSection: 1, Price: 625.25, Qty: 2 }], Total: 1250.5, Cash: 1250.5 };
-  const rawReceipt = async () => {
-    const r = await fetch(`${fiscalUrl}/kkms/201/sales`, { method: "POST", headers: { ...headers, uid }, body: JSON.stringify(wire) });
+  const rawReceipt = async (init: RequestInit = {}) => {
+    const r = await fetch(`${fiscalUrl}/kkms/201/sales`, { method: "POST", headers: { ...headers, uid }, body: JSON.stringify(wire), ...init });
     const json = (await r.json()) as { Status: number };
     if (json.Status !== 200) throw new Error(`raw receipt refused: ${JSON.stringify(json)}`);
     uid = r.headers.get("uid")!;
   };
-  for (const f of [rawReceipt, () => receipt(101)]) await time(f, 100);
-  const chain = await interleaved(rawReceipt, { client: () => receipt(101) }, 1000);
+  const carefulReceipt = () => carefully(rawReceipt);
+  for (const f of [rawReceipt, carefulReceipt, () => receipt(101)]) await time(f, 100);
+  const chain = await interleaved(rawReceipt, { careful: carefulReceipt, client: () => receipt(101) }, 1000);
   report("fiscal client / raw fetch, one receipt through the chain", shown(chain.result("client")), "≤ 1.10");
+  report("careful raw fetch (timeout signal, manual redirects) / raw fetch, same receipt", shown(chain.result("careful")));
+  report("fiscal client / that careful raw fetch", (chain.result("client").total / chain.result("careful").total).toFixed(3));
 
   // 5. E-commerce.
   const ecommerceUrl = `${url}/ecommerce`;
