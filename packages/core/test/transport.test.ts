@@ -337,6 +337,15 @@ describe("headers a security scheme sets", () => {
     expect(lines.join("\n")).not.toContain("tok-in-a-custom-header");
     expect(lines.join("\n")).toContain('"x-token":"[REDACTED]"');
   });
+
+  it("reach the wire under names that are special on plain objects, from the client, the call and the scheme", async () => {
+    const s = script(json({ ok: 1 }));
+    const tokens = new TokenManager({ obtain: async () => ({ accessToken: "t" }) });
+    const t = transport(s.fetch, { headers: { hasOwnProperty: "c" }, schemes: { token: bearerScheme(tokens, (tok) => ({ toString: tok })) } });
+    await t.call(op({ security: ["token"] }), { header: { constructor: "h" } }, { headers: { valueOf: "x" } });
+    const sent = s.seen[0]!.headers;
+    expect(["hasownproperty", "valueof", "constructor", "tostring"].map((n) => sent.get(n))).toEqual(["c", "x", "h", "t"]);
+  });
 });
 
 describe("answer size and content", () => {

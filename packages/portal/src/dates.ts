@@ -31,16 +31,16 @@ const DIGITS = /^(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(\d{2}))?$/;
 const ISO_DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const EXPECTED = 'expected yyyyMMdd or yyyyMMddHHmmss digits, a calendar date ("2024-05-01" or { year, month, day }) or a Date';
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeap = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+const lastDay = (year: number, month: number) => (month === 2 && isLeap(year) ? 29 : DAYS_IN_MONTH[month - 1]!);
+
+/**
+ * A date and time that exist on the calendar, checked by arithmetic (this runs for every date of
+ * every call). Years below 100 are refused: a two-digit year is a mistake (24 is not 2024).
+ */
 function isRealTime(y: number, mo: number, d: number, h = 0, mi = 0, s = 0): boolean {
-  const probe = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
-  return (
-    probe.getUTCFullYear() === y &&
-    probe.getUTCMonth() === mo - 1 &&
-    probe.getUTCDate() === d &&
-    probe.getUTCHours() === h &&
-    probe.getUTCMinutes() === mi &&
-    probe.getUTCSeconds() === s
-  );
+  return y >= 100 && mo >= 1 && mo <= 12 && d >= 1 && d <= lastDay(y, mo) && h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && s >= 0 && s <= 59;
 }
 
 /** True when the string is a valid `yyyyMMddHHmmss` or `yyyyMMdd` calendar value. */
@@ -125,8 +125,6 @@ export interface Period {
   dateFrom: CalendarDate;
   dateTo: CalendarDate;
 }
-
-const lastDay = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
 
 function day(value: CalendarDate | string): CalendarDate {
   const d = calendarDate(value);

@@ -52,8 +52,38 @@ describe("portal date codec", () => {
     expect(formatPortalDate(parsePortalDate("20240310023000", "America/New_York"), { timeZone: "America/New_York" })).toBe("20240310033000");
   });
 
+  it("accepts exactly the digit strings that name a real date and time (years from 100)", () => {
+    const digits = (n: number, w: number) => String(n).padStart(w, "0");
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 9999 }),
+        fc.integer({ min: 0, max: 13 }),
+        fc.integer({ min: 0, max: 32 }),
+        fc.integer({ min: 0, max: 24 }),
+        fc.integer({ min: 0, max: 60 }),
+        fc.integer({ min: 0, max: 60 }),
+        (y, mo, d, h, mi, s) => {
+          const probe = new Date(0);
+          probe.setUTCFullYear(y, mo - 1, d);
+          probe.setUTCHours(h, mi, s);
+          const real =
+            y >= 100 &&
+            probe.getUTCFullYear() === y &&
+            probe.getUTCMonth() === mo - 1 &&
+            probe.getUTCDate() === d &&
+            probe.getUTCHours() === h &&
+            probe.getUTCMinutes() === mi &&
+            probe.getUTCSeconds() === s;
+          expect(isPortalDate(`${digits(y, 4)}${digits(mo, 2)}${digits(d, 2)}${digits(h, 2)}${digits(mi, 2)}${digits(s, 2)}`)).toBe(real);
+        },
+      ),
+      { numRuns: 20_000 },
+    );
+  });
+
   it("rejects impossible calendar values and non-dates", () => {
-    for (const bad of ["20240230", "20241301", "20240101246000", "2024-01-01", "", "202401011200"]) expect(isPortalDate(bad)).toBe(false);
+    for (const bad of ["20240230", "20241301", "20240101246000", "2024-01-01", "", "202401011200", "19000229", "20230229", "00990101"]) expect(isPortalDate(bad)).toBe(false);
+    for (const good of ["20000229", "20240229", "01000101", "20241231235959"]) expect(isPortalDate(good)).toBe(true);
     expect(() => formatPortalDate("20240230")).toThrow(RangeError);
     expect(() => formatPortalDate(new Date(Number.NaN))).toThrow(RangeError);
   });

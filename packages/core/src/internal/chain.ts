@@ -68,9 +68,7 @@ export class HeaderChain {
 
   async #exclusive<T>(key: unknown, id: string, presents: boolean, call: (run: ChainRun) => Promise<T>): Promise<T> {
     const { header } = this.#options;
-    // A store that answers at once (the memory store) is not awaited: this runs before every chained call.
-    const stored = this.#unsure.has(id) ? undefined : this.#store.get(id);
-    let link = (stored instanceof Promise ? await stored : stored) ?? undefined;
+    let link = this.#unsure.has(id) ? undefined : ((await this.#store.get(id)) ?? undefined);
     if (presents && link === undefined) link = await this.refresh(key);
     let presented: string | undefined;
     let renewed = false;
@@ -87,8 +85,7 @@ export class HeaderChain {
         if (next) {
           link = next;
           renewed = true;
-          const saved = this.#store.set(id, next);
-          if (saved instanceof Promise) await saved;
+          await this.#store.set(id, next);
           this.#unsure.delete(id);
           return false;
         }

@@ -258,7 +258,7 @@ function split(op: OperationSpec, encoded: Record<string, unknown>, extra: Recor
     const where = at?.path?.includes(k) ? "path" : at?.query?.includes(k) ? "query" : at?.header?.includes(k) ? "header" : undefined;
     if (where) {
       http[where] ??= {};
-      http[where][k] = where === "header" ? String(v) : v;
+      put(http[where], k, where === "header" ? String(v) : v);
     } else {
       put(body, k, v);
       bodyKeys++;
@@ -275,7 +275,7 @@ function split(op: OperationSpec, encoded: Record<string, unknown>, extra: Recor
   if (op.headerDefaults)
     for (const [k, v] of Object.entries(op.headerDefaults)) {
       http.header ??= {};
-      http.header[k] ??= v;
+      if (!Object.hasOwn(http.header, k)) put(http.header, k, v);
     }
   if (!op.body && bodyKeys > 0) {
     throw new RequestValidationError(

@@ -22,6 +22,7 @@ import {
 import { BinaryFile } from "../file.js";
 import { serviceFields } from "./envelope.js";
 import { type OperationSpec, validatorIssues } from "./operation.js";
+import { put } from "./pointer.js";
 import { collectSecrets, redactHeaders, redactValue, type SecretSet, scrub } from "./redact.js";
 import { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDefaults, sleep } from "./retry.js";
 import type { AttemptStep, SecurityScheme } from "./steps.js";
@@ -134,7 +135,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
     this.#fetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
     this.#maxBytes = options.maxResponseBytes ?? 32 * 1024 * 1024;
     this.#baseUrl = options.baseUrl.replace(/\/+$/, "");
-    for (const [k, v] of Object.entries(options.headers ?? {})) this.#headers[k.toLowerCase()] = v;
+    for (const [k, v] of Object.entries(options.headers ?? {})) put(this.#headers, k.toLowerCase(), v);
     // The escape hatch: openapi-fetch typed by the spec, over our attempts with the client's first scheme.
     const rawOp: OperationSpec = {
       id: "raw",
@@ -154,9 +155,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
         const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
         const state = this.#state(rawOp, {}, undefined, []);
         const headers: Record<string, string> = {};
-        request.headers.forEach((v, k) => {
-          headers[k] = v;
-        });
+        request.headers.forEach((v, k) => put(headers, k, v));
         const response = await this.#attempts({ url: request.url, method: request.method, headers, body }, state, request.signal);
         state.endAttempt();
         return response;
@@ -204,10 +203,10 @@ export class Transport<Paths extends {} = Record<string, never>> {
     let url = this.#baseUrl + (input.path ? defaultPathSerializer(op.path, input.path) : op.path);
     const search = input.query ? this.#querySerializer(input.query).replace(/^\?/, "") : "";
     if (search) url += `?${search}`;
-    const headers: Record<string, string> = Object.assign(Object.create(null), this.#headers);
+    const headers: Record<string, string> = { ...this.#headers };
     if (input.body !== undefined) headers["content-type"] = "application/json";
     for (const source of input.header || options.headers ? [input.header, options.headers] : []) {
-      if (source) for (const [k, v] of Object.entries(source)) headers[k.toLowerCase()] = v;
+      if (source) for (const [k, v] of Object.entries(source)) put(headers, k.toLowerCase(), v);
     }
     return { url, method: op.method.toUpperCase(), headers, body: input.body === undefined ? undefined : JSON.stringify(input.body) };
   }
@@ -372,13 +371,11 @@ export class Transport<Paths extends {} = Record<string, never>> {
       if (caller?.aborted) throw new RequestAbortedError(`${op.id}: aborted by the caller`, { operation: op.id, attempts: state.attempts, cause: caller.reason });
       state.attempts++;
       const attempt = state.attempts;
-      // A plain record (without a prototype, so no name is special), not a Headers object: fetch
-      // validates it all the same, and a Headers per attempt is measurable in the client's overhead.
-      const headers: Record<string, string> = Object.assign(Object.create(null), prepared.headers);
+      // A plain record, not a Headers object: fetch validates it all the same, and a Headers per
+      // attempt is measurable in the client's overhead. Names go in with `put`, so none is special.
+      const headers: Record<string, string> = { ...prepared.headers };
       const sink = {
-        set: (name: string, value: string) => {
-          headers[name.toLowerCase()] = value;
-        },
+        set: (name: string, value: string) => put(headers, name.toLowerCase(), value),
       };
       const presented: unknown[] = [];
       for (const step of state.steps) {
@@ -462,9 +459,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
       for (let i = 0; i < state.steps.length; i++) {
         const step = state.steps[i]!;
         if (!step.answered) continue;
-        let repaired = step.answered(response, presented[i]);
-        if (repaired instanceof Promise) repaired = await repaired;
-        if (repaired && !resent?.has(step) && !again) {
+        if ((await step.answered(response, presented[i])) && !resent?.has(step) && !again) {
           resent ??= new Set();
           resent.add(step);
           again = true;
