@@ -258,7 +258,8 @@ function split(op: OperationSpec, encoded: Record<string, unknown>, extra: Recor
     const where = at?.path?.includes(k) ? "path" : at?.query?.includes(k) ? "query" : at?.header?.includes(k) ? "header" : undefined;
     if (where) {
       http[where] ??= {};
-      put(http[where], k, where === "header" ? String(v) : v);
+      // Names from the spec's parameter lists: no name here is special.
+      http[where][k] = where === "header" ? String(v) : v;
     } else {
       put(body, k, v);
       bodyKeys++;

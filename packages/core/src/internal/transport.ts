@@ -125,8 +125,6 @@ export class Transport<Paths extends {} = Record<string, never>> {
   readonly #baseUrl: string;
   /** The client's own headers, with lower-case names: the start of every request's headers. */
   readonly #headers: Record<string, string> = {};
-  /** Each operation's security scheme (null: none), found once: the lookup would run on every call. */
-  readonly #schemeOf = new WeakMap<OperationSpec, SecurityScheme | null>();
 
   constructor(options: TransportOptions) {
     this.#options = options;
@@ -155,7 +153,9 @@ export class Transport<Paths extends {} = Record<string, never>> {
         const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
         const state = this.#state(rawOp, {}, undefined, []);
         const headers: Record<string, string> = {};
-        request.headers.forEach((v, k) => put(headers, k, v));
+        request.headers.forEach((v, k) => {
+          put(headers, k, v);
+        });
         const response = await this.#attempts({ url: request.url, method: request.method, headers, body }, state, request.signal);
         state.endAttempt();
         return response;
@@ -173,13 +173,14 @@ export class Transport<Paths extends {} = Record<string, never>> {
   }
 
   #state(op: OperationSpec, input: HttpInput, timeoutMs: number | undefined, extra: AttemptStep[]): CallState {
-    let scheme = this.#schemeOf.get(op);
-    if (scheme === undefined) {
-      scheme = op.security.map((name) => this.#options.schemes?.[name]).find((s) => s !== undefined) ?? null;
-      if (op.security.length > 0 && !scheme)
-        throw new ConfigurationError(`${op.id}: needs the security scheme ${op.security.join(" or ")}, which the client was not given`, { operation: op.id });
-      this.#schemeOf.set(op, scheme);
+    // The first of the operation's schemes the client has (a loop: this runs on every call).
+    let scheme: SecurityScheme | undefined;
+    for (const name of op.security) {
+      scheme = this.#options.schemes?.[name];
+      if (scheme) break;
     }
+    if (op.security.length > 0 && !scheme)
+      throw new ConfigurationError(`${op.id}: needs the security scheme ${op.security.join(" or ")}, which the client was not given`, { operation: op.id });
     return {
       op,
       steps: scheme ? [scheme, ...extra] : extra,
@@ -205,7 +206,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
     if (search) url += `?${search}`;
     const headers: Record<string, string> = { ...this.#headers };
     if (input.body !== undefined) headers["content-type"] = "application/json";
-    for (const source of input.header || options.headers ? [input.header, options.headers] : []) {
+    for (const source of [input.header, options.headers]) {
       if (source) for (const [k, v] of Object.entries(source)) put(headers, k.toLowerCase(), v);
     }
     return { url, method: op.method.toUpperCase(), headers, body: input.body === undefined ? undefined : JSON.stringify(input.body) };
