@@ -7,15 +7,12 @@ export class KeyedQueue {
 
   run<T>(key: string, task: () => T | Promise<T>): Promise<T> {
     const result = (this.#tails.get(key) ?? Promise.resolve()).then(task);
-    const tail = result.then(
-      () => {},
-      () => {},
-    );
-    this.#tails.set(key, tail);
     // The queue forgets a key once nothing waits behind its last task.
-    void tail.then(() => {
+    const forget = () => {
       if (this.#tails.get(key) === tail) this.#tails.delete(key);
-    });
+    };
+    const tail = result.then(forget, forget);
+    this.#tails.set(key, tail);
     return result;
   }
 }

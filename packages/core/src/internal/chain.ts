@@ -36,10 +36,12 @@ export class HeaderChain {
   readonly #queue = new KeyedQueue();
   /** Keys whose stored link may be outdated because an answer was lost. */
   readonly #unsure = new Set<string>();
+  readonly #headerNames: readonly string[];
 
   constructor(options: HeaderChainOptions) {
     this.#options = options;
     this.#store = options.store ?? new MemoryStore();
+    this.#headerNames = [options.header];
   }
 
   /** The header the chain's links travel in. */
@@ -74,7 +76,7 @@ export class HeaderChain {
     let renewed = false;
     let recovered = false;
     const step: AttemptStep = {
-      headerNames: [header],
+      headerNames: this.#headerNames,
       present: (headers) => {
         if (presents && link !== undefined) headers.set(header, link);
         presented = presents ? link : undefined;

@@ -47,29 +47,31 @@ function unexpected(op: OperationSpec, a: Answer, what: string): UnexpectedRespo
   return new UnexpectedResponseError(`${op.id}: ${what}`, { operation: op.id, status: a.status, attempts: a.attempts, bodyExcerpt: a.excerpt() });
 }
 
+/** The error for an answer that reports a failure: the service refused a sign-in, or the call. */
+function failure(op: OperationSpec, a: Answer, code: number | string | undefined, message: string | undefined): Error {
+  const scrubbed = message === undefined ? undefined : a.scrub(message);
+  const ctx: ErrorContext = { operation: op.id, status: a.status, attempts: a.attempts, serviceCode: code, serviceMessage: scrubbed };
+  const said = `${code === undefined ? "" : ` code ${code}`}${scrubbed ? `: ${scrubbed}` : ""}`;
+  if (op.signsIn) {
+    return new AuthenticationError(
+      `${op.id}: the service refused the sign-in${said || " (it gave no code or message)"}; check the login, the password${op.id.includes("token") ? " and the captcha text" : ""}`,
+      ctx,
+    );
+  }
+  return new ServiceError(`${op.id}: the service answered${said || " with a failure and no message"}`, ctx);
+}
+
 /** Throws when the answer reports a failure (a code outside `success`, or an `error` field); returns otherwise. */
 export function checkFailure(op: OperationSpec, a: Answer): void {
   const { envelope } = op;
-  const failed = (code: number | string | undefined, message: string | undefined): never => {
-    const scrubbed = message === undefined ? undefined : a.scrub(message);
-    const ctx: ErrorContext = { operation: op.id, status: a.status, attempts: a.attempts, serviceCode: code, serviceMessage: scrubbed };
-    const said = `${code === undefined ? "" : ` code ${code}`}${scrubbed ? `: ${scrubbed}` : ""}`;
-    if (op.signsIn) {
-      throw new AuthenticationError(
-        `${op.id}: the service refused the sign-in${said || " (it gave no code or message)"}; check the login, the password${op.id.includes("token") ? " and the captcha text" : ""}`,
-        ctx,
-      );
-    }
-    throw new ServiceError(`${op.id}: the service answered${said || " with a failure and no message"}`, ctx);
-  };
   if (envelope.code !== undefined) {
     const code = at(a.body, envelope.code);
     if (typeof code !== "number" && typeof code !== "string") throw unexpected(op, a, `the answer is not the interface's envelope: no code at ${envelope.code}`);
-    if (!(envelope.success ?? []).includes(code)) failed(code, serviceFields(envelope, a.body).message);
+    if (!(envelope.success ?? []).includes(code)) throw failure(op, a, code, serviceFields(envelope, a.body).message);
   }
   if (envelope.error !== undefined) {
     const error = at(a.body, envelope.error);
-    if (error !== undefined && error !== null && error !== "" && error !== false) failed(undefined, typeof error === "string" ? error : JSON.stringify(error));
+    if (error !== undefined && error !== null && error !== "" && error !== false) throw failure(op, a, undefined, typeof error === "string" ? error : JSON.stringify(error));
   }
 }
 

@@ -7,7 +7,7 @@ import type { CallOptions, OpenParamsOptions, RowsOption, StandardSchemaV1 } fro
 import { APIError, ConfigurationError, ConnectionError, OutcomeUnknownError, RequestValidationError, RowValidationError, type ValidationIssue } from "../errors.js";
 import type { BinaryFile } from "../file.js";
 import type { ChainStore } from "../stores.js";
-import { HeaderChain } from "./chain.js";
+import { type ChainRun, HeaderChain } from "./chain.js";
 import { type CodecContext, type CodecRegistry, checkPeriod, encodeInput, missingCodecs } from "./codecs.js";
 import { checkFailure, unwrap, wrapParams } from "./envelope.js";
 import { type ChainDefinition, type Operation, type OperationSpec, validatorIssues } from "./operation.js";
@@ -137,17 +137,14 @@ export function createInvoker(options: InvokerOptions): Invoker {
 
   /** Runs a call on its key's chain; a lost answer is told by whether the chain moved past the link the call presented. */
   async function chained(op: OperationSpec, chain: HeaderChain, key: unknown, send: (steps: AttemptStep[]) => Promise<CallResult>): Promise<CallResult> {
-    let presented: string | undefined;
+    let run: ChainRun | undefined;
     try {
-      return await chain.run(key, op.chain!.presents, async (r) => {
-        try {
-          return await send([r.step]);
-        } finally {
-          presented = r.presented;
-        }
+      return await chain.run(key, op.chain!.presents, (r) => {
+        run = r;
+        return send([r.step]);
       });
     } catch (e) {
-      const link = presented;
+      const link = run?.presented;
       if (link === undefined) throw e; // nothing was presented, so the chain cannot tell
       throw unknownOutcome(op, e, {
         key: String(key),

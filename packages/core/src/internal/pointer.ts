@@ -13,36 +13,43 @@ export function parsePointer(pointer: string): string[] {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
-/** An own property only: a key such as `__proto__` or `constructor` never reaches the prototype. */
-const own = (o: Record<string, unknown>, k: string): unknown => (Object.hasOwn(o, k) ? o[k] : undefined);
+const MISSING = Symbol("missing");
+
+/** One step down: an own property of an object, or an item of an array by its index. */
+function step(c: unknown, key: string): unknown {
+  if (isObject(c)) return Object.hasOwn(c, key) && c[key] !== undefined ? c[key] : MISSING;
+  if (Array.isArray(c) && /^\d+$/.test(key) && Number(key) < c.length) return c[Number(key)];
+  return MISSING;
+}
 
 /**
  * What a pointer reaches. Without `*`: the one value, or `found: false`. With `*`: every value it
  * reaches, flattened into one list (each `*` steps into the items of an array).
  */
 export function evaluatePointer(doc: unknown, keys: readonly string[]): { found: boolean; value: unknown } {
-  let cursors: unknown[] = [doc];
-  let fanned = false;
-  for (const key of keys) {
+  // Up to the first `*` (nearly every pointer has none), one value, stepped down key by key.
+  let value = doc;
+  let i = 0;
+  for (; i < keys.length && keys[i] !== "*"; i++) {
+    value = step(value, keys[i]!);
+    if (value === MISSING) return { found: false, value: undefined };
+  }
+  if (i === keys.length) return { found: true, value };
+  if (!Array.isArray(value)) return { found: false, value: undefined };
+  // From there on, every value reached; what a branch lacks is left out.
+  let cursors: unknown[] = [value];
+  for (; i < keys.length; i++) {
+    const key = keys[i]!;
     const next: unknown[] = [];
     for (const c of cursors) {
-      if (key === "*") {
-        if (Array.isArray(c)) next.push(...c);
-        else if (!fanned) return { found: false, value: undefined };
-      } else if (isObject(c)) {
-        const v = own(c, key);
-        if (v !== undefined) next.push(v);
-        else if (!fanned) return { found: false, value: undefined };
-      } else if (Array.isArray(c) && /^\d+$/.test(key) && Number(key) < c.length) {
-        next.push(c[Number(key)]);
-      } else if (!fanned) {
-        return { found: false, value: undefined };
-      }
+      if (key !== "*") {
+        const v = step(c, key);
+        if (v !== MISSING) next.push(v);
+      } else if (Array.isArray(c)) next.push(...c);
     }
-    if (key === "*") fanned = true;
     cursors = next;
   }
-  return fanned ? { found: true, value: cursors } : { found: true, value: cursors[0] };
+  return { found: true, value: cursors };
 }
 
 /** Places `value` at `keys` inside a new object (`[]` → the value itself). */

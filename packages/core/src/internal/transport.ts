@@ -229,8 +229,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
         throw this.#logged(op, e instanceof PaysysError ? e : new ConnectionError(`${op.id}: ${this.#scrubbed(e, state)}`, { operation: op.id, attempts: state.attempts }));
       }
       const ctx: ErrorContext = { operation: op.id, status: response.status, attempts: state.attempts };
-      const contentType = response.headers.get("content-type") ?? "";
-      if (response.ok && extra.wantsFile && !/json/i.test(contentType)) {
+      if (response.ok && extra.wantsFile && !/json/i.test(contentTypeOf(response))) {
         // The attempt timer stops at the headers for files, so a large download is not cut off;
         // the caller's signal still applies to the body.
         state.endAttempt();
@@ -251,7 +250,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
         throw this.#logged(op, failure);
       }
       state.endAttempt();
-      return this.#answer(op, response, bytes, contentType, ctx, state);
+      return this.#answer(op, response, bytes, ctx, state);
     }
   }
 
@@ -264,10 +263,10 @@ export class Transport<Paths extends {} = Record<string, never>> {
   }
 
   /** Turns a whole body into the call's result: typed errors for HTTP errors, bad UTF-8, bad JSON, or an answer the spec does not allow. */
-  #answer(op: OperationSpec, response: Response, bytes: Uint8Array, contentType: string, ctx: ErrorContext, state: CallState): CallResult {
+  #answer(op: OperationSpec, response: Response, bytes: Uint8Array, ctx: ErrorContext, state: CallState): CallResult {
     // Decoded leniently only when an error needs an excerpt; a good answer is decoded once, strictly.
     const lenient = () => new TextDecoder().decode(bytes);
-    const excerpt = () => this.#excerpt(lenient(), bytes, contentType, state);
+    const excerpt = () => this.#excerpt(lenient(), bytes, contentTypeOf(response), state);
     if (!response.ok) throw this.#logged(op, this.#httpError(op, response, lenient(), excerpt, state));
     let text: string;
     try {
@@ -280,7 +279,10 @@ export class Transport<Paths extends {} = Record<string, never>> {
     try {
       body = text.trim() === "" ? undefined : JSON.parse(text);
     } catch {
-      throw this.#logged(op, new UnexpectedResponseError(`${op.id}: the answer is not JSON (content-type ${contentType || "none"})`, { ...ctx, bodyExcerpt: excerpt() }));
+      throw this.#logged(
+        op,
+        new UnexpectedResponseError(`${op.id}: the answer is not JSON (content-type ${contentTypeOf(response) || "none"})`, { ...ctx, bodyExcerpt: excerpt() }),
+      );
     }
     if (op.validateResponse && this.#options.validateResponses && !op.validateResponse(body)) {
       const issues = validatorIssues(op.validateResponse)
@@ -568,6 +570,9 @@ function looksBinary(text: string): boolean {
   }
   return false;
 }
+
+/** Read only where needed: a JSON answer that is fine never asks. */
+const contentTypeOf = (response: Response) => response.headers.get("content-type") ?? "";
 
 /** Drops an answer's body without waiting: cancelling a teed stream settles only when both branches do. */
 function discard(response: Response): void {
