@@ -4,21 +4,9 @@
 import { describe, expect, it } from "vitest";
 import { RequestValidationError } from "../src/errors.js";
 import { type Codec, encodeInput } from "../src/internal/codecs.js";
-import type { OperationSpec } from "../src/internal/operation.js";
+import { testOperation } from "./operation.js";
 
-const op = (codecs: Record<string, string>, patternCodecs?: Record<string, string>): OperationSpec => ({
-  id: "t.op",
-  method: "post",
-  path: "/t",
-  security: [],
-  idempotent: false,
-  movesMoney: false,
-  body: true,
-  envelope: { params: "" },
-  unwrap: { at: [""] },
-  codecs,
-  patternCodecs,
-});
+const op = (codecs: Record<string, string>, patternCodecs?: Record<string, string>) => testOperation({ codecs, patternCodecs });
 const ctx = { operation: "t.op", timeZone: "Asia/Almaty" };
 const double: Codec = {
   encode: (v) => {

@@ -2,20 +2,10 @@
 // plain data, the service's failure recognised wherever the spec says it is.
 import { describe, expect, it } from "vitest";
 import { AuthenticationError, ServiceError, UnexpectedResponseError } from "../src/index.js";
-import { checkFailure, evaluatePointer, type OperationSpec, parsePointer, placeAt, redactValue, unwrap, wrapParams } from "../src/internal/index.js";
+import { checkFailure, evaluatePointer, parsePointer, placeAt, redactValue, unwrap, wrapParams } from "../src/internal/index.js";
+import { testOperation } from "./operation.js";
 
-const op = (extra: Partial<OperationSpec>): OperationSpec => ({
-  id: "t.op",
-  method: "post",
-  path: "/",
-  security: [],
-  idempotent: true,
-  movesMoney: false,
-  body: true,
-  envelope: { params: "" },
-  unwrap: { at: [""] },
-  ...extra,
-});
+const op = testOperation;
 const answer = (body: unknown) => ({ body, status: 200, attempts: 1, excerpt: () => JSON.stringify(body).slice(0, 50), scrub: (t: string) => t });
 
 describe("pointers", () => {
