@@ -30,7 +30,11 @@ export interface CallbackStore {
   release(key: string): Promise<void>;
 }
 
-/** Remembers deliveries in this process. */
+/**
+ * Remembers deliveries in this process, every processed event for the life of the process (a late
+ * duplicate must still be recognised; the gateway does not say how long it retries). A long-running
+ * server should use a store over its database.
+ */
 export class MemoryCallbackStore implements CallbackStore {
   readonly #entries = new Map<string, { done: boolean; until: number }>();
   async claim(key: string, leaseMs: number): Promise<"new" | "processing" | "done"> {
