@@ -1,6 +1,7 @@
 // Unit tests of the transport with an injected `fetch` (the only tests that do not talk HTTP to
 // the sandbox): which requests are retried, how often, how long each attempt may take, and that
 // no secret leaks into a log line or an error.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   AuthenticationError,
@@ -421,5 +422,30 @@ describe("redirects", () => {
   it("refuses a 302 of a POST, which would turn it into a GET", async () => {
     const s = script(new Response(null, { status: 302, headers: { location: "/other" } }));
     await expect(transport(s.fetch).call(op(), { body: {} })).rejects.toThrow(/would turn it into a GET/);
+  });
+});
+
+describe("paths", () => {
+  it("places parameters exactly as openapi-fetch's path serializer does, for any name, style and value", async () => {
+    const { defaultPathSerializer } = await import("openapi-fetch");
+    const { pathOf } = await import("../src/internal/transport.js");
+    const name = fc.constantFrom("id", "idKkm", "a-b", "x_1", ".label", ";matrix", "star*", ".both*");
+    const value = fc.oneof(
+      fc.string(),
+      fc.integer(),
+      fc.double(),
+      fc.constant(undefined),
+      fc.constant(null),
+      fc.array(fc.integer(), { maxLength: 3 }),
+      fc.dictionary(fc.string({ maxLength: 3 }), fc.integer(), { maxKeys: 2 }),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.tuple(name, value), { minLength: 1, maxLength: 3 }), fc.string({ maxLength: 5 }), (placed, literal) => {
+        const template = `/t${placed.map(([n], i) => `/${literal.replace(/[{}]/g, "")}${i}/{${n}}`).join("")}`;
+        const params = Object.fromEntries(placed.map(([n, v]) => [n.replace(/^[.;]/, "").replace(/\*$/, ""), v]));
+        expect(pathOf(template, params)).toBe(defaultPathSerializer(template, params));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
