@@ -1,5 +1,10 @@
+// How validators are compiled: documentation dropped, no Ajv at run time, components inlined where
+// a validator runs on every call, references kept where they must be, and no evaluation tracking
+// (which made every anyOf try all its branches and build an error for each one that did not match).
 import { describe, expect, it } from "vitest";
-import { compileValidators, stripDocs } from "../src/validators.js";
+import { compileValidators, inlineComponents, stripDocs } from "../src/validators.js";
+
+const load = async (code: string) => await import(`data:text/javascript;base64,${Buffer.from(code).toString("base64")}`);
 
 describe("validator generation", () => {
   it("drops documentation keywords but keeps properties that happen to share their names", () => {
@@ -14,5 +19,41 @@ describe("validator generation", () => {
     expect(mod.v({ n: 2 })).toBe(true);
     expect(mod.v({ n: 0 })).toBe(false);
     expect(mod.v.errors[0]).toMatchObject({ instancePath: "/n", keyword: "minimum" });
+  });
+
+  const components = {
+    Line: { type: "object", properties: { Price: { $ref: "#/components/schemas/Amount" } }, required: ["Price"] },
+    Amount: { anyOf: [{ type: "integer" }, { type: "string", const: "" }] },
+    Tree: { type: "object", properties: { children: { type: "array", items: { $ref: "#/components/schemas/Tree" } } } },
+  };
+
+  it("inlines components, keeps a component inside its own definition as a reference, and keeps siblings of a reference", () => {
+    expect(inlineComponents(components, { $ref: "#/components/schemas/Line" })).toEqual({
+      type: "object",
+      properties: { Price: { anyOf: [{ type: "integer" }, { type: "string", const: "" }] } },
+      required: ["Price"],
+    });
+    expect(inlineComponents(components, { $ref: "#/components/schemas/Tree" })).toEqual({
+      type: "object",
+      properties: { children: { type: "array", items: { $ref: "#/components/schemas/Tree" } } },
+    });
+    expect(inlineComponents(components, { $ref: "#/components/schemas/Amount", not: { const: 0 } })).toEqual({
+      allOf: [components.Amount],
+      not: { const: 0 },
+    });
+  });
+
+  it("compiles one function per inlined validator and none that tracks evaluated properties", async () => {
+    const schemas = { lines: { type: "array", items: { $ref: "#/components/schemas/Line" } }, tree: { $ref: "#/components/schemas/Tree" } };
+    const inlined = compileValidators(components, schemas, (name) => name === "lines");
+    const referenced = compileValidators(components, schemas, () => false);
+    const functions = (code: string) => code.match(/^function validate\d+/gm)?.length ?? 0;
+    expect(functions(inlined)).toBeLessThan(functions(referenced));
+    expect(inlined).not.toMatch(/evaluated/);
+    const { lines, tree } = await load(inlined);
+    expect(lines([{ Price: 5 }, { Price: "" }])).toBe(true);
+    expect(lines([{ Price: "5" }])).toBe(false);
+    expect(tree({ children: [{ children: [] }] })).toBe(true);
+    expect(tree({ children: [{ children: 1 }] })).toBe(false);
   });
 });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { checkExamples } from "../src/examples.js";
 import { classifySource } from "../src/index.js";
-import { checkOperations, checkSensitiveNames, checkSources, checkWording } from "../src/rules.js";
+import { checkKeywords, checkOperations, checkSensitiveNames, checkSources, checkWording } from "../src/rules.js";
 
 const spec = { name: "t", iface: "portal" as const, file: "t.yaml" };
 const op = (extra: object) => ({
@@ -19,6 +19,10 @@ describe("spec rules", () => {
     expect(classifySource("https://example.com/x")).toBeUndefined();
     expect(classifySource("somewhere")).toBeUndefined();
     expect(checkSources("t", { a: { "x-source": ["seed", "blog"] } })).toHaveLength(1);
+  });
+  it("refuses keywords the generated validators would not enforce", () => {
+    expect(checkKeywords("t", { a: { type: "object", additionalProperties: false } })).toEqual([]);
+    expect(checkKeywords("t", { a: { allOf: [{ unevaluatedProperties: false }] } })).toEqual([expect.stringContaining("/a/allOf/0/unevaluatedProperties")]);
   });
   it("wants gaps worded as sentences", () => {
     expect(checkWording("t", { a: { "x-gap": "The base address is not shown." } })).toEqual([]);
