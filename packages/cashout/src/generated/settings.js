@@ -2,262 +2,13 @@
 /* eslint-disable */
 "use strict";
 export const settings = validate0;
-const schema0 = {"type":"object","properties":{"baseUrl":{"type":"string"},"credentials":{"$ref":"spec#/components/schemas/CashoutCredentials"},"retry":{"$ref":"spec#/components/schemas/RetryOptions"},"maxAmount":{"$ref":"spec#/components/schemas/MaximumAmount"},"timeoutMs":{"minimum":1,"type":"number"},"validateRequests":{"type":"boolean"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"headers":{"type":"object","additionalProperties":{"type":"string"}}},"additionalProperties":false,"required":["baseUrl","credentials"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
-const schema5 = {"type":"object","properties":{"maxRetries":{"type":"number"},"baseDelayMs":{"type":"number"},"maxDelayMs":{"type":"number"},"retryAfterCapMs":{"type":"number"}},"additionalProperties":false};
-const schema6 = {"type":"object","properties":{"value":{"type":"number"},"at":{"type":"string"}},"additionalProperties":false,"required":["at","value"]};
+const schema0 = {"type":"object","properties":{"baseUrl":{"type":"string"},"credentials":{"anyOf":[{"type":"object","properties":{"authType":{"type":"number"},"login":{"type":"string"},"password":{"type":"string"}},"additionalProperties":false,"required":["authType","login","password"]},{"type":"object","properties":{"authType":{"type":"number"},"id":{"type":"string"},"fields":{"type":"object","additionalProperties":{}}},"additionalProperties":false,"required":["authType","fields","id"]}]},"retry":{"type":"object","properties":{"maxRetries":{"type":"number"},"baseDelayMs":{"type":"number"},"maxDelayMs":{"type":"number"},"retryAfterCapMs":{"type":"number"}},"additionalProperties":false},"maxAmount":{"type":"object","properties":{"value":{"type":"number"},"at":{"type":"string"}},"additionalProperties":false,"required":["at","value"]},"timeoutMs":{"minimum":1,"type":"number"},"validateRequests":{"type":"boolean"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"headers":{"type":"object","additionalProperties":{"type":"string"}}},"additionalProperties":false,"required":["baseUrl","credentials"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
 const func0 = Object.prototype.hasOwnProperty;
-const schema2 = {"anyOf":[{"$ref":"#/components/schemas/PasswordCredentials"},{"$ref":"#/components/schemas/OtherCredentials"}]};
-const schema3 = {"type":"object","properties":{"authType":{"type":"number"},"login":{"type":"string"},"password":{"type":"string"}},"additionalProperties":false,"required":["authType","login","password"]};
-const schema4 = {"type":"object","properties":{"authType":{"type":"number"},"id":{"type":"string"},"fields":{"type":"object","additionalProperties":{}}},"additionalProperties":false,"required":["authType","fields","id"]};
-
-function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate2.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-let valid0 = false;
-const _errs1 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.authType === undefined){
-const err0 = {instancePath,schemaPath:"#/components/schemas/PasswordCredentials/required",keyword:"required",params:{missingProperty: "authType"},message:"must have required property '"+"authType"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.login === undefined){
-const err1 = {instancePath,schemaPath:"#/components/schemas/PasswordCredentials/required",keyword:"required",params:{missingProperty: "login"},message:"must have required property '"+"login"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.password === undefined){
-const err2 = {instancePath,schemaPath:"#/components/schemas/PasswordCredentials/required",keyword:"required",params:{missingProperty: "password"},message:"must have required property '"+"password"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(((key0 === "authType") || (key0 === "login")) || (key0 === "password"))){
-const err3 = {instancePath,schemaPath:"#/components/schemas/PasswordCredentials/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.authType !== undefined){
-if(!(typeof data.authType == "number")){
-const err4 = {instancePath:instancePath+"/authType",schemaPath:"#/components/schemas/PasswordCredentials/properties/authType/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.login !== undefined){
-if(typeof data.login !== "string"){
-const err5 = {instancePath:instancePath+"/login",schemaPath:"#/components/schemas/PasswordCredentials/properties/login/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.password !== undefined){
-if(typeof data.password !== "string"){
-const err6 = {instancePath:instancePath+"/password",schemaPath:"#/components/schemas/PasswordCredentials/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath,schemaPath:"#/components/schemas/PasswordCredentials/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-var _valid0 = _errs1 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-var props0 = true;
-}
-const _errs11 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.authType === undefined){
-const err8 = {instancePath,schemaPath:"#/components/schemas/OtherCredentials/required",keyword:"required",params:{missingProperty: "authType"},message:"must have required property '"+"authType"+"'"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(data.fields === undefined){
-const err9 = {instancePath,schemaPath:"#/components/schemas/OtherCredentials/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(data.id === undefined){
-const err10 = {instancePath,schemaPath:"#/components/schemas/OtherCredentials/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-for(const key1 in data){
-if(!(((key1 === "authType") || (key1 === "id")) || (key1 === "fields"))){
-const err11 = {instancePath,schemaPath:"#/components/schemas/OtherCredentials/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.authType !== undefined){
-if(!(typeof data.authType == "number")){
-const err12 = {instancePath:instancePath+"/authType",schemaPath:"#/components/schemas/OtherCredentials/properties/authType/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data.id !== undefined){
-if(typeof data.id !== "string"){
-const err13 = {instancePath:instancePath+"/id",schemaPath:"#/components/schemas/OtherCredentials/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.fields !== undefined){
-let data5 = data.fields;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-}
-else {
-const err14 = {instancePath:instancePath+"/fields",schemaPath:"#/components/schemas/OtherCredentials/properties/fields/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-}
-else {
-const err15 = {instancePath,schemaPath:"#/components/schemas/OtherCredentials/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-var _valid0 = _errs11 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = true;
-}
-}
-if(!valid0){
-const err16 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-validate2.errors = vErrors;
-evaluated0.props = props0;
-return errors === 0;
-}
-validate2.evaluated = {"dynamicProps":true,"dynamicItems":false};
-
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-settings" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate0.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.baseUrl === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "baseUrl"},message:"must have required property '"+"baseUrl"+"'"};
@@ -304,17 +55,13 @@ errors++;
 }
 }
 if(data.credentials !== undefined){
-if(!(validate2(data.credentials, {instancePath:instancePath+"/credentials",parentData:data,parentDataProperty:"credentials",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate2.errors : vErrors.concat(validate2.errors);
-errors = vErrors.length;
-}
-}
-if(data.retry !== undefined){
-let data2 = data.retry;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-for(const key1 in data2){
-if(!((((key1 === "maxRetries") || (key1 === "baseDelayMs")) || (key1 === "maxDelayMs")) || (key1 === "retryAfterCapMs"))){
-const err4 = {instancePath:instancePath+"/retry",schemaPath:"spec#/components/schemas/RetryOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+let data1 = data.credentials;
+const _errs5 = errors;
+let valid1 = false;
+const _errs6 = errors;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.authType === undefined){
+const err4 = {instancePath:instancePath+"/credentials",schemaPath:"#/properties/credentials/anyOf/0/required",keyword:"required",params:{missingProperty: "authType"},message:"must have required property '"+"authType"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -323,10 +70,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data2.maxRetries !== undefined){
-if(!(typeof data2.maxRetries == "number")){
-const err5 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"spec#/components/schemas/RetryOptions/properties/maxRetries/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data1.login === undefined){
+const err5 = {instancePath:instancePath+"/credentials",schemaPath:"#/properties/credentials/anyOf/0/required",keyword:"required",params:{missingProperty: "login"},message:"must have required property '"+"login"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -335,10 +80,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data2.baseDelayMs !== undefined){
-if(!(typeof data2.baseDelayMs == "number")){
-const err6 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/baseDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data1.password === undefined){
+const err6 = {instancePath:instancePath+"/credentials",schemaPath:"#/properties/credentials/anyOf/0/required",keyword:"required",params:{missingProperty: "password"},message:"must have required property '"+"password"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -347,10 +90,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data2.maxDelayMs !== undefined){
-if(!(typeof data2.maxDelayMs == "number")){
-const err7 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/maxDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+for(const key1 in data1){
+if(!(((key1 === "authType") || (key1 === "login")) || (key1 === "password"))){
+const err7 = {instancePath:instancePath+"/credentials",schemaPath:"#/properties/credentials/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -360,9 +102,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data2.retryAfterCapMs !== undefined){
-if(!(typeof data2.retryAfterCapMs == "number")){
-const err8 = {instancePath:instancePath+"/retry/retryAfterCapMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/retryAfterCapMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data1.authType !== undefined){
+if(!(typeof data1.authType == "number")){
+const err8 = {instancePath:instancePath+"/credentials/authType",schemaPath:"#/properties/credentials/anyOf/0/properties/authType/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -372,9 +114,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/retry",schemaPath:"spec#/components/schemas/RetryOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data1.login !== undefined){
+if(typeof data1.login !== "string"){
+const err9 = {instancePath:instancePath+"/credentials/login",schemaPath:"#/properties/credentials/anyOf/0/properties/login/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -384,11 +126,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.maxAmount !== undefined){
-let data7 = data.maxAmount;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.at === undefined){
-const err10 = {instancePath:instancePath+"/maxAmount",schemaPath:"spec#/components/schemas/MaximumAmount/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
+if(data1.password !== undefined){
+if(typeof data1.password !== "string"){
+const err10 = {instancePath:instancePath+"/credentials/password",schemaPath:"#/properties/credentials/anyOf/0/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -397,8 +137,10 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data7.value === undefined){
-const err11 = {instancePath:instancePath+"/maxAmount",schemaPath:"spec#/components/schemas/MaximumAmount/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'"};
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/credentials",schemaPath:"#/properties/credentials/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -407,9 +149,13 @@ vErrors.push(err11);
 }
 errors++;
 }
-for(const key2 in data7){
-if(!((key2 === "value") || (key2 === "at"))){
-const err12 = {instancePath:instancePath+"/maxAmount",schemaPath:"spec#/components/schemas/MaximumAmount/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+var _valid0 = _errs6 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _errs15 = errors;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.authType === undefined){
+const err12 = {instancePath:instancePath+"/credentials",schemaPath:"#/properties/credentials/anyOf/1/required",keyword:"required",params:{missingProperty: "authType"},message:"must have required property '"+"authType"+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -418,10 +164,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data7.value !== undefined){
-if(!(typeof data7.value == "number")){
-const err13 = {instancePath:instancePath+"/maxAmount/value",schemaPath:"spec#/components/schemas/MaximumAmount/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data1.fields === undefined){
+const err13 = {instancePath:instancePath+"/credentials",schemaPath:"#/properties/credentials/anyOf/1/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -430,10 +174,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data7.at !== undefined){
-if(typeof data7.at !== "string"){
-const err14 = {instancePath:instancePath+"/maxAmount/at",schemaPath:"spec#/components/schemas/MaximumAmount/properties/at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1.id === undefined){
+const err14 = {instancePath:instancePath+"/credentials",schemaPath:"#/properties/credentials/anyOf/1/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -442,10 +184,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-}
-else {
-const err15 = {instancePath:instancePath+"/maxAmount",schemaPath:"spec#/components/schemas/MaximumAmount/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key2 in data1){
+if(!(((key2 === "authType") || (key2 === "id")) || (key2 === "fields"))){
+const err15 = {instancePath:instancePath+"/credentials",schemaPath:"#/properties/credentials/anyOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -455,11 +196,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.timeoutMs !== undefined){
-let data10 = data.timeoutMs;
-if(typeof data10 == "number"){
-if(data10 < 1 || isNaN(data10)){
-const err16 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data1.authType !== undefined){
+if(!(typeof data1.authType == "number")){
+const err16 = {instancePath:instancePath+"/credentials/authType",schemaPath:"#/properties/credentials/anyOf/1/properties/authType/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -469,8 +208,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-else {
-const err17 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data1.id !== undefined){
+if(typeof data1.id !== "string"){
+const err17 = {instancePath:instancePath+"/credentials/id",schemaPath:"#/properties/credentials/anyOf/1/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -480,9 +220,12 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.validateRequests !== undefined){
-if(typeof data.validateRequests !== "boolean"){
-const err18 = {instancePath:instancePath+"/validateRequests",schemaPath:"#/properties/validateRequests/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data1.fields !== undefined){
+let data7 = data1.fields;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+}
+else {
+const err18 = {instancePath:instancePath+"/credentials/fields",schemaPath:"#/properties/credentials/anyOf/1/properties/fields/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -492,9 +235,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.validateResponses !== undefined){
-if(typeof data.validateResponses !== "boolean"){
-const err19 = {instancePath:instancePath+"/validateResponses",schemaPath:"#/properties/validateResponses/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err19 = {instancePath:instancePath+"/credentials",schemaPath:"#/properties/credentials/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -503,12 +246,11 @@ vErrors.push(err19);
 }
 errors++;
 }
+var _valid0 = _errs15 === errors;
+valid1 = valid1 || _valid0;
 }
-if(data.maxResponseBytes !== undefined){
-let data13 = data.maxResponseBytes;
-if(typeof data13 == "number"){
-if(data13 < 1 || isNaN(data13)){
-const err20 = {instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(!valid1){
+const err20 = {instancePath:instancePath+"/credentials",schemaPath:"#/properties/credentials/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -517,9 +259,24 @@ vErrors.push(err20);
 }
 errors++;
 }
+else {
+errors = _errs5;
+if(vErrors !== null){
+if(_errs5){
+vErrors.length = _errs5;
 }
 else {
-const err21 = {instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/type",keyword:"type",params:{type: "number"},message:"must be number"};
+vErrors = null;
+}
+}
+}
+}
+if(data.retry !== undefined){
+let data8 = data.retry;
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+for(const key3 in data8){
+if(!((((key3 === "maxRetries") || (key3 === "baseDelayMs")) || (key3 === "maxDelayMs")) || (key3 === "retryAfterCapMs"))){
+const err21 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -529,12 +286,9 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.headers !== undefined){
-let data14 = data.headers;
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-for(const key3 in data14){
-if(typeof data14[key3] !== "string"){
-const err22 = {instancePath:instancePath+"/headers/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data8.maxRetries !== undefined){
+if(!(typeof data8.maxRetries == "number")){
+const err22 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"#/properties/retry/properties/maxRetries/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -544,9 +298,9 @@ vErrors.push(err22);
 errors++;
 }
 }
-}
-else {
-const err23 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data8.baseDelayMs !== undefined){
+if(!(typeof data8.baseDelayMs == "number")){
+const err23 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"#/properties/retry/properties/baseDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -556,9 +310,9 @@ vErrors.push(err23);
 errors++;
 }
 }
-}
-else {
-const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data8.maxDelayMs !== undefined){
+if(!(typeof data8.maxDelayMs == "number")){
+const err24 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"#/properties/retry/properties/maxDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -567,8 +321,215 @@ vErrors.push(err24);
 }
 errors++;
 }
+}
+if(data8.retryAfterCapMs !== undefined){
+if(!(typeof data8.retryAfterCapMs == "number")){
+const err25 = {instancePath:instancePath+"/retry/retryAfterCapMs",schemaPath:"#/properties/retry/properties/retryAfterCapMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.maxAmount !== undefined){
+let data13 = data.maxAmount;
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+if(data13.at === undefined){
+const err27 = {instancePath:instancePath+"/maxAmount",schemaPath:"#/properties/maxAmount/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+if(data13.value === undefined){
+const err28 = {instancePath:instancePath+"/maxAmount",schemaPath:"#/properties/maxAmount/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+for(const key4 in data13){
+if(!((key4 === "value") || (key4 === "at"))){
+const err29 = {instancePath:instancePath+"/maxAmount",schemaPath:"#/properties/maxAmount/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data13.value !== undefined){
+if(!(typeof data13.value == "number")){
+const err30 = {instancePath:instancePath+"/maxAmount/value",schemaPath:"#/properties/maxAmount/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data13.at !== undefined){
+if(typeof data13.at !== "string"){
+const err31 = {instancePath:instancePath+"/maxAmount/at",schemaPath:"#/properties/maxAmount/properties/at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/maxAmount",schemaPath:"#/properties/maxAmount/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data.timeoutMs !== undefined){
+let data16 = data.timeoutMs;
+if(typeof data16 == "number"){
+if(data16 < 1 || isNaN(data16)){
+const err33 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data.validateRequests !== undefined){
+if(typeof data.validateRequests !== "boolean"){
+const err35 = {instancePath:instancePath+"/validateRequests",schemaPath:"#/properties/validateRequests/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data.validateResponses !== undefined){
+if(typeof data.validateResponses !== "boolean"){
+const err36 = {instancePath:instancePath+"/validateResponses",schemaPath:"#/properties/validateResponses/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data.maxResponseBytes !== undefined){
+let data19 = data.maxResponseBytes;
+if(typeof data19 == "number"){
+if(data19 < 1 || isNaN(data19)){
+const err37 = {instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.headers !== undefined){
+let data20 = data.headers;
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+for(const key5 in data20){
+if(typeof data20[key5] !== "string"){
+const err39 = {instancePath:instancePath+"/headers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+}
+else {
+const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
 validate0.errors = vErrors;
 return errors === 0;
 }
-validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

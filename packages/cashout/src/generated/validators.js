@@ -2,20 +2,12 @@
 /* eslint-disable */
 "use strict";
 export const auth_authorize_input = validate0;
-const schema0 = {"type":"object","properties":{"Accept":{"type":"string","const":"application/json"},"authType":{"$ref":"spec#/components/schemas/AuthType"},"login":{"type":"string"},"password":{"type":"string"}},"required":["authType"],"additionalProperties":false,"$id":"op-auth_authorize_input"};
-const schema2 = {"type":"integer"};
+const schema0 = {"type":"object","properties":{"Accept":{"type":"string","const":"application/json"},"authType":{"type":"integer"},"login":{"type":"string"},"password":{"type":"string"}},"required":["authType"],"additionalProperties":false,"$id":"op-auth_authorize_input"};
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-auth_authorize_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate0.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.authType === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "authType"},message:"must have required property '"+"authType"+"'"};
@@ -65,7 +57,7 @@ errors++;
 if(data.authType !== undefined){
 let data1 = data.authType;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err4 = {instancePath:instancePath+"/authType",schemaPath:"spec#/components/schemas/AuthType/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err4 = {instancePath:instancePath+"/authType",schemaPath:"#/properties/authType/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -113,23 +105,15 @@ errors++;
 validate0.errors = vErrors;
 return errors === 0;
 }
-validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const auth_authorize_response = validate2;
-const schema3 = {"$ref":"spec#/components/schemas/AuthorizeResponse","$id":"op-auth_authorize_response"};
-const schema4 = {"type":"object","additionalProperties":true};
+export const auth_authorize_response = validate1;
+const schema1 = {"$ref":"spec#/components/schemas/AuthorizeResponse","$id":"op-auth_authorize_response"};
+const schema3 = {"type":"object","additionalProperties":true};
 
-function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-auth_authorize_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate2.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 }
 else {
@@ -142,26 +126,18 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate2.errors = vErrors;
+validate1.errors = vErrors;
 return errors === 0;
 }
-validate2.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const requests_create_input = validate3;
-const schema5 = {"type":"object","properties":{"Accept":{"type":"string","pattern":"^application/([A-Za-z0-9!#$&^_.-]+\\+)?json(\\s*;.*)?$"}},"additionalProperties":true,"$id":"op-requests_create_input"};
+const schema4 = {"type":"object","properties":{"Accept":{"type":"string","pattern":"^application/([A-Za-z0-9!#$&^_.-]+\\+)?json(\\s*;.*)?$"}},"additionalProperties":true,"$id":"op-requests_create_input"};
 const pattern0 = new RegExp("^application/([A-Za-z0-9!#$&^_.-]+\\+)?json(\\s*;.*)?$", "");
 
 function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-requests_create_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate3.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Accept !== undefined){
 let data0 = data.Accept;
@@ -202,23 +178,15 @@ errors++;
 validate3.errors = vErrors;
 return errors === 0;
 }
-validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const requests_create_response = validate4;
-const schema6 = {"$ref":"spec#/components/schemas/CashOutRequestRecord","$id":"op-requests_create_response"};
-const schema7 = {"type":"object","additionalProperties":true};
+const schema5 = {"$ref":"spec#/components/schemas/CashOutRequestRecord","$id":"op-requests_create_response"};
+const schema6 = {"type":"object","additionalProperties":true};
 
 function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-requests_create_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate4.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 }
 else {
@@ -234,5 +202,4 @@ errors++;
 validate4.errors = vErrors;
 return errors === 0;
 }
-validate4.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

@@ -2,20 +2,12 @@
 /* eslint-disable */
 "use strict";
 export const auth_authorize_request = validate0;
-const schema0 = {"$ref":"spec#/components/schemas/AuthorizeRequest","$id":"op-auth_authorize_request"};
-const schema2 = {"type":"object","required":["authType"],"properties":{"authType":{"$ref":"#/components/schemas/AuthType"},"login":{"type":"string"},"password":{"type":"string"}},"additionalProperties":true};
-const schema3 = {"type":"integer"};
+const schema0 = {"type":"object","required":["authType"],"properties":{"authType":{"type":"integer"},"login":{"type":"string"},"password":{"type":"string"}},"additionalProperties":true,"$id":"op-auth_authorize_request"};
 
-function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-auth_authorize_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate2.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.authType === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "authType"},message:"must have required property '"+"authType"+"'"};
@@ -30,7 +22,7 @@ errors++;
 if(data.authType !== undefined){
 let data0 = data.authType;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err1 = {instancePath:instancePath+"/authType",schemaPath:"#/components/schemas/AuthType/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err1 = {instancePath:instancePath+"/authType",schemaPath:"#/properties/authType/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -75,51 +67,21 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate2.errors = vErrors;
-return errors === 0;
-}
-validate2.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-auth_authorize_request" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate0.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate2(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate2.errors : vErrors.concat(validate2.errors);
-errors = vErrors.length;
-}
 validate0.errors = vErrors;
 return errors === 0;
 }
-validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const requests_create_request = validate4;
-const schema4 = {"$ref":"spec#/components/schemas/CashOutRequest","$id":"op-requests_create_request"};
-const schema5 = {"type":"object","additionalProperties":true};
+export const requests_create_request = validate1;
+const schema1 = {"type":"object","additionalProperties":true,"$id":"op-requests_create_request"};
 
-function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-requests_create_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate4.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 }
 else {
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/CashOutRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -128,8 +90,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate4.errors = vErrors;
+validate1.errors = vErrors;
 return errors === 0;
 }
-validate4.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

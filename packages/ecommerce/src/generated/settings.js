@@ -2,22 +2,13 @@
 /* eslint-disable */
 "use strict";
 export const settings = validate0;
-const schema0 = {"type":"object","properties":{"merchantId":{"type":"string"},"password":{"type":"string"},"baseUrl":{"type":"string"},"demo":{"type":"boolean"},"retry":{"$ref":"spec#/components/schemas/RetryOptions"},"callbacks":{"$ref":"spec#/components/schemas/CallbackSettings"},"timeoutMs":{"minimum":1,"type":"number"},"validateRequests":{"type":"boolean"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"headers":{"type":"object","additionalProperties":{"type":"string"}}},"additionalProperties":false,"required":["merchantId","password"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
-const schema2 = {"type":"object","properties":{"maxRetries":{"type":"number"},"baseDelayMs":{"type":"number"},"maxDelayMs":{"type":"number"},"retryAfterCapMs":{"type":"number"}},"additionalProperties":false};
-const schema3 = {"type":"object","properties":{"allowedAddresses":{"anyOf":[{"type":"array","items":{"type":"string"}},{"const":"any","type":"string"}]},"confirm":{"type":"boolean"},"maxBodyBytes":{"minimum":1,"type":"number"},"leaseMs":{"minimum":1,"type":"number"}},"additionalProperties":false};
+const schema0 = {"type":"object","properties":{"merchantId":{"type":"string"},"password":{"type":"string"},"baseUrl":{"type":"string"},"demo":{"type":"boolean"},"retry":{"type":"object","properties":{"maxRetries":{"type":"number"},"baseDelayMs":{"type":"number"},"maxDelayMs":{"type":"number"},"retryAfterCapMs":{"type":"number"}},"additionalProperties":false},"callbacks":{"type":"object","properties":{"allowedAddresses":{"anyOf":[{"type":"array","items":{"type":"string"}},{"const":"any","type":"string"}]},"confirm":{"type":"boolean"},"maxBodyBytes":{"minimum":1,"type":"number"},"leaseMs":{"minimum":1,"type":"number"}},"additionalProperties":false},"timeoutMs":{"minimum":1,"type":"number"},"validateRequests":{"type":"boolean"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"headers":{"type":"object","additionalProperties":{"type":"string"}}},"additionalProperties":false,"required":["merchantId","password"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
 const func0 = Object.prototype.hasOwnProperty;
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-settings" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate0.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.merchantId === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merchantId"},message:"must have required property '"+"merchantId"+"'"};
@@ -104,7 +95,7 @@ let data4 = data.retry;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key1 in data4){
 if(!((((key1 === "maxRetries") || (key1 === "baseDelayMs")) || (key1 === "maxDelayMs")) || (key1 === "retryAfterCapMs"))){
-const err7 = {instancePath:instancePath+"/retry",schemaPath:"spec#/components/schemas/RetryOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+const err7 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -116,7 +107,7 @@ errors++;
 }
 if(data4.maxRetries !== undefined){
 if(!(typeof data4.maxRetries == "number")){
-const err8 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"spec#/components/schemas/RetryOptions/properties/maxRetries/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err8 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"#/properties/retry/properties/maxRetries/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -128,7 +119,7 @@ errors++;
 }
 if(data4.baseDelayMs !== undefined){
 if(!(typeof data4.baseDelayMs == "number")){
-const err9 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/baseDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err9 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"#/properties/retry/properties/baseDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -140,7 +131,7 @@ errors++;
 }
 if(data4.maxDelayMs !== undefined){
 if(!(typeof data4.maxDelayMs == "number")){
-const err10 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/maxDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err10 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"#/properties/retry/properties/maxDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -152,7 +143,7 @@ errors++;
 }
 if(data4.retryAfterCapMs !== undefined){
 if(!(typeof data4.retryAfterCapMs == "number")){
-const err11 = {instancePath:instancePath+"/retry/retryAfterCapMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/retryAfterCapMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err11 = {instancePath:instancePath+"/retry/retryAfterCapMs",schemaPath:"#/properties/retry/properties/retryAfterCapMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -164,7 +155,7 @@ errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/retry",schemaPath:"spec#/components/schemas/RetryOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err12 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -179,7 +170,7 @@ let data9 = data.callbacks;
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 for(const key2 in data9){
 if(!((((key2 === "allowedAddresses") || (key2 === "confirm")) || (key2 === "maxBodyBytes")) || (key2 === "leaseMs"))){
-const err13 = {instancePath:instancePath+"/callbacks",schemaPath:"spec#/components/schemas/CallbackSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+const err13 = {instancePath:instancePath+"/callbacks",schemaPath:"#/properties/callbacks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -191,14 +182,14 @@ errors++;
 }
 if(data9.allowedAddresses !== undefined){
 let data10 = data9.allowedAddresses;
-const _errs27 = errors;
-let valid5 = false;
-const _errs28 = errors;
+const _errs25 = errors;
+let valid3 = false;
+const _errs26 = errors;
 if(Array.isArray(data10)){
 const len0 = data10.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data10[i0] !== "string"){
-const err14 = {instancePath:instancePath+"/callbacks/allowedAddresses/" + i0,schemaPath:"spec#/components/schemas/CallbackSettings/properties/allowedAddresses/anyOf/0/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err14 = {instancePath:instancePath+"/callbacks/allowedAddresses/" + i0,schemaPath:"#/properties/callbacks/properties/allowedAddresses/anyOf/0/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -210,7 +201,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/callbacks/allowedAddresses",schemaPath:"spec#/components/schemas/CallbackSettings/properties/allowedAddresses/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err15 = {instancePath:instancePath+"/callbacks/allowedAddresses",schemaPath:"#/properties/callbacks/properties/allowedAddresses/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -219,11 +210,12 @@ vErrors.push(err15);
 }
 errors++;
 }
-var _valid0 = _errs28 === errors;
-valid5 = valid5 || _valid0;
-const _errs32 = errors;
+var _valid0 = _errs26 === errors;
+valid3 = valid3 || _valid0;
+if(!valid3){
+const _errs30 = errors;
 if(typeof data10 !== "string"){
-const err16 = {instancePath:instancePath+"/callbacks/allowedAddresses",schemaPath:"spec#/components/schemas/CallbackSettings/properties/allowedAddresses/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err16 = {instancePath:instancePath+"/callbacks/allowedAddresses",schemaPath:"#/properties/callbacks/properties/allowedAddresses/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -233,7 +225,7 @@ vErrors.push(err16);
 errors++;
 }
 if("any" !== data10){
-const err17 = {instancePath:instancePath+"/callbacks/allowedAddresses",schemaPath:"spec#/components/schemas/CallbackSettings/properties/allowedAddresses/anyOf/1/const",keyword:"const",params:{allowedValue: "any"},message:"must be equal to constant"};
+const err17 = {instancePath:instancePath+"/callbacks/allowedAddresses",schemaPath:"#/properties/callbacks/properties/allowedAddresses/anyOf/1/const",keyword:"const",params:{allowedValue: "any"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -242,10 +234,11 @@ vErrors.push(err17);
 }
 errors++;
 }
-var _valid0 = _errs32 === errors;
-valid5 = valid5 || _valid0;
-if(!valid5){
-const err18 = {instancePath:instancePath+"/callbacks/allowedAddresses",schemaPath:"spec#/components/schemas/CallbackSettings/properties/allowedAddresses/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+var _valid0 = _errs30 === errors;
+valid3 = valid3 || _valid0;
+}
+if(!valid3){
+const err18 = {instancePath:instancePath+"/callbacks/allowedAddresses",schemaPath:"#/properties/callbacks/properties/allowedAddresses/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -255,10 +248,10 @@ vErrors.push(err18);
 errors++;
 }
 else {
-errors = _errs27;
+errors = _errs25;
 if(vErrors !== null){
-if(_errs27){
-vErrors.length = _errs27;
+if(_errs25){
+vErrors.length = _errs25;
 }
 else {
 vErrors = null;
@@ -268,7 +261,7 @@ vErrors = null;
 }
 if(data9.confirm !== undefined){
 if(typeof data9.confirm !== "boolean"){
-const err19 = {instancePath:instancePath+"/callbacks/confirm",schemaPath:"spec#/components/schemas/CallbackSettings/properties/confirm/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err19 = {instancePath:instancePath+"/callbacks/confirm",schemaPath:"#/properties/callbacks/properties/confirm/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -282,7 +275,7 @@ if(data9.maxBodyBytes !== undefined){
 let data13 = data9.maxBodyBytes;
 if(typeof data13 == "number"){
 if(data13 < 1 || isNaN(data13)){
-const err20 = {instancePath:instancePath+"/callbacks/maxBodyBytes",schemaPath:"spec#/components/schemas/CallbackSettings/properties/maxBodyBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+const err20 = {instancePath:instancePath+"/callbacks/maxBodyBytes",schemaPath:"#/properties/callbacks/properties/maxBodyBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -293,7 +286,7 @@ errors++;
 }
 }
 else {
-const err21 = {instancePath:instancePath+"/callbacks/maxBodyBytes",schemaPath:"spec#/components/schemas/CallbackSettings/properties/maxBodyBytes/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err21 = {instancePath:instancePath+"/callbacks/maxBodyBytes",schemaPath:"#/properties/callbacks/properties/maxBodyBytes/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -307,7 +300,7 @@ if(data9.leaseMs !== undefined){
 let data14 = data9.leaseMs;
 if(typeof data14 == "number"){
 if(data14 < 1 || isNaN(data14)){
-const err22 = {instancePath:instancePath+"/callbacks/leaseMs",schemaPath:"spec#/components/schemas/CallbackSettings/properties/leaseMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+const err22 = {instancePath:instancePath+"/callbacks/leaseMs",schemaPath:"#/properties/callbacks/properties/leaseMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -318,7 +311,7 @@ errors++;
 }
 }
 else {
-const err23 = {instancePath:instancePath+"/callbacks/leaseMs",schemaPath:"spec#/components/schemas/CallbackSettings/properties/leaseMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err23 = {instancePath:instancePath+"/callbacks/leaseMs",schemaPath:"#/properties/callbacks/properties/leaseMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -330,7 +323,7 @@ errors++;
 }
 }
 else {
-const err24 = {instancePath:instancePath+"/callbacks",schemaPath:"spec#/components/schemas/CallbackSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err24 = {instancePath:instancePath+"/callbacks",schemaPath:"#/properties/callbacks/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -455,5 +448,4 @@ errors++;
 validate0.errors = vErrors;
 return errors === 0;
 }
-validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

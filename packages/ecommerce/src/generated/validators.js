@@ -2,22 +2,13 @@
 /* eslint-disable */
 "use strict";
 export const payments_create_input = validate0;
-const schema0 = {"type":"object","properties":{"merchantId":{"type":"string"},"orderId":{"type":"string"},"amount":{"$ref":"spec#/components/schemas/money.PositiveTiyn"},"description":{"type":"string"},"returnUrl":{"type":"string"},"successUrl":{"type":"string"},"failUrl":{"type":"string"},"callbackUrl":{"type":"string"},"demo":{"type":"boolean"},"metadata":{"type":"object","additionalProperties":true},"customerData":{"$ref":"spec#/components/schemas/CustomerData"},"tokenization":{"type":"boolean"},"acquiringId":{"type":"integer"},"type":{"type":"integer","enum":[1]}},"required":["merchantId","amount","orderId"],"additionalProperties":false,"$id":"op-payments_create_input"};
-const schema2 = {"type":"integer","minimum":1,"maximum":9007199254740991};
-const schema3 = {"type":"object","properties":{"email":{"type":"string"},"phone":{"type":"string"},"cardData":{"type":"string"},"cardToken":{"type":"string"}},"additionalProperties":true};
+const schema0 = {"type":"object","properties":{"merchantId":{"type":"string"},"orderId":{"type":"string"},"amount":{"type":"integer","minimum":1,"maximum":9007199254740991},"description":{"type":"string"},"returnUrl":{"type":"string"},"successUrl":{"type":"string"},"failUrl":{"type":"string"},"callbackUrl":{"type":"string"},"demo":{"type":"boolean"},"metadata":{"type":"object","additionalProperties":true},"customerData":{"type":"object","properties":{"email":{"type":"string"},"phone":{"type":"string"},"cardData":{"type":"string"},"cardToken":{"type":"string"}},"additionalProperties":true},"tokenization":{"type":"boolean"},"acquiringId":{"type":"integer"},"type":{"type":"integer","enum":[1]}},"required":["merchantId","amount","orderId"],"additionalProperties":false,"$id":"op-payments_create_input"};
 const func0 = Object.prototype.hasOwnProperty;
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-payments_create_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate0.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.merchantId === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merchantId"},message:"must have required property '"+"merchantId"+"'"};
@@ -88,7 +79,7 @@ errors++;
 if(data.amount !== undefined){
 let data2 = data.amount;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err6 = {instancePath:instancePath+"/amount",schemaPath:"spec#/components/schemas/money.PositiveTiyn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err6 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -99,7 +90,7 @@ errors++;
 }
 if(typeof data2 == "number"){
 if(data2 > 9007199254740991 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/amount",schemaPath:"spec#/components/schemas/money.PositiveTiyn/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
+const err7 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -109,7 +100,7 @@ vErrors.push(err7);
 errors++;
 }
 if(data2 < 1 || isNaN(data2)){
-const err8 = {instancePath:instancePath+"/amount",schemaPath:"spec#/components/schemas/money.PositiveTiyn/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+const err8 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -212,7 +203,7 @@ let data10 = data.customerData;
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 if(data10.email !== undefined){
 if(typeof data10.email !== "string"){
-const err16 = {instancePath:instancePath+"/customerData/email",schemaPath:"spec#/components/schemas/CustomerData/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err16 = {instancePath:instancePath+"/customerData/email",schemaPath:"#/properties/customerData/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -224,7 +215,7 @@ errors++;
 }
 if(data10.phone !== undefined){
 if(typeof data10.phone !== "string"){
-const err17 = {instancePath:instancePath+"/customerData/phone",schemaPath:"spec#/components/schemas/CustomerData/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err17 = {instancePath:instancePath+"/customerData/phone",schemaPath:"#/properties/customerData/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -236,7 +227,7 @@ errors++;
 }
 if(data10.cardData !== undefined){
 if(typeof data10.cardData !== "string"){
-const err18 = {instancePath:instancePath+"/customerData/cardData",schemaPath:"spec#/components/schemas/CustomerData/properties/cardData/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err18 = {instancePath:instancePath+"/customerData/cardData",schemaPath:"#/properties/customerData/properties/cardData/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -248,7 +239,7 @@ errors++;
 }
 if(data10.cardToken !== undefined){
 if(typeof data10.cardToken !== "string"){
-const err19 = {instancePath:instancePath+"/customerData/cardToken",schemaPath:"spec#/components/schemas/CustomerData/properties/cardToken/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err19 = {instancePath:instancePath+"/customerData/cardToken",schemaPath:"#/properties/customerData/properties/cardToken/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -260,7 +251,7 @@ errors++;
 }
 }
 else {
-const err20 = {instancePath:instancePath+"/customerData",schemaPath:"spec#/components/schemas/CustomerData/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err20 = {instancePath:instancePath+"/customerData",schemaPath:"#/properties/customerData/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -332,23 +323,15 @@ errors++;
 validate0.errors = vErrors;
 return errors === 0;
 }
-validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const payments_create_response = validate2;
-const schema4 = {"$ref":"spec#/components/schemas/CreatePaymentResponse","$id":"op-payments_create_response"};
-const schema5 = {"type":"object","required":["id","url"],"properties":{"id":{"type":"string"},"url":{"type":"string"}},"additionalProperties":true};
+export const payments_create_response = validate1;
+const schema1 = {"$ref":"spec#/components/schemas/CreatePaymentResponse","$id":"op-payments_create_response"};
+const schema3 = {"type":"object","required":["id","url"],"properties":{"id":{"type":"string"},"url":{"type":"string"}},"additionalProperties":true};
 
-function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-payments_create_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate2.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
 const err0 = {instancePath,schemaPath:"spec#/components/schemas/CreatePaymentResponse/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
@@ -405,25 +388,17 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate2.errors = vErrors;
+validate1.errors = vErrors;
 return errors === 0;
 }
-validate2.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const payments_status_input = validate3;
-const schema6 = {"type":"object","properties":{"orderid":{"type":"string"},"id":{"type":"string"}},"required":["orderid"],"additionalProperties":false,"$id":"op-payments_status_input"};
+const schema4 = {"type":"object","properties":{"orderid":{"type":"string"},"id":{"type":"string"}},"required":["orderid"],"additionalProperties":false,"$id":"op-payments_status_input"};
 
 function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-payments_status_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate3.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.orderid === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "orderid"},message:"must have required property '"+"orderid"+"'"};
@@ -485,24 +460,16 @@ errors++;
 validate3.errors = vErrors;
 return errors === 0;
 }
-validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const payments_status_response = validate4;
-const schema7 = {"$ref":"spec#/components/schemas/TransactionState","$id":"op-payments_status_response"};
-const schema8 = {"type":"object","properties":{"id":{"type":"string"},"orderId":{"type":"string"},"merchantId":{"type":"string"},"amount":{"$ref":"#/components/schemas/money.Tiyn"},"demo":{"type":"boolean"},"status":{"$ref":"#/components/schemas/CallbackStatus"}},"additionalProperties":true};
-const schema9 = {"type":"integer","minimum":0,"maximum":9007199254740991};
-const schema10 = {"type":"integer"};
+const schema5 = {"$ref":"spec#/components/schemas/TransactionState","$id":"op-payments_status_response"};
+const schema6 = {"type":"object","properties":{"id":{"type":"string"},"orderId":{"type":"string"},"merchantId":{"type":"string"},"amount":{"$ref":"#/components/schemas/money.Tiyn"},"demo":{"type":"boolean"},"status":{"$ref":"#/components/schemas/CallbackStatus"}},"additionalProperties":true};
+const schema7 = {"type":"integer","minimum":0,"maximum":9007199254740991};
+const schema8 = {"type":"integer"};
 
 function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate5.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id !== undefined){
 if(typeof data.id !== "string"){
@@ -614,20 +581,12 @@ errors++;
 validate5.errors = vErrors;
 return errors === 0;
 }
-validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-payments_status_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate4.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(validate5(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate5.errors : vErrors.concat(validate5.errors);
 errors = vErrors.length;
@@ -635,22 +594,14 @@ errors = vErrors.length;
 validate4.errors = vErrors;
 return errors === 0;
 }
-validate4.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const payments_approve_input = validate7;
-const schema11 = {"type":"object","properties":{"ID":{"type":"string"},"action":{"type":"string"}},"required":["ID","action"],"additionalProperties":false,"$id":"op-payments_approve_input"};
+const schema9 = {"type":"object","properties":{"ID":{"type":"string"},"action":{"type":"string"}},"required":["ID","action"],"additionalProperties":false,"$id":"op-payments_approve_input"};
 
 function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-payments_approve_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate7.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.ID === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ID"},message:"must have required property '"+"ID"+"'"};
@@ -722,23 +673,15 @@ errors++;
 validate7.errors = vErrors;
 return errors === 0;
 }
-validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const payments_approve_response = validate8;
-const schema12 = {"$ref":"spec#/components/schemas/ProcessingEndResponse","$id":"op-payments_approve_response"};
-const schema13 = {"type":"object","properties":{"status":{"anyOf":[{"type":"integer","const":1},{"$ref":"#/components/schemas/TwoStageCode"},{"type":"integer"}]},"error":{"type":"string"}},"additionalProperties":true};
-const schema14 = {"type":"integer"};
+const schema10 = {"$ref":"spec#/components/schemas/ProcessingEndResponse","$id":"op-payments_approve_response"};
+const schema11 = {"type":"object","properties":{"status":{"anyOf":[{"type":"integer","const":1},{"$ref":"#/components/schemas/TwoStageCode"},{"type":"integer"}]},"error":{"type":"string"}},"additionalProperties":true};
+const schema12 = {"type":"integer"};
 
 function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate9.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.status !== undefined){
 let data0 = data.status;
@@ -767,6 +710,7 @@ errors++;
 }
 var _valid0 = _errs4 === errors;
 valid1 = valid1 || _valid0;
+if(!valid1){
 const _errs6 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
 const err2 = {instancePath:instancePath+"/status",schemaPath:"#/components/schemas/TwoStageCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -780,6 +724,7 @@ errors++;
 }
 var _valid0 = _errs6 === errors;
 valid1 = valid1 || _valid0;
+if(!valid1){
 const _errs9 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
 const err3 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf/2/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -793,6 +738,8 @@ errors++;
 }
 var _valid0 = _errs9 === errors;
 valid1 = valid1 || _valid0;
+}
+}
 if(!valid1){
 const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -841,20 +788,12 @@ errors++;
 validate9.errors = vErrors;
 return errors === 0;
 }
-validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-payments_approve_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate8.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(validate9(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate9.errors : vErrors.concat(validate9.errors);
 errors = vErrors.length;
@@ -862,22 +801,14 @@ errors = vErrors.length;
 validate8.errors = vErrors;
 return errors === 0;
 }
-validate8.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const payments_cancel_input = validate11;
-const schema15 = {"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"],"additionalProperties":false,"$id":"op-payments_cancel_input"};
+const schema13 = {"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"],"additionalProperties":false,"$id":"op-payments_cancel_input"};
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-payments_cancel_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate11.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.order_id === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
@@ -927,22 +858,14 @@ errors++;
 validate11.errors = vErrors;
 return errors === 0;
 }
-validate11.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const payments_cancel_response = validate12;
-const schema16 = {"type":"object","additionalProperties":true,"$id":"op-payments_cancel_response"};
+const schema14 = {"type":"object","additionalProperties":true,"$id":"op-payments_cancel_response"};
 
 function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-payments_cancel_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate12.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 }
 else {
@@ -958,22 +881,14 @@ errors++;
 validate12.errors = vErrors;
 return errors === 0;
 }
-validate12.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const publicKey_pem_input = validate13;
-const schema17 = {"type":"object","properties":{},"additionalProperties":false,"$id":"op-publicKey_pem_input"};
+const schema15 = {"type":"object","properties":{},"additionalProperties":false,"$id":"op-publicKey_pem_input"};
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-publicKey_pem_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate13.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -999,22 +914,14 @@ errors++;
 validate13.errors = vErrors;
 return errors === 0;
 }
-validate13.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const publicKey_jwk_input = validate14;
-const schema18 = {"type":"object","properties":{},"additionalProperties":false,"$id":"op-publicKey_jwk_input"};
+const schema16 = {"type":"object","properties":{},"additionalProperties":false,"$id":"op-publicKey_jwk_input"};
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-publicKey_jwk_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate14.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -1040,23 +947,15 @@ errors++;
 validate14.errors = vErrors;
 return errors === 0;
 }
-validate14.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const publicKey_jwk_response = validate15;
-const schema19 = {"$ref":"spec#/components/schemas/Jwk","$id":"op-publicKey_jwk_response"};
-const schema20 = {"type":"object","required":["kty"],"properties":{"kty":{"type":"string"},"n":{"type":"string"},"e":{"type":"string"}},"additionalProperties":true};
+const schema17 = {"$ref":"spec#/components/schemas/Jwk","$id":"op-publicKey_jwk_response"};
+const schema18 = {"type":"object","required":["kty"],"properties":{"kty":{"type":"string"},"n":{"type":"string"},"e":{"type":"string"}},"additionalProperties":true};
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-publicKey_jwk_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate15.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.kty === undefined){
 const err0 = {instancePath,schemaPath:"spec#/components/schemas/Jwk/required",keyword:"required",params:{missingProperty: "kty"},message:"must have required property '"+"kty"+"'"};
@@ -1118,22 +1017,14 @@ errors++;
 validate15.errors = vErrors;
 return errors === 0;
 }
-validate15.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const cardTokens_list_input = validate16;
-const schema21 = {"type":"object","properties":{"phone":{"type":"string"}},"required":["phone"],"additionalProperties":false,"$id":"op-cardTokens_list_input"};
+const schema19 = {"type":"object","properties":{"phone":{"type":"string"}},"required":["phone"],"additionalProperties":false,"$id":"op-cardTokens_list_input"};
 
 function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-cardTokens_list_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate16.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.phone === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "phone"},message:"must have required property '"+"phone"+"'"};
@@ -1183,23 +1074,15 @@ errors++;
 validate16.errors = vErrors;
 return errors === 0;
 }
-validate16.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const cardTokens_list_response = validate17;
-const schema22 = {"type":"array","items":{"$ref":"spec#/components/schemas/CardTokenItem"},"$id":"op-cardTokens_list_response"};
-const schema23 = {"type":"object","properties":{"ID":{"type":"string"},"Pan":{"type":"string"}},"additionalProperties":true};
+const schema20 = {"type":"array","items":{"$ref":"spec#/components/schemas/CardTokenItem"},"$id":"op-cardTokens_list_response"};
+const schema21 = {"type":"object","properties":{"ID":{"type":"string"},"Pan":{"type":"string"}},"additionalProperties":true};
 
 function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-cardTokens_list_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate17.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(Array.isArray(data)){
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
@@ -1255,22 +1138,14 @@ errors++;
 validate17.errors = vErrors;
 return errors === 0;
 }
-validate17.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
 export const cardTokens_remove_input = validate18;
-const schema24 = {"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false,"$id":"op-cardTokens_remove_input"};
+const schema22 = {"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false,"$id":"op-cardTokens_remove_input"};
 
 function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-cardTokens_remove_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate18.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
@@ -1320,22 +1195,14 @@ errors++;
 validate18.errors = vErrors;
 return errors === 0;
 }
-validate18.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const cardTokens_remove_response = validate19;
-const schema25 = {"type":"object","properties":{"removed":{"type":"boolean"}},"additionalProperties":true,"$id":"op-cardTokens_remove_response"};
+const schema23 = {"type":"object","properties":{"removed":{"type":"boolean"}},"additionalProperties":true,"$id":"op-cardTokens_remove_response"};
 
 function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-cardTokens_remove_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate19.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.removed !== undefined){
 if(typeof data.removed !== "boolean"){
@@ -1363,23 +1230,14 @@ errors++;
 validate19.errors = vErrors;
 return errors === 0;
 }
-validate19.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const callbacks_payment_event = validate20;
-const schema26 = {"$ref":"spec#/components/schemas/Callback","$id":"op-callbacks_payment_event"};
-const schema27 = {"type":"object","properties":{"id":{"type":"string"},"orderId":{"type":"string"},"merchantId":{"type":"string"},"amount":{"$ref":"#/components/schemas/money.Tiyn"},"commission":{"$ref":"#/components/schemas/money.Tiyn"},"commissionIncluded":{"type":"boolean"},"attempt":{"type":"integer"},"returnUrl":{"type":"string"},"callbackUrl":{"type":"string"},"description":{"type":"string"},"invoiceId":{"type":["string","integer"]},"date":{"type":"string"},"dateOut":{"type":"string"},"demo":{"type":"boolean"},"status":{"$ref":"#/components/schemas/CallbackStatus"},"errCode":{"$ref":"#/components/schemas/CallbackErrCode"},"errMessage":{"type":"string"},"metadata":{"type":"object","additionalProperties":true},"cardToken":{"type":"string"},"merchantCommission":{}},"additionalProperties":true};
-const schema31 = {"type":"integer"};
+const schema24 = {"type":"object","properties":{"id":{"type":"string"},"orderId":{"type":"string"},"merchantId":{"type":"string"},"amount":{"type":"integer","minimum":0,"maximum":9007199254740991},"commission":{"type":"integer","minimum":0,"maximum":9007199254740991},"commissionIncluded":{"type":"boolean"},"attempt":{"type":"integer"},"returnUrl":{"type":"string"},"callbackUrl":{"type":"string"},"description":{"type":"string"},"invoiceId":{"type":["string","integer"]},"date":{"type":"string"},"dateOut":{"type":"string"},"demo":{"type":"boolean"},"status":{"type":"integer"},"errCode":{"type":"integer"},"errMessage":{"type":"string"},"metadata":{"type":"object","additionalProperties":true},"cardToken":{"type":"string"},"merchantCommission":{}},"additionalProperties":true,"$id":"op-callbacks_payment_event"};
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-callbacks_payment_event" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id !== undefined){
 if(typeof data.id !== "string"){
@@ -1420,7 +1278,7 @@ errors++;
 if(data.amount !== undefined){
 let data3 = data.amount;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err3 = {instancePath:instancePath+"/amount",schemaPath:"#/components/schemas/money.Tiyn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err3 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1431,7 +1289,7 @@ errors++;
 }
 if(typeof data3 == "number"){
 if(data3 > 9007199254740991 || isNaN(data3)){
-const err4 = {instancePath:instancePath+"/amount",schemaPath:"#/components/schemas/money.Tiyn/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
+const err4 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1441,7 +1299,7 @@ vErrors.push(err4);
 errors++;
 }
 if(data3 < 0 || isNaN(data3)){
-const err5 = {instancePath:instancePath+"/amount",schemaPath:"#/components/schemas/money.Tiyn/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err5 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1455,7 +1313,7 @@ errors++;
 if(data.commission !== undefined){
 let data4 = data.commission;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err6 = {instancePath:instancePath+"/commission",schemaPath:"#/components/schemas/money.Tiyn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err6 = {instancePath:instancePath+"/commission",schemaPath:"#/properties/commission/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1466,7 +1324,7 @@ errors++;
 }
 if(typeof data4 == "number"){
 if(data4 > 9007199254740991 || isNaN(data4)){
-const err7 = {instancePath:instancePath+"/commission",schemaPath:"#/components/schemas/money.Tiyn/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
+const err7 = {instancePath:instancePath+"/commission",schemaPath:"#/properties/commission/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1476,7 +1334,7 @@ vErrors.push(err7);
 errors++;
 }
 if(data4 < 0 || isNaN(data4)){
-const err8 = {instancePath:instancePath+"/commission",schemaPath:"#/components/schemas/money.Tiyn/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err8 = {instancePath:instancePath+"/commission",schemaPath:"#/properties/commission/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1551,7 +1409,7 @@ errors++;
 if(data.invoiceId !== undefined){
 let data10 = data.invoiceId;
 if((typeof data10 !== "string") && (!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))))){
-const err14 = {instancePath:instancePath+"/invoiceId",schemaPath:"#/properties/invoiceId/type",keyword:"type",params:{type: schema27.properties.invoiceId.type},message:"must be string,integer"};
+const err14 = {instancePath:instancePath+"/invoiceId",schemaPath:"#/properties/invoiceId/type",keyword:"type",params:{type: schema24.properties.invoiceId.type},message:"must be string,integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1600,7 +1458,7 @@ errors++;
 if(data.status !== undefined){
 let data14 = data.status;
 if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
-const err18 = {instancePath:instancePath+"/status",schemaPath:"#/components/schemas/CallbackStatus/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err18 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1613,7 +1471,7 @@ errors++;
 if(data.errCode !== undefined){
 let data15 = data.errCode;
 if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
-const err19 = {instancePath:instancePath+"/errCode",schemaPath:"#/components/schemas/CallbackErrCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err19 = {instancePath:instancePath+"/errCode",schemaPath:"#/properties/errCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1673,29 +1531,7 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate21.errors = vErrors;
-return errors === 0;
-}
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-callbacks_payment_event" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate20.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate21(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
-errors = vErrors.length;
-}
 validate20.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

@@ -2,21 +2,12 @@
 /* eslint-disable */
 "use strict";
 export const payments_create_request = validate0;
-const schema0 = {"$ref":"spec#/components/schemas/CreatePaymentRequest","$id":"op-payments_create_request"};
-const schema2 = {"type":"object","required":["merchantId","amount","orderId"],"properties":{"merchantId":{"type":"string"},"orderId":{"type":"string"},"amount":{"$ref":"#/components/schemas/money.PositiveTiyn"},"description":{"type":"string"},"returnUrl":{"type":"string"},"successUrl":{"type":"string"},"failUrl":{"type":"string"},"callbackUrl":{"type":"string"},"demo":{"type":"boolean"},"metadata":{"type":"object","additionalProperties":true},"customerData":{"$ref":"#/components/schemas/CustomerData"},"tokenization":{"type":"boolean"},"acquiringId":{"type":"integer"},"type":{"type":"integer","enum":[1]}},"additionalProperties":true};
-const schema3 = {"type":"integer","minimum":1,"maximum":9007199254740991};
-const schema4 = {"type":"object","properties":{"email":{"type":"string"},"phone":{"type":"string"},"cardData":{"type":"string"},"cardToken":{"type":"string"}},"additionalProperties":true};
+const schema0 = {"type":"object","required":["merchantId","amount","orderId"],"properties":{"merchantId":{"type":"string"},"orderId":{"type":"string"},"amount":{"type":"integer","minimum":1,"maximum":9007199254740991},"description":{"type":"string"},"returnUrl":{"type":"string"},"successUrl":{"type":"string"},"failUrl":{"type":"string"},"callbackUrl":{"type":"string"},"demo":{"type":"boolean"},"metadata":{"type":"object","additionalProperties":true},"customerData":{"type":"object","properties":{"email":{"type":"string"},"phone":{"type":"string"},"cardData":{"type":"string"},"cardToken":{"type":"string"}},"additionalProperties":true},"tokenization":{"type":"boolean"},"acquiringId":{"type":"integer"},"type":{"type":"integer","enum":[1]}},"additionalProperties":true,"$id":"op-payments_create_request"};
 
-function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-payments_create_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate2.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.merchantId === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merchantId"},message:"must have required property '"+"merchantId"+"'"};
@@ -75,7 +66,7 @@ errors++;
 if(data.amount !== undefined){
 let data2 = data.amount;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err5 = {instancePath:instancePath+"/amount",schemaPath:"#/components/schemas/money.PositiveTiyn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err5 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -86,7 +77,7 @@ errors++;
 }
 if(typeof data2 == "number"){
 if(data2 > 9007199254740991 || isNaN(data2)){
-const err6 = {instancePath:instancePath+"/amount",schemaPath:"#/components/schemas/money.PositiveTiyn/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
+const err6 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -96,7 +87,7 @@ vErrors.push(err6);
 errors++;
 }
 if(data2 < 1 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/amount",schemaPath:"#/components/schemas/money.PositiveTiyn/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+const err7 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -199,7 +190,7 @@ let data10 = data.customerData;
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 if(data10.email !== undefined){
 if(typeof data10.email !== "string"){
-const err15 = {instancePath:instancePath+"/customerData/email",schemaPath:"#/components/schemas/CustomerData/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err15 = {instancePath:instancePath+"/customerData/email",schemaPath:"#/properties/customerData/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -211,7 +202,7 @@ errors++;
 }
 if(data10.phone !== undefined){
 if(typeof data10.phone !== "string"){
-const err16 = {instancePath:instancePath+"/customerData/phone",schemaPath:"#/components/schemas/CustomerData/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err16 = {instancePath:instancePath+"/customerData/phone",schemaPath:"#/properties/customerData/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -223,7 +214,7 @@ errors++;
 }
 if(data10.cardData !== undefined){
 if(typeof data10.cardData !== "string"){
-const err17 = {instancePath:instancePath+"/customerData/cardData",schemaPath:"#/components/schemas/CustomerData/properties/cardData/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err17 = {instancePath:instancePath+"/customerData/cardData",schemaPath:"#/properties/customerData/properties/cardData/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -235,7 +226,7 @@ errors++;
 }
 if(data10.cardToken !== undefined){
 if(typeof data10.cardToken !== "string"){
-const err18 = {instancePath:instancePath+"/customerData/cardToken",schemaPath:"#/components/schemas/CustomerData/properties/cardToken/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err18 = {instancePath:instancePath+"/customerData/cardToken",schemaPath:"#/properties/customerData/properties/cardToken/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -247,7 +238,7 @@ errors++;
 }
 }
 else {
-const err19 = {instancePath:instancePath+"/customerData",schemaPath:"#/components/schemas/CustomerData/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err19 = {instancePath:instancePath+"/customerData",schemaPath:"#/properties/customerData/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -295,7 +286,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!(data17 === 1)){
-const err23 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema2.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema0.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -316,50 +307,20 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate2.errors = vErrors;
-return errors === 0;
-}
-validate2.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-payments_create_request" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate0.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate2(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate2.errors : vErrors.concat(validate2.errors);
-errors = vErrors.length;
-}
 validate0.errors = vErrors;
 return errors === 0;
 }
-validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const payments_approve_request = validate4;
-const schema5 = {"$ref":"spec#/components/schemas/ProcessingEndRequest","$id":"op-payments_approve_request"};
-const schema6 = {"type":"object","required":["ID","action"],"properties":{"ID":{"type":"string"},"action":{"type":"string"}},"additionalProperties":false};
+export const payments_approve_request = validate1;
+const schema1 = {"type":"object","required":["ID","action"],"properties":{"ID":{"type":"string"},"action":{"type":"string"}},"additionalProperties":false,"$id":"op-payments_approve_request"};
 
-function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-payments_approve_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate4.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.ID === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/ProcessingEndRequest/required",keyword:"required",params:{missingProperty: "ID"},message:"must have required property '"+"ID"+"'"};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ID"},message:"must have required property '"+"ID"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -369,7 +330,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.action === undefined){
-const err1 = {instancePath,schemaPath:"spec#/components/schemas/ProcessingEndRequest/required",keyword:"required",params:{missingProperty: "action"},message:"must have required property '"+"action"+"'"};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "action"},message:"must have required property '"+"action"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -380,7 +341,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((key0 === "ID") || (key0 === "action"))){
-const err2 = {instancePath,schemaPath:"spec#/components/schemas/ProcessingEndRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -392,7 +353,7 @@ errors++;
 }
 if(data.ID !== undefined){
 if(typeof data.ID !== "string"){
-const err3 = {instancePath:instancePath+"/ID",schemaPath:"spec#/components/schemas/ProcessingEndRequest/properties/ID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/ID",schemaPath:"#/properties/ID/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -404,7 +365,7 @@ errors++;
 }
 if(data.action !== undefined){
 if(typeof data.action !== "string"){
-const err4 = {instancePath:instancePath+"/action",schemaPath:"spec#/components/schemas/ProcessingEndRequest/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -416,7 +377,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"spec#/components/schemas/ProcessingEndRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -425,29 +386,20 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate4.errors = vErrors;
+validate1.errors = vErrors;
 return errors === 0;
 }
-validate4.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const payments_cancel_request = validate5;
-const schema7 = {"$ref":"spec#/components/schemas/CancelRequest","$id":"op-payments_cancel_request"};
-const schema8 = {"type":"object","required":["order_id"],"properties":{"order_id":{"type":"string"}},"additionalProperties":false};
+export const payments_cancel_request = validate2;
+const schema2 = {"type":"object","required":["order_id"],"properties":{"order_id":{"type":"string"}},"additionalProperties":false,"$id":"op-payments_cancel_request"};
 
-function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-payments_cancel_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate5.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.order_id === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/CancelRequest/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -458,7 +410,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(key0 === "order_id")){
-const err1 = {instancePath,schemaPath:"spec#/components/schemas/CancelRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -470,7 +422,7 @@ errors++;
 }
 if(data.order_id !== undefined){
 if(typeof data.order_id !== "string"){
-const err2 = {instancePath:instancePath+"/order_id",schemaPath:"spec#/components/schemas/CancelRequest/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -482,7 +434,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath,schemaPath:"spec#/components/schemas/CancelRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -491,25 +443,17 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate5.errors = vErrors;
+validate2.errors = vErrors;
 return errors === 0;
 }
-validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const cardTokens_remove_request = validate6;
-const schema9 = {"type":"object","required":["id"],"properties":{"id":{"type":"string"}},"additionalProperties":false,"$id":"op-cardTokens_remove_request"};
+export const cardTokens_remove_request = validate3;
+const schema3 = {"type":"object","required":["id"],"properties":{"id":{"type":"string"}},"additionalProperties":false,"$id":"op-cardTokens_remove_request"};
 
-function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-cardTokens_remove_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate6.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
@@ -556,25 +500,17 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate6.errors = vErrors;
+validate3.errors = vErrors;
 return errors === 0;
 }
-validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const callbacks_payment_ack = validate7;
-const schema10 = {"type":"object","required":["accepted"],"properties":{"accepted":{"type":"boolean"}},"additionalProperties":false,"$id":"op-callbacks_payment_ack"};
+export const callbacks_payment_ack = validate4;
+const schema4 = {"type":"object","required":["accepted"],"properties":{"accepted":{"type":"boolean"}},"additionalProperties":false,"$id":"op-callbacks_payment_ack"};
 
-function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-callbacks_payment_ack" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate7.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.accepted === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "accepted"},message:"must have required property '"+"accepted"+"'"};
@@ -621,29 +557,20 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate7.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const cryptogram_payment = validate8;
-const schema11 = {"$ref":"spec#/components/schemas/PaymentCardData","$id":"op-cryptogram_payment"};
-const schema12 = {"type":"object","required":["pan","month","year","cvv"],"properties":{"cardholder":{"type":"string"},"month":{"type":"string"},"pan":{"type":"string"},"validity":{"type":"string"},"year":{"type":"string"},"cvv":{"type":"string"},"ip":{"type":"string"}},"additionalProperties":false};
+export const cryptogram_payment = validate5;
+const schema5 = {"type":"object","required":["pan","month","year","cvv"],"properties":{"cardholder":{"type":"string"},"month":{"type":"string"},"pan":{"type":"string"},"validity":{"type":"string"},"year":{"type":"string"},"cvv":{"type":"string"},"ip":{"type":"string"}},"additionalProperties":false,"$id":"op-cryptogram_payment"};
 
-function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-cryptogram_payment" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate8.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.pan === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/PaymentCardData/required",keyword:"required",params:{missingProperty: "pan"},message:"must have required property '"+"pan"+"'"};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "pan"},message:"must have required property '"+"pan"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -653,7 +580,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.month === undefined){
-const err1 = {instancePath,schemaPath:"spec#/components/schemas/PaymentCardData/required",keyword:"required",params:{missingProperty: "month"},message:"must have required property '"+"month"+"'"};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "month"},message:"must have required property '"+"month"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -663,7 +590,7 @@ vErrors.push(err1);
 errors++;
 }
 if(data.year === undefined){
-const err2 = {instancePath,schemaPath:"spec#/components/schemas/PaymentCardData/required",keyword:"required",params:{missingProperty: "year"},message:"must have required property '"+"year"+"'"};
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "year"},message:"must have required property '"+"year"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -673,7 +600,7 @@ vErrors.push(err2);
 errors++;
 }
 if(data.cvv === undefined){
-const err3 = {instancePath,schemaPath:"spec#/components/schemas/PaymentCardData/required",keyword:"required",params:{missingProperty: "cvv"},message:"must have required property '"+"cvv"+"'"};
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cvv"},message:"must have required property '"+"cvv"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -684,7 +611,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((((((key0 === "cardholder") || (key0 === "month")) || (key0 === "pan")) || (key0 === "validity")) || (key0 === "year")) || (key0 === "cvv")) || (key0 === "ip"))){
-const err4 = {instancePath,schemaPath:"spec#/components/schemas/PaymentCardData/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -696,7 +623,7 @@ errors++;
 }
 if(data.cardholder !== undefined){
 if(typeof data.cardholder !== "string"){
-const err5 = {instancePath:instancePath+"/cardholder",schemaPath:"spec#/components/schemas/PaymentCardData/properties/cardholder/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath:instancePath+"/cardholder",schemaPath:"#/properties/cardholder/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -708,7 +635,7 @@ errors++;
 }
 if(data.month !== undefined){
 if(typeof data.month !== "string"){
-const err6 = {instancePath:instancePath+"/month",schemaPath:"spec#/components/schemas/PaymentCardData/properties/month/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/month",schemaPath:"#/properties/month/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -720,7 +647,7 @@ errors++;
 }
 if(data.pan !== undefined){
 if(typeof data.pan !== "string"){
-const err7 = {instancePath:instancePath+"/pan",schemaPath:"spec#/components/schemas/PaymentCardData/properties/pan/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath:instancePath+"/pan",schemaPath:"#/properties/pan/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -732,7 +659,7 @@ errors++;
 }
 if(data.validity !== undefined){
 if(typeof data.validity !== "string"){
-const err8 = {instancePath:instancePath+"/validity",schemaPath:"spec#/components/schemas/PaymentCardData/properties/validity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err8 = {instancePath:instancePath+"/validity",schemaPath:"#/properties/validity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -744,7 +671,7 @@ errors++;
 }
 if(data.year !== undefined){
 if(typeof data.year !== "string"){
-const err9 = {instancePath:instancePath+"/year",schemaPath:"spec#/components/schemas/PaymentCardData/properties/year/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err9 = {instancePath:instancePath+"/year",schemaPath:"#/properties/year/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -756,7 +683,7 @@ errors++;
 }
 if(data.cvv !== undefined){
 if(typeof data.cvv !== "string"){
-const err10 = {instancePath:instancePath+"/cvv",schemaPath:"spec#/components/schemas/PaymentCardData/properties/cvv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err10 = {instancePath:instancePath+"/cvv",schemaPath:"#/properties/cvv/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -768,7 +695,7 @@ errors++;
 }
 if(data.ip !== undefined){
 if(typeof data.ip !== "string"){
-const err11 = {instancePath:instancePath+"/ip",schemaPath:"spec#/components/schemas/PaymentCardData/properties/ip/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err11 = {instancePath:instancePath+"/ip",schemaPath:"#/properties/ip/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -780,7 +707,7 @@ errors++;
 }
 }
 else {
-const err12 = {instancePath,schemaPath:"spec#/components/schemas/PaymentCardData/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -789,29 +716,20 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate8.errors = vErrors;
+validate5.errors = vErrors;
 return errors === 0;
 }
-validate8.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const cryptogram_payout = validate9;
-const schema13 = {"$ref":"spec#/components/schemas/PayoutCardData","$id":"op-cryptogram_payout"};
-const schema14 = {"type":"object","required":["pan"],"properties":{"pan":{"type":"string"}},"additionalProperties":false};
+export const cryptogram_payout = validate6;
+const schema6 = {"type":"object","required":["pan"],"properties":{"pan":{"type":"string"}},"additionalProperties":false,"$id":"op-cryptogram_payout"};
 
-function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-cryptogram_payout" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate9.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.pan === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/PayoutCardData/required",keyword:"required",params:{missingProperty: "pan"},message:"must have required property '"+"pan"+"'"};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "pan"},message:"must have required property '"+"pan"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -822,7 +740,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(key0 === "pan")){
-const err1 = {instancePath,schemaPath:"spec#/components/schemas/PayoutCardData/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -834,7 +752,7 @@ errors++;
 }
 if(data.pan !== undefined){
 if(typeof data.pan !== "string"){
-const err2 = {instancePath:instancePath+"/pan",schemaPath:"spec#/components/schemas/PayoutCardData/properties/pan/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/pan",schemaPath:"#/properties/pan/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -846,7 +764,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath,schemaPath:"spec#/components/schemas/PayoutCardData/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -855,8 +773,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate9.errors = vErrors;
+validate6.errors = vErrors;
 return errors === 0;
 }
-validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

@@ -2,22 +2,13 @@
 /* eslint-disable */
 "use strict";
 export const settings = validate0;
-const schema0 = {"type":"object","properties":{"baseUrl":{"type":"string"},"credentials":{"$ref":"spec#/components/schemas/FiscalCredentials"},"retry":{"$ref":"spec#/components/schemas/RetryOptions"},"validateRequests":{"type":"boolean"},"timeZone":{"type":"string"},"paths":{"type":"object","additionalProperties":{"type":"string"}},"autonomousRules":{"enum":["newer","older"],"type":"string"},"timeoutMs":{"minimum":1,"type":"number"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"headers":{"type":"object","additionalProperties":{"type":"string"}}},"additionalProperties":false,"required":["baseUrl","credentials"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
-const schema2 = {"type":"object","properties":{"login":{"type":"string"},"password":{"type":"string"}},"additionalProperties":false,"required":["login","password"]};
-const schema3 = {"type":"object","properties":{"maxRetries":{"type":"number"},"baseDelayMs":{"type":"number"},"maxDelayMs":{"type":"number"},"retryAfterCapMs":{"type":"number"}},"additionalProperties":false};
+const schema0 = {"type":"object","properties":{"baseUrl":{"type":"string"},"credentials":{"type":"object","properties":{"login":{"type":"string"},"password":{"type":"string"}},"additionalProperties":false,"required":["login","password"]},"retry":{"type":"object","properties":{"maxRetries":{"type":"number"},"baseDelayMs":{"type":"number"},"maxDelayMs":{"type":"number"},"retryAfterCapMs":{"type":"number"}},"additionalProperties":false},"validateRequests":{"type":"boolean"},"timeZone":{"type":"string"},"paths":{"type":"object","additionalProperties":{"type":"string"}},"autonomousRules":{"enum":["newer","older"],"type":"string"},"timeoutMs":{"minimum":1,"type":"number"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"headers":{"type":"object","additionalProperties":{"type":"string"}}},"additionalProperties":false,"required":["baseUrl","credentials"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
 const func0 = Object.prototype.hasOwnProperty;
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-settings" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate0.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.baseUrl === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "baseUrl"},message:"must have required property '"+"baseUrl"+"'"};
@@ -67,7 +58,7 @@ if(data.credentials !== undefined){
 let data1 = data.credentials;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.login === undefined){
-const err4 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/FiscalCredentials/required",keyword:"required",params:{missingProperty: "login"},message:"must have required property '"+"login"+"'"};
+const err4 = {instancePath:instancePath+"/credentials",schemaPath:"#/properties/credentials/required",keyword:"required",params:{missingProperty: "login"},message:"must have required property '"+"login"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -77,7 +68,7 @@ vErrors.push(err4);
 errors++;
 }
 if(data1.password === undefined){
-const err5 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/FiscalCredentials/required",keyword:"required",params:{missingProperty: "password"},message:"must have required property '"+"password"+"'"};
+const err5 = {instancePath:instancePath+"/credentials",schemaPath:"#/properties/credentials/required",keyword:"required",params:{missingProperty: "password"},message:"must have required property '"+"password"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -88,7 +79,7 @@ errors++;
 }
 for(const key1 in data1){
 if(!((key1 === "login") || (key1 === "password"))){
-const err6 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/FiscalCredentials/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+const err6 = {instancePath:instancePath+"/credentials",schemaPath:"#/properties/credentials/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -100,7 +91,7 @@ errors++;
 }
 if(data1.login !== undefined){
 if(typeof data1.login !== "string"){
-const err7 = {instancePath:instancePath+"/credentials/login",schemaPath:"spec#/components/schemas/FiscalCredentials/properties/login/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath:instancePath+"/credentials/login",schemaPath:"#/properties/credentials/properties/login/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -112,7 +103,7 @@ errors++;
 }
 if(data1.password !== undefined){
 if(typeof data1.password !== "string"){
-const err8 = {instancePath:instancePath+"/credentials/password",schemaPath:"spec#/components/schemas/FiscalCredentials/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err8 = {instancePath:instancePath+"/credentials/password",schemaPath:"#/properties/credentials/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -124,7 +115,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/FiscalCredentials/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath:instancePath+"/credentials",schemaPath:"#/properties/credentials/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -139,7 +130,7 @@ let data4 = data.retry;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key2 in data4){
 if(!((((key2 === "maxRetries") || (key2 === "baseDelayMs")) || (key2 === "maxDelayMs")) || (key2 === "retryAfterCapMs"))){
-const err10 = {instancePath:instancePath+"/retry",schemaPath:"spec#/components/schemas/RetryOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+const err10 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -151,7 +142,7 @@ errors++;
 }
 if(data4.maxRetries !== undefined){
 if(!(typeof data4.maxRetries == "number")){
-const err11 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"spec#/components/schemas/RetryOptions/properties/maxRetries/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err11 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"#/properties/retry/properties/maxRetries/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -163,7 +154,7 @@ errors++;
 }
 if(data4.baseDelayMs !== undefined){
 if(!(typeof data4.baseDelayMs == "number")){
-const err12 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/baseDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err12 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"#/properties/retry/properties/baseDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -175,7 +166,7 @@ errors++;
 }
 if(data4.maxDelayMs !== undefined){
 if(!(typeof data4.maxDelayMs == "number")){
-const err13 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/maxDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err13 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"#/properties/retry/properties/maxDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -187,7 +178,7 @@ errors++;
 }
 if(data4.retryAfterCapMs !== undefined){
 if(!(typeof data4.retryAfterCapMs == "number")){
-const err14 = {instancePath:instancePath+"/retry/retryAfterCapMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/retryAfterCapMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err14 = {instancePath:instancePath+"/retry/retryAfterCapMs",schemaPath:"#/properties/retry/properties/retryAfterCapMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -199,7 +190,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/retry",schemaPath:"spec#/components/schemas/RetryOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err15 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -386,5 +377,4 @@ errors++;
 validate0.errors = vErrors;
 return errors === 0;
 }
-validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

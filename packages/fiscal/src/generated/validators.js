@@ -8,13 +8,6 @@ function validate0(data, {instancePath="", parentData, parentDataProperty, rootD
 /*# sourceURL="op-auth_login_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate0.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Login === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Login"},message:"must have required property '"+"Login"+"'"};
@@ -86,7 +79,6 @@ errors++;
 validate0.errors = vErrors;
 return errors === 0;
 }
-validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const auth_login_response = validate1;
 const schema1 = {"$ref":"spec#/components/schemas/AuthResponse","$id":"op-auth_login_response"};
@@ -97,13 +89,6 @@ const schema5 = {"type":"object","properties":{"Id":{"type":"integer"},"PhoneLog
 function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate3.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Status === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
@@ -285,20 +270,12 @@ errors++;
 validate3.errors = vErrors;
 return errors === 0;
 }
-validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-auth_login_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(validate3(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate3.errors : vErrors.concat(validate3.errors);
 errors = vErrors.length;
@@ -306,7 +283,6 @@ errors = vErrors.length;
 validate1.errors = vErrors;
 return errors === 0;
 }
-validate1.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const companies_list_input = validate5;
 const schema6 = {"type":"object","properties":{},"additionalProperties":false,"$id":"op-companies_list_input"};
@@ -315,13 +291,6 @@ function validate5(data, {instancePath="", parentData, parentDataProperty, rootD
 /*# sourceURL="op-companies_list_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate5.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -347,7 +316,6 @@ errors++;
 validate5.errors = vErrors;
 return errors === 0;
 }
-validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const companies_list_response = validate6;
 const schema7 = {"$ref":"spec#/components/schemas/CompaniesResponse","$id":"op-companies_list_response"};
@@ -361,13 +329,6 @@ const schema20 = {"type":"object","properties":{"Id":{"type":"integer"},"IdTown"
 function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate8.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Id !== undefined){
 let data0 = data.Id;
@@ -386,6 +347,7 @@ errors++;
 }
 var _valid0 = _errs4 === errors;
 valid1 = valid1 || _valid0;
+if(!valid1){
 const _errs6 = errors;
 if(typeof data0 !== "string"){
 const err1 = {instancePath:instancePath+"/Id",schemaPath:"#/components/schemas/EmptyText/type",keyword:"type",params:{type: "string"},message:"must be string"};
@@ -409,6 +371,7 @@ errors++;
 }
 var _valid0 = _errs6 === errors;
 valid1 = valid1 || _valid0;
+}
 if(!valid1){
 const err3 = {instancePath:instancePath+"/Id",schemaPath:"#/properties/Id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -448,6 +411,7 @@ errors++;
 }
 var _valid1 = _errs11 === errors;
 valid3 = valid3 || _valid1;
+if(!valid3){
 const _errs13 = errors;
 if(typeof data1 !== "string"){
 const err5 = {instancePath:instancePath+"/IdUser",schemaPath:"#/components/schemas/EmptyText/type",keyword:"type",params:{type: "string"},message:"must be string"};
@@ -471,6 +435,7 @@ errors++;
 }
 var _valid1 = _errs13 === errors;
 valid3 = valid3 || _valid1;
+}
 if(!valid3){
 const err7 = {instancePath:instancePath+"/IdUser",schemaPath:"#/properties/IdUser/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -510,6 +475,7 @@ errors++;
 }
 var _valid2 = _errs18 === errors;
 valid5 = valid5 || _valid2;
+if(!valid5){
 const _errs20 = errors;
 if(typeof data2 !== "string"){
 const err9 = {instancePath:instancePath+"/IdOwnership",schemaPath:"#/components/schemas/EmptyText/type",keyword:"type",params:{type: "string"},message:"must be string"};
@@ -533,6 +499,7 @@ errors++;
 }
 var _valid2 = _errs20 === errors;
 valid5 = valid5 || _valid2;
+}
 if(!valid5){
 const err11 = {instancePath:instancePath+"/IdOwnership",schemaPath:"#/properties/IdOwnership/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -585,6 +552,7 @@ errors++;
 }
 var _valid3 = _errs27 === errors;
 valid7 = valid7 || _valid3;
+if(!valid7){
 const _errs29 = errors;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
 const err14 = {instancePath:instancePath+"/Bin",schemaPath:"#/components/schemas/EmptyNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -608,6 +576,7 @@ errors++;
 }
 var _valid3 = _errs29 === errors;
 valid7 = valid7 || _valid3;
+}
 if(!valid7){
 const err16 = {instancePath:instancePath+"/Bin",schemaPath:"#/properties/Bin/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -647,6 +616,7 @@ errors++;
 }
 var _valid4 = _errs34 === errors;
 valid9 = valid9 || _valid4;
+if(!valid9){
 const _errs36 = errors;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
 const err18 = {instancePath:instancePath+"/ShortName",schemaPath:"#/components/schemas/EmptyNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -670,6 +640,7 @@ errors++;
 }
 var _valid4 = _errs36 === errors;
 valid9 = valid9 || _valid4;
+}
 if(!valid9){
 const err20 = {instancePath:instancePath+"/ShortName",schemaPath:"#/properties/ShortName/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -709,6 +680,7 @@ errors++;
 }
 var _valid5 = _errs41 === errors;
 valid11 = valid11 || _valid5;
+if(!valid11){
 const _errs43 = errors;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
 const err22 = {instancePath:instancePath+"/FullName",schemaPath:"#/components/schemas/EmptyNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -732,6 +704,7 @@ errors++;
 }
 var _valid5 = _errs43 === errors;
 valid11 = valid11 || _valid5;
+}
 if(!valid11){
 const err24 = {instancePath:instancePath+"/FullName",schemaPath:"#/properties/FullName/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -771,6 +744,7 @@ errors++;
 }
 var _valid6 = _errs48 === errors;
 valid13 = valid13 || _valid6;
+if(!valid13){
 const _errs50 = errors;
 if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
 const err26 = {instancePath:instancePath+"/Fio",schemaPath:"#/components/schemas/EmptyNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -794,6 +768,7 @@ errors++;
 }
 var _valid6 = _errs50 === errors;
 valid13 = valid13 || _valid6;
+}
 if(!valid13){
 const err28 = {instancePath:instancePath+"/Fio",schemaPath:"#/properties/Fio/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -833,6 +808,7 @@ errors++;
 }
 var _valid7 = _errs55 === errors;
 valid15 = valid15 || _valid7;
+if(!valid15){
 const _errs57 = errors;
 if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
 const err30 = {instancePath:instancePath+"/Nds",schemaPath:"#/components/schemas/EmptyNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
@@ -856,6 +832,7 @@ errors++;
 }
 var _valid7 = _errs57 === errors;
 valid15 = valid15 || _valid7;
+}
 if(!valid15){
 const err32 = {instancePath:instancePath+"/Nds",schemaPath:"#/properties/Nds/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -1024,19 +1001,11 @@ errors++;
 validate8.errors = vErrors;
 return errors === 0;
 }
-validate8.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate7.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Status === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
@@ -1151,20 +1120,12 @@ errors++;
 validate7.errors = vErrors;
 return errors === 0;
 }
-validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-companies_list_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate6.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(validate7(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate7.errors : vErrors.concat(validate7.errors);
 errors = vErrors.length;
@@ -1172,7 +1133,6 @@ errors = vErrors.length;
 validate6.errors = vErrors;
 return errors === 0;
 }
-validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const kkms_list_input = validate11;
 const schema21 = {"type":"object","properties":{"companies":{"type":"string","pattern":"^[0-9]+(,[0-9]+)*$"}},"additionalProperties":false,"$id":"op-kkms_list_input"};
@@ -1182,13 +1142,6 @@ function validate11(data, {instancePath="", parentData, parentDataProperty, root
 /*# sourceURL="op-kkms_list_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate11.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(key0 === "companies")){
@@ -1241,7 +1194,6 @@ errors++;
 validate11.errors = vErrors;
 return errors === 0;
 }
-validate11.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const kkms_list_response = validate12;
 const schema22 = {"$ref":"spec#/components/schemas/KkmsResponse","$id":"op-kkms_list_response"};
@@ -1252,13 +1204,6 @@ const schema26 = {"type":"integer"};
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate14.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Id !== undefined){
 let data0 = data.Id;
@@ -1744,19 +1689,11 @@ errors++;
 validate14.errors = vErrors;
 return errors === 0;
 }
-validate14.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate13.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Status === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
@@ -1871,20 +1808,12 @@ errors++;
 validate13.errors = vErrors;
 return errors === 0;
 }
-validate13.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-kkms_list_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate12.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(validate13(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
 errors = vErrors.length;
@@ -1892,7 +1821,6 @@ errors = vErrors.length;
 validate12.errors = vErrors;
 return errors === 0;
 }
-validate12.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const kkms_get_input = validate18;
 const schema30 = {"type":"object","properties":{"idKkm":{"type":"integer"}},"required":["idKkm"],"additionalProperties":false,"$id":"op-kkms_get_input"};
@@ -1901,13 +1829,6 @@ function validate18(data, {instancePath="", parentData, parentDataProperty, root
 /*# sourceURL="op-kkms_get_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate18.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.idKkm === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "idKkm"},message:"must have required property '"+"idKkm"+"'"};
@@ -1958,7 +1879,6 @@ errors++;
 validate18.errors = vErrors;
 return errors === 0;
 }
-validate18.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const kkms_get_response = validate19;
 const schema31 = {"$ref":"spec#/components/schemas/KkmResponse","$id":"op-kkms_get_response"};
@@ -1967,13 +1887,6 @@ const schema32 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelop
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Status === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
@@ -2072,20 +1985,12 @@ errors++;
 validate20.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-kkms_get_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate19.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(validate20(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate20.errors : vErrors.concat(validate20.errors);
 errors = vErrors.length;
@@ -2093,24 +1998,15 @@ errors = vErrors.length;
 validate19.errors = vErrors;
 return errors === 0;
 }
-validate19.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const shifts_open_input = validate23;
-const schema34 = {"type":"object","properties":{"IdKkm":{"type":"integer"},"Date":{"$ref":"spec#/components/schemas/dates.Rfc3339"}},"required":["IdKkm"],"additionalProperties":false,"$id":"op-shifts_open_input"};
-const schema35 = {"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"};
+const schema34 = {"type":"object","properties":{"IdKkm":{"type":"integer"},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"required":["IdKkm"],"additionalProperties":false,"$id":"op-shifts_open_input"};
 const pattern1 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$", "");
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-shifts_open_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.IdKkm === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdKkm"},message:"must have required property '"+"IdKkm"+"'"};
@@ -2151,7 +2047,7 @@ if(data.Date !== undefined){
 let data1 = data.Date;
 if(typeof data1 === "string"){
 if(!pattern1.test(data1)){
-const err3 = {instancePath:instancePath+"/Date",schemaPath:"spec#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+const err3 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2162,7 +2058,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/Date",schemaPath:"spec#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2186,24 +2082,17 @@ errors++;
 validate23.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const shifts_open_response = validate24;
-const schema36 = {"$ref":"spec#/components/schemas/ShiftResponse","$id":"op-shifts_open_response"};
-const schema37 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"type":"object","properties":{"Shift":{"$ref":"#/components/schemas/Shift"}},"additionalProperties":true}}}]};
-const schema39 = {"type":"object","required":["Id"],"properties":{"Id":{"type":"integer"},"IdUser":{"type":"integer"},"IdKkm":{"type":"integer"},"IdStatusShift":{"$ref":"#/components/schemas/ShiftStatus"},"DateOpen":{"$ref":"#/components/schemas/dates.Rfc3339"}},"additionalProperties":true};
-const schema40 = {"type":"integer"};
+const schema35 = {"$ref":"spec#/components/schemas/ShiftResponse","$id":"op-shifts_open_response"};
+const schema36 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"type":"object","properties":{"Shift":{"$ref":"#/components/schemas/Shift"}},"additionalProperties":true}}}]};
+const schema38 = {"type":"object","required":["Id"],"properties":{"Id":{"type":"integer"},"IdUser":{"type":"integer"},"IdKkm":{"type":"integer"},"IdStatusShift":{"$ref":"#/components/schemas/ShiftStatus"},"DateOpen":{"$ref":"#/components/schemas/dates.Rfc3339"}},"additionalProperties":true};
+const schema39 = {"type":"integer"};
+const schema40 = {"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"};
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Id === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Id"},message:"must have required property '"+"Id"+"'"};
@@ -2306,19 +2195,11 @@ errors++;
 validate26.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate25.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Status === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
@@ -2417,20 +2298,12 @@ errors++;
 validate25.errors = vErrors;
 return errors === 0;
 }
-validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-shifts_open_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(validate25(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
 errors = vErrors.length;
@@ -2438,22 +2311,14 @@ errors = vErrors.length;
 validate24.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const shifts_get_input = validate29;
-const schema42 = {"type":"object","properties":{"idShift":{"type":"integer"}},"required":["idShift"],"additionalProperties":false,"$id":"op-shifts_get_input"};
+const schema41 = {"type":"object","properties":{"idShift":{"type":"integer"}},"required":["idShift"],"additionalProperties":false,"$id":"op-shifts_get_input"};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-shifts_get_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.idShift === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "idShift"},message:"must have required property '"+"idShift"+"'"};
@@ -2504,23 +2369,15 @@ errors++;
 validate29.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const shifts_get_response = validate30;
-const schema43 = {"$ref":"spec#/components/schemas/ShiftInfoResponse","$id":"op-shifts_get_response"};
-const schema44 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"$ref":"#/components/schemas/ShiftInfo"}}}]};
-const schema46 = {"type":"object","properties":{"Id":{"type":"integer"},"IdStatusShift":{"$ref":"#/components/schemas/ShiftStatus"}},"additionalProperties":true};
+const schema42 = {"$ref":"spec#/components/schemas/ShiftInfoResponse","$id":"op-shifts_get_response"};
+const schema43 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"$ref":"#/components/schemas/ShiftInfo"}}}]};
+const schema45 = {"type":"object","properties":{"Id":{"type":"integer"},"IdStatusShift":{"$ref":"#/components/schemas/ShiftStatus"}},"additionalProperties":true};
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate32.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Id !== undefined){
 let data0 = data.Id;
@@ -2562,19 +2419,11 @@ errors++;
 validate32.errors = vErrors;
 return errors === 0;
 }
-validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Status === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
@@ -2658,20 +2507,12 @@ errors++;
 validate31.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-shifts_get_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate30.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(validate31(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
 errors = vErrors.length;
@@ -2679,22 +2520,14 @@ errors = vErrors.length;
 validate30.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const shifts_xReport_input = validate35;
-const schema48 = {"type":"object","properties":{"idShift":{"type":"integer"},"Date":{"$ref":"spec#/components/schemas/dates.Rfc3339"}},"required":["idShift"],"additionalProperties":false,"$id":"op-shifts_xReport_input"};
+const schema47 = {"type":"object","properties":{"idShift":{"type":"integer"},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"required":["idShift"],"additionalProperties":false,"$id":"op-shifts_xReport_input"};
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-shifts_xReport_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate35.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.idShift === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "idShift"},message:"must have required property '"+"idShift"+"'"};
@@ -2735,7 +2568,7 @@ if(data.Date !== undefined){
 let data1 = data.Date;
 if(typeof data1 === "string"){
 if(!pattern1.test(data1)){
-const err3 = {instancePath:instancePath+"/Date",schemaPath:"spec#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+const err3 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2746,7 +2579,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/Date",schemaPath:"spec#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2770,22 +2603,14 @@ errors++;
 validate35.errors = vErrors;
 return errors === 0;
 }
-validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const shifts_xReport_response = validate36;
-const schema50 = {"$ref":"spec#/components/schemas/XReportResponse","$id":"op-shifts_xReport_response"};
-const schema51 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"type":"object","additionalProperties":true}}}]};
+const schema48 = {"$ref":"spec#/components/schemas/XReportResponse","$id":"op-shifts_xReport_response"};
+const schema49 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"type":"object","additionalProperties":true}}}]};
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Status === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
@@ -2878,20 +2703,12 @@ errors++;
 validate37.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-shifts_xReport_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(validate37(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
 errors = vErrors.length;
@@ -2899,22 +2716,14 @@ errors = vErrors.length;
 validate36.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const shifts_closeWithZReport_input = validate39;
-const schema53 = {"type":"object","properties":{"idShift":{"type":"integer"},"IdKkm":{"type":"integer"},"Date":{"$ref":"spec#/components/schemas/dates.Rfc3339"}},"required":["idShift","IdKkm"],"additionalProperties":false,"$id":"op-shifts_closeWithZReport_input"};
+const schema51 = {"type":"object","properties":{"idShift":{"type":"integer"},"IdKkm":{"type":"integer"},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"required":["idShift","IdKkm"],"additionalProperties":false,"$id":"op-shifts_closeWithZReport_input"};
 
 function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-shifts_closeWithZReport_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.idShift === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "idShift"},message:"must have required property '"+"idShift"+"'"};
@@ -2978,7 +2787,7 @@ if(data.Date !== undefined){
 let data2 = data.Date;
 if(typeof data2 === "string"){
 if(!pattern1.test(data2)){
-const err5 = {instancePath:instancePath+"/Date",schemaPath:"spec#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+const err5 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2989,7 +2798,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/Date",schemaPath:"spec#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3013,24 +2822,16 @@ errors++;
 validate39.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const shifts_closeWithZReport_response = validate40;
-const schema55 = {"$ref":"spec#/components/schemas/ZReportResponse","$id":"op-shifts_closeWithZReport_response"};
-const schema56 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"$ref":"#/components/schemas/ZReport"}}}]};
-const schema58 = {"type":"object","properties":{"ShiftIndex":{"type":"integer"},"IdShift":{"type":"integer"},"IdKkm":{"type":"integer"},"IdUser":{"type":"integer"},"DateOpen":{"$ref":"#/components/schemas/dates.Rfc3339"},"DateClose":{"$ref":"#/components/schemas/dates.Rfc3339"},"BalanceOpen":{"$ref":"#/components/schemas/Amount"},"BalanceClose":{"$ref":"#/components/schemas/Amount"},"BalanceCloseNonCash":{"$ref":"#/components/schemas/Amount"},"Count":{"type":"integer"},"SalesQty":{"type":"integer"},"SalesAmount":{"$ref":"#/components/schemas/Amount"},"CumulativeSales":{"$ref":"#/components/schemas/Amount"},"PurchasesQty":{"type":"integer"},"PurchasesAmount":{"$ref":"#/components/schemas/Amount"},"CumulativePurchases":{"$ref":"#/components/schemas/Amount"},"ExpensesQty":{"type":"integer"},"ExpensesAmount":{"$ref":"#/components/schemas/Amount"},"CumulativeExpenses":{"$ref":"#/components/schemas/Amount"},"RefundsQty":{"type":"integer"},"RefundsAmount":{"$ref":"#/components/schemas/Amount"},"CumulativeRefunds":{"$ref":"#/components/schemas/Amount"},"PurchaseRefundsQty":{"type":"integer"},"PurchaseRefundsAmount":{"$ref":"#/components/schemas/Amount"},"CumulativePurchaseRefunds":{"$ref":"#/components/schemas/Amount"},"IncomesQty":{"type":"integer"},"IncomesAmount":{"$ref":"#/components/schemas/Amount"},"CumulativeIncomes":{"$ref":"#/components/schemas/Amount"}},"additionalProperties":true};
-const schema61 = {"type":"number"};
+const schema52 = {"$ref":"spec#/components/schemas/ZReportResponse","$id":"op-shifts_closeWithZReport_response"};
+const schema53 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"$ref":"#/components/schemas/ZReport"}}}]};
+const schema55 = {"type":"object","properties":{"ShiftIndex":{"type":"integer"},"IdShift":{"type":"integer"},"IdKkm":{"type":"integer"},"IdUser":{"type":"integer"},"DateOpen":{"$ref":"#/components/schemas/dates.Rfc3339"},"DateClose":{"$ref":"#/components/schemas/dates.Rfc3339"},"BalanceOpen":{"$ref":"#/components/schemas/Amount"},"BalanceClose":{"$ref":"#/components/schemas/Amount"},"BalanceCloseNonCash":{"$ref":"#/components/schemas/Amount"},"Count":{"type":"integer"},"SalesQty":{"type":"integer"},"SalesAmount":{"$ref":"#/components/schemas/Amount"},"CumulativeSales":{"$ref":"#/components/schemas/Amount"},"PurchasesQty":{"type":"integer"},"PurchasesAmount":{"$ref":"#/components/schemas/Amount"},"CumulativePurchases":{"$ref":"#/components/schemas/Amount"},"ExpensesQty":{"type":"integer"},"ExpensesAmount":{"$ref":"#/components/schemas/Amount"},"CumulativeExpenses":{"$ref":"#/components/schemas/Amount"},"RefundsQty":{"type":"integer"},"RefundsAmount":{"$ref":"#/components/schemas/Amount"},"CumulativeRefunds":{"$ref":"#/components/schemas/Amount"},"PurchaseRefundsQty":{"type":"integer"},"PurchaseRefundsAmount":{"$ref":"#/components/schemas/Amount"},"CumulativePurchaseRefunds":{"$ref":"#/components/schemas/Amount"},"IncomesQty":{"type":"integer"},"IncomesAmount":{"$ref":"#/components/schemas/Amount"},"CumulativeIncomes":{"$ref":"#/components/schemas/Amount"}},"additionalProperties":true};
+const schema58 = {"type":"number"};
 
 function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.ShiftIndex !== undefined){
 let data0 = data.ShiftIndex;
@@ -3419,19 +3220,11 @@ errors++;
 validate42.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Status === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
@@ -3515,20 +3308,12 @@ errors++;
 validate41.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-shifts_closeWithZReport_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;
@@ -3536,22 +3321,14 @@ errors = vErrors.length;
 validate40.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const uid_get_input = validate45;
-const schema76 = {"type":"object","properties":{"idKkm":{"type":"integer"}},"required":["idKkm"],"additionalProperties":false,"$id":"op-uid_get_input"};
+const schema73 = {"type":"object","properties":{"idKkm":{"type":"integer"}},"required":["idKkm"],"additionalProperties":false,"$id":"op-uid_get_input"};
 
 function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-uid_get_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.idKkm === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "idKkm"},message:"must have required property '"+"idKkm"+"'"};
@@ -3602,24 +3379,16 @@ errors++;
 validate45.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const uid_get_response = validate46;
-const schema77 = {"$ref":"spec#/components/schemas/UidResponse","$id":"op-uid_get_response"};
-const schema78 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"type":"object","properties":{"Uid":{"$ref":"#/components/schemas/Uid"}},"additionalProperties":true}}}]};
-const schema80 = {"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"};
+const schema74 = {"$ref":"spec#/components/schemas/UidResponse","$id":"op-uid_get_response"};
+const schema75 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"type":"object","properties":{"Uid":{"$ref":"#/components/schemas/Uid"}},"additionalProperties":true}}}]};
+const schema77 = {"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"};
 const pattern7 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "");
 
 function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Status === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
@@ -3737,20 +3506,12 @@ errors++;
 validate47.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-uid_get_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(validate47(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
 errors = vErrors.length;
@@ -3758,286 +3519,16 @@ errors = vErrors.length;
 validate46.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const operations_sale_input = validate49;
-const schema81 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"$ref":"spec#/components/schemas/money.Tenge"},"NonCash":{"$ref":"spec#/components/schemas/money.Tenge"},"Mobile":{"$ref":"spec#/components/schemas/money.Tenge"},"Positions":{"type":"array","minItems":1,"items":{"$ref":"spec#/components/schemas/Position"}},"Total":{"$ref":"spec#/components/schemas/money.Tenge"},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"$ref":"spec#/components/schemas/dates.Rfc3339"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-operations_sale_input"};
-const schema82 = {"type":"number","minimum":0,"x-decimals":2};
+const schema78 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":true}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-operations_sale_input"};
 const func0 = Object.prototype.hasOwnProperty;
 const pattern8 = new RegExp("^-?\\d+(\\.\\d{1,2})?$", "");
-const schema85 = {"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"$ref":"#/components/schemas/money.Tenge"},"Markup":{"$ref":"#/components/schemas/money.Tenge"},"Discount":{"$ref":"#/components/schemas/money.Tenge"},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":true};
-
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate50.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.Name === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Name"},message:"must have required property '"+"Name"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.IdSection === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdSection"},message:"must have required property '"+"IdSection"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.Price === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Price"},message:"must have required property '"+"Price"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.Qty === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Qty"},message:"must have required property '"+"Qty"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(data.Name !== undefined){
-if(typeof data.Name !== "string"){
-const err4 = {instancePath:instancePath+"/Name",schemaPath:"#/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.IdSection !== undefined){
-let data1 = data.IdSection;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err5 = {instancePath:instancePath+"/IdSection",schemaPath:"#/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.Price !== undefined){
-let data2 = data.Price;
-if(typeof data2 == "number"){
-if(data2 < 0 || isNaN(data2)){
-const err6 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(!pattern8.test(String(data2))){
-const err7 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.Markup !== undefined){
-let data3 = data.Markup;
-if(typeof data3 == "number"){
-if(data3 < 0 || isNaN(data3)){
-const err9 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(!pattern8.test(String(data3))){
-const err10 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.Discount !== undefined){
-let data4 = data.Discount;
-if(typeof data4 == "number"){
-if(data4 < 0 || isNaN(data4)){
-const err12 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-if(!pattern8.test(String(data4))){
-const err13 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.Qty !== undefined){
-let data5 = data.Qty;
-if(typeof data5 == "number"){
-if(data5 < 0 || isNaN(data5)){
-const err15 = {instancePath:instancePath+"/Qty",schemaPath:"#/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/Qty",schemaPath:"#/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data.Storno !== undefined){
-if(typeof data.Storno !== "boolean"){
-const err17 = {instancePath:instancePath+"/Storno",schemaPath:"#/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data.ProductCode !== undefined){
-if(typeof data.ProductCode !== "string"){
-const err18 = {instancePath:instancePath+"/ProductCode",schemaPath:"#/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data.IdUnit !== undefined){
-let data8 = data.IdUnit;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err19 = {instancePath:instancePath+"/IdUnit",schemaPath:"#/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-}
-else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-validate50.errors = vErrors;
-return errors === 0;
-}
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
 
 function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_sale_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.idKkm === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "idKkm"},message:"must have required property '"+"idKkm"+"'"};
@@ -4080,7 +3571,7 @@ vErrors.push(err3);
 errors++;
 }
 for(const key0 in data){
-if(!(func0.call(schema81.properties, key0))){
+if(!(func0.call(schema78.properties, key0))){
 const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
@@ -4121,7 +3612,7 @@ if(data.Cash !== undefined){
 let data2 = data.Cash;
 if(typeof data2 == "number"){
 if(data2 < 0 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/Cash",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err7 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4131,7 +3622,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!pattern8.test(String(data2))){
-const err8 = {instancePath:instancePath+"/Cash",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+const err8 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4142,7 +3633,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/Cash",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err9 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4156,7 +3647,7 @@ if(data.NonCash !== undefined){
 let data3 = data.NonCash;
 if(typeof data3 == "number"){
 if(data3 < 0 || isNaN(data3)){
-const err10 = {instancePath:instancePath+"/NonCash",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err10 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4166,7 +3657,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!pattern8.test(String(data3))){
-const err11 = {instancePath:instancePath+"/NonCash",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+const err11 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4177,7 +3668,7 @@ errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/NonCash",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err12 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4191,7 +3682,7 @@ if(data.Mobile !== undefined){
 let data4 = data.Mobile;
 if(typeof data4 == "number"){
 if(data4 < 0 || isNaN(data4)){
-const err13 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err13 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -4201,7 +3692,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!pattern8.test(String(data4))){
-const err14 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+const err14 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -4212,7 +3703,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err15 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4237,14 +3728,10 @@ errors++;
 }
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate50(data5[i0], {instancePath:instancePath+"/Positions/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+let data6 = data5[i0];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Name === undefined){
+const err17 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Name"},message:"must have required property '"+"Name"+"'"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -4253,12 +3740,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-if(data.Total !== undefined){
-let data7 = data.Total;
-if(typeof data7 == "number"){
-if(data7 < 0 || isNaN(data7)){
-const err18 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data6.IdSection === undefined){
+const err18 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "IdSection"},message:"must have required property '"+"IdSection"+"'"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -4267,8 +3750,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!pattern8.test(String(data7))){
-const err19 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(data6.Price === undefined){
+const err19 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Price"},message:"must have required property '"+"Price"+"'"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -4277,9 +3760,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-else {
-const err20 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data6.Qty === undefined){
+const err20 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Qty"},message:"must have required property '"+"Qty"+"'"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -4288,10 +3770,9 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-if(data.GenerateCheck !== undefined){
-if(typeof data.GenerateCheck !== "boolean"){
-const err21 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data6.Name !== undefined){
+if(typeof data6.Name !== "string"){
+const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -4301,10 +3782,10 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.AFP !== undefined){
-let data9 = data.AFP;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-const err22 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data6.IdSection !== undefined){
+let data8 = data6.IdSection;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err22 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -4313,9 +3794,12 @@ vErrors.push(err22);
 }
 errors++;
 }
+}
+if(data6.Price !== undefined){
+let data9 = data6.Price;
 if(typeof data9 == "number"){
-if(data9 > 4294967295 || isNaN(data9)){
-const err23 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+if(data9 < 0 || isNaN(data9)){
+const err23 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -4324,8 +3808,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data9 < 0 || isNaN(data9)){
-const err24 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(!pattern8.test(String(data9))){
+const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -4335,12 +3819,8 @@ vErrors.push(err24);
 errors++;
 }
 }
-}
-if(data.ReceiptDate !== undefined){
-let data10 = data.ReceiptDate;
-if(typeof data10 === "string"){
-if(!pattern1.test(data10)){
-const err25 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"spec#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+else {
+const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -4350,8 +3830,11 @@ vErrors.push(err25);
 errors++;
 }
 }
-else {
-const err26 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"spec#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data6.Markup !== undefined){
+let data10 = data6.Markup;
+if(typeof data10 == "number"){
+if(data10 < 0 || isNaN(data10)){
+const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -4360,10 +3843,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err27 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern8.test(String(data10))){
+const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -4373,9 +3854,8 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err28 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -4385,9 +3865,11 @@ vErrors.push(err28);
 errors++;
 }
 }
-}
-else {
-const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data6.Discount !== undefined){
+let data11 = data6.Discount;
+if(typeof data11 == "number"){
+if(data11 < 0 || isNaN(data11)){
+const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -4396,25 +3878,267 @@ vErrors.push(err29);
 }
 errors++;
 }
+if(!pattern8.test(String(data11))){
+const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data6.Qty !== undefined){
+let data12 = data6.Qty;
+if(typeof data12 == "number"){
+if(data12 < 0 || isNaN(data12)){
+const err32 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data6.Storno !== undefined){
+if(typeof data6.Storno !== "boolean"){
+const err34 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data6.ProductCode !== undefined){
+if(typeof data6.ProductCode !== "string"){
+const err35 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data6.IdUnit !== undefined){
+let data15 = data6.IdUnit;
+if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+const err36 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.Total !== undefined){
+let data16 = data.Total;
+if(typeof data16 == "number"){
+if(data16 < 0 || isNaN(data16)){
+const err39 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if(!pattern8.test(String(data16))){
+const err40 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err42 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+if(data.AFP !== undefined){
+let data18 = data.AFP;
+if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
+const err43 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+if(typeof data18 == "number"){
+if(data18 > 4294967295 || isNaN(data18)){
+const err44 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+if(data18 < 0 || isNaN(data18)){
+const err45 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+}
+if(data.ReceiptDate !== undefined){
+let data19 = data.ReceiptDate;
+if(typeof data19 === "string"){
+if(!pattern1.test(data19)){
+const err46 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err48 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err49 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+}
+else {
+const err50 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
 validate49.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const operations_sale_response = validate52;
-const schema91 = {"$ref":"spec#/components/schemas/OperationResponse","$id":"op-operations_sale_response"};
-const schema92 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"type":"object","properties":{"IdDocument":{"type":"integer"},"Receipt":{"type":"string"},"Location":{"type":"string"},"FiscalNumber":{"type":"integer"},"AutonomousNumber":{"type":"integer"},"Balances":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}}]};
+export const operations_sale_response = validate50;
+const schema79 = {"$ref":"spec#/components/schemas/OperationResponse","$id":"op-operations_sale_response"};
+const schema80 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"type":"object","properties":{"IdDocument":{"type":"integer"},"Receipt":{"type":"string"},"Location":{"type":"string"},"FiscalNumber":{"type":"integer"},"AutonomousNumber":{"type":"integer"},"Balances":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}}]};
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Status === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
@@ -4598,306 +4322,30 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate53.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_sale_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate53(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+if(!(validate51(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
-validate52.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const operations_purchase_input = validate55;
-const schema94 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"$ref":"spec#/components/schemas/money.Tenge"},"NonCash":{"$ref":"spec#/components/schemas/money.Tenge"},"Mobile":{"$ref":"spec#/components/schemas/money.Tenge"},"Positions":{"type":"array","minItems":1,"items":{"$ref":"spec#/components/schemas/Position"}},"Total":{"$ref":"spec#/components/schemas/money.Tenge"},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"$ref":"spec#/components/schemas/dates.Rfc3339"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-operations_purchase_input"};
+export const operations_purchase_input = validate53;
+const schema82 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":true}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-operations_purchase_input"};
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate56.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.Name === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Name"},message:"must have required property '"+"Name"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.IdSection === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdSection"},message:"must have required property '"+"IdSection"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.Price === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Price"},message:"must have required property '"+"Price"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.Qty === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Qty"},message:"must have required property '"+"Qty"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(data.Name !== undefined){
-if(typeof data.Name !== "string"){
-const err4 = {instancePath:instancePath+"/Name",schemaPath:"#/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.IdSection !== undefined){
-let data1 = data.IdSection;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err5 = {instancePath:instancePath+"/IdSection",schemaPath:"#/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.Price !== undefined){
-let data2 = data.Price;
-if(typeof data2 == "number"){
-if(data2 < 0 || isNaN(data2)){
-const err6 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(!pattern8.test(String(data2))){
-const err7 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.Markup !== undefined){
-let data3 = data.Markup;
-if(typeof data3 == "number"){
-if(data3 < 0 || isNaN(data3)){
-const err9 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(!pattern8.test(String(data3))){
-const err10 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.Discount !== undefined){
-let data4 = data.Discount;
-if(typeof data4 == "number"){
-if(data4 < 0 || isNaN(data4)){
-const err12 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-if(!pattern8.test(String(data4))){
-const err13 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.Qty !== undefined){
-let data5 = data.Qty;
-if(typeof data5 == "number"){
-if(data5 < 0 || isNaN(data5)){
-const err15 = {instancePath:instancePath+"/Qty",schemaPath:"#/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/Qty",schemaPath:"#/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data.Storno !== undefined){
-if(typeof data.Storno !== "boolean"){
-const err17 = {instancePath:instancePath+"/Storno",schemaPath:"#/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data.ProductCode !== undefined){
-if(typeof data.ProductCode !== "string"){
-const err18 = {instancePath:instancePath+"/ProductCode",schemaPath:"#/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data.IdUnit !== undefined){
-let data8 = data.IdUnit;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err19 = {instancePath:instancePath+"/IdUnit",schemaPath:"#/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-}
-else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-validate56.errors = vErrors;
-return errors === 0;
-}
-validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_purchase_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.idKkm === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "idKkm"},message:"must have required property '"+"idKkm"+"'"};
@@ -4940,7 +4388,7 @@ vErrors.push(err3);
 errors++;
 }
 for(const key0 in data){
-if(!(func0.call(schema94.properties, key0))){
+if(!(func0.call(schema82.properties, key0))){
 const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
@@ -4981,7 +4429,7 @@ if(data.Cash !== undefined){
 let data2 = data.Cash;
 if(typeof data2 == "number"){
 if(data2 < 0 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/Cash",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err7 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4991,7 +4439,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!pattern8.test(String(data2))){
-const err8 = {instancePath:instancePath+"/Cash",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+const err8 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5002,7 +4450,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/Cash",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err9 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -5016,7 +4464,7 @@ if(data.NonCash !== undefined){
 let data3 = data.NonCash;
 if(typeof data3 == "number"){
 if(data3 < 0 || isNaN(data3)){
-const err10 = {instancePath:instancePath+"/NonCash",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err10 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5026,7 +4474,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!pattern8.test(String(data3))){
-const err11 = {instancePath:instancePath+"/NonCash",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+const err11 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5037,7 +4485,7 @@ errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/NonCash",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err12 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -5051,7 +4499,7 @@ if(data.Mobile !== undefined){
 let data4 = data.Mobile;
 if(typeof data4 == "number"){
 if(data4 < 0 || isNaN(data4)){
-const err13 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err13 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -5061,7 +4509,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!pattern8.test(String(data4))){
-const err14 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+const err14 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5072,7 +4520,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err15 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -5097,14 +4545,10 @@ errors++;
 }
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate56(data5[i0], {instancePath:instancePath+"/Positions/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+let data6 = data5[i0];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Name === undefined){
+const err17 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Name"},message:"must have required property '"+"Name"+"'"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -5113,12 +4557,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-if(data.Total !== undefined){
-let data7 = data.Total;
-if(typeof data7 == "number"){
-if(data7 < 0 || isNaN(data7)){
-const err18 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data6.IdSection === undefined){
+const err18 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "IdSection"},message:"must have required property '"+"IdSection"+"'"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -5127,8 +4567,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!pattern8.test(String(data7))){
-const err19 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(data6.Price === undefined){
+const err19 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Price"},message:"must have required property '"+"Price"+"'"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -5137,9 +4577,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-else {
-const err20 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data6.Qty === undefined){
+const err20 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Qty"},message:"must have required property '"+"Qty"+"'"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -5148,10 +4587,9 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-if(data.GenerateCheck !== undefined){
-if(typeof data.GenerateCheck !== "boolean"){
-const err21 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data6.Name !== undefined){
+if(typeof data6.Name !== "string"){
+const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -5161,10 +4599,10 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.AFP !== undefined){
-let data9 = data.AFP;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-const err22 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data6.IdSection !== undefined){
+let data8 = data6.IdSection;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err22 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -5173,9 +4611,12 @@ vErrors.push(err22);
 }
 errors++;
 }
+}
+if(data6.Price !== undefined){
+let data9 = data6.Price;
 if(typeof data9 == "number"){
-if(data9 > 4294967295 || isNaN(data9)){
-const err23 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+if(data9 < 0 || isNaN(data9)){
+const err23 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -5184,8 +4625,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data9 < 0 || isNaN(data9)){
-const err24 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(!pattern8.test(String(data9))){
+const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -5195,12 +4636,8 @@ vErrors.push(err24);
 errors++;
 }
 }
-}
-if(data.ReceiptDate !== undefined){
-let data10 = data.ReceiptDate;
-if(typeof data10 === "string"){
-if(!pattern1.test(data10)){
-const err25 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"spec#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+else {
+const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -5210,8 +4647,11 @@ vErrors.push(err25);
 errors++;
 }
 }
-else {
-const err26 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"spec#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data6.Markup !== undefined){
+let data10 = data6.Markup;
+if(typeof data10 == "number"){
+if(data10 < 0 || isNaN(data10)){
+const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -5220,10 +4660,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err27 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern8.test(String(data10))){
+const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -5233,9 +4671,8 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err28 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -5245,9 +4682,11 @@ vErrors.push(err28);
 errors++;
 }
 }
-}
-else {
-const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data6.Discount !== undefined){
+let data11 = data6.Discount;
+if(typeof data11 == "number"){
+if(data11 < 0 || isNaN(data11)){
+const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -5256,24 +4695,1082 @@ vErrors.push(err29);
 }
 errors++;
 }
+if(!pattern8.test(String(data11))){
+const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data6.Qty !== undefined){
+let data12 = data6.Qty;
+if(typeof data12 == "number"){
+if(data12 < 0 || isNaN(data12)){
+const err32 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data6.Storno !== undefined){
+if(typeof data6.Storno !== "boolean"){
+const err34 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data6.ProductCode !== undefined){
+if(typeof data6.ProductCode !== "string"){
+const err35 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data6.IdUnit !== undefined){
+let data15 = data6.IdUnit;
+if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+const err36 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.Total !== undefined){
+let data16 = data.Total;
+if(typeof data16 == "number"){
+if(data16 < 0 || isNaN(data16)){
+const err39 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if(!pattern8.test(String(data16))){
+const err40 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err42 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+if(data.AFP !== undefined){
+let data18 = data.AFP;
+if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
+const err43 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+if(typeof data18 == "number"){
+if(data18 > 4294967295 || isNaN(data18)){
+const err44 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+if(data18 < 0 || isNaN(data18)){
+const err45 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+}
+if(data.ReceiptDate !== undefined){
+let data19 = data.ReceiptDate;
+if(typeof data19 === "string"){
+if(!pattern1.test(data19)){
+const err46 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err48 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err49 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+}
+else {
+const err50 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+validate53.errors = vErrors;
+return errors === 0;
+}
+
+export const operations_purchase_response = validate54;
+const schema83 = {"$ref":"spec#/components/schemas/OperationResponse","$id":"op-operations_purchase_response"};
+
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.IdDocument !== undefined){
+let data4 = data3.IdDocument;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data3.Receipt !== undefined){
+if(typeof data3.Receipt !== "string"){
+const err6 = {instancePath:instancePath+"/Data/Receipt",schemaPath:"#/allOf/1/properties/Data/properties/Receipt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data3.Location !== undefined){
+if(typeof data3.Location !== "string"){
+const err7 = {instancePath:instancePath+"/Data/Location",schemaPath:"#/allOf/1/properties/Data/properties/Location/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data3.FiscalNumber !== undefined){
+let data7 = data3.FiscalNumber;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data3.AutonomousNumber !== undefined){
+let data8 = data3.AutonomousNumber;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.Balances !== undefined){
+let data9 = data3.Balances;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+}
+else {
+const err10 = {instancePath:instancePath+"/Data/Balances/" + i0,schemaPath:"#/allOf/1/properties/Data/properties/Balances/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/Data/Balances",schemaPath:"#/allOf/1/properties/Data/properties/Balances/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
 validate55.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const operations_purchase_response = validate58;
-const schema104 = {"$ref":"spec#/components/schemas/OperationResponse","$id":"op-operations_purchase_response"};
+
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_purchase_response" */;
+let vErrors = null;
+let errors = 0;
+if(!(validate55(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+errors = vErrors.length;
+}
+validate54.errors = vErrors;
+return errors === 0;
+}
+
+export const operations_saleRefund_input = validate57;
+const schema86 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":true}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-operations_saleRefund_input"};
+
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_saleRefund_input" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.idKkm === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "idKkm"},message:"must have required property '"+"idKkm"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.IdDomain === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdDomain"},message:"must have required property '"+"IdDomain"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.Positions === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Positions"},message:"must have required property '"+"Positions"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.Total === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Total"},message:"must have required property '"+"Total"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func0.call(schema86.properties, key0))){
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.idKkm !== undefined){
+let data0 = data.idKkm;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err5 = {instancePath:instancePath+"/idKkm",schemaPath:"#/properties/idKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.IdDomain !== undefined){
+let data1 = data.IdDomain;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err6 = {instancePath:instancePath+"/IdDomain",schemaPath:"#/properties/IdDomain/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.Cash !== undefined){
+let data2 = data.Cash;
+if(typeof data2 == "number"){
+if(data2 < 0 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!pattern8.test(String(data2))){
+const err8 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.NonCash !== undefined){
+let data3 = data.NonCash;
+if(typeof data3 == "number"){
+if(data3 < 0 || isNaN(data3)){
+const err10 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern8.test(String(data3))){
+const err11 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.Mobile !== undefined){
+let data4 = data.Mobile;
+if(typeof data4 == "number"){
+if(data4 < 0 || isNaN(data4)){
+const err13 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(!pattern8.test(String(data4))){
+const err14 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.Positions !== undefined){
+let data5 = data.Positions;
+if(Array.isArray(data5)){
+if(data5.length < 1){
+const err16 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+let data6 = data5[i0];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Name === undefined){
+const err17 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Name"},message:"must have required property '"+"Name"+"'"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(data6.IdSection === undefined){
+const err18 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "IdSection"},message:"must have required property '"+"IdSection"+"'"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(data6.Price === undefined){
+const err19 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Price"},message:"must have required property '"+"Price"+"'"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(data6.Qty === undefined){
+const err20 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Qty"},message:"must have required property '"+"Qty"+"'"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(data6.Name !== undefined){
+if(typeof data6.Name !== "string"){
+const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data6.IdSection !== undefined){
+let data8 = data6.IdSection;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err22 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data6.Price !== undefined){
+let data9 = data6.Price;
+if(typeof data9 == "number"){
+if(data9 < 0 || isNaN(data9)){
+const err23 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(!pattern8.test(String(data9))){
+const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data6.Markup !== undefined){
+let data10 = data6.Markup;
+if(typeof data10 == "number"){
+if(data10 < 0 || isNaN(data10)){
+const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if(!pattern8.test(String(data10))){
+const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data6.Discount !== undefined){
+let data11 = data6.Discount;
+if(typeof data11 == "number"){
+if(data11 < 0 || isNaN(data11)){
+const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if(!pattern8.test(String(data11))){
+const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data6.Qty !== undefined){
+let data12 = data6.Qty;
+if(typeof data12 == "number"){
+if(data12 < 0 || isNaN(data12)){
+const err32 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data6.Storno !== undefined){
+if(typeof data6.Storno !== "boolean"){
+const err34 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data6.ProductCode !== undefined){
+if(typeof data6.ProductCode !== "string"){
+const err35 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data6.IdUnit !== undefined){
+let data15 = data6.IdUnit;
+if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+const err36 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.Total !== undefined){
+let data16 = data.Total;
+if(typeof data16 == "number"){
+if(data16 < 0 || isNaN(data16)){
+const err39 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if(!pattern8.test(String(data16))){
+const err40 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err42 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+if(data.AFP !== undefined){
+let data18 = data.AFP;
+if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
+const err43 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+if(typeof data18 == "number"){
+if(data18 > 4294967295 || isNaN(data18)){
+const err44 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+if(data18 < 0 || isNaN(data18)){
+const err45 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+}
+if(data.ReceiptDate !== undefined){
+let data19 = data.ReceiptDate;
+if(typeof data19 === "string"){
+if(!pattern1.test(data19)){
+const err46 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err48 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err49 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+}
+else {
+const err50 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+validate57.errors = vErrors;
+return errors === 0;
+}
+
+export const operations_saleRefund_response = validate58;
+const schema87 = {"$ref":"spec#/components/schemas/OperationResponse","$id":"op-operations_saleRefund_response"};
 
 function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate59.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Status === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
@@ -5460,20 +5957,12 @@ errors++;
 validate59.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-operations_purchase_response" */;
+/*# sourceURL="op-operations_saleRefund_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(validate59(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
 errors = vErrors.length;
@@ -5481,282 +5970,14 @@ errors = vErrors.length;
 validate58.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const operations_saleRefund_input = validate61;
-const schema107 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"$ref":"spec#/components/schemas/money.Tenge"},"NonCash":{"$ref":"spec#/components/schemas/money.Tenge"},"Mobile":{"$ref":"spec#/components/schemas/money.Tenge"},"Positions":{"type":"array","minItems":1,"items":{"$ref":"spec#/components/schemas/Position"}},"Total":{"$ref":"spec#/components/schemas/money.Tenge"},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"$ref":"spec#/components/schemas/dates.Rfc3339"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-operations_saleRefund_input"};
-
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate62.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.Name === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Name"},message:"must have required property '"+"Name"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.IdSection === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdSection"},message:"must have required property '"+"IdSection"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.Price === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Price"},message:"must have required property '"+"Price"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.Qty === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Qty"},message:"must have required property '"+"Qty"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(data.Name !== undefined){
-if(typeof data.Name !== "string"){
-const err4 = {instancePath:instancePath+"/Name",schemaPath:"#/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.IdSection !== undefined){
-let data1 = data.IdSection;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err5 = {instancePath:instancePath+"/IdSection",schemaPath:"#/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.Price !== undefined){
-let data2 = data.Price;
-if(typeof data2 == "number"){
-if(data2 < 0 || isNaN(data2)){
-const err6 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(!pattern8.test(String(data2))){
-const err7 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.Markup !== undefined){
-let data3 = data.Markup;
-if(typeof data3 == "number"){
-if(data3 < 0 || isNaN(data3)){
-const err9 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(!pattern8.test(String(data3))){
-const err10 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.Discount !== undefined){
-let data4 = data.Discount;
-if(typeof data4 == "number"){
-if(data4 < 0 || isNaN(data4)){
-const err12 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-if(!pattern8.test(String(data4))){
-const err13 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.Qty !== undefined){
-let data5 = data.Qty;
-if(typeof data5 == "number"){
-if(data5 < 0 || isNaN(data5)){
-const err15 = {instancePath:instancePath+"/Qty",schemaPath:"#/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/Qty",schemaPath:"#/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data.Storno !== undefined){
-if(typeof data.Storno !== "boolean"){
-const err17 = {instancePath:instancePath+"/Storno",schemaPath:"#/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data.ProductCode !== undefined){
-if(typeof data.ProductCode !== "string"){
-const err18 = {instancePath:instancePath+"/ProductCode",schemaPath:"#/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data.IdUnit !== undefined){
-let data8 = data.IdUnit;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err19 = {instancePath:instancePath+"/IdUnit",schemaPath:"#/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-}
-else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-validate62.errors = vErrors;
-return errors === 0;
-}
-validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
+export const operations_purchaseRefund_input = validate61;
+const schema90 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":true}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-operations_purchaseRefund_input"};
 
 function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-operations_saleRefund_input" */;
+/*# sourceURL="op-operations_purchaseRefund_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.idKkm === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "idKkm"},message:"must have required property '"+"idKkm"+"'"};
@@ -5799,7 +6020,7 @@ vErrors.push(err3);
 errors++;
 }
 for(const key0 in data){
-if(!(func0.call(schema107.properties, key0))){
+if(!(func0.call(schema90.properties, key0))){
 const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
@@ -5840,7 +6061,7 @@ if(data.Cash !== undefined){
 let data2 = data.Cash;
 if(typeof data2 == "number"){
 if(data2 < 0 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/Cash",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err7 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5850,7 +6071,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!pattern8.test(String(data2))){
-const err8 = {instancePath:instancePath+"/Cash",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+const err8 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5861,7 +6082,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/Cash",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err9 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -5875,7 +6096,7 @@ if(data.NonCash !== undefined){
 let data3 = data.NonCash;
 if(typeof data3 == "number"){
 if(data3 < 0 || isNaN(data3)){
-const err10 = {instancePath:instancePath+"/NonCash",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err10 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5885,7 +6106,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!pattern8.test(String(data3))){
-const err11 = {instancePath:instancePath+"/NonCash",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+const err11 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5896,7 +6117,7 @@ errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/NonCash",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err12 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -5910,7 +6131,7 @@ if(data.Mobile !== undefined){
 let data4 = data.Mobile;
 if(typeof data4 == "number"){
 if(data4 < 0 || isNaN(data4)){
-const err13 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err13 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -5920,7 +6141,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!pattern8.test(String(data4))){
-const err14 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+const err14 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5931,7 +6152,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err15 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -5956,14 +6177,10 @@ errors++;
 }
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate62(data5[i0], {instancePath:instancePath+"/Positions/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+let data6 = data5[i0];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Name === undefined){
+const err17 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Name"},message:"must have required property '"+"Name"+"'"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -5972,12 +6189,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-if(data.Total !== undefined){
-let data7 = data.Total;
-if(typeof data7 == "number"){
-if(data7 < 0 || isNaN(data7)){
-const err18 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data6.IdSection === undefined){
+const err18 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "IdSection"},message:"must have required property '"+"IdSection"+"'"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -5986,8 +6199,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!pattern8.test(String(data7))){
-const err19 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(data6.Price === undefined){
+const err19 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Price"},message:"must have required property '"+"Price"+"'"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -5996,9 +6209,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-else {
-const err20 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data6.Qty === undefined){
+const err20 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Qty"},message:"must have required property '"+"Qty"+"'"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -6007,10 +6219,9 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-if(data.GenerateCheck !== undefined){
-if(typeof data.GenerateCheck !== "boolean"){
-const err21 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data6.Name !== undefined){
+if(typeof data6.Name !== "string"){
+const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -6020,10 +6231,10 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.AFP !== undefined){
-let data9 = data.AFP;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-const err22 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data6.IdSection !== undefined){
+let data8 = data6.IdSection;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err22 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -6032,9 +6243,12 @@ vErrors.push(err22);
 }
 errors++;
 }
+}
+if(data6.Price !== undefined){
+let data9 = data6.Price;
 if(typeof data9 == "number"){
-if(data9 > 4294967295 || isNaN(data9)){
-const err23 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+if(data9 < 0 || isNaN(data9)){
+const err23 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -6043,8 +6257,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data9 < 0 || isNaN(data9)){
-const err24 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(!pattern8.test(String(data9))){
+const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -6054,12 +6268,8 @@ vErrors.push(err24);
 errors++;
 }
 }
-}
-if(data.ReceiptDate !== undefined){
-let data10 = data.ReceiptDate;
-if(typeof data10 === "string"){
-if(!pattern1.test(data10)){
-const err25 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"spec#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+else {
+const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -6069,8 +6279,11 @@ vErrors.push(err25);
 errors++;
 }
 }
-else {
-const err26 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"spec#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data6.Markup !== undefined){
+let data10 = data6.Markup;
+if(typeof data10 == "number"){
+if(data10 < 0 || isNaN(data10)){
+const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -6079,10 +6292,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err27 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern8.test(String(data10))){
+const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -6092,9 +6303,8 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err28 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -6104,9 +6314,11 @@ vErrors.push(err28);
 errors++;
 }
 }
-}
-else {
-const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data6.Discount !== undefined){
+let data11 = data6.Discount;
+if(typeof data11 == "number"){
+if(data11 < 0 || isNaN(data11)){
+const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -6115,24 +6327,266 @@ vErrors.push(err29);
 }
 errors++;
 }
+if(!pattern8.test(String(data11))){
+const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data6.Qty !== undefined){
+let data12 = data6.Qty;
+if(typeof data12 == "number"){
+if(data12 < 0 || isNaN(data12)){
+const err32 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data6.Storno !== undefined){
+if(typeof data6.Storno !== "boolean"){
+const err34 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data6.ProductCode !== undefined){
+if(typeof data6.ProductCode !== "string"){
+const err35 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data6.IdUnit !== undefined){
+let data15 = data6.IdUnit;
+if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+const err36 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.Total !== undefined){
+let data16 = data.Total;
+if(typeof data16 == "number"){
+if(data16 < 0 || isNaN(data16)){
+const err39 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if(!pattern8.test(String(data16))){
+const err40 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err42 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+if(data.AFP !== undefined){
+let data18 = data.AFP;
+if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
+const err43 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+if(typeof data18 == "number"){
+if(data18 > 4294967295 || isNaN(data18)){
+const err44 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+if(data18 < 0 || isNaN(data18)){
+const err45 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+}
+if(data.ReceiptDate !== undefined){
+let data19 = data.ReceiptDate;
+if(typeof data19 === "string"){
+if(!pattern1.test(data19)){
+const err46 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err48 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err49 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+}
+else {
+const err50 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
 validate61.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const operations_saleRefund_response = validate64;
-const schema117 = {"$ref":"spec#/components/schemas/OperationResponse","$id":"op-operations_saleRefund_response"};
+export const operations_purchaseRefund_response = validate62;
+const schema91 = {"$ref":"spec#/components/schemas/OperationResponse","$id":"op-operations_purchaseRefund_response"};
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate65.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Status === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
@@ -6316,306 +6770,30 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate65.errors = vErrors;
+validate63.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-operations_saleRefund_response" */;
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_purchaseRefund_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate65(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate63(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
 errors = vErrors.length;
 }
-validate64.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const operations_purchaseRefund_input = validate67;
-const schema120 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"$ref":"spec#/components/schemas/money.Tenge"},"NonCash":{"$ref":"spec#/components/schemas/money.Tenge"},"Mobile":{"$ref":"spec#/components/schemas/money.Tenge"},"Positions":{"type":"array","minItems":1,"items":{"$ref":"spec#/components/schemas/Position"}},"Total":{"$ref":"spec#/components/schemas/money.Tenge"},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"$ref":"spec#/components/schemas/dates.Rfc3339"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-operations_purchaseRefund_input"};
+export const operations_cashIn_input = validate65;
+const schema94 = {"type":"object","properties":{"idKkm":{"type":"integer"},"Amount":{"type":"number","minimum":0,"x-decimals":2},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"required":["idKkm","Amount"],"additionalProperties":false,"$id":"op-operations_cashIn_input"};
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_cashIn_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.Name === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Name"},message:"must have required property '"+"Name"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.IdSection === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdSection"},message:"must have required property '"+"IdSection"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.Price === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Price"},message:"must have required property '"+"Price"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.Qty === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Qty"},message:"must have required property '"+"Qty"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(data.Name !== undefined){
-if(typeof data.Name !== "string"){
-const err4 = {instancePath:instancePath+"/Name",schemaPath:"#/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.IdSection !== undefined){
-let data1 = data.IdSection;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err5 = {instancePath:instancePath+"/IdSection",schemaPath:"#/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.Price !== undefined){
-let data2 = data.Price;
-if(typeof data2 == "number"){
-if(data2 < 0 || isNaN(data2)){
-const err6 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(!pattern8.test(String(data2))){
-const err7 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.Markup !== undefined){
-let data3 = data.Markup;
-if(typeof data3 == "number"){
-if(data3 < 0 || isNaN(data3)){
-const err9 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(!pattern8.test(String(data3))){
-const err10 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.Discount !== undefined){
-let data4 = data.Discount;
-if(typeof data4 == "number"){
-if(data4 < 0 || isNaN(data4)){
-const err12 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-if(!pattern8.test(String(data4))){
-const err13 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.Qty !== undefined){
-let data5 = data.Qty;
-if(typeof data5 == "number"){
-if(data5 < 0 || isNaN(data5)){
-const err15 = {instancePath:instancePath+"/Qty",schemaPath:"#/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/Qty",schemaPath:"#/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data.Storno !== undefined){
-if(typeof data.Storno !== "boolean"){
-const err17 = {instancePath:instancePath+"/Storno",schemaPath:"#/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data.ProductCode !== undefined){
-if(typeof data.ProductCode !== "string"){
-const err18 = {instancePath:instancePath+"/ProductCode",schemaPath:"#/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data.IdUnit !== undefined){
-let data8 = data.IdUnit;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err19 = {instancePath:instancePath+"/IdUnit",schemaPath:"#/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-}
-else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-validate68.errors = vErrors;
-return errors === 0;
-}
-validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-operations_purchaseRefund_input" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate67.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.idKkm === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "idKkm"},message:"must have required property '"+"idKkm"+"'"};
@@ -6627,8 +6805,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.IdDomain === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdDomain"},message:"must have required property '"+"IdDomain"+"'"};
+if(data.Amount === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Amount"},message:"must have required property '"+"Amount"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -6637,8 +6815,9 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.Positions === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Positions"},message:"must have required property '"+"Positions"+"'"};
+for(const key0 in data){
+if(!(((key0 === "idKkm") || (key0 === "Amount")) || (key0 === "Date"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -6647,8 +6826,11 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.Total === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Total"},message:"must have required property '"+"Total"+"'"};
+}
+if(data.idKkm !== undefined){
+let data0 = data.idKkm;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err3 = {instancePath:instancePath+"/idKkm",schemaPath:"#/properties/idKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -6657,9 +6839,12 @@ vErrors.push(err3);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func0.call(schema120.properties, key0))){
-const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+}
+if(data.Amount !== undefined){
+let data1 = data.Amount;
+if(typeof data1 == "number"){
+if(data1 < 0 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/Amount",schemaPath:"#/properties/Amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -6668,11 +6853,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.idKkm !== undefined){
-let data0 = data.idKkm;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err5 = {instancePath:instancePath+"/idKkm",schemaPath:"#/properties/idKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!pattern8.test(String(data1))){
+const err5 = {instancePath:instancePath+"/Amount",schemaPath:"#/properties/Amount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -6682,10 +6864,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.IdDomain !== undefined){
-let data1 = data.IdDomain;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err6 = {instancePath:instancePath+"/IdDomain",schemaPath:"#/properties/IdDomain/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err6 = {instancePath:instancePath+"/Amount",schemaPath:"#/properties/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -6695,11 +6875,11 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.Cash !== undefined){
-let data2 = data.Cash;
-if(typeof data2 == "number"){
-if(data2 < 0 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/Cash",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data.Date !== undefined){
+let data2 = data.Date;
+if(typeof data2 === "string"){
+if(!pattern1.test(data2)){
+const err7 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -6708,8 +6888,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern8.test(String(data2))){
-const err8 = {instancePath:instancePath+"/Cash",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+else {
+const err8 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -6719,8 +6900,147 @@ vErrors.push(err8);
 errors++;
 }
 }
+}
 else {
-const err9 = {instancePath:instancePath+"/Cash",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate65.errors = vErrors;
+return errors === 0;
+}
+
+export const operations_cashIn_response = validate66;
+const schema95 = {"$ref":"spec#/components/schemas/OperationResponse","$id":"op-operations_cashIn_response"};
+
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.IdDocument !== undefined){
+let data4 = data3.IdDocument;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data3.Receipt !== undefined){
+if(typeof data3.Receipt !== "string"){
+const err6 = {instancePath:instancePath+"/Data/Receipt",schemaPath:"#/allOf/1/properties/Data/properties/Receipt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data3.Location !== undefined){
+if(typeof data3.Location !== "string"){
+const err7 = {instancePath:instancePath+"/Data/Location",schemaPath:"#/allOf/1/properties/Data/properties/Location/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data3.FiscalNumber !== undefined){
+let data7 = data3.FiscalNumber;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data3.AutonomousNumber !== undefined){
+let data8 = data3.AutonomousNumber;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -6730,11 +7050,16 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.NonCash !== undefined){
-let data3 = data.NonCash;
-if(typeof data3 == "number"){
-if(data3 < 0 || isNaN(data3)){
-const err10 = {instancePath:instancePath+"/NonCash",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data3.Balances !== undefined){
+let data9 = data3.Balances;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+}
+else {
+const err10 = {instancePath:instancePath+"/Data/Balances/" + i0,schemaPath:"#/allOf/1/properties/Data/properties/Balances/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -6743,8 +7068,10 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern8.test(String(data3))){
-const err11 = {instancePath:instancePath+"/NonCash",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/Data/Balances",schemaPath:"#/allOf/1/properties/Data/properties/Balances/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -6754,8 +7081,9 @@ vErrors.push(err11);
 errors++;
 }
 }
+}
 else {
-const err12 = {instancePath:instancePath+"/NonCash",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err12 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -6765,11 +7093,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.Mobile !== undefined){
-let data4 = data.Mobile;
-if(typeof data4 == "number"){
-if(data4 < 0 || isNaN(data4)){
-const err13 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err13 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -6778,220 +7104,157 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern8.test(String(data4))){
-const err14 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-else {
-const err15 = {instancePath:instancePath+"/Mobile",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(data.Positions !== undefined){
-let data5 = data.Positions;
-if(Array.isArray(data5)){
-if(data5.length < 1){
-const err16 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-const len0 = data5.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate68(data5[i0], {instancePath:instancePath+"/Positions/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data.Total !== undefined){
-let data7 = data.Total;
-if(typeof data7 == "number"){
-if(data7 < 0 || isNaN(data7)){
-const err18 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-if(!pattern8.test(String(data7))){
-const err19 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/Total",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(data.GenerateCheck !== undefined){
-if(typeof data.GenerateCheck !== "boolean"){
-const err21 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data.AFP !== undefined){
-let data9 = data.AFP;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-const err22 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-if(typeof data9 == "number"){
-if(data9 > 4294967295 || isNaN(data9)){
-const err23 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-if(data9 < 0 || isNaN(data9)){
-const err24 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-}
-if(data.ReceiptDate !== undefined){
-let data10 = data.ReceiptDate;
-if(typeof data10 === "string"){
-if(!pattern1.test(data10)){
-const err25 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"spec#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-else {
-const err26 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"spec#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err27 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err28 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-}
-else {
-const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
 validate67.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const operations_purchaseRefund_response = validate70;
-const schema130 = {"$ref":"spec#/components/schemas/OperationResponse","$id":"op-operations_purchaseRefund_response"};
+
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_cashIn_response" */;
+let vErrors = null;
+let errors = 0;
+if(!(validate67(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+errors = vErrors.length;
+}
+validate66.errors = vErrors;
+return errors === 0;
+}
+
+export const operations_cashOut_input = validate69;
+const schema98 = {"type":"object","properties":{"idKkm":{"type":"integer"},"Amount":{"type":"number","minimum":0,"x-decimals":2},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"required":["idKkm","Amount"],"additionalProperties":false,"$id":"op-operations_cashOut_input"};
+
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_cashOut_input" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.idKkm === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "idKkm"},message:"must have required property '"+"idKkm"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Amount === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Amount"},message:"must have required property '"+"Amount"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "idKkm") || (key0 === "Amount")) || (key0 === "Date"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.idKkm !== undefined){
+let data0 = data.idKkm;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err3 = {instancePath:instancePath+"/idKkm",schemaPath:"#/properties/idKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.Amount !== undefined){
+let data1 = data.Amount;
+if(typeof data1 == "number"){
+if(data1 < 0 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/Amount",schemaPath:"#/properties/Amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern8.test(String(data1))){
+const err5 = {instancePath:instancePath+"/Amount",schemaPath:"#/properties/Amount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/Amount",schemaPath:"#/properties/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.Date !== undefined){
+let data2 = data.Date;
+if(typeof data2 === "string"){
+if(!pattern1.test(data2)){
+const err7 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate69.errors = vErrors;
+return errors === 0;
+}
+
+export const operations_cashOut_response = validate70;
+const schema99 = {"$ref":"spec#/components/schemas/OperationResponse","$id":"op-operations_cashOut_response"};
 
 function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Status === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
@@ -7178,20 +7441,12 @@ errors++;
 validate71.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-operations_purchaseRefund_response" */;
+/*# sourceURL="op-operations_cashOut_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate70.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(validate71(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
 errors = vErrors.length;
@@ -7199,721 +7454,4 @@ errors = vErrors.length;
 validate70.errors = vErrors;
 return errors === 0;
 }
-validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const operations_cashIn_input = validate73;
-const schema133 = {"type":"object","properties":{"idKkm":{"type":"integer"},"Amount":{"$ref":"spec#/components/schemas/money.Tenge"},"Date":{"$ref":"spec#/components/schemas/dates.Rfc3339"}},"required":["idKkm","Amount"],"additionalProperties":false,"$id":"op-operations_cashIn_input"};
-
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-operations_cashIn_input" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate73.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.idKkm === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "idKkm"},message:"must have required property '"+"idKkm"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.Amount === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Amount"},message:"must have required property '"+"Amount"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(((key0 === "idKkm") || (key0 === "Amount")) || (key0 === "Date"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.idKkm !== undefined){
-let data0 = data.idKkm;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err3 = {instancePath:instancePath+"/idKkm",schemaPath:"#/properties/idKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.Amount !== undefined){
-let data1 = data.Amount;
-if(typeof data1 == "number"){
-if(data1 < 0 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/Amount",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(!pattern8.test(String(data1))){
-const err5 = {instancePath:instancePath+"/Amount",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/Amount",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.Date !== undefined){
-let data2 = data.Date;
-if(typeof data2 === "string"){
-if(!pattern1.test(data2)){
-const err7 = {instancePath:instancePath+"/Date",schemaPath:"spec#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/Date",schemaPath:"spec#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-}
-else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-validate73.errors = vErrors;
-return errors === 0;
-}
-validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const operations_cashIn_response = validate74;
-const schema136 = {"$ref":"spec#/components/schemas/OperationResponse","$id":"op-operations_cashIn_response"};
-
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate75.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.Status === undefined){
-const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.Status !== undefined){
-let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.Message !== undefined){
-if(typeof data.Message !== "string"){
-const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.Data !== undefined){
-let data2 = data.Data;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-}
-else {
-const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.Data !== undefined){
-let data3 = data.Data;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.IdDocument !== undefined){
-let data4 = data3.IdDocument;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data3.Receipt !== undefined){
-if(typeof data3.Receipt !== "string"){
-const err6 = {instancePath:instancePath+"/Data/Receipt",schemaPath:"#/allOf/1/properties/Data/properties/Receipt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data3.Location !== undefined){
-if(typeof data3.Location !== "string"){
-const err7 = {instancePath:instancePath+"/Data/Location",schemaPath:"#/allOf/1/properties/Data/properties/Location/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data3.FiscalNumber !== undefined){
-let data7 = data3.FiscalNumber;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
-const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data3.AutonomousNumber !== undefined){
-let data8 = data3.AutonomousNumber;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data3.Balances !== undefined){
-let data9 = data3.Balances;
-if(Array.isArray(data9)){
-const len0 = data9.length;
-for(let i0=0; i0<len0; i0++){
-let data10 = data9[i0];
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-}
-else {
-const err10 = {instancePath:instancePath+"/Data/Balances/" + i0,schemaPath:"#/allOf/1/properties/Data/properties/Balances/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/Data/Balances",schemaPath:"#/allOf/1/properties/Data/properties/Balances/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-validate75.errors = vErrors;
-return errors === 0;
-}
-validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-operations_cashIn_response" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate74.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate75(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
-errors = vErrors.length;
-}
-validate74.errors = vErrors;
-return errors === 0;
-}
-validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const operations_cashOut_input = validate77;
-const schema139 = {"type":"object","properties":{"idKkm":{"type":"integer"},"Amount":{"$ref":"spec#/components/schemas/money.Tenge"},"Date":{"$ref":"spec#/components/schemas/dates.Rfc3339"}},"required":["idKkm","Amount"],"additionalProperties":false,"$id":"op-operations_cashOut_input"};
-
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-operations_cashOut_input" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate77.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.idKkm === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "idKkm"},message:"must have required property '"+"idKkm"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.Amount === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Amount"},message:"must have required property '"+"Amount"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(((key0 === "idKkm") || (key0 === "Amount")) || (key0 === "Date"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.idKkm !== undefined){
-let data0 = data.idKkm;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err3 = {instancePath:instancePath+"/idKkm",schemaPath:"#/properties/idKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.Amount !== undefined){
-let data1 = data.Amount;
-if(typeof data1 == "number"){
-if(data1 < 0 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/Amount",schemaPath:"spec#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(!pattern8.test(String(data1))){
-const err5 = {instancePath:instancePath+"/Amount",schemaPath:"spec#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/Amount",schemaPath:"spec#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.Date !== undefined){
-let data2 = data.Date;
-if(typeof data2 === "string"){
-if(!pattern1.test(data2)){
-const err7 = {instancePath:instancePath+"/Date",schemaPath:"spec#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/Date",schemaPath:"spec#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-}
-else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-validate77.errors = vErrors;
-return errors === 0;
-}
-validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const operations_cashOut_response = validate78;
-const schema142 = {"$ref":"spec#/components/schemas/OperationResponse","$id":"op-operations_cashOut_response"};
-
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate79.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.Status === undefined){
-const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.Status !== undefined){
-let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.Message !== undefined){
-if(typeof data.Message !== "string"){
-const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.Data !== undefined){
-let data2 = data.Data;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-}
-else {
-const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.Data !== undefined){
-let data3 = data.Data;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.IdDocument !== undefined){
-let data4 = data3.IdDocument;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data3.Receipt !== undefined){
-if(typeof data3.Receipt !== "string"){
-const err6 = {instancePath:instancePath+"/Data/Receipt",schemaPath:"#/allOf/1/properties/Data/properties/Receipt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data3.Location !== undefined){
-if(typeof data3.Location !== "string"){
-const err7 = {instancePath:instancePath+"/Data/Location",schemaPath:"#/allOf/1/properties/Data/properties/Location/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data3.FiscalNumber !== undefined){
-let data7 = data3.FiscalNumber;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
-const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data3.AutonomousNumber !== undefined){
-let data8 = data3.AutonomousNumber;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data3.Balances !== undefined){
-let data9 = data3.Balances;
-if(Array.isArray(data9)){
-const len0 = data9.length;
-for(let i0=0; i0<len0; i0++){
-let data10 = data9[i0];
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-}
-else {
-const err10 = {instancePath:instancePath+"/Data/Balances/" + i0,schemaPath:"#/allOf/1/properties/Data/properties/Balances/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/Data/Balances",schemaPath:"#/allOf/1/properties/Data/properties/Balances/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-validate79.errors = vErrors;
-return errors === 0;
-}
-validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-operations_cashOut_response" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate78.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate79(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
-errors = vErrors.length;
-}
-validate78.errors = vErrors;
-return errors === 0;
-}
-validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

@@ -2,23 +2,15 @@
 /* eslint-disable */
 "use strict";
 export const auth_login_request = validate0;
-const schema0 = {"$ref":"spec#/components/schemas/AuthRequest","$id":"op-auth_login_request"};
-const schema2 = {"type":"object","required":["Login","Password"],"properties":{"Login":{"type":"string"},"Password":{"type":"string"}},"additionalProperties":false};
+const schema0 = {"type":"object","required":["Login","Password"],"properties":{"Login":{"type":"string"},"Password":{"type":"string"}},"additionalProperties":false,"$id":"op-auth_login_request"};
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-auth_login_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate0.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Login === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/AuthRequest/required",keyword:"required",params:{missingProperty: "Login"},message:"must have required property '"+"Login"+"'"};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Login"},message:"must have required property '"+"Login"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -28,7 +20,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.Password === undefined){
-const err1 = {instancePath,schemaPath:"spec#/components/schemas/AuthRequest/required",keyword:"required",params:{missingProperty: "Password"},message:"must have required property '"+"Password"+"'"};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Password"},message:"must have required property '"+"Password"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -39,7 +31,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((key0 === "Login") || (key0 === "Password"))){
-const err2 = {instancePath,schemaPath:"spec#/components/schemas/AuthRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -51,7 +43,7 @@ errors++;
 }
 if(data.Login !== undefined){
 if(typeof data.Login !== "string"){
-const err3 = {instancePath:instancePath+"/Login",schemaPath:"spec#/components/schemas/AuthRequest/properties/Login/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/Login",schemaPath:"#/properties/Login/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -63,7 +55,7 @@ errors++;
 }
 if(data.Password !== undefined){
 if(typeof data.Password !== "string"){
-const err4 = {instancePath:instancePath+"/Password",schemaPath:"spec#/components/schemas/AuthRequest/properties/Password/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/Password",schemaPath:"#/properties/Password/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -75,7 +67,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"spec#/components/schemas/AuthRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -87,24 +79,15 @@ errors++;
 validate0.errors = vErrors;
 return errors === 0;
 }
-validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const shifts_open_request = validate2;
-const schema3 = {"$ref":"spec#/components/schemas/OpenShiftRequest","$id":"op-shifts_open_request"};
-const schema4 = {"type":"object","required":["IdKkm"],"properties":{"IdKkm":{"type":"integer"},"Date":{"$ref":"#/components/schemas/dates.Rfc3339"}},"additionalProperties":false};
-const schema5 = {"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"};
+export const shifts_open_request = validate1;
+const schema1 = {"type":"object","required":["IdKkm"],"properties":{"IdKkm":{"type":"integer"},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"additionalProperties":false,"$id":"op-shifts_open_request"};
 const pattern0 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$", "");
 
-function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-shifts_open_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate3.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.IdKkm === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdKkm"},message:"must have required property '"+"IdKkm"+"'"};
@@ -145,7 +128,7 @@ if(data.Date !== undefined){
 let data1 = data.Date;
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-const err3 = {instancePath:instancePath+"/Date",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+const err3 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -156,7 +139,150 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/Date",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate1.errors = vErrors;
+return errors === 0;
+}
+
+export const shifts_xReport_request = validate2;
+const schema2 = {"type":"object","properties":{"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"additionalProperties":false,"$id":"op-shifts_xReport_request"};
+
+function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-shifts_xReport_request" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(key0 === "Date")){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.Date !== undefined){
+let data0 = data.Date;
+if(typeof data0 === "string"){
+if(!pattern0.test(data0)){
+const err1 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate2.errors = vErrors;
+return errors === 0;
+}
+
+export const shifts_closeWithZReport_request = validate3;
+const schema3 = {"type":"object","required":["IdKkm"],"properties":{"IdKkm":{"type":"integer"},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"additionalProperties":false,"$id":"op-shifts_closeWithZReport_request"};
+
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-shifts_closeWithZReport_request" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.IdKkm === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdKkm"},message:"must have required property '"+"IdKkm"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "IdKkm") || (key0 === "Date"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.IdKkm !== undefined){
+let data0 = data.IdKkm;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err2 = {instancePath:instancePath+"/IdKkm",schemaPath:"#/properties/IdKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Date !== undefined){
+let data1 = data.Date;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err3 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -180,47 +306,18 @@ errors++;
 validate3.errors = vErrors;
 return errors === 0;
 }
-validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const operations_sale_request = validate4;
+const schema4 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":true}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_sale_request"};
+const pattern3 = new RegExp("^-?\\d+(\\.\\d{1,2})?$", "");
 
-function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-shifts_open_request" */;
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_sale_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate2.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate3(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate3.errors : vErrors.concat(validate3.errors);
-errors = vErrors.length;
-}
-validate2.errors = vErrors;
-return errors === 0;
-}
-validate2.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const shifts_xReport_request = validate5;
-const schema6 = {"$ref":"spec#/components/schemas/XReportRequest","$id":"op-shifts_xReport_request"};
-const schema7 = {"type":"object","properties":{"Date":{"$ref":"#/components/schemas/dates.Rfc3339"}},"additionalProperties":false};
-
-function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate6.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-if(!(key0 === "Date")){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.IdDomain === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdDomain"},message:"must have required property '"+"IdDomain"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -229,12 +326,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-}
-if(data.Date !== undefined){
-let data0 = data.Date;
-if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-const err1 = {instancePath:instancePath+"/Date",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(data.Positions === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Positions"},message:"must have required property '"+"Positions"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -243,9 +336,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-else {
-const err2 = {instancePath:instancePath+"/Date",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.Total === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Total"},message:"must have required property '"+"Total"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -254,61 +346,2278 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.IdDomain !== undefined){
+let data0 = data.IdDomain;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err3 = {instancePath:instancePath+"/IdDomain",schemaPath:"#/properties/IdDomain/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.Cash !== undefined){
+let data1 = data.Cash;
+if(typeof data1 == "number"){
+if(data1 < 0 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern3.test(String(data1))){
+const err5 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.NonCash !== undefined){
+let data2 = data.NonCash;
+if(typeof data2 == "number"){
+if(data2 < 0 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!pattern3.test(String(data2))){
+const err8 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.Mobile !== undefined){
+let data3 = data.Mobile;
+if(typeof data3 == "number"){
+if(data3 < 0 || isNaN(data3)){
+const err10 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern3.test(String(data3))){
+const err11 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.Positions !== undefined){
+let data4 = data.Positions;
+if(Array.isArray(data4)){
+if(data4.length < 1){
+const err13 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.Name === undefined){
+const err14 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Name"},message:"must have required property '"+"Name"+"'"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(data5.IdSection === undefined){
+const err15 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "IdSection"},message:"must have required property '"+"IdSection"+"'"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(data5.Price === undefined){
+const err16 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Price"},message:"must have required property '"+"Price"+"'"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(data5.Qty === undefined){
+const err17 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Qty"},message:"must have required property '"+"Qty"+"'"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(data5.Name !== undefined){
+if(typeof data5.Name !== "string"){
+const err18 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data5.IdSection !== undefined){
+let data7 = data5.IdSection;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err19 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data5.Price !== undefined){
+let data8 = data5.Price;
+if(typeof data8 == "number"){
+if(data8 < 0 || isNaN(data8)){
+const err20 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!pattern3.test(String(data8))){
+const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data5.Markup !== undefined){
+let data9 = data5.Markup;
+if(typeof data9 == "number"){
+if(data9 < 0 || isNaN(data9)){
+const err23 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(!pattern3.test(String(data9))){
+const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data5.Discount !== undefined){
+let data10 = data5.Discount;
+if(typeof data10 == "number"){
+if(data10 < 0 || isNaN(data10)){
+const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if(!pattern3.test(String(data10))){
+const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data5.Qty !== undefined){
+let data11 = data5.Qty;
+if(typeof data11 == "number"){
+if(data11 < 0 || isNaN(data11)){
+const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data5.Storno !== undefined){
+if(typeof data5.Storno !== "boolean"){
+const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data5.ProductCode !== undefined){
+if(typeof data5.ProductCode !== "string"){
+const err32 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data5.IdUnit !== undefined){
+let data14 = data5.IdUnit;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+const err33 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data.Total !== undefined){
+let data15 = data.Total;
+if(typeof data15 == "number"){
+if(data15 < 0 || isNaN(data15)){
+const err36 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if(!pattern3.test(String(data15))){
+const err37 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err39 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+if(data.AFP !== undefined){
+let data17 = data.AFP;
+if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+const err40 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+if(typeof data17 == "number"){
+if(data17 > 4294967295 || isNaN(data17)){
+const err41 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if(data17 < 0 || isNaN(data17)){
+const err42 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+}
+if(data.ReceiptDate !== undefined){
+let data18 = data.ReceiptDate;
+if(typeof data18 === "string"){
+if(!pattern0.test(data18)){
+const err43 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err45 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err46 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+else {
+const err47 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+validate4.errors = vErrors;
+return errors === 0;
+}
+
+export const operations_purchase_request = validate5;
+const schema5 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":true}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_purchase_request"};
+
+function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_purchase_request" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.IdDomain === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdDomain"},message:"must have required property '"+"IdDomain"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Positions === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Positions"},message:"must have required property '"+"Positions"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.Total === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Total"},message:"must have required property '"+"Total"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.IdDomain !== undefined){
+let data0 = data.IdDomain;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err3 = {instancePath:instancePath+"/IdDomain",schemaPath:"#/properties/IdDomain/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.Cash !== undefined){
+let data1 = data.Cash;
+if(typeof data1 == "number"){
+if(data1 < 0 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern3.test(String(data1))){
+const err5 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.NonCash !== undefined){
+let data2 = data.NonCash;
+if(typeof data2 == "number"){
+if(data2 < 0 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!pattern3.test(String(data2))){
+const err8 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.Mobile !== undefined){
+let data3 = data.Mobile;
+if(typeof data3 == "number"){
+if(data3 < 0 || isNaN(data3)){
+const err10 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern3.test(String(data3))){
+const err11 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.Positions !== undefined){
+let data4 = data.Positions;
+if(Array.isArray(data4)){
+if(data4.length < 1){
+const err13 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.Name === undefined){
+const err14 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Name"},message:"must have required property '"+"Name"+"'"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(data5.IdSection === undefined){
+const err15 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "IdSection"},message:"must have required property '"+"IdSection"+"'"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(data5.Price === undefined){
+const err16 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Price"},message:"must have required property '"+"Price"+"'"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(data5.Qty === undefined){
+const err17 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Qty"},message:"must have required property '"+"Qty"+"'"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(data5.Name !== undefined){
+if(typeof data5.Name !== "string"){
+const err18 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data5.IdSection !== undefined){
+let data7 = data5.IdSection;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err19 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data5.Price !== undefined){
+let data8 = data5.Price;
+if(typeof data8 == "number"){
+if(data8 < 0 || isNaN(data8)){
+const err20 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!pattern3.test(String(data8))){
+const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data5.Markup !== undefined){
+let data9 = data5.Markup;
+if(typeof data9 == "number"){
+if(data9 < 0 || isNaN(data9)){
+const err23 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(!pattern3.test(String(data9))){
+const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data5.Discount !== undefined){
+let data10 = data5.Discount;
+if(typeof data10 == "number"){
+if(data10 < 0 || isNaN(data10)){
+const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if(!pattern3.test(String(data10))){
+const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data5.Qty !== undefined){
+let data11 = data5.Qty;
+if(typeof data11 == "number"){
+if(data11 < 0 || isNaN(data11)){
+const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data5.Storno !== undefined){
+if(typeof data5.Storno !== "boolean"){
+const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data5.ProductCode !== undefined){
+if(typeof data5.ProductCode !== "string"){
+const err32 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data5.IdUnit !== undefined){
+let data14 = data5.IdUnit;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+const err33 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data.Total !== undefined){
+let data15 = data.Total;
+if(typeof data15 == "number"){
+if(data15 < 0 || isNaN(data15)){
+const err36 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if(!pattern3.test(String(data15))){
+const err37 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err39 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+if(data.AFP !== undefined){
+let data17 = data.AFP;
+if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+const err40 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+if(typeof data17 == "number"){
+if(data17 > 4294967295 || isNaN(data17)){
+const err41 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if(data17 < 0 || isNaN(data17)){
+const err42 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+}
+if(data.ReceiptDate !== undefined){
+let data18 = data.ReceiptDate;
+if(typeof data18 === "string"){
+if(!pattern0.test(data18)){
+const err43 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err45 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err46 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+else {
+const err47 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+validate5.errors = vErrors;
+return errors === 0;
+}
+
+export const operations_saleRefund_request = validate6;
+const schema6 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":true}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_saleRefund_request"};
+
+function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_saleRefund_request" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.IdDomain === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdDomain"},message:"must have required property '"+"IdDomain"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Positions === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Positions"},message:"must have required property '"+"Positions"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.Total === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Total"},message:"must have required property '"+"Total"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.IdDomain !== undefined){
+let data0 = data.IdDomain;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err3 = {instancePath:instancePath+"/IdDomain",schemaPath:"#/properties/IdDomain/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.Cash !== undefined){
+let data1 = data.Cash;
+if(typeof data1 == "number"){
+if(data1 < 0 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern3.test(String(data1))){
+const err5 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.NonCash !== undefined){
+let data2 = data.NonCash;
+if(typeof data2 == "number"){
+if(data2 < 0 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!pattern3.test(String(data2))){
+const err8 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.Mobile !== undefined){
+let data3 = data.Mobile;
+if(typeof data3 == "number"){
+if(data3 < 0 || isNaN(data3)){
+const err10 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern3.test(String(data3))){
+const err11 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.Positions !== undefined){
+let data4 = data.Positions;
+if(Array.isArray(data4)){
+if(data4.length < 1){
+const err13 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.Name === undefined){
+const err14 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Name"},message:"must have required property '"+"Name"+"'"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(data5.IdSection === undefined){
+const err15 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "IdSection"},message:"must have required property '"+"IdSection"+"'"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(data5.Price === undefined){
+const err16 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Price"},message:"must have required property '"+"Price"+"'"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(data5.Qty === undefined){
+const err17 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Qty"},message:"must have required property '"+"Qty"+"'"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(data5.Name !== undefined){
+if(typeof data5.Name !== "string"){
+const err18 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data5.IdSection !== undefined){
+let data7 = data5.IdSection;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err19 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data5.Price !== undefined){
+let data8 = data5.Price;
+if(typeof data8 == "number"){
+if(data8 < 0 || isNaN(data8)){
+const err20 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!pattern3.test(String(data8))){
+const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data5.Markup !== undefined){
+let data9 = data5.Markup;
+if(typeof data9 == "number"){
+if(data9 < 0 || isNaN(data9)){
+const err23 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(!pattern3.test(String(data9))){
+const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data5.Discount !== undefined){
+let data10 = data5.Discount;
+if(typeof data10 == "number"){
+if(data10 < 0 || isNaN(data10)){
+const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if(!pattern3.test(String(data10))){
+const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data5.Qty !== undefined){
+let data11 = data5.Qty;
+if(typeof data11 == "number"){
+if(data11 < 0 || isNaN(data11)){
+const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data5.Storno !== undefined){
+if(typeof data5.Storno !== "boolean"){
+const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data5.ProductCode !== undefined){
+if(typeof data5.ProductCode !== "string"){
+const err32 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data5.IdUnit !== undefined){
+let data14 = data5.IdUnit;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+const err33 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data.Total !== undefined){
+let data15 = data.Total;
+if(typeof data15 == "number"){
+if(data15 < 0 || isNaN(data15)){
+const err36 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if(!pattern3.test(String(data15))){
+const err37 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err39 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+if(data.AFP !== undefined){
+let data17 = data.AFP;
+if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+const err40 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+if(typeof data17 == "number"){
+if(data17 > 4294967295 || isNaN(data17)){
+const err41 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if(data17 < 0 || isNaN(data17)){
+const err42 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+}
+if(data.ReceiptDate !== undefined){
+let data18 = data.ReceiptDate;
+if(typeof data18 === "string"){
+if(!pattern0.test(data18)){
+const err43 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err45 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err46 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+else {
+const err47 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
 }
 errors++;
 }
 validate6.errors = vErrors;
 return errors === 0;
 }
-validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const operations_purchaseRefund_request = validate7;
+const schema7 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":true}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_purchaseRefund_request"};
 
-function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-shifts_xReport_request" */;
+function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_purchaseRefund_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate5.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.IdDomain === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdDomain"},message:"must have required property '"+"IdDomain"+"'"};
+if(vErrors === null){
+vErrors = [err0];
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
+else {
+vErrors.push(err0);
 }
-if(!(validate6(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate6.errors : vErrors.concat(validate6.errors);
-errors = vErrors.length;
+errors++;
 }
-validate5.errors = vErrors;
+if(data.Positions === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Positions"},message:"must have required property '"+"Positions"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.Total === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Total"},message:"must have required property '"+"Total"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.IdDomain !== undefined){
+let data0 = data.IdDomain;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err3 = {instancePath:instancePath+"/IdDomain",schemaPath:"#/properties/IdDomain/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.Cash !== undefined){
+let data1 = data.Cash;
+if(typeof data1 == "number"){
+if(data1 < 0 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern3.test(String(data1))){
+const err5 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.NonCash !== undefined){
+let data2 = data.NonCash;
+if(typeof data2 == "number"){
+if(data2 < 0 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!pattern3.test(String(data2))){
+const err8 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.Mobile !== undefined){
+let data3 = data.Mobile;
+if(typeof data3 == "number"){
+if(data3 < 0 || isNaN(data3)){
+const err10 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern3.test(String(data3))){
+const err11 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.Positions !== undefined){
+let data4 = data.Positions;
+if(Array.isArray(data4)){
+if(data4.length < 1){
+const err13 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.Name === undefined){
+const err14 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Name"},message:"must have required property '"+"Name"+"'"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(data5.IdSection === undefined){
+const err15 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "IdSection"},message:"must have required property '"+"IdSection"+"'"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(data5.Price === undefined){
+const err16 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Price"},message:"must have required property '"+"Price"+"'"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(data5.Qty === undefined){
+const err17 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/required",keyword:"required",params:{missingProperty: "Qty"},message:"must have required property '"+"Qty"+"'"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(data5.Name !== undefined){
+if(typeof data5.Name !== "string"){
+const err18 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data5.IdSection !== undefined){
+let data7 = data5.IdSection;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err19 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data5.Price !== undefined){
+let data8 = data5.Price;
+if(typeof data8 == "number"){
+if(data8 < 0 || isNaN(data8)){
+const err20 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!pattern3.test(String(data8))){
+const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data5.Markup !== undefined){
+let data9 = data5.Markup;
+if(typeof data9 == "number"){
+if(data9 < 0 || isNaN(data9)){
+const err23 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(!pattern3.test(String(data9))){
+const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data5.Discount !== undefined){
+let data10 = data5.Discount;
+if(typeof data10 == "number"){
+if(data10 < 0 || isNaN(data10)){
+const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if(!pattern3.test(String(data10))){
+const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data5.Qty !== undefined){
+let data11 = data5.Qty;
+if(typeof data11 == "number"){
+if(data11 < 0 || isNaN(data11)){
+const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data5.Storno !== undefined){
+if(typeof data5.Storno !== "boolean"){
+const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data5.ProductCode !== undefined){
+if(typeof data5.ProductCode !== "string"){
+const err32 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data5.IdUnit !== undefined){
+let data14 = data5.IdUnit;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+const err33 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data.Total !== undefined){
+let data15 = data.Total;
+if(typeof data15 == "number"){
+if(data15 < 0 || isNaN(data15)){
+const err36 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if(!pattern3.test(String(data15))){
+const err37 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err39 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+if(data.AFP !== undefined){
+let data17 = data.AFP;
+if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+const err40 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+if(typeof data17 == "number"){
+if(data17 > 4294967295 || isNaN(data17)){
+const err41 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if(data17 < 0 || isNaN(data17)){
+const err42 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+}
+if(data.ReceiptDate !== undefined){
+let data18 = data.ReceiptDate;
+if(typeof data18 === "string"){
+if(!pattern0.test(data18)){
+const err43 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err45 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err46 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+else {
+const err47 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+validate7.errors = vErrors;
 return errors === 0;
 }
-validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const shifts_closeWithZReport_request = validate8;
-const schema9 = {"$ref":"spec#/components/schemas/CloseShiftRequest","$id":"op-shifts_closeWithZReport_request"};
-const schema10 = {"type":"object","required":["IdKkm"],"properties":{"IdKkm":{"type":"integer"},"Date":{"$ref":"#/components/schemas/dates.Rfc3339"}},"additionalProperties":false};
+export const operations_cashIn_request = validate8;
+const schema8 = {"type":"object","required":["Amount"],"properties":{"Amount":{"type":"number","minimum":0,"x-decimals":2},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"additionalProperties":false,"$id":"op-operations_cashIn_request"};
 
-function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_cashIn_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate9.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.IdKkm === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdKkm"},message:"must have required property '"+"IdKkm"+"'"};
+if(data.Amount === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Amount"},message:"must have required property '"+"Amount"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -318,7 +2627,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!((key0 === "IdKkm") || (key0 === "Date"))){
+if(!((key0 === "Amount") || (key0 === "Date"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -329,10 +2638,11 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.IdKkm !== undefined){
-let data0 = data.IdKkm;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err2 = {instancePath:instancePath+"/IdKkm",schemaPath:"#/properties/IdKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.Amount !== undefined){
+let data0 = data.Amount;
+if(typeof data0 == "number"){
+if(data0 < 0 || isNaN(data0)){
+const err2 = {instancePath:instancePath+"/Amount",schemaPath:"#/properties/Amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -341,12 +2651,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.Date !== undefined){
-let data1 = data.Date;
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err3 = {instancePath:instancePath+"/Date",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(!pattern3.test(String(data0))){
+const err3 = {instancePath:instancePath+"/Amount",schemaPath:"#/properties/Amount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -357,7 +2663,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/Date",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/Amount",schemaPath:"#/properties/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -367,2019 +2673,148 @@ vErrors.push(err4);
 errors++;
 }
 }
-}
-else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.Date !== undefined){
+let data1 = data.Date;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err5 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate8.errors = vErrors;
+return errors === 0;
+}
+
+export const operations_cashOut_request = validate9;
+const schema9 = {"type":"object","required":["Amount"],"properties":{"Amount":{"type":"number","minimum":0,"x-decimals":2},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"additionalProperties":false,"$id":"op-operations_cashOut_request"};
+
+function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_cashOut_request" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Amount === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Amount"},message:"must have required property '"+"Amount"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "Amount") || (key0 === "Date"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Amount !== undefined){
+let data0 = data.Amount;
+if(typeof data0 == "number"){
+if(data0 < 0 || isNaN(data0)){
+const err2 = {instancePath:instancePath+"/Amount",schemaPath:"#/properties/Amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern3.test(String(data0))){
+const err3 = {instancePath:instancePath+"/Amount",schemaPath:"#/properties/Amount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/Amount",schemaPath:"#/properties/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.Date !== undefined){
+let data1 = data.Date;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err5 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
 }
 errors++;
 }
 validate9.errors = vErrors;
 return errors === 0;
 }
-validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-shifts_closeWithZReport_request" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate8.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate9(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate9.errors : vErrors.concat(validate9.errors);
-errors = vErrors.length;
-}
-validate8.errors = vErrors;
-return errors === 0;
-}
-validate8.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const operations_sale_request = validate11;
-const schema12 = {"$ref":"spec#/components/schemas/Receipt","$id":"op-operations_sale_request"};
-const schema13 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"$ref":"#/components/schemas/money.Tenge"},"NonCash":{"$ref":"#/components/schemas/money.Tenge"},"Mobile":{"$ref":"#/components/schemas/money.Tenge"},"Positions":{"type":"array","minItems":1,"items":{"$ref":"#/components/schemas/Position"}},"Total":{"$ref":"#/components/schemas/money.Tenge"},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"$ref":"#/components/schemas/dates.Rfc3339"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true};
-const schema14 = {"type":"number","minimum":0,"x-decimals":2};
-const pattern3 = new RegExp("^-?\\d+(\\.\\d{1,2})?$", "");
-const schema17 = {"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"$ref":"#/components/schemas/money.Tenge"},"Markup":{"$ref":"#/components/schemas/money.Tenge"},"Discount":{"$ref":"#/components/schemas/money.Tenge"},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":true};
-
-function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate13.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.Name === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Name"},message:"must have required property '"+"Name"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.IdSection === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdSection"},message:"must have required property '"+"IdSection"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.Price === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Price"},message:"must have required property '"+"Price"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.Qty === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Qty"},message:"must have required property '"+"Qty"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(data.Name !== undefined){
-if(typeof data.Name !== "string"){
-const err4 = {instancePath:instancePath+"/Name",schemaPath:"#/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.IdSection !== undefined){
-let data1 = data.IdSection;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err5 = {instancePath:instancePath+"/IdSection",schemaPath:"#/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.Price !== undefined){
-let data2 = data.Price;
-if(typeof data2 == "number"){
-if(data2 < 0 || isNaN(data2)){
-const err6 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(!pattern3.test(String(data2))){
-const err7 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/Price",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.Markup !== undefined){
-let data3 = data.Markup;
-if(typeof data3 == "number"){
-if(data3 < 0 || isNaN(data3)){
-const err9 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(!pattern3.test(String(data3))){
-const err10 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/Markup",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.Discount !== undefined){
-let data4 = data.Discount;
-if(typeof data4 == "number"){
-if(data4 < 0 || isNaN(data4)){
-const err12 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-if(!pattern3.test(String(data4))){
-const err13 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/Discount",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.Qty !== undefined){
-let data5 = data.Qty;
-if(typeof data5 == "number"){
-if(data5 < 0 || isNaN(data5)){
-const err15 = {instancePath:instancePath+"/Qty",schemaPath:"#/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/Qty",schemaPath:"#/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data.Storno !== undefined){
-if(typeof data.Storno !== "boolean"){
-const err17 = {instancePath:instancePath+"/Storno",schemaPath:"#/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data.ProductCode !== undefined){
-if(typeof data.ProductCode !== "string"){
-const err18 = {instancePath:instancePath+"/ProductCode",schemaPath:"#/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data.IdUnit !== undefined){
-let data8 = data.IdUnit;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err19 = {instancePath:instancePath+"/IdUnit",schemaPath:"#/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-}
-else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-validate13.errors = vErrors;
-return errors === 0;
-}
-validate13.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate12.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.IdDomain === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdDomain"},message:"must have required property '"+"IdDomain"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.Positions === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Positions"},message:"must have required property '"+"Positions"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.Total === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Total"},message:"must have required property '"+"Total"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.IdDomain !== undefined){
-let data0 = data.IdDomain;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err3 = {instancePath:instancePath+"/IdDomain",schemaPath:"#/properties/IdDomain/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.Cash !== undefined){
-let data1 = data.Cash;
-if(typeof data1 == "number"){
-if(data1 < 0 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/Cash",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(!pattern3.test(String(data1))){
-const err5 = {instancePath:instancePath+"/Cash",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/Cash",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.NonCash !== undefined){
-let data2 = data.NonCash;
-if(typeof data2 == "number"){
-if(data2 < 0 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/NonCash",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(!pattern3.test(String(data2))){
-const err8 = {instancePath:instancePath+"/NonCash",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/NonCash",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.Mobile !== undefined){
-let data3 = data.Mobile;
-if(typeof data3 == "number"){
-if(data3 < 0 || isNaN(data3)){
-const err10 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-if(!pattern3.test(String(data3))){
-const err11 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data.Positions !== undefined){
-let data4 = data.Positions;
-if(Array.isArray(data4)){
-if(data4.length < 1){
-const err13 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-const len0 = data4.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate13(data4[i0], {instancePath:instancePath+"/Positions/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.Total !== undefined){
-let data6 = data.Total;
-if(typeof data6 == "number"){
-if(data6 < 0 || isNaN(data6)){
-const err15 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-if(!pattern3.test(String(data6))){
-const err16 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data.GenerateCheck !== undefined){
-if(typeof data.GenerateCheck !== "boolean"){
-const err18 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data.AFP !== undefined){
-let data8 = data.AFP;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err19 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-if(typeof data8 == "number"){
-if(data8 > 4294967295 || isNaN(data8)){
-const err20 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-if(data8 < 0 || isNaN(data8)){
-const err21 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-}
-if(data.ReceiptDate !== undefined){
-let data9 = data.ReceiptDate;
-if(typeof data9 === "string"){
-if(!pattern0.test(data9)){
-const err22 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-else {
-const err23 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err24 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err25 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-}
-else {
-const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-validate12.errors = vErrors;
-return errors === 0;
-}
-validate12.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-operations_sale_request" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate11.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate12(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
-errors = vErrors.length;
-}
-validate11.errors = vErrors;
-return errors === 0;
-}
-validate11.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const operations_purchase_request = validate16;
-const schema23 = {"$ref":"spec#/components/schemas/Receipt","$id":"op-operations_purchase_request"};
-
-function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate17.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.IdDomain === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdDomain"},message:"must have required property '"+"IdDomain"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.Positions === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Positions"},message:"must have required property '"+"Positions"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.Total === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Total"},message:"must have required property '"+"Total"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.IdDomain !== undefined){
-let data0 = data.IdDomain;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err3 = {instancePath:instancePath+"/IdDomain",schemaPath:"#/properties/IdDomain/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.Cash !== undefined){
-let data1 = data.Cash;
-if(typeof data1 == "number"){
-if(data1 < 0 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/Cash",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(!pattern3.test(String(data1))){
-const err5 = {instancePath:instancePath+"/Cash",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/Cash",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.NonCash !== undefined){
-let data2 = data.NonCash;
-if(typeof data2 == "number"){
-if(data2 < 0 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/NonCash",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(!pattern3.test(String(data2))){
-const err8 = {instancePath:instancePath+"/NonCash",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/NonCash",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.Mobile !== undefined){
-let data3 = data.Mobile;
-if(typeof data3 == "number"){
-if(data3 < 0 || isNaN(data3)){
-const err10 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-if(!pattern3.test(String(data3))){
-const err11 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data.Positions !== undefined){
-let data4 = data.Positions;
-if(Array.isArray(data4)){
-if(data4.length < 1){
-const err13 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-const len0 = data4.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate13(data4[i0], {instancePath:instancePath+"/Positions/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.Total !== undefined){
-let data6 = data.Total;
-if(typeof data6 == "number"){
-if(data6 < 0 || isNaN(data6)){
-const err15 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-if(!pattern3.test(String(data6))){
-const err16 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data.GenerateCheck !== undefined){
-if(typeof data.GenerateCheck !== "boolean"){
-const err18 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data.AFP !== undefined){
-let data8 = data.AFP;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err19 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-if(typeof data8 == "number"){
-if(data8 > 4294967295 || isNaN(data8)){
-const err20 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-if(data8 < 0 || isNaN(data8)){
-const err21 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-}
-if(data.ReceiptDate !== undefined){
-let data9 = data.ReceiptDate;
-if(typeof data9 === "string"){
-if(!pattern0.test(data9)){
-const err22 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-else {
-const err23 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err24 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err25 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-}
-else {
-const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-validate17.errors = vErrors;
-return errors === 0;
-}
-validate17.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-operations_purchase_request" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate16.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate17(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate17.errors : vErrors.concat(validate17.errors);
-errors = vErrors.length;
-}
-validate16.errors = vErrors;
-return errors === 0;
-}
-validate16.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const operations_saleRefund_request = validate20;
-const schema30 = {"$ref":"spec#/components/schemas/Receipt","$id":"op-operations_saleRefund_request"};
-
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate21.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.IdDomain === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdDomain"},message:"must have required property '"+"IdDomain"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.Positions === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Positions"},message:"must have required property '"+"Positions"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.Total === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Total"},message:"must have required property '"+"Total"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.IdDomain !== undefined){
-let data0 = data.IdDomain;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err3 = {instancePath:instancePath+"/IdDomain",schemaPath:"#/properties/IdDomain/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.Cash !== undefined){
-let data1 = data.Cash;
-if(typeof data1 == "number"){
-if(data1 < 0 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/Cash",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(!pattern3.test(String(data1))){
-const err5 = {instancePath:instancePath+"/Cash",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/Cash",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.NonCash !== undefined){
-let data2 = data.NonCash;
-if(typeof data2 == "number"){
-if(data2 < 0 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/NonCash",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(!pattern3.test(String(data2))){
-const err8 = {instancePath:instancePath+"/NonCash",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/NonCash",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.Mobile !== undefined){
-let data3 = data.Mobile;
-if(typeof data3 == "number"){
-if(data3 < 0 || isNaN(data3)){
-const err10 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-if(!pattern3.test(String(data3))){
-const err11 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data.Positions !== undefined){
-let data4 = data.Positions;
-if(Array.isArray(data4)){
-if(data4.length < 1){
-const err13 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-const len0 = data4.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate13(data4[i0], {instancePath:instancePath+"/Positions/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.Total !== undefined){
-let data6 = data.Total;
-if(typeof data6 == "number"){
-if(data6 < 0 || isNaN(data6)){
-const err15 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-if(!pattern3.test(String(data6))){
-const err16 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data.GenerateCheck !== undefined){
-if(typeof data.GenerateCheck !== "boolean"){
-const err18 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data.AFP !== undefined){
-let data8 = data.AFP;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err19 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-if(typeof data8 == "number"){
-if(data8 > 4294967295 || isNaN(data8)){
-const err20 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-if(data8 < 0 || isNaN(data8)){
-const err21 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-}
-if(data.ReceiptDate !== undefined){
-let data9 = data.ReceiptDate;
-if(typeof data9 === "string"){
-if(!pattern0.test(data9)){
-const err22 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-else {
-const err23 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err24 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err25 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-}
-else {
-const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-validate21.errors = vErrors;
-return errors === 0;
-}
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-operations_saleRefund_request" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate20.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate21(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
-errors = vErrors.length;
-}
-validate20.errors = vErrors;
-return errors === 0;
-}
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const operations_purchaseRefund_request = validate24;
-const schema37 = {"$ref":"spec#/components/schemas/Receipt","$id":"op-operations_purchaseRefund_request"};
-
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate25.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.IdDomain === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IdDomain"},message:"must have required property '"+"IdDomain"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.Positions === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Positions"},message:"must have required property '"+"Positions"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.Total === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Total"},message:"must have required property '"+"Total"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.IdDomain !== undefined){
-let data0 = data.IdDomain;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err3 = {instancePath:instancePath+"/IdDomain",schemaPath:"#/properties/IdDomain/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.Cash !== undefined){
-let data1 = data.Cash;
-if(typeof data1 == "number"){
-if(data1 < 0 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/Cash",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(!pattern3.test(String(data1))){
-const err5 = {instancePath:instancePath+"/Cash",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/Cash",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.NonCash !== undefined){
-let data2 = data.NonCash;
-if(typeof data2 == "number"){
-if(data2 < 0 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/NonCash",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(!pattern3.test(String(data2))){
-const err8 = {instancePath:instancePath+"/NonCash",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/NonCash",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.Mobile !== undefined){
-let data3 = data.Mobile;
-if(typeof data3 == "number"){
-if(data3 < 0 || isNaN(data3)){
-const err10 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-if(!pattern3.test(String(data3))){
-const err11 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/Mobile",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data.Positions !== undefined){
-let data4 = data.Positions;
-if(Array.isArray(data4)){
-if(data4.length < 1){
-const err13 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-const len0 = data4.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate13(data4[i0], {instancePath:instancePath+"/Positions/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.Total !== undefined){
-let data6 = data.Total;
-if(typeof data6 == "number"){
-if(data6 < 0 || isNaN(data6)){
-const err15 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-if(!pattern3.test(String(data6))){
-const err16 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/Total",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data.GenerateCheck !== undefined){
-if(typeof data.GenerateCheck !== "boolean"){
-const err18 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data.AFP !== undefined){
-let data8 = data.AFP;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err19 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-if(typeof data8 == "number"){
-if(data8 > 4294967295 || isNaN(data8)){
-const err20 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-if(data8 < 0 || isNaN(data8)){
-const err21 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-}
-if(data.ReceiptDate !== undefined){
-let data9 = data.ReceiptDate;
-if(typeof data9 === "string"){
-if(!pattern0.test(data9)){
-const err22 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-else {
-const err23 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err24 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err25 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-}
-else {
-const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-validate25.errors = vErrors;
-return errors === 0;
-}
-validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-operations_purchaseRefund_request" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate24.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate25(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
-errors = vErrors.length;
-}
-validate24.errors = vErrors;
-return errors === 0;
-}
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const operations_cashIn_request = validate28;
-const schema44 = {"$ref":"spec#/components/schemas/CashMovement","$id":"op-operations_cashIn_request"};
-const schema45 = {"type":"object","required":["Amount"],"properties":{"Amount":{"$ref":"#/components/schemas/money.Tenge"},"Date":{"$ref":"#/components/schemas/dates.Rfc3339"}},"additionalProperties":false};
-
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate29.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.Amount === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Amount"},message:"must have required property '"+"Amount"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!((key0 === "Amount") || (key0 === "Date"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.Amount !== undefined){
-let data0 = data.Amount;
-if(typeof data0 == "number"){
-if(data0 < 0 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/Amount",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern3.test(String(data0))){
-const err3 = {instancePath:instancePath+"/Amount",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/Amount",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.Date !== undefined){
-let data1 = data.Date;
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err5 = {instancePath:instancePath+"/Date",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/Date",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-validate29.errors = vErrors;
-return errors === 0;
-}
-validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-operations_cashIn_request" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate28.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate29(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
-errors = vErrors.length;
-}
-validate28.errors = vErrors;
-return errors === 0;
-}
-validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const operations_cashOut_request = validate31;
-const schema48 = {"$ref":"spec#/components/schemas/CashMovement","$id":"op-operations_cashOut_request"};
-
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate32.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.Amount === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Amount"},message:"must have required property '"+"Amount"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!((key0 === "Amount") || (key0 === "Date"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.Amount !== undefined){
-let data0 = data.Amount;
-if(typeof data0 == "number"){
-if(data0 < 0 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/Amount",schemaPath:"#/components/schemas/money.Tenge/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern3.test(String(data0))){
-const err3 = {instancePath:instancePath+"/Amount",schemaPath:"#/components/schemas/money.Tenge/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/Amount",schemaPath:"#/components/schemas/money.Tenge/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.Date !== undefined){
-let data1 = data.Date;
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err5 = {instancePath:instancePath+"/Date",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/Date",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-validate32.errors = vErrors;
-return errors === 0;
-}
-validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-operations_cashOut_request" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate31.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate32(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
-errors = vErrors.length;
-}
-validate31.errors = vErrors;
-return errors === 0;
-}
-validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

@@ -2,22 +2,13 @@
 /* eslint-disable */
 "use strict";
 export const settings = validate0;
-const schema0 = {"type":"object","properties":{"baseUrl":{"type":"string"},"version":{"enum":["v1","v2"],"type":"string"},"retry":{"$ref":"spec#/components/schemas/RetryOptions"},"timeZone":{"type":"string"},"credentials":{"$ref":"spec#/components/schemas/PortalCredentials"},"refreshWith":{"enum":["accessToken","refreshToken"],"type":"string"},"timeoutMs":{"minimum":1,"type":"number"},"validateRequests":{"type":"boolean"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"headers":{"type":"object","additionalProperties":{"type":"string"}}},"additionalProperties":false,"required":["baseUrl"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
-const schema2 = {"type":"object","properties":{"maxRetries":{"type":"number"},"baseDelayMs":{"type":"number"},"maxDelayMs":{"type":"number"},"retryAfterCapMs":{"type":"number"}},"additionalProperties":false};
-const schema3 = {"type":"object","properties":{"lgn":{"type":"string"},"psw":{"type":"string"},"initiator":{"type":"string"}},"additionalProperties":false,"required":["lgn","psw"]};
+const schema0 = {"type":"object","properties":{"baseUrl":{"type":"string"},"version":{"enum":["v1","v2"],"type":"string"},"retry":{"type":"object","properties":{"maxRetries":{"type":"number"},"baseDelayMs":{"type":"number"},"maxDelayMs":{"type":"number"},"retryAfterCapMs":{"type":"number"}},"additionalProperties":false},"timeZone":{"type":"string"},"credentials":{"type":"object","properties":{"lgn":{"type":"string"},"psw":{"type":"string"},"initiator":{"type":"string"}},"additionalProperties":false,"required":["lgn","psw"]},"refreshWith":{"enum":["accessToken","refreshToken"],"type":"string"},"timeoutMs":{"minimum":1,"type":"number"},"validateRequests":{"type":"boolean"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"headers":{"type":"object","additionalProperties":{"type":"string"}}},"additionalProperties":false,"required":["baseUrl"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
 const func0 = Object.prototype.hasOwnProperty;
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-settings" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate0.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.baseUrl === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "baseUrl"},message:"must have required property '"+"baseUrl"+"'"};
@@ -81,7 +72,7 @@ let data2 = data.retry;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 for(const key1 in data2){
 if(!((((key1 === "maxRetries") || (key1 === "baseDelayMs")) || (key1 === "maxDelayMs")) || (key1 === "retryAfterCapMs"))){
-const err5 = {instancePath:instancePath+"/retry",schemaPath:"spec#/components/schemas/RetryOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+const err5 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -93,7 +84,7 @@ errors++;
 }
 if(data2.maxRetries !== undefined){
 if(!(typeof data2.maxRetries == "number")){
-const err6 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"spec#/components/schemas/RetryOptions/properties/maxRetries/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err6 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"#/properties/retry/properties/maxRetries/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -105,7 +96,7 @@ errors++;
 }
 if(data2.baseDelayMs !== undefined){
 if(!(typeof data2.baseDelayMs == "number")){
-const err7 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/baseDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err7 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"#/properties/retry/properties/baseDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -117,7 +108,7 @@ errors++;
 }
 if(data2.maxDelayMs !== undefined){
 if(!(typeof data2.maxDelayMs == "number")){
-const err8 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/maxDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err8 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"#/properties/retry/properties/maxDelayMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -129,7 +120,7 @@ errors++;
 }
 if(data2.retryAfterCapMs !== undefined){
 if(!(typeof data2.retryAfterCapMs == "number")){
-const err9 = {instancePath:instancePath+"/retry/retryAfterCapMs",schemaPath:"spec#/components/schemas/RetryOptions/properties/retryAfterCapMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err9 = {instancePath:instancePath+"/retry/retryAfterCapMs",schemaPath:"#/properties/retry/properties/retryAfterCapMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -141,7 +132,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/retry",schemaPath:"spec#/components/schemas/RetryOptions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err10 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -167,7 +158,7 @@ if(data.credentials !== undefined){
 let data8 = data.credentials;
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 if(data8.lgn === undefined){
-const err12 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/required",keyword:"required",params:{missingProperty: "lgn"},message:"must have required property '"+"lgn"+"'"};
+const err12 = {instancePath:instancePath+"/credentials",schemaPath:"#/properties/credentials/required",keyword:"required",params:{missingProperty: "lgn"},message:"must have required property '"+"lgn"+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -177,7 +168,7 @@ vErrors.push(err12);
 errors++;
 }
 if(data8.psw === undefined){
-const err13 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/required",keyword:"required",params:{missingProperty: "psw"},message:"must have required property '"+"psw"+"'"};
+const err13 = {instancePath:instancePath+"/credentials",schemaPath:"#/properties/credentials/required",keyword:"required",params:{missingProperty: "psw"},message:"must have required property '"+"psw"+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -188,7 +179,7 @@ errors++;
 }
 for(const key2 in data8){
 if(!(((key2 === "lgn") || (key2 === "psw")) || (key2 === "initiator"))){
-const err14 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+const err14 = {instancePath:instancePath+"/credentials",schemaPath:"#/properties/credentials/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -200,7 +191,7 @@ errors++;
 }
 if(data8.lgn !== undefined){
 if(typeof data8.lgn !== "string"){
-const err15 = {instancePath:instancePath+"/credentials/lgn",schemaPath:"spec#/components/schemas/PortalCredentials/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err15 = {instancePath:instancePath+"/credentials/lgn",schemaPath:"#/properties/credentials/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -212,7 +203,7 @@ errors++;
 }
 if(data8.psw !== undefined){
 if(typeof data8.psw !== "string"){
-const err16 = {instancePath:instancePath+"/credentials/psw",schemaPath:"spec#/components/schemas/PortalCredentials/properties/psw/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err16 = {instancePath:instancePath+"/credentials/psw",schemaPath:"#/properties/credentials/properties/psw/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -224,7 +215,7 @@ errors++;
 }
 if(data8.initiator !== undefined){
 if(typeof data8.initiator !== "string"){
-const err17 = {instancePath:instancePath+"/credentials/initiator",schemaPath:"spec#/components/schemas/PortalCredentials/properties/initiator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err17 = {instancePath:instancePath+"/credentials/initiator",schemaPath:"#/properties/credentials/properties/initiator/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -236,7 +227,7 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/credentials",schemaPath:"spec#/components/schemas/PortalCredentials/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err18 = {instancePath:instancePath+"/credentials",schemaPath:"#/properties/credentials/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -384,5 +375,4 @@ errors++;
 validate0.errors = vErrors;
 return errors === 0;
 }
-validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

@@ -8,13 +8,6 @@ function validate0(data, {instancePath="", parentData, parentDataProperty, rootD
 /*# sourceURL="op-account_captcha_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate0.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.captchaSession === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "captchaSession"},message:"must have required property '"+"captchaSession"+"'"};
@@ -77,7 +70,6 @@ errors++;
 validate0.errors = vErrors;
 return errors === 0;
 }
-validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_captcha_response = validate1;
 const schema1 = {"$ref":"spec#/components/schemas/CaptchaRows","$id":"op-account_captcha_response"};
@@ -88,13 +80,6 @@ const schema5 = {"type":"object","additionalProperties":true};
 function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate3.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
@@ -269,20 +254,12 @@ errors++;
 validate3.errors = vErrors;
 return errors === 0;
 }
-validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_captcha_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(validate3(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate3.errors : vErrors.concat(validate3.errors);
 errors = vErrors.length;
@@ -290,7 +267,6 @@ errors = vErrors.length;
 validate1.errors = vErrors;
 return errors === 0;
 }
-validate1.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_token_input = validate5;
 const schema6 = {"type":"object","properties":{"lgn":{"type":"string"},"psw":{"type":"string"},"initiator":{"type":"string"},"captcha":{"type":"string"},"captchaSession":{"type":"string"}},"additionalProperties":false,"$id":"op-account_token_input"};
@@ -299,13 +275,6 @@ function validate5(data, {instancePath="", parentData, parentDataProperty, rootD
 /*# sourceURL="op-account_token_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate5.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(((((key0 === "lgn") || (key0 === "psw")) || (key0 === "initiator")) || (key0 === "captcha")) || (key0 === "captchaSession"))){
@@ -393,7 +362,6 @@ errors++;
 validate5.errors = vErrors;
 return errors === 0;
 }
-validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_token_response = validate6;
 const schema7 = {"$ref":"spec#/components/schemas/TokenRows","$id":"op-account_token_response"};
@@ -403,13 +371,6 @@ const schema10 = {"type":"object","additionalProperties":true};
 function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate7.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
@@ -584,20 +545,12 @@ errors++;
 validate7.errors = vErrors;
 return errors === 0;
 }
-validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_token_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate6.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(validate7(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate7.errors : vErrors.concat(validate7.errors);
 errors = vErrors.length;
@@ -605,7 +558,6 @@ errors = vErrors.length;
 validate6.errors = vErrors;
 return errors === 0;
 }
-validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_refresh_input = validate9;
 const schema11 = {"type":"object","properties":{"token":{"type":"string"}},"additionalProperties":false,"$id":"op-account_refresh_input"};
@@ -614,13 +566,6 @@ function validate9(data, {instancePath="", parentData, parentDataProperty, rootD
 /*# sourceURL="op-account_refresh_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate9.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(key0 === "token")){
@@ -660,7 +605,6 @@ errors++;
 validate9.errors = vErrors;
 return errors === 0;
 }
-validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_refresh_response = validate10;
 const schema12 = {"$ref":"spec#/components/schemas/TokenRows","$id":"op-account_refresh_response"};
@@ -668,13 +612,6 @@ const schema12 = {"$ref":"spec#/components/schemas/TokenRows","$id":"op-account_
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate11.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
@@ -849,20 +786,12 @@ errors++;
 validate11.errors = vErrors;
 return errors === 0;
 }
-validate11.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_refresh_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate10.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(validate11(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
 errors = vErrors.length;
@@ -870,7 +799,6 @@ errors = vErrors.length;
 validate10.errors = vErrors;
 return errors === 0;
 }
-validate10.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_logout_input = validate13;
 const schema16 = {"type":"object","properties":{"refreshToken":{"type":"string"}},"additionalProperties":false,"$id":"op-account_logout_input"};
@@ -879,13 +807,6 @@ function validate13(data, {instancePath="", parentData, parentDataProperty, root
 /*# sourceURL="op-account_logout_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate13.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(key0 === "refreshToken")){
@@ -925,7 +846,6 @@ errors++;
 validate13.errors = vErrors;
 return errors === 0;
 }
-validate13.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_logout_response = validate14;
 const schema17 = {"$ref":"spec#/components/schemas/envelopes.PortalV1Envelope","$id":"op-account_logout_response"};
@@ -934,13 +854,6 @@ function validate14(data, {instancePath="", parentData, parentDataProperty, root
 /*# sourceURL="op-account_logout_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate14.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Code === undefined){
 const err0 = {instancePath,schemaPath:"spec#/components/schemas/envelopes.PortalV1Envelope/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
@@ -1041,7 +954,6 @@ errors++;
 validate14.errors = vErrors;
 return errors === 0;
 }
-validate14.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const user_profile_input = validate15;
 const schema19 = {"type":"object","properties":{"idUser":{"type":"integer"}},"additionalProperties":false,"$id":"op-user_profile_input"};
@@ -1050,13 +962,6 @@ function validate15(data, {instancePath="", parentData, parentDataProperty, root
 /*# sourceURL="op-user_profile_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate15.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(key0 === "idUser")){
@@ -1097,7 +1002,6 @@ errors++;
 validate15.errors = vErrors;
 return errors === 0;
 }
-validate15.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const user_profile_response = validate16;
 const schema20 = {"$ref":"spec#/components/schemas/UserRows","$id":"op-user_profile_response"};
@@ -1107,13 +1011,6 @@ const schema23 = {"type":"object","properties":{"idUser":{"type":"integer"},"lgn
 function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate17.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
@@ -1373,20 +1270,12 @@ errors++;
 validate17.errors = vErrors;
 return errors === 0;
 }
-validate17.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-user_profile_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate16.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(validate17(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate17.errors : vErrors.concat(validate17.errors);
 errors = vErrors.length;
@@ -1394,103 +1283,15 @@ errors = vErrors.length;
 validate16.errors = vErrors;
 return errors === 0;
 }
-validate16.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const agents_list_input = validate19;
-const schema24 = {"type":"object","properties":{"idAgent":{"$ref":"spec#/components/schemas/portal.IdAgent"},"sub":{"$ref":"spec#/components/schemas/portal.Sub"},"subOn":{"$ref":"spec#/components/schemas/Flag"},"name":{"type":"string"},"bin":{"type":"string"},"rnn":{"type":"string"},"address":{"type":"string"},"idAgentSearch":{"type":"integer"},"idTerminal":{"type":"integer"},"login":{"type":"string"},"cellPhone":{"type":"string"},"columns":{"type":"array","items":{"$ref":"spec#/components/schemas/AgentColumn"}}},"additionalProperties":false,"$id":"op-agents_list_input"};
-const schema25 = {"type":"integer"};
-const schema26 = {"type":"integer","enum":[0,1,2,3,4]};
-const schema27 = {"type":"integer","enum":[0,1]};
+const schema24 = {"type":"object","properties":{"idAgent":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"subOn":{"type":"integer","enum":[0,1]},"name":{"type":"string"},"bin":{"type":"string"},"rnn":{"type":"string"},"address":{"type":"string"},"idAgentSearch":{"type":"integer"},"idTerminal":{"type":"integer"},"login":{"type":"string"},"cellPhone":{"type":"string"},"columns":{"type":"array","items":{"anyOf":[{"type":"string","enum":["nowBalance","credit","rnn","lastPaymentDate","balancePlusSub","blocked","idParent","namePrint","leader","email","phone","bbik","bAccount","contract","ownerType"]},{"type":"string"}]}}},"additionalProperties":false,"$id":"op-agents_list_input"};
 const func0 = Object.prototype.hasOwnProperty;
-const schema28 = {"anyOf":[{"$ref":"#/components/schemas/portal.AgentColumn"},{"type":"string"}]};
-const schema29 = {"type":"string","enum":["nowBalance","credit","rnn","lastPaymentDate","balancePlusSub","blocked","idParent","namePrint","leader","email","phone","bbik","bAccount","contract","ownerType"]};
-
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate20.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-let valid0 = false;
-const _errs1 = errors;
-if(typeof data !== "string"){
-const err0 = {instancePath,schemaPath:"#/components/schemas/portal.AgentColumn/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(!(((((((((((((((data === "nowBalance") || (data === "credit")) || (data === "rnn")) || (data === "lastPaymentDate")) || (data === "balancePlusSub")) || (data === "blocked")) || (data === "idParent")) || (data === "namePrint")) || (data === "leader")) || (data === "email")) || (data === "phone")) || (data === "bbik")) || (data === "bAccount")) || (data === "contract")) || (data === "ownerType"))){
-const err1 = {instancePath,schemaPath:"#/components/schemas/portal.AgentColumn/enum",keyword:"enum",params:{allowedValues: schema29.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs1 === errors;
-valid0 = valid0 || _valid0;
-const _errs4 = errors;
-if(typeof data !== "string"){
-const err2 = {instancePath,schemaPath:"#/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs4 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const err3 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-validate20.errors = vErrors;
-return errors === 0;
-}
-validate20.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
 
 function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-agents_list_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate19.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(func0.call(schema24.properties, key0))){
@@ -1507,7 +1308,7 @@ errors++;
 if(data.idAgent !== undefined){
 let data0 = data.idAgent;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err1 = {instancePath:instancePath+"/idAgent",schemaPath:"spec#/components/schemas/portal.IdAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err1 = {instancePath:instancePath+"/idAgent",schemaPath:"#/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1520,7 +1321,7 @@ errors++;
 if(data.sub !== undefined){
 let data1 = data.sub;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err2 = {instancePath:instancePath+"/sub",schemaPath:"spec#/components/schemas/portal.Sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err2 = {instancePath:instancePath+"/sub",schemaPath:"#/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1530,7 +1331,7 @@ vErrors.push(err2);
 errors++;
 }
 if(!(((((data1 === 0) || (data1 === 1)) || (data1 === 2)) || (data1 === 3)) || (data1 === 4))){
-const err3 = {instancePath:instancePath+"/sub",schemaPath:"spec#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema26.enum},message:"must be equal to one of the allowed values"};
+const err3 = {instancePath:instancePath+"/sub",schemaPath:"#/properties/sub/enum",keyword:"enum",params:{allowedValues: schema24.properties.sub.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1543,7 +1344,7 @@ errors++;
 if(data.subOn !== undefined){
 let data2 = data.subOn;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err4 = {instancePath:instancePath+"/subOn",schemaPath:"spec#/components/schemas/Flag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err4 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1553,7 +1354,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!((data2 === 0) || (data2 === 1))){
-const err5 = {instancePath:instancePath+"/subOn",schemaPath:"spec#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema27.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema24.properties.subOn.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1666,14 +1467,12 @@ let data11 = data.columns;
 if(Array.isArray(data11)){
 const len0 = data11.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate20(data11[i0], {instancePath:instancePath+"/columns/" + i0,parentData:data11,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate20.errors : vErrors.concat(validate20.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/columns",schemaPath:"#/properties/columns/type",keyword:"type",params:{type: "array"},message:"must be array"};
+let data12 = data11[i0];
+const _errs27 = errors;
+let valid3 = false;
+const _errs28 = errors;
+if(typeof data12 !== "string"){
+const err14 = {instancePath:instancePath+"/columns/" + i0,schemaPath:"#/properties/columns/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1682,10 +1481,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-}
-else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((((((((((((data12 === "nowBalance") || (data12 === "credit")) || (data12 === "rnn")) || (data12 === "lastPaymentDate")) || (data12 === "balancePlusSub")) || (data12 === "blocked")) || (data12 === "idParent")) || (data12 === "namePrint")) || (data12 === "leader")) || (data12 === "email")) || (data12 === "phone")) || (data12 === "bbik")) || (data12 === "bAccount")) || (data12 === "contract")) || (data12 === "ownerType"))){
+const err15 = {instancePath:instancePath+"/columns/" + i0,schemaPath:"#/properties/columns/items/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema24.properties.columns.items.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1694,26 +1491,80 @@ vErrors.push(err15);
 }
 errors++;
 }
+var _valid0 = _errs28 === errors;
+valid3 = valid3 || _valid0;
+if(!valid3){
+const _errs30 = errors;
+if(typeof data12 !== "string"){
+const err16 = {instancePath:instancePath+"/columns/" + i0,schemaPath:"#/properties/columns/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+var _valid0 = _errs30 === errors;
+valid3 = valid3 || _valid0;
+}
+if(!valid3){
+const err17 = {instancePath:instancePath+"/columns/" + i0,schemaPath:"#/properties/columns/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+else {
+errors = _errs27;
+if(vErrors !== null){
+if(_errs27){
+vErrors.length = _errs27;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/columns",schemaPath:"#/properties/columns/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
 validate19.errors = vErrors;
 return errors === 0;
 }
-validate19.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const agents_list_response = validate22;
-const schema30 = {"$ref":"spec#/components/schemas/AgentRows","$id":"op-agents_list_response"};
-const schema31 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.Agent"}}}}}}}]};
-const schema33 = {"type":"object","properties":{"nowBalance":{},"credit":{},"rnn":{},"lastPaymentDate":{},"balancePlusSub":{},"blocked":{},"idParent":{},"namePrint":{},"leader":{},"email":{},"phone":{},"bbik":{},"bAccount":{},"contract":{},"ownerType":{},"firstPaymentDate":{}},"additionalProperties":true};
+export const agents_list_response = validate20;
+const schema25 = {"$ref":"spec#/components/schemas/AgentRows","$id":"op-agents_list_response"};
+const schema26 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.Agent"}}}}}}}]};
+const schema28 = {"type":"object","properties":{"nowBalance":{},"credit":{},"rnn":{},"lastPaymentDate":{},"balancePlusSub":{},"blocked":{},"idParent":{},"namePrint":{},"leader":{},"email":{},"phone":{},"bbik":{},"bAccount":{},"contract":{},"ownerType":{},"firstPaymentDate":{}},"additionalProperties":true};
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
@@ -1885,49 +1736,33 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate23.errors = vErrors;
+validate21.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-agents_list_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate22.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate23(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+if(!(validate21(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 errors = vErrors.length;
 }
-validate22.errors = vErrors;
+validate20.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const terminals_list_input = validate25;
-const schema34 = {"type":"object","properties":{"idAgent":{"$ref":"spec#/components/schemas/portal.IdAgent"},"idTypeTerminal":{"type":"integer"},"sub":{"$ref":"spec#/components/schemas/portal.Sub"},"idTerminal":{"type":"integer"},"name":{"type":"string"},"rnm":{"type":"string"},"address":{"type":"string"},"active":{"type":"integer"},"format":{"type":"string"}},"additionalProperties":false,"$id":"op-terminals_list_input"};
+export const terminals_list_input = validate23;
+const schema29 = {"type":"object","properties":{"idAgent":{"type":"integer"},"idTypeTerminal":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"idTerminal":{"type":"integer"},"name":{"type":"string"},"rnm":{"type":"string"},"address":{"type":"string"},"active":{"type":"integer"},"format":{"type":"string"}},"additionalProperties":false,"$id":"op-terminals_list_input"};
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-terminals_list_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate25.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!(func0.call(schema34.properties, key0))){
+if(!(func0.call(schema29.properties, key0))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1941,7 +1776,7 @@ errors++;
 if(data.idAgent !== undefined){
 let data0 = data.idAgent;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err1 = {instancePath:instancePath+"/idAgent",schemaPath:"spec#/components/schemas/portal.IdAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err1 = {instancePath:instancePath+"/idAgent",schemaPath:"#/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1967,7 +1802,7 @@ errors++;
 if(data.sub !== undefined){
 let data2 = data.sub;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err3 = {instancePath:instancePath+"/sub",schemaPath:"spec#/components/schemas/portal.Sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err3 = {instancePath:instancePath+"/sub",schemaPath:"#/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1977,7 +1812,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!(((((data2 === 0) || (data2 === 1)) || (data2 === 2)) || (data2 === 3)) || (data2 === 4))){
-const err4 = {instancePath:instancePath+"/sub",schemaPath:"spec#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema26.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/sub",schemaPath:"#/properties/sub/enum",keyword:"enum",params:{allowedValues: schema29.properties.sub.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2072,26 +1907,18 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate25.errors = vErrors;
+validate23.errors = vErrors;
 return errors === 0;
 }
-validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const terminals_list_response = validate26;
-const schema37 = {"$ref":"spec#/components/schemas/TerminalRows","$id":"op-terminals_list_response"};
-const schema38 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.Terminal"}}}}}}}]};
-const schema40 = {"type":"object","additionalProperties":true};
+export const terminals_list_response = validate24;
+const schema30 = {"$ref":"spec#/components/schemas/TerminalRows","$id":"op-terminals_list_response"};
+const schema31 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.Terminal"}}}}}}}]};
+const schema33 = {"type":"object","additionalProperties":true};
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
@@ -2263,48 +2090,31 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate27.errors = vErrors;
+validate25.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-terminals_list_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+if(!(validate25(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
 errors = vErrors.length;
 }
-validate26.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_payments_input = validate29;
-const schema41 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"$ref":"spec#/components/schemas/Flag"},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":false,"$id":"op-reports_payments_input"};
-const schema42 = {"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"};
+export const reports_payments_input = validate27;
+const schema34 = {"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":false,"$id":"op-reports_payments_input"};
 const pattern0 = new RegExp("^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$", "");
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_payments_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!((((((((key0 === "dateFrom") || (key0 === "dateTo")) || (key0 === "idAgent")) || (key0 === "subOn")) || (key0 === "idService")) || (key0 === "idTerminal")) || (key0 === "account")) || (key0 === "sn"))){
@@ -2322,7 +2132,7 @@ if(data.dateFrom !== undefined){
 let data0 = data.dateFrom;
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-const err1 = {instancePath:instancePath+"/dateFrom",schemaPath:"spec#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err1 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2333,7 +2143,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"spec#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2347,7 +2157,7 @@ if(data.dateTo !== undefined){
 let data1 = data.dateTo;
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"spec#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2358,7 +2168,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"spec#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2384,7 +2194,7 @@ errors++;
 if(data.subOn !== undefined){
 let data3 = data.subOn;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err6 = {instancePath:instancePath+"/subOn",schemaPath:"spec#/components/schemas/Flag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err6 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2394,7 +2204,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((data3 === 0) || (data3 === 1))){
-const err7 = {instancePath:instancePath+"/subOn",schemaPath:"spec#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema27.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema34.properties.subOn.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2465,26 +2275,18 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate29.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_payments_response = validate30;
-const schema45 = {"$ref":"spec#/components/schemas/PaymentRows","$id":"op-reports_payments_response"};
-const schema46 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.Payment"}}}}}}}]};
-const schema48 = {"type":"object","additionalProperties":true};
+export const reports_payments_response = validate28;
+const schema35 = {"$ref":"spec#/components/schemas/PaymentRows","$id":"op-reports_payments_response"};
+const schema36 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.Payment"}}}}}}}]};
+const schema38 = {"type":"object","additionalProperties":true};
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
@@ -2656,50 +2458,33 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate31.errors = vErrors;
+validate29.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_payments_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate30.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate31(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+if(!(validate29(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
 errors = vErrors.length;
 }
-validate30.errors = vErrors;
+validate28.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_cashCollections_input = validate33;
-const schema49 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"$ref":"spec#/components/schemas/Flag"},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"$ref":"spec#/components/schemas/XlsxFormat"},"kazPost":{"type":"integer"},"kassaNova":{"type":"integer"}},"additionalProperties":false,"$id":"op-reports_cashCollections_input"};
-const schema53 = {"type":"string","enum":["xlsx"]};
+export const reports_cashCollections_input = validate31;
+const schema39 = {"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"type":"string","enum":["xlsx"]},"kazPost":{"type":"integer"},"kassaNova":{"type":"integer"}},"additionalProperties":false,"$id":"op-reports_cashCollections_input"};
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_cashCollections_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate33.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!(func0.call(schema49.properties, key0))){
+if(!(func0.call(schema39.properties, key0))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2714,7 +2499,7 @@ if(data.dateFrom !== undefined){
 let data0 = data.dateFrom;
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-const err1 = {instancePath:instancePath+"/dateFrom",schemaPath:"spec#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err1 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2725,7 +2510,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"spec#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2739,7 +2524,7 @@ if(data.dateTo !== undefined){
 let data1 = data.dateTo;
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"spec#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2750,7 +2535,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"spec#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2776,7 +2561,7 @@ errors++;
 if(data.subOn !== undefined){
 let data3 = data.subOn;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err6 = {instancePath:instancePath+"/subOn",schemaPath:"spec#/components/schemas/Flag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err6 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2786,7 +2571,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((data3 === 0) || (data3 === 1))){
-const err7 = {instancePath:instancePath+"/subOn",schemaPath:"spec#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema27.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema39.properties.subOn.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2825,7 +2610,7 @@ errors++;
 if(data.format !== undefined){
 let data6 = data.format;
 if(typeof data6 !== "string"){
-const err10 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err10 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2835,7 +2620,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!(data6 === "xlsx")){
-const err11 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema53.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/enum",keyword:"enum",params:{allowedValues: schema39.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2882,26 +2667,18 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate33.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_cashCollections_response = validate34;
-const schema54 = {"$ref":"spec#/components/schemas/CashCollectionRows","$id":"op-reports_cashCollections_response"};
-const schema55 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.CashCollection"}}}}}}}]};
-const schema57 = {"type":"object","additionalProperties":true};
+export const reports_cashCollections_response = validate32;
+const schema40 = {"$ref":"spec#/components/schemas/CashCollectionRows","$id":"op-reports_cashCollections_response"};
+const schema41 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.CashCollection"}}}}}}}]};
+const schema43 = {"type":"object","additionalProperties":true};
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate35.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
@@ -3073,49 +2850,33 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate35.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_cashCollections_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+if(!(validate33(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
 errors = vErrors.length;
 }
-validate34.errors = vErrors;
+validate32.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_terminalTurnovers_input = validate37;
-const schema58 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"$ref":"spec#/components/schemas/Flag"},"groupByDay":{"$ref":"spec#/components/schemas/Flag"},"format":{"$ref":"spec#/components/schemas/XlsxFormat"},"onlySystemAgents":{"$ref":"spec#/components/schemas/Flag"}},"additionalProperties":false,"$id":"op-reports_terminalTurnovers_input"};
+export const reports_terminalTurnovers_input = validate35;
+const schema44 = {"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"groupByDay":{"type":"integer","enum":[0,1]},"format":{"type":"string","enum":["xlsx"]},"onlySystemAgents":{"type":"integer","enum":[0,1]}},"additionalProperties":false,"$id":"op-reports_terminalTurnovers_input"};
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnovers_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!(func0.call(schema58.properties, key0))){
+if(!(func0.call(schema44.properties, key0))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -3130,7 +2891,7 @@ if(data.dateFrom !== undefined){
 let data0 = data.dateFrom;
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-const err1 = {instancePath:instancePath+"/dateFrom",schemaPath:"spec#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err1 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3141,7 +2902,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"spec#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3155,7 +2916,7 @@ if(data.dateTo !== undefined){
 let data1 = data.dateTo;
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"spec#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3166,7 +2927,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"spec#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3218,7 +2979,7 @@ errors++;
 if(data.subOn !== undefined){
 let data5 = data.subOn;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err8 = {instancePath:instancePath+"/subOn",schemaPath:"spec#/components/schemas/Flag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err8 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3228,7 +2989,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!((data5 === 0) || (data5 === 1))){
-const err9 = {instancePath:instancePath+"/subOn",schemaPath:"spec#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema27.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema44.properties.subOn.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3241,7 +3002,7 @@ errors++;
 if(data.groupByDay !== undefined){
 let data6 = data.groupByDay;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err10 = {instancePath:instancePath+"/groupByDay",schemaPath:"spec#/components/schemas/Flag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err10 = {instancePath:instancePath+"/groupByDay",schemaPath:"#/properties/groupByDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3251,7 +3012,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((data6 === 0) || (data6 === 1))){
-const err11 = {instancePath:instancePath+"/groupByDay",schemaPath:"spec#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema27.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/groupByDay",schemaPath:"#/properties/groupByDay/enum",keyword:"enum",params:{allowedValues: schema44.properties.groupByDay.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3264,7 +3025,7 @@ errors++;
 if(data.format !== undefined){
 let data7 = data.format;
 if(typeof data7 !== "string"){
-const err12 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err12 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3274,7 +3035,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!(data7 === "xlsx")){
-const err13 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema53.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/enum",keyword:"enum",params:{allowedValues: schema44.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3287,7 +3048,7 @@ errors++;
 if(data.onlySystemAgents !== undefined){
 let data8 = data.onlySystemAgents;
 if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err14 = {instancePath:instancePath+"/onlySystemAgents",schemaPath:"spec#/components/schemas/Flag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err14 = {instancePath:instancePath+"/onlySystemAgents",schemaPath:"#/properties/onlySystemAgents/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3297,7 +3058,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!((data8 === 0) || (data8 === 1))){
-const err15 = {instancePath:instancePath+"/onlySystemAgents",schemaPath:"spec#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema27.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/onlySystemAgents",schemaPath:"#/properties/onlySystemAgents/enum",keyword:"enum",params:{allowedValues: schema44.properties.onlySystemAgents.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3318,26 +3079,18 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_terminalTurnovers_response = validate38;
-const schema65 = {"$ref":"spec#/components/schemas/TerminalTurnoverRows","$id":"op-reports_terminalTurnovers_response"};
-const schema66 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.TerminalTurnover"}}}}}}}]};
-const schema68 = {"type":"object","additionalProperties":true};
+export const reports_terminalTurnovers_response = validate36;
+const schema45 = {"$ref":"spec#/components/schemas/TerminalTurnoverRows","$id":"op-reports_terminalTurnovers_response"};
+const schema46 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.TerminalTurnover"}}}}}}}]};
+const schema48 = {"type":"object","additionalProperties":true};
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
@@ -3509,47 +3262,31 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate39.errors = vErrors;
+validate37.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnovers_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate39(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+if(!(validate37(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
 errors = vErrors.length;
 }
-validate38.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_terminalTurnoversExtended_input = validate41;
-const schema69 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"$ref":"spec#/components/schemas/portal.Sub"},"groupByDay":{"$ref":"spec#/components/schemas/Flag"},"isAddCommissionForSecondPay":{"$ref":"spec#/components/schemas/Flag"}},"patternProperties":{"^isAddCommissionForCance":{"$ref":"spec#/components/schemas/Flag"}},"additionalProperties":false,"$id":"op-reports_terminalTurnoversExtended_input"};
+export const reports_terminalTurnoversExtended_input = validate39;
+const schema49 = {"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"groupByDay":{"type":"integer","enum":[0,1]},"isAddCommissionForSecondPay":{"type":"integer","enum":[0,1]}},"patternProperties":{"^isAddCommissionForCance":{"type":"integer","enum":[0,1]}},"additionalProperties":false,"$id":"op-reports_terminalTurnoversExtended_input"};
 const pattern6 = new RegExp("^isAddCommissionForCance", "");
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnoversExtended_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!((((((((key0 === "dateFrom") || (key0 === "dateTo")) || (key0 === "idAgent")) || (key0 === "idService")) || (key0 === "sub")) || (key0 === "groupByDay")) || (key0 === "isAddCommissionForSecondPay")) || (pattern6.test(key0)))){
@@ -3567,7 +3304,7 @@ if(data.dateFrom !== undefined){
 let data0 = data.dateFrom;
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-const err1 = {instancePath:instancePath+"/dateFrom",schemaPath:"spec#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err1 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3578,7 +3315,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"spec#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3592,7 +3329,7 @@ if(data.dateTo !== undefined){
 let data1 = data.dateTo;
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"spec#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3603,7 +3340,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"spec#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3642,7 +3379,7 @@ errors++;
 if(data.sub !== undefined){
 let data4 = data.sub;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err7 = {instancePath:instancePath+"/sub",schemaPath:"spec#/components/schemas/portal.Sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err7 = {instancePath:instancePath+"/sub",schemaPath:"#/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3652,7 +3389,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!(((((data4 === 0) || (data4 === 1)) || (data4 === 2)) || (data4 === 3)) || (data4 === 4))){
-const err8 = {instancePath:instancePath+"/sub",schemaPath:"spec#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema26.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/sub",schemaPath:"#/properties/sub/enum",keyword:"enum",params:{allowedValues: schema49.properties.sub.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3665,7 +3402,7 @@ errors++;
 if(data.groupByDay !== undefined){
 let data5 = data.groupByDay;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err9 = {instancePath:instancePath+"/groupByDay",schemaPath:"spec#/components/schemas/Flag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err9 = {instancePath:instancePath+"/groupByDay",schemaPath:"#/properties/groupByDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3675,7 +3412,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!((data5 === 0) || (data5 === 1))){
-const err10 = {instancePath:instancePath+"/groupByDay",schemaPath:"spec#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema27.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/groupByDay",schemaPath:"#/properties/groupByDay/enum",keyword:"enum",params:{allowedValues: schema49.properties.groupByDay.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3688,7 +3425,7 @@ errors++;
 if(data.isAddCommissionForSecondPay !== undefined){
 let data6 = data.isAddCommissionForSecondPay;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err11 = {instancePath:instancePath+"/isAddCommissionForSecondPay",schemaPath:"spec#/components/schemas/Flag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err11 = {instancePath:instancePath+"/isAddCommissionForSecondPay",schemaPath:"#/properties/isAddCommissionForSecondPay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3698,7 +3435,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!((data6 === 0) || (data6 === 1))){
-const err12 = {instancePath:instancePath+"/isAddCommissionForSecondPay",schemaPath:"spec#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema27.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/isAddCommissionForSecondPay",schemaPath:"#/properties/isAddCommissionForSecondPay/enum",keyword:"enum",params:{allowedValues: schema49.properties.isAddCommissionForSecondPay.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3712,7 +3449,7 @@ for(const key1 in data){
 if(pattern6.test(key1)){
 let data7 = data[key1];
 if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
-const err13 = {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"spec#/components/schemas/Flag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err13 = {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/patternProperties/%5EisAddCommissionForCance/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3722,7 +3459,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!((data7 === 0) || (data7 === 1))){
-const err14 = {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"spec#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema27.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/patternProperties/%5EisAddCommissionForCance/enum",keyword:"enum",params:{allowedValues: schema49.patternProperties["^isAddCommissionForCance"].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3744,24 +3481,16 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate41.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_terminalTurnoversExtended_response = validate42;
-const schema76 = {"$ref":"spec#/components/schemas/TerminalTurnoverRows","$id":"op-reports_terminalTurnoversExtended_response"};
+export const reports_terminalTurnoversExtended_response = validate40;
+const schema50 = {"$ref":"spec#/components/schemas/TerminalTurnoverRows","$id":"op-reports_terminalTurnoversExtended_response"};
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
@@ -3933,46 +3662,30 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnoversExtended_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate43(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;
 }
-validate42.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_remunerationByService_input = validate45;
-const schema80 = {"type":"object","properties":{"format":{"$ref":"spec#/components/schemas/XlsxFormat"}},"additionalProperties":false,"$id":"op-reports_remunerationByService_input"};
+export const reports_remunerationByService_input = validate43;
+const schema54 = {"type":"object","properties":{"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false,"$id":"op-reports_remunerationByService_input"};
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_remunerationByService_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(key0 === "format")){
@@ -3989,7 +3702,7 @@ errors++;
 if(data.format !== undefined){
 let data0 = data.format;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3999,7 +3712,7 @@ vErrors.push(err1);
 errors++;
 }
 if(!(data0 === "xlsx")){
-const err2 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema53.enum},message:"must be equal to one of the allowed values"};
+const err2 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/enum",keyword:"enum",params:{allowedValues: schema54.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4020,26 +3733,18 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate43.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_remunerationByService_response = validate46;
-const schema82 = {"$ref":"spec#/components/schemas/RemunerationRows","$id":"op-reports_remunerationByService_response"};
-const schema83 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.Remuneration"}}}}}}}]};
-const schema85 = {"type":"object","additionalProperties":true};
+export const reports_remunerationByService_response = validate44;
+const schema55 = {"$ref":"spec#/components/schemas/RemunerationRows","$id":"op-reports_remunerationByService_response"};
+const schema56 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.Remuneration"}}}}}}}]};
+const schema58 = {"type":"object","additionalProperties":true};
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
@@ -4211,46 +3916,30 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate47.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_remunerationByService_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate47(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
+if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
-validate46.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_dealerStatistics_input = validate49;
-const schema86 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"$ref":"spec#/components/schemas/Flag"},"groupByDay":{"$ref":"spec#/components/schemas/Flag"},"format":{"$ref":"spec#/components/schemas/XlsxFormat"}},"additionalProperties":false,"$id":"op-reports_dealerStatistics_input"};
+export const reports_dealerStatistics_input = validate47;
+const schema59 = {"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"groupByDay":{"type":"integer","enum":[0,1]},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false,"$id":"op-reports_dealerStatistics_input"};
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_dealerStatistics_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!((((((key0 === "dateFrom") || (key0 === "dateTo")) || (key0 === "idAgent")) || (key0 === "subOn")) || (key0 === "groupByDay")) || (key0 === "format"))){
@@ -4268,7 +3957,7 @@ if(data.dateFrom !== undefined){
 let data0 = data.dateFrom;
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-const err1 = {instancePath:instancePath+"/dateFrom",schemaPath:"spec#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err1 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4279,7 +3968,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"spec#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4293,7 +3982,7 @@ if(data.dateTo !== undefined){
 let data1 = data.dateTo;
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"spec#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4304,7 +3993,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"spec#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4330,7 +4019,7 @@ errors++;
 if(data.subOn !== undefined){
 let data3 = data.subOn;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err6 = {instancePath:instancePath+"/subOn",schemaPath:"spec#/components/schemas/Flag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err6 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4340,7 +4029,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((data3 === 0) || (data3 === 1))){
-const err7 = {instancePath:instancePath+"/subOn",schemaPath:"spec#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema27.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema59.properties.subOn.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4353,7 +4042,7 @@ errors++;
 if(data.groupByDay !== undefined){
 let data4 = data.groupByDay;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err8 = {instancePath:instancePath+"/groupByDay",schemaPath:"spec#/components/schemas/Flag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err8 = {instancePath:instancePath+"/groupByDay",schemaPath:"#/properties/groupByDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4363,7 +4052,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!((data4 === 0) || (data4 === 1))){
-const err9 = {instancePath:instancePath+"/groupByDay",schemaPath:"spec#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema27.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/groupByDay",schemaPath:"#/properties/groupByDay/enum",keyword:"enum",params:{allowedValues: schema59.properties.groupByDay.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4376,7 +4065,7 @@ errors++;
 if(data.format !== undefined){
 let data5 = data.format;
 if(typeof data5 !== "string"){
-const err10 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err10 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4386,7 +4075,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!(data5 === "xlsx")){
-const err11 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema53.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/enum",keyword:"enum",params:{allowedValues: schema59.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4407,26 +4096,18 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate49.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_dealerStatistics_response = validate50;
-const schema92 = {"$ref":"spec#/components/schemas/DealerStatisticRows","$id":"op-reports_dealerStatistics_response"};
-const schema93 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.DealerStatistic"}}}}}}}]};
-const schema95 = {"type":"object","additionalProperties":true};
+export const reports_dealerStatistics_response = validate48;
+const schema60 = {"$ref":"spec#/components/schemas/DealerStatisticRows","$id":"op-reports_dealerStatistics_response"};
+const schema61 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.DealerStatistic"}}}}}}}]};
+const schema63 = {"type":"object","additionalProperties":true};
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate51.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
@@ -4598,29 +4279,20 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate51.errors = vErrors;
+validate49.errors = vErrors;
 return errors === 0;
 }
-validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_dealerStatistics_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate51(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate49(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
 errors = vErrors.length;
 }
-validate50.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

@@ -2,23 +2,15 @@
 /* eslint-disable */
 "use strict";
 export const account_captcha_request = validate0;
-const schema0 = {"$ref":"spec#/components/schemas/CaptchaRequest","$id":"op-account_captcha_request"};
-const schema2 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","required":["captchaSession"],"properties":{"captchaSession":{"type":"string","minLength":1}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false};
+const schema0 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","required":["captchaSession"],"properties":{"captchaSession":{"type":"string","minLength":1}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-account_captcha_request"};
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_captcha_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate0.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Body === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/CaptchaRequest/required",keyword:"required",params:{missingProperty: "Body"},message:"must have required property '"+"Body"+"'"};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Body"},message:"must have required property '"+"Body"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -29,7 +21,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(key0 === "Body")){
-const err1 = {instancePath,schemaPath:"spec#/components/schemas/CaptchaRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -43,7 +35,7 @@ if(data.Body !== undefined){
 let data0 = data.Body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.Params === undefined){
-const err2 = {instancePath:instancePath+"/Body",schemaPath:"spec#/components/schemas/CaptchaRequest/properties/Body/required",keyword:"required",params:{missingProperty: "Params"},message:"must have required property '"+"Params"+"'"};
+const err2 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/required",keyword:"required",params:{missingProperty: "Params"},message:"must have required property '"+"Params"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -54,7 +46,7 @@ errors++;
 }
 for(const key1 in data0){
 if(!(key1 === "Params")){
-const err3 = {instancePath:instancePath+"/Body",schemaPath:"spec#/components/schemas/CaptchaRequest/properties/Body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+const err3 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -68,7 +60,7 @@ if(data0.Params !== undefined){
 let data1 = data0.Params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.captchaSession === undefined){
-const err4 = {instancePath:instancePath+"/Body/Params",schemaPath:"spec#/components/schemas/CaptchaRequest/properties/Body/properties/Params/required",keyword:"required",params:{missingProperty: "captchaSession"},message:"must have required property '"+"captchaSession"+"'"};
+const err4 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/required",keyword:"required",params:{missingProperty: "captchaSession"},message:"must have required property '"+"captchaSession"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -79,7 +71,7 @@ errors++;
 }
 for(const key2 in data1){
 if(!(key2 === "captchaSession")){
-const err5 = {instancePath:instancePath+"/Body/Params",schemaPath:"spec#/components/schemas/CaptchaRequest/properties/Body/properties/Params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+const err5 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -93,7 +85,7 @@ if(data1.captchaSession !== undefined){
 let data2 = data1.captchaSession;
 if(typeof data2 === "string"){
 if(data2.length < 1){
-const err6 = {instancePath:instancePath+"/Body/Params/captchaSession",schemaPath:"spec#/components/schemas/CaptchaRequest/properties/Body/properties/Params/properties/captchaSession/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err6 = {instancePath:instancePath+"/Body/Params/captchaSession",schemaPath:"#/properties/Body/properties/Params/properties/captchaSession/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -104,7 +96,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/Body/Params/captchaSession",schemaPath:"spec#/components/schemas/CaptchaRequest/properties/Body/properties/Params/properties/captchaSession/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath:instancePath+"/Body/Params/captchaSession",schemaPath:"#/properties/Body/properties/Params/properties/captchaSession/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -116,7 +108,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/Body/Params",schemaPath:"spec#/components/schemas/CaptchaRequest/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err8 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -128,7 +120,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/Body",schemaPath:"spec#/components/schemas/CaptchaRequest/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -140,7 +132,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath,schemaPath:"spec#/components/schemas/CaptchaRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -152,672 +144,14 @@ errors++;
 validate0.errors = vErrors;
 return errors === 0;
 }
-validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const account_token_request = validate2;
-const schema3 = {"$ref":"spec#/components/schemas/TokenRequest","$id":"op-account_token_request"};
-const schema4 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"lgn":{"type":"string"},"psw":{"type":"string"},"initiator":{"type":"string"},"captcha":{"type":"string"},"captchaSession":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false};
+export const account_token_request = validate1;
+const schema1 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"lgn":{"type":"string"},"psw":{"type":"string"},"initiator":{"type":"string"},"captcha":{"type":"string"},"captchaSession":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-account_token_request"};
 
-function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_token_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate2.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.Body === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/TokenRequest/required",keyword:"required",params:{missingProperty: "Body"},message:"must have required property '"+"Body"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "Body")){
-const err1 = {instancePath,schemaPath:"spec#/components/schemas/TokenRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.Body !== undefined){
-let data0 = data.Body;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.Params === undefined){
-const err2 = {instancePath:instancePath+"/Body",schemaPath:"spec#/components/schemas/TokenRequest/properties/Body/required",keyword:"required",params:{missingProperty: "Params"},message:"must have required property '"+"Params"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-for(const key1 in data0){
-if(!(key1 === "Params")){
-const err3 = {instancePath:instancePath+"/Body",schemaPath:"spec#/components/schemas/TokenRequest/properties/Body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data0.Params !== undefined){
-let data1 = data0.Params;
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-for(const key2 in data1){
-if(!(((((key2 === "lgn") || (key2 === "psw")) || (key2 === "initiator")) || (key2 === "captcha")) || (key2 === "captchaSession"))){
-const err4 = {instancePath:instancePath+"/Body/Params",schemaPath:"spec#/components/schemas/TokenRequest/properties/Body/properties/Params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data1.lgn !== undefined){
-if(typeof data1.lgn !== "string"){
-const err5 = {instancePath:instancePath+"/Body/Params/lgn",schemaPath:"spec#/components/schemas/TokenRequest/properties/Body/properties/Params/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data1.psw !== undefined){
-if(typeof data1.psw !== "string"){
-const err6 = {instancePath:instancePath+"/Body/Params/psw",schemaPath:"spec#/components/schemas/TokenRequest/properties/Body/properties/Params/properties/psw/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data1.initiator !== undefined){
-if(typeof data1.initiator !== "string"){
-const err7 = {instancePath:instancePath+"/Body/Params/initiator",schemaPath:"spec#/components/schemas/TokenRequest/properties/Body/properties/Params/properties/initiator/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data1.captcha !== undefined){
-if(typeof data1.captcha !== "string"){
-const err8 = {instancePath:instancePath+"/Body/Params/captcha",schemaPath:"spec#/components/schemas/TokenRequest/properties/Body/properties/Params/properties/captcha/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data1.captchaSession !== undefined){
-if(typeof data1.captchaSession !== "string"){
-const err9 = {instancePath:instancePath+"/Body/Params/captchaSession",schemaPath:"spec#/components/schemas/TokenRequest/properties/Body/properties/Params/properties/captchaSession/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/Body/Params",schemaPath:"spec#/components/schemas/TokenRequest/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/Body",schemaPath:"spec#/components/schemas/TokenRequest/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath,schemaPath:"spec#/components/schemas/TokenRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-validate2.errors = vErrors;
-return errors === 0;
-}
-validate2.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const account_refresh_request = validate3;
-const schema5 = {"$ref":"spec#/components/schemas/RefreshRequest","$id":"op-account_refresh_request"};
-const schema6 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"token":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false};
-
-function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-account_refresh_request" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate3.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.Body === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/RefreshRequest/required",keyword:"required",params:{missingProperty: "Body"},message:"must have required property '"+"Body"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "Body")){
-const err1 = {instancePath,schemaPath:"spec#/components/schemas/RefreshRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.Body !== undefined){
-let data0 = data.Body;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.Params === undefined){
-const err2 = {instancePath:instancePath+"/Body",schemaPath:"spec#/components/schemas/RefreshRequest/properties/Body/required",keyword:"required",params:{missingProperty: "Params"},message:"must have required property '"+"Params"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-for(const key1 in data0){
-if(!(key1 === "Params")){
-const err3 = {instancePath:instancePath+"/Body",schemaPath:"spec#/components/schemas/RefreshRequest/properties/Body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data0.Params !== undefined){
-let data1 = data0.Params;
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-for(const key2 in data1){
-if(!(key2 === "token")){
-const err4 = {instancePath:instancePath+"/Body/Params",schemaPath:"spec#/components/schemas/RefreshRequest/properties/Body/properties/Params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data1.token !== undefined){
-if(typeof data1.token !== "string"){
-const err5 = {instancePath:instancePath+"/Body/Params/token",schemaPath:"spec#/components/schemas/RefreshRequest/properties/Body/properties/Params/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/Body/Params",schemaPath:"spec#/components/schemas/RefreshRequest/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/Body",schemaPath:"spec#/components/schemas/RefreshRequest/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"spec#/components/schemas/RefreshRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-validate3.errors = vErrors;
-return errors === 0;
-}
-validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const account_logout_request = validate4;
-const schema7 = {"$ref":"spec#/components/schemas/LogoutRequest","$id":"op-account_logout_request"};
-const schema8 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"refreshToken":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false};
-
-function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-account_logout_request" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate4.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.Body === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/LogoutRequest/required",keyword:"required",params:{missingProperty: "Body"},message:"must have required property '"+"Body"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "Body")){
-const err1 = {instancePath,schemaPath:"spec#/components/schemas/LogoutRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.Body !== undefined){
-let data0 = data.Body;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.Params === undefined){
-const err2 = {instancePath:instancePath+"/Body",schemaPath:"spec#/components/schemas/LogoutRequest/properties/Body/required",keyword:"required",params:{missingProperty: "Params"},message:"must have required property '"+"Params"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-for(const key1 in data0){
-if(!(key1 === "Params")){
-const err3 = {instancePath:instancePath+"/Body",schemaPath:"spec#/components/schemas/LogoutRequest/properties/Body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data0.Params !== undefined){
-let data1 = data0.Params;
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-for(const key2 in data1){
-if(!(key2 === "refreshToken")){
-const err4 = {instancePath:instancePath+"/Body/Params",schemaPath:"spec#/components/schemas/LogoutRequest/properties/Body/properties/Params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data1.refreshToken !== undefined){
-if(typeof data1.refreshToken !== "string"){
-const err5 = {instancePath:instancePath+"/Body/Params/refreshToken",schemaPath:"spec#/components/schemas/LogoutRequest/properties/Body/properties/Params/properties/refreshToken/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/Body/Params",schemaPath:"spec#/components/schemas/LogoutRequest/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/Body",schemaPath:"spec#/components/schemas/LogoutRequest/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"spec#/components/schemas/LogoutRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-validate4.errors = vErrors;
-return errors === 0;
-}
-validate4.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const user_profile_request = validate5;
-const schema9 = {"$ref":"spec#/components/schemas/ProfileRequest","$id":"op-user_profile_request"};
-const schema10 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"idUser":{"type":"integer"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false};
-
-function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-user_profile_request" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate5.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.Body === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/ProfileRequest/required",keyword:"required",params:{missingProperty: "Body"},message:"must have required property '"+"Body"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "Body")){
-const err1 = {instancePath,schemaPath:"spec#/components/schemas/ProfileRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.Body !== undefined){
-let data0 = data.Body;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.Params === undefined){
-const err2 = {instancePath:instancePath+"/Body",schemaPath:"spec#/components/schemas/ProfileRequest/properties/Body/required",keyword:"required",params:{missingProperty: "Params"},message:"must have required property '"+"Params"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-for(const key1 in data0){
-if(!(key1 === "Params")){
-const err3 = {instancePath:instancePath+"/Body",schemaPath:"spec#/components/schemas/ProfileRequest/properties/Body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data0.Params !== undefined){
-let data1 = data0.Params;
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-for(const key2 in data1){
-if(!(key2 === "idUser")){
-const err4 = {instancePath:instancePath+"/Body/Params",schemaPath:"spec#/components/schemas/ProfileRequest/properties/Body/properties/Params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data1.idUser !== undefined){
-let data2 = data1.idUser;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err5 = {instancePath:instancePath+"/Body/Params/idUser",schemaPath:"spec#/components/schemas/ProfileRequest/properties/Body/properties/Params/properties/idUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/Body/Params",schemaPath:"spec#/components/schemas/ProfileRequest/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/Body",schemaPath:"spec#/components/schemas/ProfileRequest/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"spec#/components/schemas/ProfileRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-validate5.errors = vErrors;
-return errors === 0;
-}
-validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const agents_list_request = validate6;
-const schema11 = {"$ref":"spec#/components/schemas/AgentListRequest","$id":"op-agents_list_request"};
-const schema12 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"idAgent":{"$ref":"#/components/schemas/portal.IdAgent"},"sub":{"$ref":"#/components/schemas/portal.Sub"},"subOn":{"$ref":"#/components/schemas/Flag"},"name":{"type":"string"},"bin":{"type":"string"},"rnn":{"type":"string"},"address":{"type":"string"},"idAgentSearch":{"type":"integer"},"idTerminal":{"type":"integer"},"login":{"type":"string"},"cellPhone":{"type":"string"},"columns":{"type":"array","items":{"$ref":"#/components/schemas/AgentColumn"}}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false};
-const schema13 = {"type":"integer"};
-const schema14 = {"type":"integer","enum":[0,1,2,3,4]};
-const schema15 = {"type":"integer","enum":[0,1]};
-const func0 = Object.prototype.hasOwnProperty;
-const schema16 = {"anyOf":[{"$ref":"#/components/schemas/portal.AgentColumn"},{"type":"string"}]};
-const schema17 = {"type":"string","enum":["nowBalance","credit","rnn","lastPaymentDate","balancePlusSub","blocked","idParent","namePrint","leader","email","phone","bbik","bAccount","contract","ownerType"]};
-
-function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate8.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-let valid0 = false;
-const _errs1 = errors;
-if(typeof data !== "string"){
-const err0 = {instancePath,schemaPath:"#/components/schemas/portal.AgentColumn/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(!(((((((((((((((data === "nowBalance") || (data === "credit")) || (data === "rnn")) || (data === "lastPaymentDate")) || (data === "balancePlusSub")) || (data === "blocked")) || (data === "idParent")) || (data === "namePrint")) || (data === "leader")) || (data === "email")) || (data === "phone")) || (data === "bbik")) || (data === "bAccount")) || (data === "contract")) || (data === "ownerType"))){
-const err1 = {instancePath,schemaPath:"#/components/schemas/portal.AgentColumn/enum",keyword:"enum",params:{allowedValues: schema17.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs1 === errors;
-valid0 = valid0 || _valid0;
-const _errs4 = errors;
-if(typeof data !== "string"){
-const err2 = {instancePath,schemaPath:"#/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs4 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const err3 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-validate8.errors = vErrors;
-return errors === 0;
-}
-validate8.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-
-function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate7.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Body === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Body"},message:"must have required property '"+"Body"+"'"};
@@ -870,7 +204,541 @@ if(data0.Params !== undefined){
 let data1 = data0.Params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 for(const key2 in data1){
-if(!(func0.call(schema12.properties.Body.properties.Params.properties, key2))){
+if(!(((((key2 === "lgn") || (key2 === "psw")) || (key2 === "initiator")) || (key2 === "captcha")) || (key2 === "captchaSession"))){
+const err4 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data1.lgn !== undefined){
+if(typeof data1.lgn !== "string"){
+const err5 = {instancePath:instancePath+"/Body/Params/lgn",schemaPath:"#/properties/Body/properties/Params/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data1.psw !== undefined){
+if(typeof data1.psw !== "string"){
+const err6 = {instancePath:instancePath+"/Body/Params/psw",schemaPath:"#/properties/Body/properties/Params/properties/psw/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data1.initiator !== undefined){
+if(typeof data1.initiator !== "string"){
+const err7 = {instancePath:instancePath+"/Body/Params/initiator",schemaPath:"#/properties/Body/properties/Params/properties/initiator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data1.captcha !== undefined){
+if(typeof data1.captcha !== "string"){
+const err8 = {instancePath:instancePath+"/Body/Params/captcha",schemaPath:"#/properties/Body/properties/Params/properties/captcha/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data1.captchaSession !== undefined){
+if(typeof data1.captchaSession !== "string"){
+const err9 = {instancePath:instancePath+"/Body/Params/captchaSession",schemaPath:"#/properties/Body/properties/Params/properties/captchaSession/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+validate1.errors = vErrors;
+return errors === 0;
+}
+
+export const account_refresh_request = validate2;
+const schema2 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"token":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-account_refresh_request"};
+
+function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-account_refresh_request" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Body === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Body"},message:"must have required property '"+"Body"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "Body")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Body !== undefined){
+let data0 = data.Body;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(data0.Params === undefined){
+const err2 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/required",keyword:"required",params:{missingProperty: "Params"},message:"must have required property '"+"Params"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key1 in data0){
+if(!(key1 === "Params")){
+const err3 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data0.Params !== undefined){
+let data1 = data0.Params;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+for(const key2 in data1){
+if(!(key2 === "token")){
+const err4 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data1.token !== undefined){
+if(typeof data1.token !== "string"){
+const err5 = {instancePath:instancePath+"/Body/Params/token",schemaPath:"#/properties/Body/properties/Params/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate2.errors = vErrors;
+return errors === 0;
+}
+
+export const account_logout_request = validate3;
+const schema3 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"refreshToken":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-account_logout_request"};
+
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-account_logout_request" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Body === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Body"},message:"must have required property '"+"Body"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "Body")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Body !== undefined){
+let data0 = data.Body;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(data0.Params === undefined){
+const err2 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/required",keyword:"required",params:{missingProperty: "Params"},message:"must have required property '"+"Params"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key1 in data0){
+if(!(key1 === "Params")){
+const err3 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data0.Params !== undefined){
+let data1 = data0.Params;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+for(const key2 in data1){
+if(!(key2 === "refreshToken")){
+const err4 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data1.refreshToken !== undefined){
+if(typeof data1.refreshToken !== "string"){
+const err5 = {instancePath:instancePath+"/Body/Params/refreshToken",schemaPath:"#/properties/Body/properties/Params/properties/refreshToken/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate3.errors = vErrors;
+return errors === 0;
+}
+
+export const user_profile_request = validate4;
+const schema4 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"idUser":{"type":"integer"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-user_profile_request"};
+
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-user_profile_request" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Body === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Body"},message:"must have required property '"+"Body"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "Body")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Body !== undefined){
+let data0 = data.Body;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(data0.Params === undefined){
+const err2 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/required",keyword:"required",params:{missingProperty: "Params"},message:"must have required property '"+"Params"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key1 in data0){
+if(!(key1 === "Params")){
+const err3 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data0.Params !== undefined){
+let data1 = data0.Params;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+for(const key2 in data1){
+if(!(key2 === "idUser")){
+const err4 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data1.idUser !== undefined){
+let data2 = data1.idUser;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err5 = {instancePath:instancePath+"/Body/Params/idUser",schemaPath:"#/properties/Body/properties/Params/properties/idUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate4.errors = vErrors;
+return errors === 0;
+}
+
+export const agents_list_request = validate5;
+const schema5 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"idAgent":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"subOn":{"type":"integer","enum":[0,1]},"name":{"type":"string"},"bin":{"type":"string"},"rnn":{"type":"string"},"address":{"type":"string"},"idAgentSearch":{"type":"integer"},"idTerminal":{"type":"integer"},"login":{"type":"string"},"cellPhone":{"type":"string"},"columns":{"type":"array","items":{"anyOf":[{"type":"string","enum":["nowBalance","credit","rnn","lastPaymentDate","balancePlusSub","blocked","idParent","namePrint","leader","email","phone","bbik","bAccount","contract","ownerType"]},{"type":"string"}]}}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-agents_list_request"};
+const func0 = Object.prototype.hasOwnProperty;
+
+function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-agents_list_request" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Body === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Body"},message:"must have required property '"+"Body"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "Body")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Body !== undefined){
+let data0 = data.Body;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(data0.Params === undefined){
+const err2 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/required",keyword:"required",params:{missingProperty: "Params"},message:"must have required property '"+"Params"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key1 in data0){
+if(!(key1 === "Params")){
+const err3 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data0.Params !== undefined){
+let data1 = data0.Params;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+for(const key2 in data1){
+if(!(func0.call(schema5.properties.Body.properties.Params.properties, key2))){
 const err4 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
@@ -884,7 +752,7 @@ errors++;
 if(data1.idAgent !== undefined){
 let data2 = data1.idAgent;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err5 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/components/schemas/portal.IdAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err5 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/properties/Body/properties/Params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -897,7 +765,7 @@ errors++;
 if(data1.sub !== undefined){
 let data3 = data1.sub;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err6 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/components/schemas/portal.Sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err6 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -907,7 +775,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!(((((data3 === 0) || (data3 === 1)) || (data3 === 2)) || (data3 === 3)) || (data3 === 4))){
-const err7 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema14.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema5.properties.Body.properties.Params.properties.sub.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -920,7 +788,7 @@ errors++;
 if(data1.subOn !== undefined){
 let data4 = data1.subOn;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err8 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/components/schemas/Flag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err8 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -930,7 +798,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!((data4 === 0) || (data4 === 1))){
-const err9 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema15.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema5.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1043,14 +911,12 @@ let data13 = data1.columns;
 if(Array.isArray(data13)){
 const len0 = data13.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate8(data13[i0], {instancePath:instancePath+"/Body/Params/columns/" + i0,parentData:data13,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate8.errors : vErrors.concat(validate8.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err18 = {instancePath:instancePath+"/Body/Params/columns",schemaPath:"#/properties/Body/properties/Params/properties/columns/type",keyword:"type",params:{type: "array"},message:"must be array"};
+let data14 = data13[i0];
+const _errs33 = errors;
+let valid5 = false;
+const _errs34 = errors;
+if(typeof data14 !== "string"){
+const err18 = {instancePath:instancePath+"/Body/Params/columns/" + i0,schemaPath:"#/properties/Body/properties/Params/properties/columns/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1059,10 +925,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((((((((((((data14 === "nowBalance") || (data14 === "credit")) || (data14 === "rnn")) || (data14 === "lastPaymentDate")) || (data14 === "balancePlusSub")) || (data14 === "blocked")) || (data14 === "idParent")) || (data14 === "namePrint")) || (data14 === "leader")) || (data14 === "email")) || (data14 === "phone")) || (data14 === "bbik")) || (data14 === "bAccount")) || (data14 === "contract")) || (data14 === "ownerType"))){
+const err19 = {instancePath:instancePath+"/Body/Params/columns/" + i0,schemaPath:"#/properties/Body/properties/Params/properties/columns/items/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema5.properties.Body.properties.Params.properties.columns.items.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1071,10 +935,12 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var _valid0 = _errs34 === errors;
+valid5 = valid5 || _valid0;
+if(!valid5){
+const _errs36 = errors;
+if(typeof data14 !== "string"){
+const err20 = {instancePath:instancePath+"/Body/Params/columns/" + i0,schemaPath:"#/properties/Body/properties/Params/properties/columns/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1083,10 +949,11 @@ vErrors.push(err20);
 }
 errors++;
 }
+var _valid0 = _errs36 === errors;
+valid5 = valid5 || _valid0;
 }
-}
-else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!valid5){
+const err21 = {instancePath:instancePath+"/Body/Params/columns/" + i0,schemaPath:"#/properties/Body/properties/Params/properties/columns/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1095,46 +962,76 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate7.errors = vErrors;
+else {
+errors = _errs33;
+if(vErrors !== null){
+if(_errs33){
+vErrors.length = _errs33;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/Body/Params/columns",schemaPath:"#/properties/Body/properties/Params/properties/columns/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+else {
+const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+validate5.errors = vErrors;
 return errors === 0;
 }
-validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const terminals_list_request = validate6;
+const schema6 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"idAgent":{"type":"integer"},"idTypeTerminal":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"idTerminal":{"type":"integer"},"name":{"type":"string"},"rnm":{"type":"string"},"address":{"type":"string"},"active":{"type":"integer"},"format":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-terminals_list_request"};
 
 function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-agents_list_request" */;
+/*# sourceURL="op-terminals_list_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate6.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate7(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate7.errors : vErrors.concat(validate7.errors);
-errors = vErrors.length;
-}
-validate6.errors = vErrors;
-return errors === 0;
-}
-validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const terminals_list_request = validate11;
-const schema18 = {"$ref":"spec#/components/schemas/TerminalListRequest","$id":"op-terminals_list_request"};
-const schema19 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"idAgent":{"$ref":"#/components/schemas/portal.IdAgent"},"idTypeTerminal":{"type":"integer"},"sub":{"$ref":"#/components/schemas/portal.Sub"},"idTerminal":{"type":"integer"},"name":{"type":"string"},"rnm":{"type":"string"},"address":{"type":"string"},"active":{"type":"integer"},"format":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false};
-
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate12.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Body === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Body"},message:"must have required property '"+"Body"+"'"};
@@ -1187,7 +1084,7 @@ if(data0.Params !== undefined){
 let data1 = data0.Params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 for(const key2 in data1){
-if(!(func0.call(schema19.properties.Body.properties.Params.properties, key2))){
+if(!(func0.call(schema6.properties.Body.properties.Params.properties, key2))){
 const err4 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
@@ -1201,7 +1098,7 @@ errors++;
 if(data1.idAgent !== undefined){
 let data2 = data1.idAgent;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err5 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/components/schemas/portal.IdAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err5 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/properties/Body/properties/Params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1227,7 +1124,7 @@ errors++;
 if(data1.sub !== undefined){
 let data4 = data1.sub;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err7 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/components/schemas/portal.Sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err7 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1237,7 +1134,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!(((((data4 === 0) || (data4 === 1)) || (data4 === 2)) || (data4 === 3)) || (data4 === 4))){
-const err8 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema14.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema6.properties.Body.properties.Params.properties.sub.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1356,48 +1253,18 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate12.errors = vErrors;
+validate6.errors = vErrors;
 return errors === 0;
 }
-validate12.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-terminals_list_request" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate11.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate12(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
-errors = vErrors.length;
-}
-validate11.errors = vErrors;
-return errors === 0;
-}
-validate11.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const reports_payments_request = validate14;
-const schema22 = {"$ref":"spec#/components/schemas/PaymentsReportRequest","$id":"op-reports_payments_request"};
-const schema23 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"$ref":"#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"$ref":"#/components/schemas/Flag"},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false};
-const schema24 = {"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"};
+export const reports_payments_request = validate7;
+const schema7 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_payments_request"};
 const pattern0 = new RegExp("^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$", "");
 
-function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_payments_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate15.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Body === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Body"},message:"must have required property '"+"Body"+"'"};
@@ -1453,7 +1320,7 @@ if(data1.dateFrom !== undefined){
 let data2 = data1.dateFrom;
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-const err4 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err4 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1464,7 +1331,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1478,7 +1345,7 @@ if(data1.dateTo !== undefined){
 let data3 = data1.dateTo;
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
-const err6 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err6 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1489,7 +1356,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1515,7 +1382,7 @@ errors++;
 if(data1.subOn !== undefined){
 let data5 = data1.subOn;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err9 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/components/schemas/Flag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err9 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1525,7 +1392,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!((data5 === 0) || (data5 === 1))){
-const err10 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema15.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema7.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1620,47 +1487,17 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate15.errors = vErrors;
+validate7.errors = vErrors;
 return errors === 0;
 }
-validate15.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const reports_cashCollections_request = validate8;
+const schema8 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"type":"string","enum":["xlsx"]},"kazPost":{"type":"integer"},"kassaNova":{"type":"integer"}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_cashCollections_request"};
 
-function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-reports_payments_request" */;
+function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_cashCollections_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate14.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate15(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
-errors = vErrors.length;
-}
-validate14.errors = vErrors;
-return errors === 0;
-}
-validate14.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const reports_cashCollections_request = validate17;
-const schema27 = {"$ref":"spec#/components/schemas/CashCollectionsReportRequest","$id":"op-reports_cashCollections_request"};
-const schema28 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"$ref":"#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"$ref":"#/components/schemas/Flag"},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"$ref":"#/components/schemas/XlsxFormat"},"kazPost":{"type":"integer"},"kassaNova":{"type":"integer"}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false};
-const schema32 = {"type":"string","enum":["xlsx"]};
-
-function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate18.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Body === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Body"},message:"must have required property '"+"Body"+"'"};
@@ -1716,7 +1553,7 @@ if(data1.dateFrom !== undefined){
 let data2 = data1.dateFrom;
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-const err4 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err4 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1727,7 +1564,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1741,7 +1578,7 @@ if(data1.dateTo !== undefined){
 let data3 = data1.dateTo;
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
-const err6 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err6 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1752,7 +1589,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1778,7 +1615,7 @@ errors++;
 if(data1.subOn !== undefined){
 let data5 = data1.subOn;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err9 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/components/schemas/Flag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err9 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1788,7 +1625,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!((data5 === 0) || (data5 === 1))){
-const err10 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema15.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema8.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1827,7 +1664,7 @@ errors++;
 if(data1.format !== undefined){
 let data8 = data1.format;
 if(typeof data8 !== "string"){
-const err13 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/components/schemas/XlsxFormat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err13 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1837,7 +1674,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!(data8 === "xlsx")){
-const err14 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema32.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/enum",keyword:"enum",params:{allowedValues: schema8.properties.Body.properties.Params.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1908,46 +1745,17 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate18.errors = vErrors;
+validate8.errors = vErrors;
 return errors === 0;
 }
-validate18.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const reports_terminalTurnovers_request = validate9;
+const schema9 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"groupByDay":{"type":"integer","enum":[0,1]},"format":{"type":"string","enum":["xlsx"]},"onlySystemAgents":{"type":"integer","enum":[0,1]}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_terminalTurnovers_request"};
 
-function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-reports_cashCollections_request" */;
+function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_terminalTurnovers_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate17.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate18(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate18.errors : vErrors.concat(validate18.errors);
-errors = vErrors.length;
-}
-validate17.errors = vErrors;
-return errors === 0;
-}
-validate17.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const reports_terminalTurnovers_request = validate20;
-const schema33 = {"$ref":"spec#/components/schemas/TerminalTurnoversReportRequest","$id":"op-reports_terminalTurnovers_request"};
-const schema34 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"$ref":"#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"#/components/schemas/dates.PortalDate"},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"$ref":"#/components/schemas/Flag"},"groupByDay":{"$ref":"#/components/schemas/Flag"},"format":{"$ref":"#/components/schemas/XlsxFormat"},"onlySystemAgents":{"$ref":"#/components/schemas/Flag"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false};
-
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate21.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Body === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Body"},message:"must have required property '"+"Body"+"'"};
@@ -2000,7 +1808,7 @@ if(data0.Params !== undefined){
 let data1 = data0.Params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 for(const key2 in data1){
-if(!(func0.call(schema34.properties.Body.properties.Params.properties, key2))){
+if(!(func0.call(schema9.properties.Body.properties.Params.properties, key2))){
 const err4 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
@@ -2015,7 +1823,7 @@ if(data1.dateFrom !== undefined){
 let data2 = data1.dateFrom;
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2026,7 +1834,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2040,7 +1848,7 @@ if(data1.dateTo !== undefined){
 let data3 = data1.dateTo;
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
-const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2051,7 +1859,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err8 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2103,7 +1911,7 @@ errors++;
 if(data1.subOn !== undefined){
 let data7 = data1.subOn;
 if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
-const err12 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/components/schemas/Flag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err12 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2113,7 +1921,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!((data7 === 0) || (data7 === 1))){
-const err13 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema15.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema9.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2126,7 +1934,7 @@ errors++;
 if(data1.groupByDay !== undefined){
 let data8 = data1.groupByDay;
 if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err14 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/components/schemas/Flag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err14 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2136,7 +1944,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!((data8 === 0) || (data8 === 1))){
-const err15 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema15.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/enum",keyword:"enum",params:{allowedValues: schema9.properties.Body.properties.Params.properties.groupByDay.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2149,7 +1957,7 @@ errors++;
 if(data1.format !== undefined){
 let data9 = data1.format;
 if(typeof data9 !== "string"){
-const err16 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/components/schemas/XlsxFormat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err16 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2159,7 +1967,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!(data9 === "xlsx")){
-const err17 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema32.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/enum",keyword:"enum",params:{allowedValues: schema9.properties.Body.properties.Params.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2172,7 +1980,7 @@ errors++;
 if(data1.onlySystemAgents !== undefined){
 let data10 = data1.onlySystemAgents;
 if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
-const err18 = {instancePath:instancePath+"/Body/Params/onlySystemAgents",schemaPath:"#/components/schemas/Flag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err18 = {instancePath:instancePath+"/Body/Params/onlySystemAgents",schemaPath:"#/properties/Body/properties/Params/properties/onlySystemAgents/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2182,7 +1990,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((data10 === 0) || (data10 === 1))){
-const err19 = {instancePath:instancePath+"/Body/Params/onlySystemAgents",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema15.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/Body/Params/onlySystemAgents",schemaPath:"#/properties/Body/properties/Params/properties/onlySystemAgents/enum",keyword:"enum",params:{allowedValues: schema9.properties.Body.properties.Params.properties.onlySystemAgents.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2227,47 +2035,18 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate21.errors = vErrors;
+validate9.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-reports_terminalTurnovers_request" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate20.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate21(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
-errors = vErrors.length;
-}
-validate20.errors = vErrors;
-return errors === 0;
-}
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const reports_terminalTurnoversExtended_request = validate23;
-const schema41 = {"$ref":"spec#/components/schemas/TerminalTurnoversExtendedReportRequest","$id":"op-reports_terminalTurnoversExtended_request"};
-const schema42 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"$ref":"#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"$ref":"#/components/schemas/portal.Sub"},"groupByDay":{"$ref":"#/components/schemas/Flag"},"isAddCommissionForSecondPay":{"$ref":"#/components/schemas/Flag"}},"patternProperties":{"^isAddCommissionForCance":{"$ref":"#/components/schemas/Flag"}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false};
+export const reports_terminalTurnoversExtended_request = validate10;
+const schema10 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"groupByDay":{"type":"integer","enum":[0,1]},"isAddCommissionForSecondPay":{"type":"integer","enum":[0,1]}},"patternProperties":{"^isAddCommissionForCance":{"type":"integer","enum":[0,1]}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_terminalTurnoversExtended_request"};
 const pattern8 = new RegExp("^isAddCommissionForCance", "");
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_terminalTurnoversExtended_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Body === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Body"},message:"must have required property '"+"Body"+"'"};
@@ -2323,7 +2102,7 @@ if(data1.dateFrom !== undefined){
 let data2 = data1.dateFrom;
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-const err4 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err4 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2334,7 +2113,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2348,7 +2127,7 @@ if(data1.dateTo !== undefined){
 let data3 = data1.dateTo;
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
-const err6 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err6 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2359,7 +2138,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2398,7 +2177,7 @@ errors++;
 if(data1.sub !== undefined){
 let data6 = data1.sub;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err10 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/components/schemas/portal.Sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err10 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2408,7 +2187,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!(((((data6 === 0) || (data6 === 1)) || (data6 === 2)) || (data6 === 3)) || (data6 === 4))){
-const err11 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema14.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema10.properties.Body.properties.Params.properties.sub.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2421,7 +2200,7 @@ errors++;
 if(data1.groupByDay !== undefined){
 let data7 = data1.groupByDay;
 if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
-const err12 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/components/schemas/Flag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err12 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2431,7 +2210,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!((data7 === 0) || (data7 === 1))){
-const err13 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema15.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/enum",keyword:"enum",params:{allowedValues: schema10.properties.Body.properties.Params.properties.groupByDay.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2444,7 +2223,7 @@ errors++;
 if(data1.isAddCommissionForSecondPay !== undefined){
 let data8 = data1.isAddCommissionForSecondPay;
 if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err14 = {instancePath:instancePath+"/Body/Params/isAddCommissionForSecondPay",schemaPath:"#/components/schemas/Flag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err14 = {instancePath:instancePath+"/Body/Params/isAddCommissionForSecondPay",schemaPath:"#/properties/Body/properties/Params/properties/isAddCommissionForSecondPay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2454,7 +2233,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!((data8 === 0) || (data8 === 1))){
-const err15 = {instancePath:instancePath+"/Body/Params/isAddCommissionForSecondPay",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema15.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/Body/Params/isAddCommissionForSecondPay",schemaPath:"#/properties/Body/properties/Params/properties/isAddCommissionForSecondPay/enum",keyword:"enum",params:{allowedValues: schema10.properties.Body.properties.Params.properties.isAddCommissionForSecondPay.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2468,7 +2247,7 @@ for(const key2 in data1){
 if(pattern8.test(key2)){
 let data9 = data1[key2];
 if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-const err16 = {instancePath:instancePath+"/Body/Params/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Flag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err16 = {instancePath:instancePath+"/Body/Params/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/Body/properties/Params/patternProperties/%5EisAddCommissionForCance/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2478,7 +2257,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!((data9 === 0) || (data9 === 1))){
-const err17 = {instancePath:instancePath+"/Body/Params/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema15.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/Body/Params/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/Body/properties/Params/patternProperties/%5EisAddCommissionForCance/enum",keyword:"enum",params:{allowedValues: schema10.properties.Body.properties.Params.patternProperties["^isAddCommissionForCance"].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2524,46 +2303,17 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate10.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const reports_remunerationByService_request = validate11;
+const schema11 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_remunerationByService_request"};
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-reports_terminalTurnoversExtended_request" */;
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_remunerationByService_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate24(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
-errors = vErrors.length;
-}
-validate23.errors = vErrors;
-return errors === 0;
-}
-validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const reports_remunerationByService_request = validate26;
-const schema49 = {"$ref":"spec#/components/schemas/RemunerationReportRequest","$id":"op-reports_remunerationByService_request"};
-const schema50 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"format":{"$ref":"#/components/schemas/XlsxFormat"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false};
-
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate27.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Body === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Body"},message:"must have required property '"+"Body"+"'"};
@@ -2630,7 +2380,7 @@ errors++;
 if(data1.format !== undefined){
 let data2 = data1.format;
 if(typeof data2 !== "string"){
-const err5 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/components/schemas/XlsxFormat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2640,7 +2390,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(data2 === "xlsx")){
-const err6 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema32.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/enum",keyword:"enum",params:{allowedValues: schema11.properties.Body.properties.Params.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2685,46 +2435,17 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate27.errors = vErrors;
+validate11.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const reports_dealerStatistics_request = validate12;
+const schema12 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"groupByDay":{"type":"integer","enum":[0,1]},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_dealerStatistics_request"};
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-reports_remunerationByService_request" */;
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_dealerStatistics_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
-errors = vErrors.length;
-}
-validate26.errors = vErrors;
-return errors === 0;
-}
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const reports_dealerStatistics_request = validate29;
-const schema52 = {"$ref":"spec#/components/schemas/DealerStatisticsReportRequest","$id":"op-reports_dealerStatistics_request"};
-const schema53 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"$ref":"#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"$ref":"#/components/schemas/Flag"},"groupByDay":{"$ref":"#/components/schemas/Flag"},"format":{"$ref":"#/components/schemas/XlsxFormat"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false};
-
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate30.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Body === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Body"},message:"must have required property '"+"Body"+"'"};
@@ -2792,7 +2513,7 @@ if(data1.dateFrom !== undefined){
 let data2 = data1.dateFrom;
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2803,7 +2524,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2817,7 +2538,7 @@ if(data1.dateTo !== undefined){
 let data3 = data1.dateTo;
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
-const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2828,7 +2549,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err8 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2854,7 +2575,7 @@ errors++;
 if(data1.subOn !== undefined){
 let data5 = data1.subOn;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err10 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/components/schemas/Flag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err10 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2864,7 +2585,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((data5 === 0) || (data5 === 1))){
-const err11 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema15.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema12.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2877,7 +2598,7 @@ errors++;
 if(data1.groupByDay !== undefined){
 let data6 = data1.groupByDay;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err12 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/components/schemas/Flag/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err12 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2887,7 +2608,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!((data6 === 0) || (data6 === 1))){
-const err13 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/components/schemas/Flag/enum",keyword:"enum",params:{allowedValues: schema15.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/enum",keyword:"enum",params:{allowedValues: schema12.properties.Body.properties.Params.properties.groupByDay.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2900,7 +2621,7 @@ errors++;
 if(data1.format !== undefined){
 let data7 = data1.format;
 if(typeof data7 !== "string"){
-const err14 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/components/schemas/XlsxFormat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err14 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2910,7 +2631,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!(data7 === "xlsx")){
-const err15 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema32.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/enum",keyword:"enum",params:{allowedValues: schema12.properties.Body.properties.Params.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2955,29 +2676,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate30.errors = vErrors;
+validate12.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-reports_dealerStatistics_request" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate29.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate30(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
-errors = vErrors.length;
-}
-validate29.errors = vErrors;
-return errors === 0;
-}
-validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

@@ -8,13 +8,6 @@ function validate0(data, {instancePath="", parentData, parentDataProperty, rootD
 /*# sourceURL="op-account_captcha_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate0.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.captchaSession === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "captchaSession"},message:"must have required property '"+"captchaSession"+"'"};
@@ -77,7 +70,6 @@ errors++;
 validate0.errors = vErrors;
 return errors === 0;
 }
-validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_captcha_response = validate1;
 const schema1 = {"$ref":"spec#/components/schemas/CaptchaResponse","$id":"op-account_captcha_response"};
@@ -88,13 +80,6 @@ const schema5 = {"type":"object","additionalProperties":true};
 function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate3.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
@@ -199,20 +184,12 @@ errors++;
 validate3.errors = vErrors;
 return errors === 0;
 }
-validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_captcha_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(validate3(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate3.errors : vErrors.concat(validate3.errors);
 errors = vErrors.length;
@@ -220,7 +197,6 @@ errors = vErrors.length;
 validate1.errors = vErrors;
 return errors === 0;
 }
-validate1.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_token_input = validate5;
 const schema6 = {"type":"object","properties":{"lgn":{"type":"string"},"psw":{"type":"string"},"initiator":{"type":"string"},"captcha":{"type":"string"},"captchaSession":{"type":"string"}},"additionalProperties":false,"$id":"op-account_token_input"};
@@ -229,13 +205,6 @@ function validate5(data, {instancePath="", parentData, parentDataProperty, rootD
 /*# sourceURL="op-account_token_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate5.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(((((key0 === "lgn") || (key0 === "psw")) || (key0 === "initiator")) || (key0 === "captcha")) || (key0 === "captchaSession"))){
@@ -323,7 +292,6 @@ errors++;
 validate5.errors = vErrors;
 return errors === 0;
 }
-validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_token_response = validate6;
 const schema7 = {"$ref":"spec#/components/schemas/TokensResponse","$id":"op-account_token_response"};
@@ -333,13 +301,6 @@ const schema10 = {"type":"object","additionalProperties":true};
 function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate7.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
@@ -444,20 +405,12 @@ errors++;
 validate7.errors = vErrors;
 return errors === 0;
 }
-validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_token_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate6.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(validate7(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate7.errors : vErrors.concat(validate7.errors);
 errors = vErrors.length;
@@ -465,7 +418,6 @@ errors = vErrors.length;
 validate6.errors = vErrors;
 return errors === 0;
 }
-validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_refresh_input = validate9;
 const schema11 = {"type":"object","properties":{"token":{"type":"string"}},"additionalProperties":false,"$id":"op-account_refresh_input"};
@@ -474,13 +426,6 @@ function validate9(data, {instancePath="", parentData, parentDataProperty, rootD
 /*# sourceURL="op-account_refresh_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate9.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(key0 === "token")){
@@ -520,7 +465,6 @@ errors++;
 validate9.errors = vErrors;
 return errors === 0;
 }
-validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_refresh_response = validate10;
 const schema12 = {"$ref":"spec#/components/schemas/TokensResponse","$id":"op-account_refresh_response"};
@@ -528,13 +472,6 @@ const schema12 = {"$ref":"spec#/components/schemas/TokensResponse","$id":"op-acc
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate11.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
@@ -639,20 +576,12 @@ errors++;
 validate11.errors = vErrors;
 return errors === 0;
 }
-validate11.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_refresh_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate10.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(validate11(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
 errors = vErrors.length;
@@ -660,7 +589,6 @@ errors = vErrors.length;
 validate10.errors = vErrors;
 return errors === 0;
 }
-validate10.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_logout_input = validate13;
 const schema16 = {"type":"object","properties":{"refreshToken":{"type":"string"}},"additionalProperties":false,"$id":"op-account_logout_input"};
@@ -669,13 +597,6 @@ function validate13(data, {instancePath="", parentData, parentDataProperty, root
 /*# sourceURL="op-account_logout_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate13.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(key0 === "refreshToken")){
@@ -715,7 +636,6 @@ errors++;
 validate13.errors = vErrors;
 return errors === 0;
 }
-validate13.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const account_logout_response = validate14;
 const schema17 = {"$ref":"spec#/components/schemas/envelopes.PortalV2Envelope","$id":"op-account_logout_response"};
@@ -724,13 +644,6 @@ function validate14(data, {instancePath="", parentData, parentDataProperty, root
 /*# sourceURL="op-account_logout_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate14.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
 const err0 = {instancePath,schemaPath:"spec#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
@@ -808,7 +721,6 @@ errors++;
 validate14.errors = vErrors;
 return errors === 0;
 }
-validate14.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const user_profile_input = validate15;
 const schema19 = {"type":"object","properties":{"idUser":{"type":"integer"}},"additionalProperties":false,"$id":"op-user_profile_input"};
@@ -817,13 +729,6 @@ function validate15(data, {instancePath="", parentData, parentDataProperty, root
 /*# sourceURL="op-user_profile_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate15.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(key0 === "idUser")){
@@ -864,7 +769,6 @@ errors++;
 validate15.errors = vErrors;
 return errors === 0;
 }
-validate15.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const user_profile_response = validate16;
 const schema20 = {"$ref":"spec#/components/schemas/UserResponse","$id":"op-user_profile_response"};
@@ -874,13 +778,6 @@ const schema23 = {"type":"object","properties":{"idUser":{"type":"integer"},"lgn
 function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate17.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
@@ -1070,20 +967,12 @@ errors++;
 validate17.errors = vErrors;
 return errors === 0;
 }
-validate17.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-user_profile_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate16.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(validate17(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate17.errors : vErrors.concat(validate17.errors);
 errors = vErrors.length;
@@ -1091,7 +980,6 @@ errors = vErrors.length;
 validate16.errors = vErrors;
 return errors === 0;
 }
-validate16.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const user_me_input = validate19;
 const schema24 = {"type":"object","properties":{},"additionalProperties":false,"$id":"op-user_me_input"};
@@ -1100,13 +988,6 @@ function validate19(data, {instancePath="", parentData, parentDataProperty, root
 /*# sourceURL="op-user_me_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate19.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -1132,7 +1013,6 @@ errors++;
 validate19.errors = vErrors;
 return errors === 0;
 }
-validate19.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const user_me_response = validate20;
 const schema25 = {"$ref":"spec#/components/schemas/UserResponse","$id":"op-user_me_response"};
@@ -1140,13 +1020,6 @@ const schema25 = {"$ref":"spec#/components/schemas/UserResponse","$id":"op-user_
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
@@ -1336,20 +1209,12 @@ errors++;
 validate21.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-user_me_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(!(validate21(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 errors = vErrors.length;
@@ -1357,125 +1222,15 @@ errors = vErrors.length;
 validate20.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const agents_list_input = validate23;
-const schema29 = {"type":"object","properties":{"idAgent":{"$ref":"spec#/components/schemas/portal.IdAgent"},"sub":{"$ref":"spec#/components/schemas/portal.Sub"},"name":{"type":"string"},"bin":{"type":"string"},"address":{"type":"string"},"idAgentSearch":{"type":"integer"},"idTerminal":{"type":"integer"},"login":{"type":"string"},"cellPhone":{"type":"string"},"columns":{"type":"array","items":{"$ref":"spec#/components/schemas/AgentColumn"}}},"additionalProperties":false,"$id":"op-agents_list_input"};
-const schema30 = {"type":"integer"};
-const schema31 = {"type":"integer","enum":[0,1,2,3,4]};
+const schema29 = {"type":"object","properties":{"idAgent":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"name":{"type":"string"},"bin":{"type":"string"},"address":{"type":"string"},"idAgentSearch":{"type":"integer"},"idTerminal":{"type":"integer"},"login":{"type":"string"},"cellPhone":{"type":"string"},"columns":{"type":"array","items":{"anyOf":[{"type":"string","enum":["nowBalance","credit","rnn","lastPaymentDate","balancePlusSub","blocked","idParent","namePrint","leader","email","phone","bbik","bAccount","contract","ownerType"]},{"type":"string","enum":["firstPaymentDate"]},{"type":"string"}]}}},"additionalProperties":false,"$id":"op-agents_list_input"};
 const func0 = Object.prototype.hasOwnProperty;
-const schema32 = {"anyOf":[{"$ref":"#/components/schemas/portal.AgentColumn"},{"type":"string","enum":["firstPaymentDate"]},{"type":"string"}]};
-const schema33 = {"type":"string","enum":["nowBalance","credit","rnn","lastPaymentDate","balancePlusSub","blocked","idParent","namePrint","leader","email","phone","bbik","bAccount","contract","ownerType"]};
-
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate24.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-let valid0 = false;
-const _errs1 = errors;
-if(typeof data !== "string"){
-const err0 = {instancePath,schemaPath:"#/components/schemas/portal.AgentColumn/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(!(((((((((((((((data === "nowBalance") || (data === "credit")) || (data === "rnn")) || (data === "lastPaymentDate")) || (data === "balancePlusSub")) || (data === "blocked")) || (data === "idParent")) || (data === "namePrint")) || (data === "leader")) || (data === "email")) || (data === "phone")) || (data === "bbik")) || (data === "bAccount")) || (data === "contract")) || (data === "ownerType"))){
-const err1 = {instancePath,schemaPath:"#/components/schemas/portal.AgentColumn/enum",keyword:"enum",params:{allowedValues: schema33.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs1 === errors;
-valid0 = valid0 || _valid0;
-const _errs4 = errors;
-if(typeof data !== "string"){
-const err2 = {instancePath,schemaPath:"#/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!(data === "firstPaymentDate")){
-const err3 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema32.anyOf[1].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var _valid0 = _errs4 === errors;
-valid0 = valid0 || _valid0;
-const _errs6 = errors;
-if(typeof data !== "string"){
-const err4 = {instancePath,schemaPath:"#/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-var _valid0 = _errs6 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const err5 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-validate24.errors = vErrors;
-return errors === 0;
-}
-validate24.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-agents_list_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(func0.call(schema29.properties, key0))){
@@ -1492,7 +1247,7 @@ errors++;
 if(data.idAgent !== undefined){
 let data0 = data.idAgent;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err1 = {instancePath:instancePath+"/idAgent",schemaPath:"spec#/components/schemas/portal.IdAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err1 = {instancePath:instancePath+"/idAgent",schemaPath:"#/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1505,7 +1260,7 @@ errors++;
 if(data.sub !== undefined){
 let data1 = data.sub;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err2 = {instancePath:instancePath+"/sub",schemaPath:"spec#/components/schemas/portal.Sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err2 = {instancePath:instancePath+"/sub",schemaPath:"#/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1515,7 +1270,7 @@ vErrors.push(err2);
 errors++;
 }
 if(!(((((data1 === 0) || (data1 === 1)) || (data1 === 2)) || (data1 === 3)) || (data1 === 4))){
-const err3 = {instancePath:instancePath+"/sub",schemaPath:"spec#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema31.enum},message:"must be equal to one of the allowed values"};
+const err3 = {instancePath:instancePath+"/sub",schemaPath:"#/properties/sub/enum",keyword:"enum",params:{allowedValues: schema29.properties.sub.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1616,14 +1371,12 @@ let data9 = data.columns;
 if(Array.isArray(data9)){
 const len0 = data9.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate24(data9[i0], {instancePath:instancePath+"/columns/" + i0,parentData:data9,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/columns",schemaPath:"#/properties/columns/type",keyword:"type",params:{type: "array"},message:"must be array"};
+let data10 = data9[i0];
+const _errs23 = errors;
+let valid3 = false;
+const _errs24 = errors;
+if(typeof data10 !== "string"){
+const err11 = {instancePath:instancePath+"/columns/" + i0,schemaPath:"#/properties/columns/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1632,10 +1385,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-}
-else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((((((((((((data10 === "nowBalance") || (data10 === "credit")) || (data10 === "rnn")) || (data10 === "lastPaymentDate")) || (data10 === "balancePlusSub")) || (data10 === "blocked")) || (data10 === "idParent")) || (data10 === "namePrint")) || (data10 === "leader")) || (data10 === "email")) || (data10 === "phone")) || (data10 === "bbik")) || (data10 === "bAccount")) || (data10 === "contract")) || (data10 === "ownerType"))){
+const err12 = {instancePath:instancePath+"/columns/" + i0,schemaPath:"#/properties/columns/items/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema29.properties.columns.items.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1644,26 +1395,105 @@ vErrors.push(err12);
 }
 errors++;
 }
+var _valid0 = _errs24 === errors;
+valid3 = valid3 || _valid0;
+if(!valid3){
+const _errs26 = errors;
+if(typeof data10 !== "string"){
+const err13 = {instancePath:instancePath+"/columns/" + i0,schemaPath:"#/properties/columns/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(!(data10 === "firstPaymentDate")){
+const err14 = {instancePath:instancePath+"/columns/" + i0,schemaPath:"#/properties/columns/items/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema29.properties.columns.items.anyOf[1].enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+var _valid0 = _errs26 === errors;
+valid3 = valid3 || _valid0;
+if(!valid3){
+const _errs28 = errors;
+if(typeof data10 !== "string"){
+const err15 = {instancePath:instancePath+"/columns/" + i0,schemaPath:"#/properties/columns/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+var _valid0 = _errs28 === errors;
+valid3 = valid3 || _valid0;
+}
+}
+if(!valid3){
+const err16 = {instancePath:instancePath+"/columns/" + i0,schemaPath:"#/properties/columns/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+else {
+errors = _errs23;
+if(vErrors !== null){
+if(_errs23){
+vErrors.length = _errs23;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/columns",schemaPath:"#/properties/columns/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
 validate23.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const agents_list_response = validate26;
-const schema34 = {"$ref":"spec#/components/schemas/AgentsResponse","$id":"op-agents_list_response"};
-const schema35 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.Agent"},"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.Agent"}}}}]};
-const schema37 = {"type":"object","properties":{"nowBalance":{},"credit":{},"rnn":{},"lastPaymentDate":{},"balancePlusSub":{},"blocked":{},"idParent":{},"namePrint":{},"leader":{},"email":{},"phone":{},"bbik":{},"bAccount":{},"contract":{},"ownerType":{},"firstPaymentDate":{}},"additionalProperties":true};
+export const agents_list_response = validate24;
+const schema30 = {"$ref":"spec#/components/schemas/AgentsResponse","$id":"op-agents_list_response"};
+const schema31 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.Agent"},"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.Agent"}}}}]};
+const schema33 = {"type":"object","properties":{"nowBalance":{},"credit":{},"rnn":{},"lastPaymentDate":{},"balancePlusSub":{},"blocked":{},"idParent":{},"namePrint":{},"leader":{},"email":{},"phone":{},"bbik":{},"bAccount":{},"contract":{},"ownerType":{},"firstPaymentDate":{}},"additionalProperties":true};
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
@@ -1796,49 +1626,33 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate27.errors = vErrors;
+validate25.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-agents_list_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+if(!(validate25(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
 errors = vErrors.length;
 }
-validate26.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const terminals_list_input = validate29;
-const schema39 = {"type":"object","properties":{"idAgent":{"$ref":"spec#/components/schemas/portal.IdAgent"},"idTypeTerminal":{"type":"integer"},"sub":{"$ref":"spec#/components/schemas/portal.Sub"},"idTerminal":{"type":"integer"},"name":{"type":"string"},"rnm":{"type":"string"},"address":{"type":"string"},"active":{"type":"integer"},"format":{"type":"string"}},"additionalProperties":false,"$id":"op-terminals_list_input"};
+export const terminals_list_input = validate27;
+const schema35 = {"type":"object","properties":{"idAgent":{"type":"integer"},"idTypeTerminal":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"idTerminal":{"type":"integer"},"name":{"type":"string"},"rnm":{"type":"string"},"address":{"type":"string"},"active":{"type":"integer"},"format":{"type":"string"}},"additionalProperties":false,"$id":"op-terminals_list_input"};
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-terminals_list_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!(func0.call(schema39.properties, key0))){
+if(!(func0.call(schema35.properties, key0))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1852,7 +1666,7 @@ errors++;
 if(data.idAgent !== undefined){
 let data0 = data.idAgent;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-const err1 = {instancePath:instancePath+"/idAgent",schemaPath:"spec#/components/schemas/portal.IdAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err1 = {instancePath:instancePath+"/idAgent",schemaPath:"#/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1878,7 +1692,7 @@ errors++;
 if(data.sub !== undefined){
 let data2 = data.sub;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err3 = {instancePath:instancePath+"/sub",schemaPath:"spec#/components/schemas/portal.Sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err3 = {instancePath:instancePath+"/sub",schemaPath:"#/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1888,7 +1702,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!(((((data2 === 0) || (data2 === 1)) || (data2 === 2)) || (data2 === 3)) || (data2 === 4))){
-const err4 = {instancePath:instancePath+"/sub",schemaPath:"spec#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema31.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/sub",schemaPath:"#/properties/sub/enum",keyword:"enum",params:{allowedValues: schema35.properties.sub.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1983,26 +1797,18 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate29.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const terminals_list_response = validate30;
-const schema42 = {"$ref":"spec#/components/schemas/TerminalsResponse","$id":"op-terminals_list_response"};
-const schema43 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.Terminal"},"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.Terminal"}}}}]};
-const schema45 = {"type":"object","additionalProperties":true};
+export const terminals_list_response = validate28;
+const schema36 = {"$ref":"spec#/components/schemas/TerminalsResponse","$id":"op-terminals_list_response"};
+const schema37 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.Terminal"},"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.Terminal"}}}}]};
+const schema39 = {"type":"object","additionalProperties":true};
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
@@ -2135,48 +1941,31 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate31.errors = vErrors;
+validate29.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-terminals_list_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate30.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate31(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+if(!(validate29(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
 errors = vErrors.length;
 }
-validate30.errors = vErrors;
+validate28.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_payments_input = validate33;
-const schema47 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":false,"$id":"op-reports_payments_input"};
-const schema48 = {"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"};
+export const reports_payments_input = validate31;
+const schema41 = {"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":false,"$id":"op-reports_payments_input"};
 const pattern0 = new RegExp("^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$", "");
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_payments_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate33.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!((((((((key0 === "dateFrom") || (key0 === "dateTo")) || (key0 === "idAgent")) || (key0 === "subOn")) || (key0 === "idService")) || (key0 === "idTerminal")) || (key0 === "account")) || (key0 === "sn"))){
@@ -2194,7 +1983,7 @@ if(data.dateFrom !== undefined){
 let data0 = data.dateFrom;
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-const err1 = {instancePath:instancePath+"/dateFrom",schemaPath:"spec#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err1 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2205,7 +1994,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"spec#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2219,7 +2008,7 @@ if(data.dateTo !== undefined){
 let data1 = data.dateTo;
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"spec#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2230,7 +2019,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"spec#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2326,26 +2115,18 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate33.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_payments_response = validate34;
-const schema50 = {"$ref":"spec#/components/schemas/PaymentsResponse","$id":"op-reports_payments_response"};
-const schema51 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.Payment"},"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.Payment"}}}}]};
-const schema53 = {"type":"object","additionalProperties":true};
+export const reports_payments_response = validate32;
+const schema42 = {"$ref":"spec#/components/schemas/PaymentsResponse","$id":"op-reports_payments_response"};
+const schema43 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.Payment"},"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.Payment"}}}}]};
+const schema45 = {"type":"object","additionalProperties":true};
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate35.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
@@ -2478,47 +2259,30 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate35.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_payments_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+if(!(validate33(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
 errors = vErrors.length;
 }
-validate34.errors = vErrors;
+validate32.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_cashCollections_input = validate37;
-const schema55 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"$ref":"spec#/components/schemas/XlsxFormat"}},"additionalProperties":false,"$id":"op-reports_cashCollections_input"};
-const schema58 = {"type":"string","enum":["xlsx"]};
+export const reports_cashCollections_input = validate35;
+const schema47 = {"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false,"$id":"op-reports_cashCollections_input"};
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_cashCollections_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(((((((key0 === "dateFrom") || (key0 === "dateTo")) || (key0 === "idAgent")) || (key0 === "subOn")) || (key0 === "idTerminal")) || (key0 === "idSysUser")) || (key0 === "format"))){
@@ -2536,7 +2300,7 @@ if(data.dateFrom !== undefined){
 let data0 = data.dateFrom;
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-const err1 = {instancePath:instancePath+"/dateFrom",schemaPath:"spec#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err1 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2547,7 +2311,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"spec#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2561,7 +2325,7 @@ if(data.dateTo !== undefined){
 let data1 = data.dateTo;
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"spec#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2572,7 +2336,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"spec#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2636,7 +2400,7 @@ errors++;
 if(data.format !== undefined){
 let data6 = data.format;
 if(typeof data6 !== "string"){
-const err9 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err9 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2646,7 +2410,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!(data6 === "xlsx")){
-const err10 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/enum",keyword:"enum",params:{allowedValues: schema47.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2667,26 +2431,18 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_cashCollections_response = validate38;
-const schema59 = {"$ref":"spec#/components/schemas/CashCollectionsResponse","$id":"op-reports_cashCollections_response"};
-const schema60 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.CashCollection"},"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.CashCollection"}}}}]};
-const schema62 = {"type":"object","additionalProperties":true};
+export const reports_cashCollections_response = validate36;
+const schema48 = {"$ref":"spec#/components/schemas/CashCollectionsResponse","$id":"op-reports_cashCollections_response"};
+const schema49 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.CashCollection"},"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.CashCollection"}}}}]};
+const schema51 = {"type":"object","additionalProperties":true};
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
@@ -2819,46 +2575,30 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate39.errors = vErrors;
+validate37.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_cashCollections_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate39(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+if(!(validate37(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
 errors = vErrors.length;
 }
-validate38.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_terminalTurnovers_input = validate41;
-const schema64 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"$ref":"spec#/components/schemas/XlsxFormat"}},"additionalProperties":false,"$id":"op-reports_terminalTurnovers_input"};
+export const reports_terminalTurnovers_input = validate39;
+const schema53 = {"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false,"$id":"op-reports_terminalTurnovers_input"};
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnovers_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!((((((((key0 === "dateFrom") || (key0 === "dateTo")) || (key0 === "idService")) || (key0 === "idAgent")) || (key0 === "idTerminal")) || (key0 === "subOn")) || (key0 === "groupByDay")) || (key0 === "format"))){
@@ -2876,7 +2616,7 @@ if(data.dateFrom !== undefined){
 let data0 = data.dateFrom;
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-const err1 = {instancePath:instancePath+"/dateFrom",schemaPath:"spec#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err1 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2887,7 +2627,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"spec#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2901,7 +2641,7 @@ if(data.dateTo !== undefined){
 let data1 = data.dateTo;
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"spec#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2912,7 +2652,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"spec#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2988,7 +2728,7 @@ errors++;
 if(data.format !== undefined){
 let data7 = data.format;
 if(typeof data7 !== "string"){
-const err10 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err10 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2998,7 +2738,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!(data7 === "xlsx")){
-const err11 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/enum",keyword:"enum",params:{allowedValues: schema53.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3019,26 +2759,18 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate41.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_terminalTurnovers_response = validate42;
-const schema68 = {"$ref":"spec#/components/schemas/TerminalTurnoversResponse","$id":"op-reports_terminalTurnovers_response"};
-const schema69 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.TerminalTurnover"},"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.TerminalTurnover"}}}}]};
-const schema71 = {"type":"object","additionalProperties":true};
+export const reports_terminalTurnovers_response = validate40;
+const schema54 = {"$ref":"spec#/components/schemas/TerminalTurnoversResponse","$id":"op-reports_terminalTurnovers_response"};
+const schema55 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.TerminalTurnover"},"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.TerminalTurnover"}}}}]};
+const schema57 = {"type":"object","additionalProperties":true};
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
@@ -3171,47 +2903,31 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnovers_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate43(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;
 }
-validate42.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_terminalTurnoversExtended_input = validate45;
-const schema73 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"$ref":"spec#/components/schemas/portal.Sub"},"groupByDay":{"type":"boolean"},"isAddCommissionForSecondPay":{"type":"boolean"}},"patternProperties":{"^isAddCommissionForCance":{"type":"boolean"}},"additionalProperties":false,"$id":"op-reports_terminalTurnoversExtended_input"};
+export const reports_terminalTurnoversExtended_input = validate43;
+const schema59 = {"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"groupByDay":{"type":"boolean"},"isAddCommissionForSecondPay":{"type":"boolean"}},"patternProperties":{"^isAddCommissionForCance":{"type":"boolean"}},"additionalProperties":false,"$id":"op-reports_terminalTurnoversExtended_input"};
 const pattern6 = new RegExp("^isAddCommissionForCance", "");
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnoversExtended_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!((((((((key0 === "dateFrom") || (key0 === "dateTo")) || (key0 === "idAgent")) || (key0 === "idService")) || (key0 === "sub")) || (key0 === "groupByDay")) || (key0 === "isAddCommissionForSecondPay")) || (pattern6.test(key0)))){
@@ -3229,7 +2945,7 @@ if(data.dateFrom !== undefined){
 let data0 = data.dateFrom;
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-const err1 = {instancePath:instancePath+"/dateFrom",schemaPath:"spec#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err1 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3240,7 +2956,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"spec#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3254,7 +2970,7 @@ if(data.dateTo !== undefined){
 let data1 = data.dateTo;
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"spec#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3265,7 +2981,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"spec#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3304,7 +3020,7 @@ errors++;
 if(data.sub !== undefined){
 let data4 = data.sub;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err7 = {instancePath:instancePath+"/sub",schemaPath:"spec#/components/schemas/portal.Sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err7 = {instancePath:instancePath+"/sub",schemaPath:"#/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3314,7 +3030,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!(((((data4 === 0) || (data4 === 1)) || (data4 === 2)) || (data4 === 3)) || (data4 === 4))){
-const err8 = {instancePath:instancePath+"/sub",schemaPath:"spec#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema31.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/sub",schemaPath:"#/properties/sub/enum",keyword:"enum",params:{allowedValues: schema59.properties.sub.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3373,24 +3089,16 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate43.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_terminalTurnoversExtended_response = validate46;
-const schema77 = {"$ref":"spec#/components/schemas/TerminalTurnoversResponse","$id":"op-reports_terminalTurnoversExtended_response"};
+export const reports_terminalTurnoversExtended_response = validate44;
+const schema60 = {"$ref":"spec#/components/schemas/TerminalTurnoversResponse","$id":"op-reports_terminalTurnoversExtended_response"};
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
@@ -3523,46 +3231,30 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate47.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnoversExtended_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate47(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
+if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
-validate46.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_remunerationByService_input = validate49;
-const schema82 = {"type":"object","properties":{"format":{"$ref":"spec#/components/schemas/XlsxFormat"}},"additionalProperties":false,"$id":"op-reports_remunerationByService_input"};
+export const reports_remunerationByService_input = validate47;
+const schema65 = {"type":"object","properties":{"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false,"$id":"op-reports_remunerationByService_input"};
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_remunerationByService_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(key0 === "format")){
@@ -3579,7 +3271,7 @@ errors++;
 if(data.format !== undefined){
 let data0 = data.format;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3589,7 +3281,7 @@ vErrors.push(err1);
 errors++;
 }
 if(!(data0 === "xlsx")){
-const err2 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"};
+const err2 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/enum",keyword:"enum",params:{allowedValues: schema65.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3610,26 +3302,18 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate49.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_remunerationByService_response = validate50;
-const schema84 = {"$ref":"spec#/components/schemas/RemunerationResponse","$id":"op-reports_remunerationByService_response"};
-const schema85 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.Remuneration"}}}}]};
-const schema87 = {"type":"object","additionalProperties":true};
+export const reports_remunerationByService_response = validate48;
+const schema66 = {"$ref":"spec#/components/schemas/RemunerationResponse","$id":"op-reports_remunerationByService_response"};
+const schema67 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.Remuneration"}}}}]};
+const schema69 = {"type":"object","additionalProperties":true};
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate51.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
@@ -3747,46 +3431,30 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate51.errors = vErrors;
+validate49.errors = vErrors;
 return errors === 0;
 }
-validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_remunerationByService_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate51(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate49(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
 errors = vErrors.length;
 }
-validate50.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_dealerStatistics_input = validate53;
-const schema88 = {"type":"object","properties":{"dateFrom":{"$ref":"spec#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"spec#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"$ref":"spec#/components/schemas/XlsxFormat"}},"additionalProperties":false,"$id":"op-reports_dealerStatistics_input"};
+export const reports_dealerStatistics_input = validate51;
+const schema70 = {"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false,"$id":"op-reports_dealerStatistics_input"};
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_dealerStatistics_input" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!((((((key0 === "dateFrom") || (key0 === "dateTo")) || (key0 === "idAgent")) || (key0 === "subOn")) || (key0 === "groupByDay")) || (key0 === "format"))){
@@ -3804,7 +3472,7 @@ if(data.dateFrom !== undefined){
 let data0 = data.dateFrom;
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-const err1 = {instancePath:instancePath+"/dateFrom",schemaPath:"spec#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err1 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3815,7 +3483,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"spec#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3829,7 +3497,7 @@ if(data.dateTo !== undefined){
 let data1 = data.dateTo;
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"spec#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3840,7 +3508,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"spec#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3890,7 +3558,7 @@ errors++;
 if(data.format !== undefined){
 let data5 = data.format;
 if(typeof data5 !== "string"){
-const err8 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err8 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3900,7 +3568,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(data5 === "xlsx")){
-const err9 = {instancePath:instancePath+"/format",schemaPath:"spec#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/enum",keyword:"enum",params:{allowedValues: schema70.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3921,26 +3589,18 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate53.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const reports_dealerStatistics_response = validate54;
-const schema92 = {"$ref":"spec#/components/schemas/DealerStatisticsResponse","$id":"op-reports_dealerStatistics_response"};
-const schema93 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.DealerStatistic"},"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.DealerStatistic"}}}}]};
-const schema95 = {"type":"object","additionalProperties":true};
+export const reports_dealerStatistics_response = validate52;
+const schema71 = {"$ref":"spec#/components/schemas/DealerStatisticsResponse","$id":"op-reports_dealerStatistics_response"};
+const schema72 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV2Envelope"},{"type":"object","properties":{"result":{"$ref":"#/components/schemas/portal.DealerStatistic"},"data":{"type":"array","items":{"$ref":"#/components/schemas/portal.DealerStatistic"}}}}]};
+const schema74 = {"type":"object","additionalProperties":true};
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
 const err0 = {instancePath,schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
@@ -4073,29 +3733,20 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate55.errors = vErrors;
+validate53.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_dealerStatistics_response" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate55(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+if(!(validate53(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
 errors = vErrors.length;
 }
-validate54.errors = vErrors;
+validate52.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

@@ -2,23 +2,15 @@
 /* eslint-disable */
 "use strict";
 export const account_captcha_request = validate0;
-const schema0 = {"$ref":"spec#/components/schemas/CaptchaRequest","$id":"op-account_captcha_request"};
-const schema2 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","required":["captchaSession"],"properties":{"captchaSession":{"type":"string","minLength":1}},"additionalProperties":false}},"additionalProperties":false};
+const schema0 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","required":["captchaSession"],"properties":{"captchaSession":{"type":"string","minLength":1}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-account_captcha_request"};
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_captcha_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate0.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.params === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/CaptchaRequest/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -29,7 +21,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(key0 === "params")){
-const err1 = {instancePath,schemaPath:"spec#/components/schemas/CaptchaRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -43,7 +35,7 @@ if(data.params !== undefined){
 let data0 = data.params;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.captchaSession === undefined){
-const err2 = {instancePath:instancePath+"/params",schemaPath:"spec#/components/schemas/CaptchaRequest/properties/params/required",keyword:"required",params:{missingProperty: "captchaSession"},message:"must have required property '"+"captchaSession"+"'"};
+const err2 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/required",keyword:"required",params:{missingProperty: "captchaSession"},message:"must have required property '"+"captchaSession"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -54,7 +46,7 @@ errors++;
 }
 for(const key1 in data0){
 if(!(key1 === "captchaSession")){
-const err3 = {instancePath:instancePath+"/params",schemaPath:"spec#/components/schemas/CaptchaRequest/properties/params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+const err3 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -68,7 +60,7 @@ if(data0.captchaSession !== undefined){
 let data1 = data0.captchaSession;
 if(typeof data1 === "string"){
 if(data1.length < 1){
-const err4 = {instancePath:instancePath+"/params/captchaSession",schemaPath:"spec#/components/schemas/CaptchaRequest/properties/params/properties/captchaSession/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err4 = {instancePath:instancePath+"/params/captchaSession",schemaPath:"#/properties/params/properties/captchaSession/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -79,7 +71,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/params/captchaSession",schemaPath:"spec#/components/schemas/CaptchaRequest/properties/params/properties/captchaSession/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath:instancePath+"/params/captchaSession",schemaPath:"#/properties/params/properties/captchaSession/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -91,7 +83,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/params",schemaPath:"spec#/components/schemas/CaptchaRequest/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -103,7 +95,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"spec#/components/schemas/CaptchaRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -115,625 +107,14 @@ errors++;
 validate0.errors = vErrors;
 return errors === 0;
 }
-validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const account_token_request = validate2;
-const schema3 = {"$ref":"spec#/components/schemas/TokenRequest","$id":"op-account_token_request"};
-const schema4 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"lgn":{"type":"string"},"psw":{"type":"string"},"initiator":{"type":"string"},"captcha":{"type":"string"},"captchaSession":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false};
+export const account_token_request = validate1;
+const schema1 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"lgn":{"type":"string"},"psw":{"type":"string"},"initiator":{"type":"string"},"captcha":{"type":"string"},"captchaSession":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-account_token_request"};
 
-function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_token_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate2.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.params === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/TokenRequest/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "params")){
-const err1 = {instancePath,schemaPath:"spec#/components/schemas/TokenRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.params !== undefined){
-let data0 = data.params;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-for(const key1 in data0){
-if(!(((((key1 === "lgn") || (key1 === "psw")) || (key1 === "initiator")) || (key1 === "captcha")) || (key1 === "captchaSession"))){
-const err2 = {instancePath:instancePath+"/params",schemaPath:"spec#/components/schemas/TokenRequest/properties/params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data0.lgn !== undefined){
-if(typeof data0.lgn !== "string"){
-const err3 = {instancePath:instancePath+"/params/lgn",schemaPath:"spec#/components/schemas/TokenRequest/properties/params/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data0.psw !== undefined){
-if(typeof data0.psw !== "string"){
-const err4 = {instancePath:instancePath+"/params/psw",schemaPath:"spec#/components/schemas/TokenRequest/properties/params/properties/psw/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data0.initiator !== undefined){
-if(typeof data0.initiator !== "string"){
-const err5 = {instancePath:instancePath+"/params/initiator",schemaPath:"spec#/components/schemas/TokenRequest/properties/params/properties/initiator/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data0.captcha !== undefined){
-if(typeof data0.captcha !== "string"){
-const err6 = {instancePath:instancePath+"/params/captcha",schemaPath:"spec#/components/schemas/TokenRequest/properties/params/properties/captcha/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data0.captchaSession !== undefined){
-if(typeof data0.captchaSession !== "string"){
-const err7 = {instancePath:instancePath+"/params/captchaSession",schemaPath:"spec#/components/schemas/TokenRequest/properties/params/properties/captchaSession/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/params",schemaPath:"spec#/components/schemas/TokenRequest/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-}
-else {
-const err9 = {instancePath,schemaPath:"spec#/components/schemas/TokenRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-validate2.errors = vErrors;
-return errors === 0;
-}
-validate2.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const account_refresh_request = validate3;
-const schema5 = {"$ref":"spec#/components/schemas/RefreshRequest","$id":"op-account_refresh_request"};
-const schema6 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"token":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false};
-
-function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-account_refresh_request" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate3.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.params === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/RefreshRequest/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "params")){
-const err1 = {instancePath,schemaPath:"spec#/components/schemas/RefreshRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.params !== undefined){
-let data0 = data.params;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-for(const key1 in data0){
-if(!(key1 === "token")){
-const err2 = {instancePath:instancePath+"/params",schemaPath:"spec#/components/schemas/RefreshRequest/properties/params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data0.token !== undefined){
-if(typeof data0.token !== "string"){
-const err3 = {instancePath:instancePath+"/params/token",schemaPath:"spec#/components/schemas/RefreshRequest/properties/params/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/params",schemaPath:"spec#/components/schemas/RefreshRequest/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"spec#/components/schemas/RefreshRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-validate3.errors = vErrors;
-return errors === 0;
-}
-validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const account_logout_request = validate4;
-const schema7 = {"$ref":"spec#/components/schemas/LogoutRequest","$id":"op-account_logout_request"};
-const schema8 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"refreshToken":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false};
-
-function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-account_logout_request" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate4.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.params === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/LogoutRequest/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "params")){
-const err1 = {instancePath,schemaPath:"spec#/components/schemas/LogoutRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.params !== undefined){
-let data0 = data.params;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-for(const key1 in data0){
-if(!(key1 === "refreshToken")){
-const err2 = {instancePath:instancePath+"/params",schemaPath:"spec#/components/schemas/LogoutRequest/properties/params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data0.refreshToken !== undefined){
-if(typeof data0.refreshToken !== "string"){
-const err3 = {instancePath:instancePath+"/params/refreshToken",schemaPath:"spec#/components/schemas/LogoutRequest/properties/params/properties/refreshToken/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/params",schemaPath:"spec#/components/schemas/LogoutRequest/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"spec#/components/schemas/LogoutRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-validate4.errors = vErrors;
-return errors === 0;
-}
-validate4.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const user_profile_request = validate5;
-const schema9 = {"$ref":"spec#/components/schemas/ProfileRequest","$id":"op-user_profile_request"};
-const schema10 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"idUser":{"type":"integer"}},"additionalProperties":false}},"additionalProperties":false};
-
-function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-user_profile_request" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate5.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.params === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/ProfileRequest/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "params")){
-const err1 = {instancePath,schemaPath:"spec#/components/schemas/ProfileRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.params !== undefined){
-let data0 = data.params;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-for(const key1 in data0){
-if(!(key1 === "idUser")){
-const err2 = {instancePath:instancePath+"/params",schemaPath:"spec#/components/schemas/ProfileRequest/properties/params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data0.idUser !== undefined){
-let data1 = data0.idUser;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err3 = {instancePath:instancePath+"/params/idUser",schemaPath:"spec#/components/schemas/ProfileRequest/properties/params/properties/idUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/params",schemaPath:"spec#/components/schemas/ProfileRequest/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"spec#/components/schemas/ProfileRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-validate5.errors = vErrors;
-return errors === 0;
-}
-validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const user_me_request = validate6;
-const schema11 = {"$ref":"spec#/components/schemas/EmptyRequest","$id":"op-user_me_request"};
-const schema12 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","additionalProperties":false}},"additionalProperties":false};
-
-function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-user_me_request" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate6.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.params === undefined){
-const err0 = {instancePath,schemaPath:"spec#/components/schemas/EmptyRequest/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "params")){
-const err1 = {instancePath,schemaPath:"spec#/components/schemas/EmptyRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.params !== undefined){
-let data0 = data.params;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-for(const key1 in data0){
-const err2 = {instancePath:instancePath+"/params",schemaPath:"spec#/components/schemas/EmptyRequest/properties/params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-else {
-const err3 = {instancePath:instancePath+"/params",schemaPath:"spec#/components/schemas/EmptyRequest/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"spec#/components/schemas/EmptyRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate6.errors = vErrors;
-return errors === 0;
-}
-validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const agents_list_request = validate7;
-const schema13 = {"$ref":"spec#/components/schemas/AgentListRequest","$id":"op-agents_list_request"};
-const schema14 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"idAgent":{"$ref":"#/components/schemas/portal.IdAgent"},"sub":{"$ref":"#/components/schemas/portal.Sub"},"name":{"type":"string"},"bin":{"type":"string"},"address":{"type":"string"},"idAgentSearch":{"type":"integer"},"idTerminal":{"type":"integer"},"login":{"type":"string"},"cellPhone":{"type":"string"},"columns":{"type":"array","items":{"$ref":"#/components/schemas/AgentColumn"}}},"additionalProperties":false}},"additionalProperties":false};
-const schema15 = {"type":"integer"};
-const schema16 = {"type":"integer","enum":[0,1,2,3,4]};
-const func0 = Object.prototype.hasOwnProperty;
-const schema17 = {"anyOf":[{"$ref":"#/components/schemas/portal.AgentColumn"},{"type":"string","enum":["firstPaymentDate"]},{"type":"string"}]};
-const schema18 = {"type":"string","enum":["nowBalance","credit","rnn","lastPaymentDate","balancePlusSub","blocked","idParent","namePrint","leader","email","phone","bbik","bAccount","contract","ownerType"]};
-
-function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate9.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-let valid0 = false;
-const _errs1 = errors;
-if(typeof data !== "string"){
-const err0 = {instancePath,schemaPath:"#/components/schemas/portal.AgentColumn/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(!(((((((((((((((data === "nowBalance") || (data === "credit")) || (data === "rnn")) || (data === "lastPaymentDate")) || (data === "balancePlusSub")) || (data === "blocked")) || (data === "idParent")) || (data === "namePrint")) || (data === "leader")) || (data === "email")) || (data === "phone")) || (data === "bbik")) || (data === "bAccount")) || (data === "contract")) || (data === "ownerType"))){
-const err1 = {instancePath,schemaPath:"#/components/schemas/portal.AgentColumn/enum",keyword:"enum",params:{allowedValues: schema18.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs1 === errors;
-valid0 = valid0 || _valid0;
-const _errs4 = errors;
-if(typeof data !== "string"){
-const err2 = {instancePath,schemaPath:"#/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!(data === "firstPaymentDate")){
-const err3 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema17.anyOf[1].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var _valid0 = _errs4 === errors;
-valid0 = valid0 || _valid0;
-const _errs6 = errors;
-if(typeof data !== "string"){
-const err4 = {instancePath,schemaPath:"#/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-var _valid0 = _errs6 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const err5 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-validate9.errors = vErrors;
-return errors === 0;
-}
-validate9.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-
-function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate8.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.params === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
@@ -761,7 +142,463 @@ if(data.params !== undefined){
 let data0 = data.params;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 for(const key1 in data0){
-if(!(func0.call(schema14.properties.params.properties, key1))){
+if(!(((((key1 === "lgn") || (key1 === "psw")) || (key1 === "initiator")) || (key1 === "captcha")) || (key1 === "captchaSession"))){
+const err2 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data0.lgn !== undefined){
+if(typeof data0.lgn !== "string"){
+const err3 = {instancePath:instancePath+"/params/lgn",schemaPath:"#/properties/params/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data0.psw !== undefined){
+if(typeof data0.psw !== "string"){
+const err4 = {instancePath:instancePath+"/params/psw",schemaPath:"#/properties/params/properties/psw/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data0.initiator !== undefined){
+if(typeof data0.initiator !== "string"){
+const err5 = {instancePath:instancePath+"/params/initiator",schemaPath:"#/properties/params/properties/initiator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data0.captcha !== undefined){
+if(typeof data0.captcha !== "string"){
+const err6 = {instancePath:instancePath+"/params/captcha",schemaPath:"#/properties/params/properties/captcha/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data0.captchaSession !== undefined){
+if(typeof data0.captchaSession !== "string"){
+const err7 = {instancePath:instancePath+"/params/captchaSession",schemaPath:"#/properties/params/properties/captchaSession/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate1.errors = vErrors;
+return errors === 0;
+}
+
+export const account_refresh_request = validate2;
+const schema2 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"token":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-account_refresh_request"};
+
+function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-account_refresh_request" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.params === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "params")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.params !== undefined){
+let data0 = data.params;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+for(const key1 in data0){
+if(!(key1 === "token")){
+const err2 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data0.token !== undefined){
+if(typeof data0.token !== "string"){
+const err3 = {instancePath:instancePath+"/params/token",schemaPath:"#/properties/params/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate2.errors = vErrors;
+return errors === 0;
+}
+
+export const account_logout_request = validate3;
+const schema3 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"refreshToken":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-account_logout_request"};
+
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-account_logout_request" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.params === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "params")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.params !== undefined){
+let data0 = data.params;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+for(const key1 in data0){
+if(!(key1 === "refreshToken")){
+const err2 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data0.refreshToken !== undefined){
+if(typeof data0.refreshToken !== "string"){
+const err3 = {instancePath:instancePath+"/params/refreshToken",schemaPath:"#/properties/params/properties/refreshToken/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate3.errors = vErrors;
+return errors === 0;
+}
+
+export const user_profile_request = validate4;
+const schema4 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"idUser":{"type":"integer"}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-user_profile_request"};
+
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-user_profile_request" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.params === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "params")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.params !== undefined){
+let data0 = data.params;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+for(const key1 in data0){
+if(!(key1 === "idUser")){
+const err2 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data0.idUser !== undefined){
+let data1 = data0.idUser;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err3 = {instancePath:instancePath+"/params/idUser",schemaPath:"#/properties/params/properties/idUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate4.errors = vErrors;
+return errors === 0;
+}
+
+export const user_me_request = validate5;
+const schema5 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","additionalProperties":false}},"additionalProperties":false,"$id":"op-user_me_request"};
+
+function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-user_me_request" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.params === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "params")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.params !== undefined){
+let data0 = data.params;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+for(const key1 in data0){
+const err2 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate5.errors = vErrors;
+return errors === 0;
+}
+
+export const agents_list_request = validate6;
+const schema6 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"idAgent":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"name":{"type":"string"},"bin":{"type":"string"},"address":{"type":"string"},"idAgentSearch":{"type":"integer"},"idTerminal":{"type":"integer"},"login":{"type":"string"},"cellPhone":{"type":"string"},"columns":{"type":"array","items":{"anyOf":[{"type":"string","enum":["nowBalance","credit","rnn","lastPaymentDate","balancePlusSub","blocked","idParent","namePrint","leader","email","phone","bbik","bAccount","contract","ownerType"]},{"type":"string","enum":["firstPaymentDate"]},{"type":"string"}]}}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-agents_list_request"};
+const func0 = Object.prototype.hasOwnProperty;
+
+function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-agents_list_request" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.params === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "params")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.params !== undefined){
+let data0 = data.params;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+for(const key1 in data0){
+if(!(func0.call(schema6.properties.params.properties, key1))){
 const err2 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -775,7 +612,7 @@ errors++;
 if(data0.idAgent !== undefined){
 let data1 = data0.idAgent;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err3 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/components/schemas/portal.IdAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err3 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -788,7 +625,7 @@ errors++;
 if(data0.sub !== undefined){
 let data2 = data0.sub;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err4 = {instancePath:instancePath+"/params/sub",schemaPath:"#/components/schemas/portal.Sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err4 = {instancePath:instancePath+"/params/sub",schemaPath:"#/properties/params/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -798,7 +635,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!(((((data2 === 0) || (data2 === 1)) || (data2 === 2)) || (data2 === 3)) || (data2 === 4))){
-const err5 = {instancePath:instancePath+"/params/sub",schemaPath:"#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema16.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/params/sub",schemaPath:"#/properties/params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema6.properties.params.properties.sub.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -899,14 +736,12 @@ let data10 = data0.columns;
 if(Array.isArray(data10)){
 const len0 = data10.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate9(data10[i0], {instancePath:instancePath+"/params/columns/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate9.errors : vErrors.concat(validate9.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/params/columns",schemaPath:"#/properties/params/properties/columns/type",keyword:"type",params:{type: "array"},message:"must be array"};
+let data11 = data10[i0];
+const _errs26 = errors;
+let valid4 = false;
+const _errs27 = errors;
+if(typeof data11 !== "string"){
+const err13 = {instancePath:instancePath+"/params/columns/" + i0,schemaPath:"#/properties/params/properties/columns/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -915,10 +750,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((((((((((((data11 === "nowBalance") || (data11 === "credit")) || (data11 === "rnn")) || (data11 === "lastPaymentDate")) || (data11 === "balancePlusSub")) || (data11 === "blocked")) || (data11 === "idParent")) || (data11 === "namePrint")) || (data11 === "leader")) || (data11 === "email")) || (data11 === "phone")) || (data11 === "bbik")) || (data11 === "bAccount")) || (data11 === "contract")) || (data11 === "ownerType"))){
+const err14 = {instancePath:instancePath+"/params/columns/" + i0,schemaPath:"#/properties/params/properties/columns/items/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema6.properties.params.properties.columns.items.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -927,10 +760,12 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-}
-else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var _valid0 = _errs27 === errors;
+valid4 = valid4 || _valid0;
+if(!valid4){
+const _errs29 = errors;
+if(typeof data11 !== "string"){
+const err15 = {instancePath:instancePath+"/params/columns/" + i0,schemaPath:"#/properties/params/properties/columns/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -939,46 +774,102 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate8.errors = vErrors;
+if(!(data11 === "firstPaymentDate")){
+const err16 = {instancePath:instancePath+"/params/columns/" + i0,schemaPath:"#/properties/params/properties/columns/items/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema6.properties.params.properties.columns.items.anyOf[1].enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+var _valid0 = _errs29 === errors;
+valid4 = valid4 || _valid0;
+if(!valid4){
+const _errs31 = errors;
+if(typeof data11 !== "string"){
+const err17 = {instancePath:instancePath+"/params/columns/" + i0,schemaPath:"#/properties/params/properties/columns/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+var _valid0 = _errs31 === errors;
+valid4 = valid4 || _valid0;
+}
+}
+if(!valid4){
+const err18 = {instancePath:instancePath+"/params/columns/" + i0,schemaPath:"#/properties/params/properties/columns/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+else {
+errors = _errs26;
+if(vErrors !== null){
+if(_errs26){
+vErrors.length = _errs26;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/params/columns",schemaPath:"#/properties/params/properties/columns/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+validate6.errors = vErrors;
 return errors === 0;
 }
-validate8.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const terminals_list_request = validate7;
+const schema7 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"idAgent":{"type":"integer"},"idTypeTerminal":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"idTerminal":{"type":"integer"},"name":{"type":"string"},"rnm":{"type":"string"},"address":{"type":"string"},"active":{"type":"integer"},"format":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-terminals_list_request"};
 
 function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-agents_list_request" */;
+/*# sourceURL="op-terminals_list_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate7.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate8(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate8.errors : vErrors.concat(validate8.errors);
-errors = vErrors.length;
-}
-validate7.errors = vErrors;
-return errors === 0;
-}
-validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const terminals_list_request = validate12;
-const schema19 = {"$ref":"spec#/components/schemas/TerminalListRequest","$id":"op-terminals_list_request"};
-const schema20 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"idAgent":{"$ref":"#/components/schemas/portal.IdAgent"},"idTypeTerminal":{"type":"integer"},"sub":{"$ref":"#/components/schemas/portal.Sub"},"idTerminal":{"type":"integer"},"name":{"type":"string"},"rnm":{"type":"string"},"address":{"type":"string"},"active":{"type":"integer"},"format":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false};
-
-function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate13.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.params === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
@@ -1006,7 +897,7 @@ if(data.params !== undefined){
 let data0 = data.params;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 for(const key1 in data0){
-if(!(func0.call(schema20.properties.params.properties, key1))){
+if(!(func0.call(schema7.properties.params.properties, key1))){
 const err2 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -1020,7 +911,7 @@ errors++;
 if(data0.idAgent !== undefined){
 let data1 = data0.idAgent;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err3 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/components/schemas/portal.IdAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err3 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1046,7 +937,7 @@ errors++;
 if(data0.sub !== undefined){
 let data3 = data0.sub;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err5 = {instancePath:instancePath+"/params/sub",schemaPath:"#/components/schemas/portal.Sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err5 = {instancePath:instancePath+"/params/sub",schemaPath:"#/properties/params/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1056,7 +947,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(((((data3 === 0) || (data3 === 1)) || (data3 === 2)) || (data3 === 3)) || (data3 === 4))){
-const err6 = {instancePath:instancePath+"/params/sub",schemaPath:"#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema16.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/params/sub",schemaPath:"#/properties/params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema7.properties.params.properties.sub.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1163,48 +1054,18 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate13.errors = vErrors;
+validate7.errors = vErrors;
 return errors === 0;
 }
-validate13.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-terminals_list_request" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate12.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate13(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
-errors = vErrors.length;
-}
-validate12.errors = vErrors;
-return errors === 0;
-}
-validate12.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const reports_payments_request = validate15;
-const schema23 = {"$ref":"spec#/components/schemas/PaymentsReportRequest","$id":"op-reports_payments_request"};
-const schema24 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"$ref":"#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":true}},"additionalProperties":false};
-const schema25 = {"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"};
+export const reports_payments_request = validate8;
+const schema8 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":true}},"additionalProperties":false,"$id":"op-reports_payments_request"};
 const pattern0 = new RegExp("^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$", "");
 
-function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_payments_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate16.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.params === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
@@ -1235,7 +1096,7 @@ if(data0.dateFrom !== undefined){
 let data1 = data0.dateFrom;
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-const err2 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err2 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1246,7 +1107,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1260,7 +1121,7 @@ if(data0.dateTo !== undefined){
 let data2 = data0.dateTo;
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-const err4 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err4 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1271,7 +1132,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1379,47 +1240,17 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate16.errors = vErrors;
+validate8.errors = vErrors;
 return errors === 0;
 }
-validate16.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const reports_cashCollections_request = validate9;
+const schema9 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_cashCollections_request"};
 
-function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-reports_payments_request" */;
+function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_cashCollections_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate15.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate16(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
-errors = vErrors.length;
-}
-validate15.errors = vErrors;
-return errors === 0;
-}
-validate15.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const reports_cashCollections_request = validate18;
-const schema27 = {"$ref":"spec#/components/schemas/CashCollectionsReportRequest","$id":"op-reports_cashCollections_request"};
-const schema28 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"$ref":"#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"$ref":"#/components/schemas/XlsxFormat"}},"additionalProperties":false}},"additionalProperties":false};
-const schema31 = {"type":"string","enum":["xlsx"]};
-
-function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate19.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.params === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
@@ -1462,7 +1293,7 @@ if(data0.dateFrom !== undefined){
 let data1 = data0.dateFrom;
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1473,7 +1304,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1487,7 +1318,7 @@ if(data0.dateTo !== undefined){
 let data2 = data0.dateTo;
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1498,7 +1329,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1562,7 +1393,7 @@ errors++;
 if(data0.format !== undefined){
 let data7 = data0.format;
 if(typeof data7 !== "string"){
-const err11 = {instancePath:instancePath+"/params/format",schemaPath:"#/components/schemas/XlsxFormat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err11 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1572,7 +1403,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!(data7 === "xlsx")){
-const err12 = {instancePath:instancePath+"/params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema31.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/enum",keyword:"enum",params:{allowedValues: schema9.properties.params.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1605,46 +1436,17 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate19.errors = vErrors;
+validate9.errors = vErrors;
 return errors === 0;
 }
-validate19.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const reports_terminalTurnovers_request = validate10;
+const schema10 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_terminalTurnovers_request"};
 
-function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-reports_cashCollections_request" */;
+function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_terminalTurnovers_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate18.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate19(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate19.errors : vErrors.concat(validate19.errors);
-errors = vErrors.length;
-}
-validate18.errors = vErrors;
-return errors === 0;
-}
-validate18.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const reports_terminalTurnovers_request = validate21;
-const schema32 = {"$ref":"spec#/components/schemas/TerminalTurnoversReportRequest","$id":"op-reports_terminalTurnovers_request"};
-const schema33 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"$ref":"#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"#/components/schemas/dates.PortalDate"},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"$ref":"#/components/schemas/XlsxFormat"}},"additionalProperties":false}},"additionalProperties":false};
-
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate22.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.params === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
@@ -1687,7 +1489,7 @@ if(data0.dateFrom !== undefined){
 let data1 = data0.dateFrom;
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1698,7 +1500,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1712,7 +1514,7 @@ if(data0.dateTo !== undefined){
 let data2 = data0.dateTo;
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1723,7 +1525,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1799,7 +1601,7 @@ errors++;
 if(data0.format !== undefined){
 let data8 = data0.format;
 if(typeof data8 !== "string"){
-const err12 = {instancePath:instancePath+"/params/format",schemaPath:"#/components/schemas/XlsxFormat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err12 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1809,7 +1611,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!(data8 === "xlsx")){
-const err13 = {instancePath:instancePath+"/params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema31.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/enum",keyword:"enum",params:{allowedValues: schema10.properties.params.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1842,47 +1644,18 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate22.errors = vErrors;
+validate10.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-reports_terminalTurnovers_request" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate21.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate22(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
-errors = vErrors.length;
-}
-validate21.errors = vErrors;
-return errors === 0;
-}
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const reports_terminalTurnoversExtended_request = validate24;
-const schema37 = {"$ref":"spec#/components/schemas/TerminalTurnoversExtendedReportRequest","$id":"op-reports_terminalTurnoversExtended_request"};
-const schema38 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"$ref":"#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"$ref":"#/components/schemas/portal.Sub"},"groupByDay":{"type":"boolean"},"isAddCommissionForSecondPay":{"type":"boolean"}},"patternProperties":{"^isAddCommissionForCance":{"type":"boolean"}},"additionalProperties":true}},"additionalProperties":false};
+export const reports_terminalTurnoversExtended_request = validate11;
+const schema11 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"groupByDay":{"type":"boolean"},"isAddCommissionForSecondPay":{"type":"boolean"}},"patternProperties":{"^isAddCommissionForCance":{"type":"boolean"}},"additionalProperties":true}},"additionalProperties":false,"$id":"op-reports_terminalTurnoversExtended_request"};
 const pattern8 = new RegExp("^isAddCommissionForCance", "");
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_terminalTurnoversExtended_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate25.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.params === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
@@ -1913,7 +1686,7 @@ if(data0.dateFrom !== undefined){
 let data1 = data0.dateFrom;
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-const err2 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err2 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1924,7 +1697,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1938,7 +1711,7 @@ if(data0.dateTo !== undefined){
 let data2 = data0.dateTo;
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-const err4 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err4 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1949,7 +1722,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1988,7 +1761,7 @@ errors++;
 if(data0.sub !== undefined){
 let data5 = data0.sub;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err8 = {instancePath:instancePath+"/params/sub",schemaPath:"#/components/schemas/portal.Sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err8 = {instancePath:instancePath+"/params/sub",schemaPath:"#/properties/params/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1998,7 +1771,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(((((data5 === 0) || (data5 === 1)) || (data5 === 2)) || (data5 === 3)) || (data5 === 4))){
-const err9 = {instancePath:instancePath+"/params/sub",schemaPath:"#/components/schemas/portal.Sub/enum",keyword:"enum",params:{allowedValues: schema16.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/params/sub",schemaPath:"#/properties/params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema11.properties.params.properties.sub.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2069,46 +1842,17 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate25.errors = vErrors;
+validate11.errors = vErrors;
 return errors === 0;
 }
-validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const reports_remunerationByService_request = validate12;
+const schema12 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_remunerationByService_request"};
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-reports_terminalTurnoversExtended_request" */;
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_remunerationByService_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate25(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
-errors = vErrors.length;
-}
-validate24.errors = vErrors;
-return errors === 0;
-}
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const reports_remunerationByService_request = validate27;
-const schema42 = {"$ref":"spec#/components/schemas/RemunerationReportRequest","$id":"op-reports_remunerationByService_request"};
-const schema43 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"format":{"$ref":"#/components/schemas/XlsxFormat"}},"additionalProperties":false}},"additionalProperties":false};
-
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate28.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.params === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
@@ -2150,7 +1894,7 @@ errors++;
 if(data0.format !== undefined){
 let data1 = data0.format;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/params/format",schemaPath:"#/components/schemas/XlsxFormat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2160,7 +1904,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!(data1 === "xlsx")){
-const err4 = {instancePath:instancePath+"/params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema31.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/enum",keyword:"enum",params:{allowedValues: schema12.properties.params.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2193,46 +1937,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate28.errors = vErrors;
+validate12.errors = vErrors;
 return errors === 0;
 }
-validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const reports_dealerStatistics_request = validate13;
+const schema13 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_dealerStatistics_request"};
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-reports_remunerationByService_request" */;
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_dealerStatistics_request" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate28(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
-errors = vErrors.length;
-}
-validate27.errors = vErrors;
-return errors === 0;
-}
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const reports_dealerStatistics_request = validate30;
-const schema45 = {"$ref":"spec#/components/schemas/DealerStatisticsReportRequest","$id":"op-reports_dealerStatistics_request"};
-const schema46 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"$ref":"#/components/schemas/dates.PortalDate"},"dateTo":{"$ref":"#/components/schemas/dates.PortalDate"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"$ref":"#/components/schemas/XlsxFormat"}},"additionalProperties":false}},"additionalProperties":false};
-
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate31.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.params === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
@@ -2275,7 +1990,7 @@ if(data0.dateFrom !== undefined){
 let data1 = data0.dateFrom;
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2286,7 +2001,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2300,7 +2015,7 @@ if(data0.dateTo !== undefined){
 let data2 = data0.dateTo;
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2311,7 +2026,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/components/schemas/dates.PortalDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2361,7 +2076,7 @@ errors++;
 if(data0.format !== undefined){
 let data6 = data0.format;
 if(typeof data6 !== "string"){
-const err10 = {instancePath:instancePath+"/params/format",schemaPath:"#/components/schemas/XlsxFormat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err10 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2371,7 +2086,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!(data6 === "xlsx")){
-const err11 = {instancePath:instancePath+"/params/format",schemaPath:"#/components/schemas/XlsxFormat/enum",keyword:"enum",params:{allowedValues: schema31.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/enum",keyword:"enum",params:{allowedValues: schema13.properties.params.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2404,29 +2119,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate31.errors = vErrors;
+validate13.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-reports_dealerStatistics_request" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate30.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate31(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
-errors = vErrors.length;
-}
-validate30.errors = vErrors;
-return errors === 0;
-}
-validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
