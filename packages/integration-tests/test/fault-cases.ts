@@ -22,7 +22,7 @@ export interface Env {
   secrets: string[];
 }
 
-/** The card the e-commerce case pays with: its number and CVV must never show (a 4-digit CVV, so a leak check cannot match a stray number). */
+/** The card the e-commerce case pays with: its number and CVV must never show (a 4-digit CVV, which a stray number in a log is less likely to equal than a 3-digit one). */
 export const faultCard = { pan: TestCards.success, month: 12, year: 2031, cvv: "7391", cardholder: "FAULT SUITE" };
 
 type Call = (env: Env, options: { logger: (e: unknown) => void } & typeof fast) => { prepare?: () => Promise<void>; run: () => Promise<unknown>; close: () => Promise<void> };
