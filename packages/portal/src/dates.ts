@@ -40,7 +40,8 @@ const lastDay = (year: number, month: number) => (month === 2 && isLeap(year) ? 
  * every call). Years below 100 are refused: a two-digit year is a mistake (24 is not 2024).
  */
 function isRealTime(y: number, mo: number, d: number, h = 0, mi = 0, s = 0): boolean {
-  return y >= 100 && mo >= 1 && mo <= 12 && d >= 1 && d <= lastDay(y, mo) && h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && s >= 0 && s <= 59;
+  // Hours, minutes and seconds come from digits or are 0: only their upper bounds can fail.
+  return y >= 100 && mo >= 1 && mo <= 12 && d >= 1 && d <= lastDay(y, mo) && h <= 23 && mi <= 59 && s <= 59;
 }
 
 /** True when the string is a valid `yyyyMMddHHmmss` or `yyyyMMdd` calendar value. */

@@ -248,7 +248,6 @@ function split(op: OperationSpec, encoded: Record<string, unknown>, extra: Recor
   const at = op.in;
   const http: HttpInput = {};
   const body: Record<string, unknown> = {};
-  let bodyKeys = 0;
   for (const k in encoded) {
     const v = encoded[k];
     if (v === undefined || !Object.hasOwn(encoded, k)) continue;
@@ -257,10 +256,7 @@ function split(op: OperationSpec, encoded: Record<string, unknown>, extra: Recor
       http[where] ??= {};
       // Names from the spec's parameter lists: no name here is special.
       http[where][k] = where === "header" ? String(v) : v;
-    } else {
-      put(body, k, v);
-      bodyKeys++;
-    }
+    } else put(body, k, v);
   }
   if (extra)
     for (const [k, v] of Object.entries(extra)) {
@@ -268,19 +264,18 @@ function split(op: OperationSpec, encoded: Record<string, unknown>, extra: Recor
         throw new RequestValidationError(op.id, [{ path: `(extraParams)/${k}`, message: "is a known parameter: pass it as a parameter, where it is checked" }]);
       }
       put(body, k, v);
-      bodyKeys++;
     }
   if (op.headerDefaults)
     for (const [k, v] of Object.entries(op.headerDefaults)) {
       http.header ??= {};
       if (!Object.hasOwn(http.header, k)) put(http.header, k, v);
     }
-  if (!op.body && bodyKeys > 0) {
+  const strays = op.body ? [] : Object.keys(body);
+  if (strays.length)
     throw new RequestValidationError(
       op.id,
-      Object.keys(body).map((k) => ({ path: `/${k}`, message: "is not a parameter of this operation" })),
+      strays.map((k) => ({ path: `/${k}`, message: "is not a parameter of this operation" })),
     );
-  }
   if (op.body) http.body = wrapParams(op.envelope, body);
   return http;
 }

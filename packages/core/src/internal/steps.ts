@@ -33,8 +33,9 @@ export type SecurityScheme = AttemptStep;
 
 /**
  * Bearer-like tokens: the identity is a single-flight TokenManager; `present` says how the token
- * goes on the request (default `Authorization: Bearer <token>`), called once per token. A 401 marks the presented token
- * rejected, so the next attempt renews it (once for any number of concurrent calls).
+ * goes on the request (default `Authorization: Bearer <token>`), asked once per token. A 401 marks
+ * the presented token rejected, so the next attempt renews it (once for any number of concurrent
+ * calls).
  */
 export function bearerScheme(tokens: TokenManager, present: (token: string) => Record<string, string> = (t) => ({ Authorization: `Bearer ${t}` })): SecurityScheme {
   // The headers of the last token presented: the same token is presented on call after call.

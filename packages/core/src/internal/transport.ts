@@ -410,7 +410,8 @@ export class Transport<Paths extends {} = Record<string, never>> {
           };
         }
       }
-      // Log events are built only when someone listens: redaction costs CPU on every call.
+      // An optional call evaluates its argument only when there is a logger: no event (and no
+      // redaction) is built for a client that does not log.
       logger?.({
         type: "request",
         operation: op.id,
@@ -521,7 +522,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
   async #retryWait(state: CallState, reason: string, caller: AbortSignal | undefined, delayMs = backoffDelay(state.retries + 1, this.#retry)): Promise<void> {
     const { op, attempts } = state;
     state.retries++;
-    this.#log(() => ({ type: "retry", operation: op.id, attempt: attempts, delayMs, reason }));
+    this.#options.logger?.({ type: "retry", operation: op.id, attempt: attempts, delayMs, reason });
     try {
       await sleep(delayMs, caller);
     } catch (e) {
@@ -551,13 +552,8 @@ export class Transport<Paths extends {} = Record<string, never>> {
     return scrub(e instanceof Error ? e.message : String(e), this.#secrets(state));
   }
 
-  #log(event: () => LogEvent): void {
-    // Events are built only when someone listens: redaction costs CPU on every call.
-    if (this.#options.logger) this.#options.logger(event());
-  }
-
   #logged<E extends PaysysError>(op: OperationSpec, error: E): E {
-    this.#log(() => ({ type: "error", operation: op.id, error: { name: error.name, message: error.message } }));
+    this.#options.logger?.({ type: "error", operation: op.id, error: { name: error.name, message: error.message } });
     return error;
   }
 }

@@ -52,4 +52,14 @@ describe("parameters", () => {
     await expect(m.orders.create({ shopId: 1, ref: "r", amount: 1, amuont: 2 } as never)).rejects.toThrow(/\/amuont is not a known name here/);
     expect(stub.seen).toHaveLength(0);
   });
+
+  it("refuses a field an operation without a body has no place for, also with request validation off", async () => {
+    const stub = stubFetch(() => json({}));
+    const m = buildFixtureMethods(createInvoker({ transport: new Transport({ baseUrl: "http://fixture.test", fetch: stub.fetch }), operations, validateRequests: false }).invoke);
+    await expect(m.orders.find({ ref: "r", stray: 1 } as never)).rejects.toMatchObject({
+      name: "RequestValidationError",
+      issues: [{ path: "/stray", message: "is not a parameter of this operation" }],
+    });
+    expect(stub.seen).toHaveLength(0);
+  });
 });
