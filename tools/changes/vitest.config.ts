@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
 
-// Optic parses each spec twice per comparison, and the end-to-end test regenerates and builds a package.
+// Optic parses each spec twice per comparison, and the end-to-end test regenerates and builds a
+// package (its hooks carry their own, longer limits).
 export default defineConfig({ test: { include: ["test/**/*.test.ts"], testTimeout: 60_000 } });
