@@ -25,8 +25,50 @@ export function exactTotal(positions: readonly PositionValues[]): Decimal {
   return total;
 }
 
-/** The totals of a receipt: positions to `Total`, `NonCash` within `Total`, no cash beside a full non-cash payment, a payment that covers the total. */
-export const receiptTotals: Check = (input) => {
+/**
+ * An amount in integer tiyn when it is a number with at most two decimals well inside the safe
+ * integers (below 10^13 tenge, where every such decimal is one double and back), NaN otherwise.
+ * Absent is 0, as in the exact path.
+ */
+function tiyn(v: unknown): number {
+  if (v === undefined) return 0;
+  if (typeof v !== "number") return Number.NaN;
+  const t = Math.round(v * 100);
+  return Math.abs(t) < 1e15 && t / 100 === v ? t : Number.NaN;
+}
+
+/**
+ * True when the totals rules provably hold, computed in integer tiyn with plain numbers: every
+ * amount a number with at most two decimals, every quantity a whole number, every product and sum
+ * a safe integer. This is the common receipt, and it costs a fraction of the BigInt decimals. Any
+ * value outside that, or any rule broken, answers false, and the exact path decides and explains.
+ */
+export function totalsHoldInTiyn(input: Record<string, unknown>): boolean {
+  if (!Array.isArray(input.Positions)) return false;
+  let expected = 0;
+  for (const p of input.Positions as PositionValues[]) {
+    if (p === null || typeof p !== "object") return false;
+    if (p.Storno === true) continue;
+    const qty = p.Qty;
+    if (typeof qty !== "number" || !Number.isSafeInteger(qty)) return false;
+    expected += (tiyn(p.Price) + tiyn(p.Markup) - tiyn(p.Discount)) * qty;
+  }
+  const total = tiyn(input.Total);
+  const cash = tiyn(input.Cash);
+  const nonCash = tiyn(input.NonCash);
+  // NaN anywhere fails every comparison below, so it falls to the exact path.
+  return Number.isSafeInteger(expected) && expected === total && nonCash <= total && !(nonCash === total && cash > 0) && cash + nonCash - total >= 0;
+}
+
+/**
+ * The totals of a receipt: positions to `Total`, `NonCash` within `Total`, no cash beside a full
+ * non-cash payment, a payment that covers the total. Answered in tiyn when that proves them, in
+ * exact decimals otherwise.
+ */
+export const receiptTotals: Check = (input, ctx) => (totalsHoldInTiyn(input) ? [] : exactReceiptTotals(input, ctx));
+
+/** The same rules in exact decimals, with a message for each one broken. */
+export const exactReceiptTotals: Check = (input) => {
   const issues: ValidationIssue[] = [];
   const positions = Array.isArray(input.Positions) ? (input.Positions as PositionValues[]) : [];
   const total = amount(input.Total);

@@ -2,7 +2,7 @@
 // accept every consistent receipt and name the field of every inconsistent one.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { autonomousReceipt, receiptTotals } from "../src/checks.js";
+import { autonomousReceipt, exactReceiptTotals, receiptTotals, totalsHoldInTiyn } from "../src/checks.js";
 import { receiptChange, receiptTotal } from "../src/index.js";
 
 const ctx = { operation: "operations.sale", timeZone: "Asia/Almaty" };
@@ -35,6 +35,57 @@ describe("receipt totals", () => {
       }),
       { numRuns: 3_000, seed: 7 },
     );
+  });
+
+  it("the tiyn shortcut agrees with the exact decimals on every receipt, and is taken for the common one", () => {
+    // Wire-form receipts (after the tenge codec: numbers), often consistent, often not: amounts
+    // with two or three decimals, whole and weighed quantities, huge values past the shortcut's bound.
+    const amount = fc.oneof(
+      fc.integer({ min: 0, max: 10_000_000 }).map((t) => t / 100),
+      fc.integer({ min: 0, max: 10_000_000 }).map((t) => t / 1000),
+      fc.constantFrom(0, 1e13, 9.5e13, 2 ** 53),
+    );
+    const wirePosition = fc.record(
+      { Price: amount, Markup: amount, Discount: amount, Qty: fc.oneof(fc.integer({ min: 0, max: 50 }), fc.constantFrom(0.5, 0.333, 1e16)), Storno: fc.boolean() },
+      { requiredKeys: ["Price", "Qty"] },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(wirePosition, { maxLength: 8 }),
+        amount,
+        amount,
+        fc.option(amount, { nil: undefined }),
+        fc.boolean(),
+        (Positions, cashPart, offBy, NonCash, consistent) => {
+          const sum = Positions.filter((p) => !p.Storno).reduce((s, p) => s + Math.round(((p.Price ?? 0) + (p.Markup ?? 0) - (p.Discount ?? 0)) * 100) * p.Qty, 0) / 100;
+          const Total = consistent ? sum : sum + offBy;
+          const input = { Positions, Total, Cash: consistent ? Math.max(0, Total - (NonCash ?? 0)) : cashPart, NonCash };
+          // What each answers, a refusal of an unreadable amount (1e+29) included.
+          const outcome = (check: typeof receiptTotals) => {
+            try {
+              return check(input, ctx);
+            } catch (e) {
+              return String(e);
+            }
+          };
+          expect(outcome(receiptTotals)).toEqual(outcome(exactReceiptTotals));
+        },
+      ),
+      { numRuns: 20_000, seed: 11 },
+    );
+    const plain = {
+      Positions: [
+        { Price: 625.25, Qty: 2 },
+        { Price: 19.99, Markup: 0.01, Discount: 5, Qty: 3, Storno: false },
+      ],
+      Total: 1295.5,
+      Cash: 1000,
+      NonCash: 295.5,
+    };
+    expect(totalsHoldInTiyn(plain)).toBe(true);
+    expect(totalsHoldInTiyn({ ...plain, Total: 1295.51 })).toBe(false);
+    expect(totalsHoldInTiyn({ ...plain, Positions: [{ Price: 10.25, Qty: 0.4 }], Total: 4.1, Cash: 4.1, NonCash: 0 })).toBe(false);
+    expect(totalsHoldInTiyn({ ...plain, Positions: [{ Price: 1e13, Qty: 1 }], Total: 1e13, Cash: 1e13, NonCash: 0 })).toBe(false);
   });
 
   it("refuses a total with more than two decimals (a weighed quantity) instead of rounding it", () => {
