@@ -463,7 +463,10 @@ export class Transport<Paths extends {} = Record<string, never>> {
       for (let i = 0; i < state.steps.length; i++) {
         const step = state.steps[i]!;
         if (!step.answered) continue;
-        if ((await step.answered(response, presented[i])) && !resent?.has(step) && !again) {
+        // Awaited only when it is a promise: an await costs a turn of the microtask queue even for a plain value.
+        let asks = step.answered(response, presented[i]);
+        if (asks instanceof Promise) asks = await asks;
+        if (asks && !resent?.has(step) && !again) {
           resent ??= new Set();
           resent.add(step);
           again = true;
@@ -492,6 +495,8 @@ export class Transport<Paths extends {} = Record<string, never>> {
    * (307/308, or any redirect of a GET). Credentials never follow to another origin.
    */
   #redirectTarget(op: OperationSpec, response: Response, url: string, method: string, state: CallState): string | undefined {
+    // A 2xx is neither a redirect nor an opaque one (whose status is 0): the common answer reads no more.
+    if (response.status >= 200 && response.status < 300) return undefined;
     const opaque = response.type === "opaqueredirect";
     if (!opaque && !REDIRECTS.includes(response.status)) return undefined;
     const ctx = { operation: op.id, status: response.status, attempts: state.attempts, bodyExcerpt: "" };
