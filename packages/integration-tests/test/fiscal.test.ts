@@ -170,6 +170,26 @@ describe("fiscal: the Uid chain", () => {
     }
   });
 
+  it("a receipt is sent as it was when the call was made, however long it waits for its register", async () => {
+    const sent: string[] = [];
+    const fetch = async (url: string, init: RequestInit) => {
+      if (url.endsWith("/sales")) sent.push(String(init.body));
+      return globalThis.fetch(url, init);
+    };
+    await using fiscal = client({ fetch });
+    await fiscal.shifts.open({ IdKkm: 104 });
+    // A till that reuses its cart: while the second receipt waits for the first on the same register,
+    // the cart is changed for the next customer (the total still matches, so nothing would refuse it).
+    const cart = [{ Name: "Tea", IdSection: 1, Price: 250, Qty: 2 }];
+    const first = fiscal.operations.sale({ idKkm: 104, IdDomain: 1, Positions: [{ Name: "Bread", IdSection: 1, Price: 100, Qty: 1 }], Total: 100, Cash: 100 });
+    const second = fiscal.operations.sale({ idKkm: 104, IdDomain: 1, Positions: cart, Total: 500, Cash: 500 });
+    Object.assign(cart[0]!, { Name: "Coffee", Price: 100, Qty: 5 });
+    cart.push({ Name: "Free refill", IdSection: 1, Price: 0, Qty: 1 });
+    await Promise.all([first, second]);
+    expect(sent).toHaveLength(2);
+    expect(JSON.parse(sent[1]!).Positions).toEqual([{ Name: "Tea", IdSection: 1, Price: 250, Qty: 2 }]);
+  });
+
   it("a link another till moved is recovered once through GET /uid and the receipt is sent again", async () => {
     await using fiscal = client();
     await fiscal.shifts.open({ IdKkm: 201 });

@@ -44,5 +44,5 @@ export { REDACTED, redactValue, SecretSet, scrub } from "./redact.js";
 export { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDefaults, sleep } from "./retry.js";
 export { type AttemptStep, basicScheme, bearerScheme, type HeaderSink, type SecurityScheme } from "./steps.js";
 export { TokenManager, type TokenManagerOptions, type TokenSet, tokensFromAnswer } from "./tokens.js";
-export { type CallResult, type HttpInput, Transport, type TransportOptions } from "./transport.js";
+export { type CallResult, type HttpInput, type Prepared, type ReadyRequest, type SendExtras, Transport, type TransportOptions } from "./transport.js";
 export { instantOf, pad, type WallClock, wallClock } from "./zone.js";

@@ -32,7 +32,7 @@ export type Invoke = (op: OperationSpec, params: unknown, options?: InvokeOption
 
 export interface InvokerOptions {
   /** Only its calls are used; the escape hatch `raw` stays the client's. */
-  transport: Pick<Transport, "call" | "missingSchemes">;
+  transport: Pick<Transport, "prepare" | "send" | "missingSchemes">;
   /** The operation table of the spec (all rows: the chain finds its `current` operation here). */
   operations: Readonly<Record<string, OperationSpec>>;
   codecs?: CodecRegistry;
@@ -119,9 +119,11 @@ export function createInvoker(options: InvokerOptions): Invoker {
     const http = split(op, encoded, extraParams);
     const wantsFile = op.binaryWhen !== undefined && Object.entries(op.binaryWhen).every(([k, v]) => encoded[k] === v);
     if (wantsFile && rows) throw new RequestValidationError(op.id, [{ path: "(rows)", message: "the parameters ask for a file, which has no rows to check" }]);
-    const target = effective.get(op) ?? op;
+    // The request is fixed now, when it was checked: a call that waits for its key's turn in the
+    // chain sends what was asked, whatever the caller does meanwhile with the objects it passed.
     // The transport reads only the CallOptions part of the options.
-    const send = (steps: AttemptStep[]) => transport.call(target, http, callOptions, { steps, wantsFile });
+    const request = transport.prepare(effective.get(op) ?? op, http, callOptions);
+    const send = (steps: AttemptStep[]) => transport.send(request, callOptions, { steps, wantsFile });
     const reconcile = options.reconcile?.[op.id];
     const result =
       op.chain && chain

@@ -81,12 +81,30 @@ interface CallFacts {
 export type CallResult = ({ kind: "json"; body: unknown } | { kind: "file"; file: BinaryFile }) & CallFacts;
 
 /** A request ready to send: what every attempt re-sends. */
-interface Prepared {
+export interface Prepared {
   url: string;
   method: string;
   /** Lower-case names; each attempt copies them into its own Headers. */
   headers: Record<string, string>;
   body: string | Uint8Array<ArrayBuffer> | undefined;
+}
+
+/**
+ * A call's request, fixed when the call is made: every attempt sends these bytes, however long the
+ * call waits before it is sent (for its register's turn in the chain, say) and whatever the caller
+ * does meanwhile with the objects it passed.
+ */
+export interface ReadyRequest {
+  readonly op: OperationSpec;
+  /** The parameters as split; only their path, query and header parts are read again (for secrets). */
+  readonly input: HttpInput;
+  readonly prepared: Prepared;
+}
+
+/** What a call adds to its operation's security scheme: steps for every attempt (the chain), and whether it asks for a file. */
+export interface SendExtras {
+  steps?: AttemptStep[];
+  wantsFile?: boolean;
 }
 
 /** The state one call shares with its attempts. */
@@ -96,8 +114,10 @@ interface CallState {
   attempts: number;
   /** Retries spent, before the answer and while reading it: one budget per call. */
   retries: number;
-  /** The call's input: its sensitive values are collected only if an error needs scrubbing. */
+  /** The call's parameters: their sensitive values are collected only if an error needs scrubbing. */
   input: HttpInput;
+  /** The body as sent (the body's secrets are read from it, not from objects the caller may have changed). */
+  body: Prepared["body"];
   timeoutMs: number;
   /** Clears the timer of the last attempt once its body has been read. */
   endAttempt: () => void;
@@ -151,12 +171,13 @@ export class Transport<Paths extends {} = Record<string, never>> {
       headers: options.headers,
       fetch: async (request: Request) => {
         const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
-        const state = this.#state(rawOp, {}, undefined, []);
         const headers: Record<string, string> = {};
         request.headers.forEach((v, k) => {
           put(headers, k, v);
         });
-        const response = await this.#attempts({ url: request.url, method: request.method, headers, body }, state, request.signal);
+        const prepared = { url: request.url, method: request.method, headers, body };
+        const state = this.#state(rawOp, {}, prepared, undefined, []);
+        const response = await this.#attempts(prepared, state, request.signal);
         state.endAttempt();
         return response;
       },
@@ -172,7 +193,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
     return [...missing];
   }
 
-  #state(op: OperationSpec, input: HttpInput, timeoutMs: number | undefined, extra: AttemptStep[]): CallState {
+  #state(op: OperationSpec, input: HttpInput, prepared: Prepared, timeoutMs: number | undefined, extra: AttemptStep[]): CallState {
     // The first of the operation's schemes the client has (a loop: this runs on every call).
     let scheme: SecurityScheme | undefined;
     for (const name of op.security) {
@@ -187,14 +208,17 @@ export class Transport<Paths extends {} = Record<string, never>> {
       attempts: 0,
       retries: 0,
       input,
+      body: prepared.body,
       timeoutMs: timeoutMs ?? this.#options.timeoutMs ?? 30_000,
       endAttempt: noop,
     };
   }
 
-  /** Every secret that may be in play for this call: its input, what its steps hold, what the client holds. */
+  /** Every secret that may be in play for this call: what it sent, what its steps hold, what the client holds. */
   *#secrets(state: CallState): Iterable<string> {
-    yield* collectSecrets(state.input, this.#sensitive);
+    const { path, query, header } = state.input;
+    yield* collectSecrets([path, query, header], this.#sensitive);
+    if (typeof state.body === "string") yield* collectSecrets(JSON.parse(state.body), this.#sensitive);
     for (const step of state.steps) if (step.secrets) yield* step.secrets();
     if (this.#options.secrets) yield* this.#options.secrets;
   }
@@ -217,9 +241,19 @@ export class Transport<Paths extends {} = Record<string, never>> {
    * errors, timeouts and bodies that are not what the spec says become typed errors. `steps` join
    * the operation's security scheme on every attempt (the per-key chain is one).
    */
-  async call(op: OperationSpec, input: HttpInput, options: CallOptions = {}, extra: { steps?: AttemptStep[]; wantsFile?: boolean } = {}): Promise<CallResult> {
-    const state = this.#state(op, input, options.timeoutMs, extra.steps ?? []);
-    const prepared = this.#prepare(op, input, options);
+  async call(op: OperationSpec, input: HttpInput, options: CallOptions = {}, extra: SendExtras = {}): Promise<CallResult> {
+    return this.send(this.prepare(op, input, options), options, extra);
+  }
+
+  /** Fixes a call's request now (URL, headers, body bytes), for `send` to send later. */
+  prepare(op: OperationSpec, input: HttpInput, options: CallOptions = {}): ReadyRequest {
+    return { op, input, prepared: this.#prepare(op, input, options) };
+  }
+
+  /** Sends a request `prepare` made; see `call`. */
+  async send(ready: ReadyRequest, options: CallOptions = {}, extra: SendExtras = {}): Promise<CallResult> {
+    const { op, input, prepared } = ready;
+    const state = this.#state(op, input, prepared, options.timeoutMs, extra.steps ?? []);
     for (;;) {
       let response: Response;
       try {
