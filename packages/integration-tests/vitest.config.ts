@@ -1,5 +1,4 @@
 import { defineConfig } from "vitest/config";
+import { testDefaults } from "../../tools/vitest-defaults.mjs";
 
-// Hooks start sandboxes, bundle fixtures and launch Chromium; on a loaded 2-core CI machine the
-// 10 s default was seen to run out in setup and teardown that were only slow, not stuck.
-export default defineConfig({ test: { include: ["test/**/*.test.ts"], hookTimeout: 60_000 } });
+export default defineConfig({ test: { ...testDefaults, include: ["test/**/*.test.ts"] } });

@@ -1,4 +1,4 @@
 import { defineConfig } from "vitest/config";
+import { testDefaults } from "../vitest-defaults.mjs";
 
-// Hooks launch Chromium; on a loaded 2-core CI machine that can take longer than the 10 s default.
-export default defineConfig({ test: { include: ["test/**/*.test.ts"], hookTimeout: 60_000 } });
+export default defineConfig({ test: { ...testDefaults, include: ["test/**/*.test.ts"] } });

@@ -1,3 +1,4 @@
 import { defineConfig } from "vitest/config";
+import { testDefaults } from "../vitest-defaults.mjs";
 
-export default defineConfig({ test: { include: ["test/**/*.test.ts"] } });
+export default defineConfig({ test: { ...testDefaults, include: ["test/**/*.test.ts"] } });
