@@ -91,6 +91,8 @@ export interface Case {
   attempts?: number;
   /** How many requests may reach the faulty path (a money operation: 1). */
   reached?: number;
+  /** The error must say that the operation may have taken effect and was not sent again. */
+  tellsOutcome?: boolean;
 }
 
 const me = { client: "portal", operation: "user.me", path: "/portal/v2/user/me", call: portalMe } as const;
@@ -102,21 +104,21 @@ const money = [
     operation: "payments.create",
     path: "/ecommerce/payment/create",
     call: shopCreate,
-    lost: { http: "OutcomeUnknownError", cut: "OutcomeUnknownError", hang: "OutcomeUnknownError" },
+    lost: { http: "OutcomeUnknownError", cut: "OutcomeUnknownError", hang: "OutcomeUnknownError", unreadable: "OutcomeUnknownError" },
   },
   {
     client: "fiscal",
     operation: "operations.sale",
     path: "/fiscal/kkms/110/sales",
     call: tillSale,
-    lost: { http: "OutcomeUnknownError", cut: "OutcomeUnknownError", hang: "OutcomeUnknownError" },
+    lost: { http: "OutcomeUnknownError", cut: "OutcomeUnknownError", hang: "OutcomeUnknownError", unreadable: "OutcomeUnknownError" },
   },
   {
     client: "cashout",
     operation: "requests.create",
     path: "/cashout/cash-out-request",
     call: cashoutCreate,
-    lost: { http: "InternalServerError", cut: "ConnectionError", hang: "TimeoutError" },
+    lost: { http: "InternalServerError", cut: "ConnectionError", hang: "TimeoutError", unreadable: "UnexpectedResponseError" },
   },
 ] as const;
 const always = Number.POSITIVE_INFINITY;
@@ -152,13 +154,17 @@ export const cases: Case[] = [
   { ...me, path: "/portal/v2/account/token", fault: { kind: "echo", status: 200, as: "html" }, expect: "UnexpectedResponseError", attempts: 1, reached: 1 },
   { ...me, path: "/portal/v2/account/token", fault: { kind: "echo", status: 200, as: "json", code: 3 }, expect: "AuthenticationError", attempts: 1, reached: 1 },
   ...money.flatMap(({ lost, ...m }): Case[] => [
-    { ...m, fault: { kind: "status", status: 500, body: "{}" }, times: always, expect: lost.http, attempts: 1, reached: 1 },
-    { ...m, fault: { kind: "html", status: 502 }, times: always, expect: lost.http, attempts: 1, reached: 1 },
-    { ...m, fault: { kind: "reset-before-headers" }, times: always, expect: lost.cut, attempts: 1, reached: 1 },
-    { ...m, fault: { kind: "reset-mid-body" }, times: always, expect: lost.cut, attempts: 1, reached: 1 },
-    { ...m, fault: { kind: "hang" }, times: always, expect: lost.hang, attempts: 1, reached: 1 },
+    { ...m, fault: { kind: "status", status: 500, body: "{}" }, times: always, expect: lost.http, attempts: 1, reached: 1, tellsOutcome: true },
+    { ...m, fault: { kind: "html", status: 502 }, times: always, expect: lost.http, attempts: 1, reached: 1, tellsOutcome: true },
+    { ...m, fault: { kind: "reset-before-headers" }, times: always, expect: lost.cut, attempts: 1, reached: 1, tellsOutcome: true },
+    { ...m, fault: { kind: "reset-mid-body" }, times: always, expect: lost.cut, attempts: 1, reached: 1, tellsOutcome: true },
+    { ...m, fault: { kind: "hang" }, times: always, expect: lost.hang, attempts: 1, reached: 1, tellsOutcome: true },
+    // A success status with an answer that cannot be read (a proxy's page, cut-off JSON): the
+    // service may have done it, so it is not sent again and, where it can be asked, it is asked.
+    { ...m, fault: { kind: "html", status: 200 }, times: always, expect: lost.unreadable, attempts: 1, reached: 1, tellsOutcome: true },
+    { ...m, fault: { kind: "truncated-json" }, times: always, expect: lost.unreadable, attempts: 1, reached: 1, tellsOutcome: true },
     { ...m, fault: { kind: "status", status: 429, headers: { "retry-after": "0" } }, times: always, expect: "RateLimitError", attempts: 1, reached: 1 },
-    { ...m, fault: { kind: "echo", status: 500, as: "text" }, times: always, expect: lost.http, attempts: 1, reached: 1 },
+    { ...m, fault: { kind: "echo", status: 500, as: "text" }, times: always, expect: lost.http, attempts: 1, reached: 1, tellsOutcome: true },
   ]),
 ];
 

@@ -16,6 +16,7 @@ import {
   RequestValidationError,
   receiptChange,
   receiptTotal,
+  UnexpectedResponseError,
 } from "@paysys/fiscal";
 import { FileStore } from "@paysys/fiscal/node";
 import { type Sandbox, startSandbox } from "@paysys/sandbox";
@@ -238,6 +239,28 @@ describe("fiscal: the Uid chain", () => {
       // The chain read the current link when it checked: the next receipt goes through at once.
       const ok = await client().operations.cashIn({ idKkm: id, Amount: "1" });
       expect(ok).toHaveProperty("IdDocument");
+    }
+  });
+  it("a receipt answered with a page it cannot read is never re-sent either: its outcome is unknown, and asked", async () => {
+    // A proxy between the till and the service answers 200 with its own page, after the service
+    // registered the receipt (reached) or without passing the request on.
+    for (const reached of [true, false]) {
+      const fetch = async (url: string, init: RequestInit) => {
+        if (!url.endsWith("/sales")) return globalThis.fetch(url, init);
+        if (reached) await (await globalThis.fetch(url, init)).arrayBuffer();
+        return new Response("<html><body>Gateway says OK</body></html>", { status: 200, headers: { "content-type": "text/html" } });
+      };
+      const fiscal = client({ fetch });
+      const id = reached ? 106 : 107;
+      const { documents } = sb.fiscal.stats;
+      const err = await fiscal.operations.sale(sale(id)).catch((e) => e);
+      expect(err).toBeInstanceOf(OutcomeUnknownError);
+      expect(err).toMatchObject({ attempts: 1, status: 200, key: String(id) });
+      expect(err.message).toMatch(/not JSON.*not retried.*await error.wasApplied\(\)/);
+      expect(err.cause).toBeInstanceOf(UnexpectedResponseError);
+      expect(sb.fiscal.stats.documents - documents).toBe(reached ? 1 : 0);
+      expect(await err.wasApplied()).toBe(reached);
+      expect(await client().operations.sale(sale(id))).toHaveProperty("IdDocument");
     }
   });
 });

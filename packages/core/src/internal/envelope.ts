@@ -2,7 +2,7 @@
 // answer shows the service's own code and message, and, per operation in `x-unwrap`, where the
 // payload sits. This module applies those facts for every interface; no client has envelope code.
 import { AuthenticationError, type ErrorContext, ServiceError, UnexpectedResponseError } from "../errors.js";
-import type { Envelope, OperationSpec, Unwrap } from "./operation.js";
+import { type Envelope, type OperationSpec, outcomeNote, type Unwrap } from "./operation.js";
 import { evaluatePointer, parsePointer, placeAt } from "./pointer.js";
 
 /** The parts of an answer the envelope reads, and what an error about it needs. */
@@ -43,8 +43,9 @@ export function serviceFields(envelope: Envelope, body: unknown): { code?: numbe
   };
 }
 
+/** An answer that arrived with a success status and cannot be used: the request may have taken effect. */
 function unexpected(op: OperationSpec, a: Answer, what: string): UnexpectedResponseError {
-  return new UnexpectedResponseError(`${op.id}: ${what}`, { operation: op.id, status: a.status, attempts: a.attempts, bodyExcerpt: a.excerpt() });
+  return new UnexpectedResponseError(`${op.id}: ${what}${outcomeNote(op)}`, { operation: op.id, status: a.status, attempts: a.attempts, bodyExcerpt: a.excerpt() });
 }
 
 /** The error for an answer that reports a failure: the service refused a sign-in, or the call. */

@@ -4,7 +4,16 @@
 // operation has one), and unwraps the answer. Everything it does is read from the operation table.
 
 import type { CallOptions, OpenParamsOptions, RowsOption, StandardSchemaV1 } from "../call.js";
-import { APIError, ConfigurationError, ConnectionError, OutcomeUnknownError, RequestValidationError, RowValidationError, type ValidationIssue } from "../errors.js";
+import {
+  APIError,
+  ConfigurationError,
+  ConnectionError,
+  OutcomeUnknownError,
+  RequestValidationError,
+  RowValidationError,
+  UnexpectedResponseError,
+  type ValidationIssue,
+} from "../errors.js";
 import type { BinaryFile } from "../file.js";
 import type { ChainStore } from "../stores.js";
 import { type ChainRun, HeaderChain } from "./chain.js";
@@ -123,22 +132,26 @@ export function createInvoker(options: InvokerOptions): Invoker {
     // chain sends what was asked, whatever the caller does meanwhile with the objects it passed.
     // The transport reads only the CallOptions part of the options.
     const request = transport.prepare(effective.get(op) ?? op, http, callOptions);
-    const send = (steps: AttemptStep[]) => transport.send(request, callOptions, { steps, wantsFile });
+    // Sent, read, checked for the service's failure and unwrapped, all inside the chain's turn and
+    // the outcome check: an answer that arrived but cannot be used leaves the outcome unknown too.
+    const roundTrip = async (steps: AttemptStep[]): Promise<RoundTrip> => {
+      const result = await transport.send(request, callOptions, { steps, wantsFile });
+      if (result.kind === "file") return { result, value: result.file };
+      checkFailure(op, result);
+      return { result, value: unwrap(op, result) };
+    };
     const reconcile = options.reconcile?.[op.id];
-    const result =
+    const { result, value } =
       op.chain && chain
-        ? await chained(op, chain, encoded[op.chain.key], send)
+        ? await chained(op, chain, encoded[op.chain.key], roundTrip)
         : reconcile && !op.idempotent
-          ? await checked(op, reconcile(encoded), () => send([]))
-          : await send([]);
-    if (result.kind === "file") return result.file;
-    checkFailure(op, result);
-    const value = unwrap(op, result);
-    return rows ? checkedRows(op, rows, value as unknown[], result) : value;
+          ? await checked(op, reconcile(encoded), () => roundTrip([]))
+          : await roundTrip([]);
+    return rows && result.kind === "json" ? checkedRows(op, rows, value as unknown[], result) : value;
   }
 
   /** Runs a call on its key's chain; a lost answer is told by whether the chain moved past the link the call presented. */
-  async function chained(op: OperationSpec, chain: HeaderChain, key: unknown, send: (steps: AttemptStep[]) => Promise<CallResult>): Promise<CallResult> {
+  async function chained(op: OperationSpec, chain: HeaderChain, key: unknown, send: (steps: AttemptStep[]) => Promise<RoundTrip>): Promise<RoundTrip> {
     let run: ChainRun | undefined;
     try {
       return await chain.run(key, op.chain!.presents, (r) => {
@@ -159,11 +172,24 @@ export function createInvoker(options: InvokerOptions): Invoker {
   return { invoke, chain };
 }
 
-/** A lost answer: the request may have reached the service, and it was not sent again. */
-const lost = (e: unknown) => (e instanceof ConnectionError && e.outcomeUnknown) || (e instanceof APIError && (e.status ?? 0) >= 500);
+/** A call's answer, and the value it carries (a file, or the unwrapped payload). */
+interface RoundTrip {
+  result: CallResult;
+  value: unknown;
+}
+
+/**
+ * A lost answer: the request may have reached the service, and it was not sent again. Lost too is
+ * an answer with a success status that cannot be used (an HTML page from a proxy, cut-off JSON, a
+ * body the spec does not allow): the service may well have done what was asked.
+ */
+const lost = (e: unknown) =>
+  (e instanceof ConnectionError && e.outcomeUnknown) ||
+  (e instanceof APIError && (e.status ?? 0) >= 500) ||
+  (e instanceof UnexpectedResponseError && (e.status ?? 0) >= 200 && (e.status ?? 0) < 300);
 
 /** Sends a call of an operation that is not idempotent; a lost answer becomes an OutcomeUnknownError that can ask the service. */
-async function checked(op: OperationSpec, check: ReturnType<Reconcile>, send: () => Promise<CallResult>): Promise<CallResult> {
+async function checked(op: OperationSpec, check: ReturnType<Reconcile>, send: () => Promise<RoundTrip>): Promise<RoundTrip> {
   try {
     return await send();
   } catch (e) {

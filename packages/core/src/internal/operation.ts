@@ -140,3 +140,11 @@ export function validatorIssues(v: Validator): { path: string; message: string }
     return { path: e.instancePath, message: `${e.message ?? "is invalid"}${extra}` };
   });
 }
+
+/**
+ * What an error adds when a request may have taken effect and was not sent again: an operation that
+ * is not idempotent, whose answer was lost, cut off, or arrived and could not be read.
+ */
+export function outcomeNote(op: OperationSpec): string {
+  return op.idempotent ? "" : " (not retried: the operation is not idempotent, so its outcome is unknown; check its status before sending it again)";
+}

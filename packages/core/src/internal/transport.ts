@@ -21,7 +21,7 @@ import {
 } from "../errors.js";
 import { BinaryFile } from "../file.js";
 import { serviceFields } from "./envelope.js";
-import { type OperationSpec, validatorIssues } from "./operation.js";
+import { type OperationSpec, outcomeNote, validatorIssues } from "./operation.js";
 import { put } from "./pointer.js";
 import { collectSecrets, redactHeaders, redactValue, type SecretSet, scrub } from "./redact.js";
 import { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDefaults, sleep } from "./retry.js";
@@ -292,8 +292,8 @@ export class Transport<Paths extends {} = Record<string, never>> {
   #readFailure(e: unknown, op: OperationSpec, ctx: ErrorContext, signal: AbortSignal | undefined): PaysysError {
     if (e instanceof PaysysError) return e;
     if (signal?.aborted) return new RequestAbortedError(`${op.id}: aborted by the caller while the answer arrived`, { ...ctx, cause: signal.reason });
-    if (e instanceof TimeoutMarker) return new TimeoutError(`${op.id}: timed out reading the answer${this.#unknownOutcome(op)}`, { ...ctx, outcomeUnknown: !op.idempotent });
-    return new ConnectionError(`${op.id}: the answer was cut off${this.#unknownOutcome(op)}`, { ...ctx, outcomeUnknown: !op.idempotent });
+    if (e instanceof TimeoutMarker) return new TimeoutError(`${op.id}: timed out reading the answer${outcomeNote(op)}`, { ...ctx, outcomeUnknown: !op.idempotent });
+    return new ConnectionError(`${op.id}: the answer was cut off${outcomeNote(op)}`, { ...ctx, outcomeUnknown: !op.idempotent });
   }
 
   /** Turns a whole body into the call's result: typed errors for HTTP errors, bad UTF-8, bad JSON, or an answer the spec does not allow. */
@@ -306,7 +306,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
     try {
       text = strictUtf8.decode(bytes);
     } catch {
-      throw this.#logged(op, new UnexpectedResponseError(`${op.id}: the answer is not valid UTF-8`, { ...ctx, bodyExcerpt: excerpt() }));
+      throw this.#logged(op, new UnexpectedResponseError(`${op.id}: the answer is not valid UTF-8${outcomeNote(op)}`, { ...ctx, bodyExcerpt: excerpt() }));
     }
     if (op.textAnswer) return { kind: "json", body: text, ...this.#facts(response, state, excerpt) };
     let body: unknown;
@@ -315,7 +315,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
     } catch {
       throw this.#logged(
         op,
-        new UnexpectedResponseError(`${op.id}: the answer is not JSON (content-type ${contentTypeOf(response) || "none"})`, { ...ctx, bodyExcerpt: excerpt() }),
+        new UnexpectedResponseError(`${op.id}: the answer is not JSON (content-type ${contentTypeOf(response) || "none"})${outcomeNote(op)}`, { ...ctx, bodyExcerpt: excerpt() }),
       );
     }
     if (op.validateResponse && this.#options.validateResponses && !op.validateResponse(body)) {
@@ -323,7 +323,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
         .slice(0, 3)
         .map((i) => `${i.path || "(root)"} ${i.message}`)
         .join("; ");
-      throw this.#logged(op, new UnexpectedResponseError(`${op.id}: the answer does not match the spec: ${issues}`, { ...ctx, bodyExcerpt: excerpt() }));
+      throw this.#logged(op, new UnexpectedResponseError(`${op.id}: the answer does not match the spec: ${issues}${outcomeNote(op)}`, { ...ctx, bodyExcerpt: excerpt() }));
     }
     return { kind: "json", body, ...this.#facts(response, state, excerpt) };
   }
@@ -335,7 +335,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
   /** Reads a body up to `limit` bytes. Past the limit, the rest is dropped and, for answers that must be whole, it is an error. */
   async #read(response: Response, limit: number, mustBeWhole: boolean, op: OperationSpec, ctx: ErrorContext): Promise<Uint8Array> {
     const tooLarge = () =>
-      new ResponseTooLargeError(`${op.id}: the answer is larger than maxResponseBytes (${limit} bytes); it was not read`, { ...ctx, bodyExcerpt: "[not read]" });
+      new ResponseTooLargeError(`${op.id}: the answer is larger than maxResponseBytes (${limit} bytes); it was not read${outcomeNote(op)}`, { ...ctx, bodyExcerpt: "[not read]" });
     const declared = Number(response.headers.get("content-length") ?? Number.NaN);
     if (mustBeWhole && declared > limit) {
       discard(response);
@@ -391,10 +391,6 @@ export class Transport<Paths extends {} = Record<string, never>> {
       serviceCode: code,
       serviceMessage,
     });
-  }
-
-  #unknownOutcome(op: OperationSpec): string {
-    return op.idempotent ? "" : " (not retried: the operation is not idempotent, so its outcome is unknown; check its status before sending it again)";
   }
 
   /** Runs the attempts of one request: steps, per-attempt timeout, retries, one re-send per step after a repaired refusal. */
@@ -472,7 +468,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
           continue;
         }
         const ErrorClass = timedOut ? TimeoutError : ConnectionError;
-        throw new ErrorClass(`${op.id}: ${what}${this.#unknownOutcome(op)}`, {
+        throw new ErrorClass(`${op.id}: ${what}${outcomeNote(op)}`, {
           operation: op.id,
           attempts: attempt,
           outcomeUnknown: !op.idempotent,
