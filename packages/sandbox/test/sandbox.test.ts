@@ -237,8 +237,10 @@ describe("e-commerce handling", () => {
     await expect.poll(() => hits).toBeGreaterThan(4);
     await slow.close();
     const after = hits;
-    await new Promise((r) => setTimeout(r, 120));
-    expect(hits).toBe(after);
+    // A request already on the wire when close() aborted it may still reach the server (seen once on
+    // a loaded CI machine); a sandbox still delivering would send ten more in this wait.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(hits - after).toBeLessThanOrEqual(1);
     server.close();
   });
 });

@@ -1,9 +1,9 @@
 // Specs as they were at a git commit, and what changed in a package since a given commit: the
 // spec diff of each interface it is generated from, and its API reports.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { repoRoot, specs, specsDir } from "@paysys/spec-tools";
 import { compareReports, entryPointsOf, type ReportChange, reviewFolder } from "./api-report.js";
 import { type Change, diffSpec, highest, type Level } from "./spec-diff.js";
@@ -27,12 +27,17 @@ export function specsAt(commit: Version, root = repoRoot): { dir: string; dispos
   const dispose = () => rmSync(scratch, { recursive: true, force: true });
   if (commit !== null) {
     try {
+      // Read from git object by object (no archive, no tar): a CI run once failed in tar under load,
+      // and its message was lost; every step here reports what git says.
       const resolved = git(root, ["rev-parse", "--verify", "--end-of-options", `${commit}^{commit}`]).trim();
-      git(root, ["archive", "--format=tar", "-o", join(scratch, "specs.tar"), resolved, "specs"]);
-      execFileSync("tar", ["-x", "-f", join(scratch, "specs.tar"), "-C", scratch]);
+      const files = git(root, ["ls-tree", "-r", "-z", "--name-only", resolved, "--", "specs"]).split("\0").filter(Boolean);
+      for (const file of files) {
+        mkdirSync(dirname(join(scratch, file)), { recursive: true });
+        writeFileSync(join(scratch, file), git(root, ["cat-file", "blob", `${resolved}:${file}`]));
+      }
     } catch (e) {
       dispose();
-      throw new Error(`cannot read the specs at ${commit}: ${(e as { stderr?: string }).stderr?.trim() || (e as Error).message}`);
+      throw new Error(`cannot read the specs at ${commit}: ${String((e as { stderr?: unknown }).stderr ?? "").trim() || (e as Error).message}`);
     }
   }
   return { dir: join(scratch, "specs"), dispose };
