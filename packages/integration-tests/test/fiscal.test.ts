@@ -1,9 +1,9 @@
 // The fiscal client against the sandbox, over HTTP on loopback: every operation, the receipt
 // rules checked before sending, and the Uid chain under load, across a restart, after another
 // till moved it, and when an answer is lost.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import {
   APIError,
   AuthenticationError,
@@ -215,6 +215,7 @@ describe("fiscal: the Uid chain", () => {
     await restarted.operations.sale(sale(202));
     expect(sb.fiscal.stats.refusedUids - refusedUids).toBe(0);
     expect(sb.fiscal.stats.requests - requests).toBe(2); // sign-in and the sale
+    rmSync(dirname(store.path), { recursive: true, force: true });
   });
 
   it("a receipt whose answer was lost is never re-sent; the error tells whether it was registered", async () => {

@@ -1,8 +1,8 @@
 // The portal client against the sandbox, over HTTP on loopback: every operation of v2 and v1,
 // files read back as real workbooks, token renewal under load, errors and secrets.
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import {
   AuthenticationError,
   BinaryFile,
@@ -156,6 +156,7 @@ for (const version of ["v2", "v1"] as const) {
       const written = await saveToFile(file, path);
       expect(written).toBe(file.size);
       expect(readSheet(readFileSync(path))).toEqual(rows);
+      rmSync(dirname(path), { recursive: true, force: true });
     });
   });
 }

@@ -1,8 +1,8 @@
 // Real edits to a copy of the real specs, classified the way `pnpm spec:diff` and
 // `pnpm changeset:check` classify them, with the bump each requires in a 0.x and a 1.x package.
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { specsDir } from "@paysys/spec-tools";
 import { describe, expect, it } from "vitest";
 import { requiredBump } from "../src/bump.js";
@@ -13,17 +13,23 @@ const run = (e: SpecEdit) => edit(e.spec, e.apply);
 
 /** Two copies of specs/: `before` (optionally edited first) and `after` (edited), and their diff for one spec. */
 async function edit(spec: string, change: (text: string) => string, baseline: (text: string) => string = (t) => t): Promise<Change[]> {
+  const scratch: string[] = [];
   const copy = (edit: (text: string) => string) => {
     const dir = join(mkdtempSync(join(tmpdir(), "paysys-spec-edit-")), "specs");
+    scratch.push(dirname(dir));
     cpSync(specsDir, dir, { recursive: true });
     const file = join(dir, spec);
     writeFileSync(file, edit(baseline(readFileSync(file, "utf8"))));
     return file;
   };
-  return diffSpec(
-    copy((t) => t),
-    copy(change),
-  );
+  try {
+    return await diffSpec(
+      copy((t) => t),
+      copy(change),
+    );
+  } finally {
+    for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const bumps = (changes: Change[]) => ({ level: levelOf(changes), zero: requiredBump(levelOf(changes), "0.3.1"), one: requiredBump(levelOf(changes), "1.2.0") });
