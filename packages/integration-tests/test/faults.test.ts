@@ -10,7 +10,7 @@ import { execFile } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createCashoutClient, MemoryStore } from "@paysys/cashout";
-import { PaysysError } from "@paysys/core";
+import { PaysysError, RequestValidationError } from "@paysys/core";
 import { createEcommerceClient } from "@paysys/ecommerce";
 import { createFiscalClient } from "@paysys/fiscal";
 import { createPortalClient } from "@paysys/portal";
@@ -220,8 +220,13 @@ describe("hostile parameters (10,000 runs per client, seeded)", () => {
     const params = fc
       .dictionary(key, odd, { maxKeys: 4 })
       .map((p) => JSON.parse(JSON.stringify(p, (_k, v) => (typeof v === "number" && !Number.isFinite(v) ? `${v}` : v))) as object);
-    // Non-finite numbers do not survive JSON: put some back as numbers, next to the parsed (own) __proto__ keys.
-    return fc.tuple(params, fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, 1), key).map(([p, n, k]) => Object.assign(p, { [k]: n }));
+    // Values JSON cannot carry do not survive the round trip: put one back, next to the parsed (own)
+    // __proto__ keys: a non-finite number, a BigInt, a function, a symbol, a Map, an array hole,
+    // binary data, an object that contains itself.
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = { back: cyclic };
+    const jsOnly = [Number.NaN, Number.POSITIVE_INFINITY, 10n, () => 1, Symbol("s"), new Map([["a", 1]]), [1, undefined], new Uint8Array(2), cyclic];
+    return fc.tuple(params, fc.constantFrom(1, ...jsOnly), key).map(([p, n, k]) => Object.assign(p, { [k]: n }));
   };
 
   /**
@@ -270,6 +275,43 @@ describe("hostile parameters (10,000 runs per client, seeded)", () => {
         }),
     },
   ];
+
+  it("values JSON cannot carry are refused at their path, also inside objects the spec leaves open, and nothing is sent", async () => {
+    const cyclic: Record<string, unknown> = { name: "loop" };
+    cyclic.self = cyclic;
+    sb.faults.clear();
+    const fiscal = createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials, ...noRetry });
+    // A receipt position allows properties the spec does not name: the validator does not look there.
+    const position = { Name: "Tea", IdSection: 1, Price: 250, Qty: 2 };
+    const odd = { Weight: 10n, Note: () => "x", Tags: new Set(["a"]), Parts: [1, undefined], Loop: cyclic, Ratio: Number.NaN };
+    const sale = fiscal.operations.sale({ idKkm: 101, IdDomain: 1, Positions: [{ ...position, ...odd }], Total: 500, Cash: 500 });
+    const refused = await sale.catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(RequestValidationError);
+    expect((refused as RequestValidationError).issues.map((i) => i.path)).toEqual([
+      "/Positions/0/Weight",
+      "/Positions/0/Note",
+      "/Positions/0/Tags",
+      "/Positions/0/Parts/1",
+      "/Positions/0/Loop/self",
+      "/Positions/0/Ratio",
+    ]);
+    // An open parameter list (the portal's report filters) is not validated either.
+    const portal = createPortalClient({ baseUrl: sb.portalUrl, ...noRetry });
+    const period = { dateFrom: "2024-05-01", dateTo: "2024-05-01" };
+    const open = await portal.reports.payments(period, { extraParams: { agent: 7n } }).catch((e: unknown) => e);
+    expect(open).toBeInstanceOf(RequestValidationError);
+    expect((open as RequestValidationError).issues).toEqual([{ path: "(extraParams)/agent", message: expect.stringContaining("BigInt") }]);
+    // A toJSON that throws is the caller's input too.
+    const throwing = {
+      toJSON() {
+        throw new Error("the cart is locked");
+      },
+    };
+    const late = await portal.reports.payments(period, { extraParams: { agent: throwing } }).catch((e: unknown) => e);
+    expect(late).toBeInstanceOf(RequestValidationError);
+    expect((late as Error).message).not.toContain("locked");
+    expect(sb.faults.seen).toEqual([]);
+  });
 
   for (const { name, iface, prefix, make } of clients) {
     it(`${name}: every method refuses hostile params with a PaysysError and sends nothing it refused`, { timeout: 120_000 }, async () => {

@@ -121,8 +121,8 @@ export function createInvoker(options: InvokerOptions): Invoker {
     if (options.validateRequests !== false && op.validateInput && !op.validateInput(encoded)) {
       throw new RequestValidationError(op.id, validatorIssues(op.validateInput));
     }
-    const issues = nonFinite(encoded, "");
-    if (extraParams) nonFinite(extraParams, "(extraParams)", [], issues);
+    const issues = unsendable(encoded, "");
+    if (extraParams) unsendable(extraParams, "(extraParams)", [], issues);
     for (const name of op.checks ?? []) issues.push(...checks[name]!(encoded, ctx));
     if (issues.length) throw new RequestValidationError(op.id, issues);
     const http = split(op, encoded, extraParams);
@@ -212,21 +212,58 @@ function unknownOutcome(op: OperationSpec, e: unknown, check: ReturnType<Reconci
 }
 
 /**
- * NaN and ±Infinity pass a JSON Schema `type: number` (and Infinity `type: integer`), and JSON
- * would send them as `null`: wrong data without an error. They are refused wherever they are.
- * The path is built only for a value found (this runs on every call).
+ * Values JSON would not carry as they are, wherever they are (also inside objects the spec leaves
+ * open, where the validator does not look): NaN and ±Infinity pass a JSON Schema `number` and
+ * would be sent as `null`; a BigInt, a function or a symbol would fail or silently vanish; an array
+ * hole or `undefined` item would become `null`; a Map, a Set or binary data would be sent as `{}`;
+ * and an object that contains itself has no end. Each is refused at its path. Objects with their
+ * own `toJSON` (a Date) go as their JSON says. The path is built only for a value found (this runs
+ * on every call).
  */
-function nonFinite(value: unknown, prefix: string, keys: string[] = [], issues: ValidationIssue[] = []): ValidationIssue[] {
-  if (typeof value === "number") {
-    if (!Number.isFinite(value)) issues.push({ path: prefix + pointerOf(keys), message: `must be a finite number, not ${value}` });
-  } else if (Array.isArray(value) || isPlainObject(value)) {
+function unsendable(value: unknown, prefix: string, keys: string[] = [], issues: ValidationIssue[] = [], within: object[] = []): ValidationIssue[] {
+  const refuse = (message: string) => issues.push({ path: prefix + pointerOf(keys), message });
+  switch (typeof value) {
+    case "number":
+      if (!Number.isFinite(value)) refuse(`must be a finite number, not ${value}`);
+      return issues;
+    case "bigint":
+      refuse("must be a number or a decimal string, not a BigInt (JSON has no BigInt)");
+      return issues;
+    case "function":
+    case "symbol":
+      refuse(`cannot be sent as JSON (a ${typeof value})`);
+      return issues;
+    case "object":
+      break;
+    default:
+      return issues;
+  }
+  if (value === null || typeof (value as { toJSON?: unknown }).toJSON === "function") return issues;
+  if (value instanceof Map || value instanceof Set || value instanceof WeakMap || value instanceof WeakSet || value instanceof ArrayBuffer || ArrayBuffer.isView(value)) {
+    refuse("would be sent as {}: pass a plain object or an array");
+    return issues;
+  }
+  if (within.includes(value)) {
+    refuse("contains itself: JSON cannot write it");
+    return issues;
+  }
+  within.push(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      keys.push(String(i));
+      if (value[i] === undefined) refuse("is missing or undefined: JSON would send null");
+      else unsendable(value[i], prefix, keys, issues, within);
+      keys.pop();
+    }
+  } else {
     for (const k in value) {
       if (!Object.hasOwn(value, k)) continue;
       keys.push(k);
-      nonFinite((value as Record<string, unknown>)[k], prefix, keys, issues);
+      unsendable((value as Record<string, unknown>)[k], prefix, keys, issues, within);
       keys.pop();
     }
   }
+  within.pop();
   return issues;
 }
 

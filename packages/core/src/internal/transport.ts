@@ -15,6 +15,7 @@ import {
   type ErrorContext,
   PaysysError,
   RequestAbortedError,
+  RequestValidationError,
   ResponseTooLargeError,
   TimeoutError,
   UnexpectedResponseError,
@@ -233,7 +234,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
     for (const source of [input.header, options.headers]) {
       if (source) for (const [k, v] of Object.entries(source)) put(headers, k.toLowerCase(), v);
     }
-    return { url, method: op.method.toUpperCase(), headers, body: input.body === undefined ? undefined : JSON.stringify(input.body) };
+    return { url, method: op.method.toUpperCase(), headers, body: input.body === undefined ? undefined : json(op, input.body) };
   }
 
   /**
@@ -590,6 +591,19 @@ export class Transport<Paths extends {} = Record<string, never>> {
   #logged<E extends PaysysError>(op: OperationSpec, error: E): E {
     this.#options.logger?.({ type: "error", operation: op.id, error: { name: error.name, message: error.message } });
     return error;
+  }
+}
+
+/**
+ * The body as JSON. The invoker refuses what JSON cannot carry before this; a `toJSON` of the
+ * caller's that throws is the one way left to fail here, and it is the caller's input too.
+ */
+function json(op: OperationSpec, body: unknown): string {
+  try {
+    return JSON.stringify(body);
+  } catch (e) {
+    // The error's name only: its message may come from the caller's own code and quote its data.
+    throw new RequestValidationError(op.id, [{ path: "", message: `cannot be written as JSON (${e instanceof Error ? e.name : "an error"})` }]);
   }
 }
 
