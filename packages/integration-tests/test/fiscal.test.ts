@@ -218,6 +218,33 @@ describe("fiscal: the Uid chain", () => {
     rmSync(dirname(store.path), { recursive: true, force: true });
   });
 
+  it("a receipt the service took stands when the store cannot keep its new Uid; the next call reads it from the service", async () => {
+    const links = new Map<string, string>();
+    let failNext = false;
+    const uidStore = {
+      get: (key: string) => links.get(key),
+      set: (key: string, value: string) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error("disk full");
+        }
+        links.set(key, value);
+      },
+    };
+    const fiscal = client({ uidStore });
+    await fiscal.shifts.open({ IdKkm: 103 }).catch(() => undefined); // open since an earlier test, or now
+    await fiscal.operations.sale(sale(103));
+    const { documents, refusedUids } = sb.fiscal.stats;
+    failNext = true;
+    // Registered by the service (it moved the chain): an error here would invite sending it again.
+    expect(await fiscal.operations.sale(sale(103))).toHaveProperty("IdDocument");
+    expect(links.get("103")).not.toBe(sb.fiscal.register(103)!.uid);
+    expect(await fiscal.operations.sale(sale(103))).toHaveProperty("IdDocument");
+    expect(sb.fiscal.stats.documents - documents).toBe(2);
+    expect(sb.fiscal.stats.refusedUids - refusedUids).toBe(0); // the stale link was never presented
+    expect(links.get("103")).toBe(sb.fiscal.register(103)!.uid);
+  });
+
   it("a receipt whose answer was lost is never re-sent; the error tells whether it was registered", async () => {
     for (const reached of [true, false]) {
       const fetch = async (url: string, init: RequestInit) => {

@@ -9,6 +9,8 @@
 //   is sent once more. If it is the same, the 400 had another cause and stands.
 // - A call whose answer was lost may or may not have moved the chain: the key is marked unsure and
 //   the next call on it reads the current link first. The lost call itself is never re-sent here.
+// - A call the service took whose new link the store cannot keep still answers with its result;
+//   the key is marked unsure the same way.
 import { KeyedQueue } from "../queue.js";
 import type { ChainStore } from "../stores.js";
 import { MemoryStore } from "../stores.js";
@@ -87,8 +89,16 @@ export class HeaderChain {
         if (next) {
           link = next;
           renewed = true;
-          await this.#store.set(id, next);
-          this.#unsure.delete(id);
+          try {
+            await this.#store.set(id, next);
+            this.#unsure.delete(id);
+          } catch {
+            // The service took the call (it moved the chain); only keeping the new link failed. The
+            // call's answer stands: an error here would invite sending it again. The next call on
+            // this key reads the current link from the service first, and if the store still
+            // cannot keep it, fails then, before anything is sent.
+            this.#unsure.add(id);
+          }
           return false;
         }
         if (!presents || response.status !== 400 || recovered) return false;
