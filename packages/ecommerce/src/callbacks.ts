@@ -4,7 +4,7 @@
 // of addresses) and, if you ask, by confirming it with the status query. Each event is processed
 // once: deliveries are remembered in a store, and an event is acknowledged only after your own
 // function succeeded for it.
-import { WebhookError } from "@paysys/core";
+import { type LogEvent, WebhookError } from "@paysys/core";
 import { DEFAULT_INBOUND_MAX_BYTES, type Inbound, parseInbound } from "@paysys/core/internal";
 import { webhooks } from "./generated/operations.js";
 import type { CallbacksPaymentEvent } from "./generated/schema.js";
@@ -81,6 +81,8 @@ export interface CallbackReceiverOptions {
   store: CallbackStore;
   /** Asks the gateway whether it says the same; undefined: not asked. */
   confirm?: (event: CallbackEvent) => Promise<boolean>;
+  /** The client's logger: told when the store could not record an event as processed. */
+  logger?: (event: LogEvent) => void;
 }
 
 /** Largest callback body read by default, in bytes (core's default for every inbound message). */
@@ -162,7 +164,17 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
       await options.store.release(key);
       return { status: 500, body: { accepted: false } };
     }
-    await options.store.complete(key);
+    try {
+      await options.store.complete(key);
+    } catch (e) {
+      // Processed, but not recorded as done. Acknowledged all the same: a refusal would make the
+      // gateway send it again, and once the claim's lease ran out it would be processed twice.
+      options.logger?.({
+        type: "error",
+        operation: "callbacks.handle",
+        error: { name: "CallbackStoreError", message: `event ${key} was processed; the store could not record it: ${e instanceof Error ? e.message : String(e)}` },
+      });
+    }
     return { status: 200, body: { accepted: true } };
   }
 

@@ -137,6 +137,7 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
     maxBodyBytes: callbackSettings.maxBodyBytes ?? DEFAULT_MAX_BODY,
     leaseMs: callbackSettings.leaseMs ?? 60_000,
     store: options.callbackStore ?? new MemoryCallbackStore(),
+    logger: options.logger,
     confirm: callbackSettings.confirm
       ? async (event: CallbackEvent) => {
           const state = await reconcile(event.orderId ?? "", event.id);

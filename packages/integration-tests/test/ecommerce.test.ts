@@ -418,6 +418,35 @@ describe("e-commerce: callbacks", () => {
     expect(processed).toBe(1);
   });
 
+  it("an event processed whose completion the store cannot record is still acknowledged, and the logger is told", async () => {
+    const store = new MemoryCallbackStore();
+    let failComplete = true;
+    const flaky: CallbackStore = {
+      claim: (key, lease) => store.claim(key, lease),
+      complete(key) {
+        if (!failComplete) return store.complete(key);
+        failComplete = false;
+        throw new Error("database unavailable");
+      },
+      release: (key) => store.release(key),
+    };
+    const events: LogEvent[] = [];
+    const shop = client({ callbackStore: flaky, callbacks: { allowedAddresses: "any" }, logger: (e) => events.push(e) });
+    let processed = 0;
+    const body = JSON.stringify({ id: "flaky-1", status: 1, errCode: 0 });
+    // A refusal would bring the event back, and once the lease ran out it would be processed twice.
+    expect(await shop.callbacks.handle(body, {}, () => processed++)).toEqual({ status: 200, body: { accepted: true } });
+    expect(processed).toBe(1);
+    expect(events).toContainEqual({
+      type: "error",
+      operation: "callbacks.handle",
+      error: { name: "CallbackStoreError", message: expect.stringContaining("database unavailable") },
+    });
+    // A delivery again while the claim's lease holds is not processed.
+    expect((await shop.callbacks.handle(body, {}, () => processed++)).body.accepted).toBe(false);
+    expect(processed).toBe(1);
+  });
+
   it("a custom store (as over a database) is used for every claim; a store shared by two clients processes an event once", async () => {
     const store = new MemoryCallbackStore();
     const calls: string[] = [];
