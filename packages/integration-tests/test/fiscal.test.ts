@@ -269,6 +269,30 @@ describe("fiscal: the Uid chain", () => {
       expect(ok).toHaveProperty("IdDocument");
     }
   });
+  it("a lost receipt's outcome stays right while the receipts queued behind it go through", async () => {
+    // The till sends three receipts at once; the first one's answer is lost (registered or not).
+    for (const reached of [true, false]) {
+      let cut = true;
+      const fetch = async (url: string, init: RequestInit) => {
+        if (!url.endsWith("/sales") || !cut) return globalThis.fetch(url, init);
+        cut = false;
+        if (reached) await (await globalThis.fetch(url, init)).arrayBuffer();
+        throw new TypeError("socket hang up");
+      };
+      const fiscal = client({ fetch });
+      const id = reached ? 106 : 107;
+      await fiscal.shifts.open({ IdKkm: id }).catch(() => undefined); // open since an earlier test, or now
+      const { documents } = sb.fiscal.stats;
+      const [first, ...rest] = await Promise.allSettled([0, 1, 2].map(() => fiscal.operations.sale(sale(id))));
+      expect(rest.map((r) => r.status)).toEqual(["fulfilled", "fulfilled"]);
+      expect(sb.fiscal.stats.documents - documents).toBe(reached ? 3 : 2);
+      const err = (first as PromiseRejectedResult).reason;
+      expect(err).toBeInstanceOf(OutcomeUnknownError);
+      // Two more receipts moved the chain since: the answer must still be about the first one.
+      expect(await err.wasApplied()).toBe(reached);
+    }
+  });
+
   it("a receipt answered with a page it cannot read is never re-sent either: its outcome is unknown, and asked", async () => {
     // A proxy between the till and the service answers 200 with its own page, after the service
     // registered the receipt (reached) or without passing the request on.

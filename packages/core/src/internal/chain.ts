@@ -9,6 +9,9 @@
 //   is sent once more. If it is the same, the 400 had another cause and stands.
 // - A call whose answer was lost may or may not have moved the chain: the key is marked unsure and
 //   the next call on it reads the current link first. The lost call itself is never re-sent here.
+//   That first read, before anything else is sent on the key, also tells whether the lost call
+//   took effect (the chain moved past the link it presented), and the answer is kept for it: the
+//   calls queued behind it move the chain too, so asking later would tell nothing.
 // - A call the service took whose new link the store cannot keep still answers with its result;
 //   the key is marked unsure the same way.
 import { KeyedQueue } from "../queue.js";
@@ -27,8 +30,20 @@ export interface HeaderChainOptions {
 export interface ChainRun {
   /** The step to join the call's attempts. */
   step: AttemptStep;
-  /** The link the call presented last (for telling whether a lost call took effect). */
+  /** The link the call presented last (undefined: none, so the call cannot have moved the chain). */
   readonly presented: string | undefined;
+  /**
+   * After the call failed having presented a link: whether it took effect. Known at once when the
+   * next link arrived; otherwise read in the key's turn, before anything else is sent on the key,
+   * and kept (unless another program uses the same key meanwhile).
+   */
+  wasApplied(): Promise<boolean>;
+}
+
+/** A call on a key whose answer was lost, and, once the key's current link was read, whether it took effect. */
+interface Question {
+  presented: string;
+  applied?: boolean;
 }
 
 export class HeaderChain {
@@ -38,6 +53,8 @@ export class HeaderChain {
   readonly #queue = new KeyedQueue();
   /** Keys whose stored link may be outdated because an answer was lost. */
   readonly #unsure = new Set<string>();
+  /** Per key, the lost call whose outcome the next read of the current link tells. */
+  readonly #open = new Map<string, Question>();
   readonly #headerNames: readonly string[];
 
   constructor(options: HeaderChainOptions) {
@@ -70,10 +87,21 @@ export class HeaderChain {
     return this.#queue.run(id, () => this.#exclusive(key, id, presents, call));
   }
 
+  /** Reads the key's current link and answers the key's open question with it. Only in the key's turn, before anything else is sent on it. */
+  async #settle(key: unknown, id: string): Promise<string> {
+    const link = await this.refresh(key);
+    const question = this.#open.get(id);
+    if (question) question.applied = link !== question.presented;
+    this.#open.delete(id);
+    return link;
+  }
+
   async #exclusive<T>(key: unknown, id: string, presents: boolean, call: (run: ChainRun) => Promise<T>): Promise<T> {
     const { header } = this.#options;
     let link = this.#unsure.has(id) ? undefined : ((await this.#store.get(id)) ?? undefined);
-    if (presents && link === undefined) link = await this.refresh(key);
+    // After a lost call, the current link is read before anything else is sent, whatever this call presents.
+    if (this.#open.has(id)) link = await this.#settle(key, id);
+    else if (presents && link === undefined) link = await this.refresh(key);
     let presented: string | undefined;
     let renewed = false;
     let recovered = false;
@@ -109,17 +137,35 @@ export class HeaderChain {
         return true;
       },
     };
+    let question: Question | undefined;
+    const wasApplied = async (): Promise<boolean> => {
+      if (renewed) return true; // the service answered with the next link
+      if (!question) throw new Error(`no lost call on ${id} to ask about`);
+      if (question.applied === undefined) {
+        const asked = question;
+        await this.#queue.run(id, async () => {
+          if (asked.applied === undefined) await this.#settle(key, id);
+        });
+      }
+      return question.applied!;
+    };
     try {
       const result = await call({
         step,
         get presented() {
           return presented;
         },
+        wasApplied,
       });
       return result;
     } catch (e) {
-      // No new link arrived and the call may have reached the service: the next call reads the current link first.
-      if (!renewed && presented !== undefined && !isRefusal(e)) this.#unsure.add(id);
+      // No new link arrived and the call may have reached the service: the next call reads the
+      // current link first, and that read answers this call's question.
+      if (!renewed && presented !== undefined && !isRefusal(e)) {
+        this.#unsure.add(id);
+        question = { presented };
+        this.#open.set(id, question);
+      }
       throw e;
     }
   }

@@ -164,7 +164,7 @@ export function createInvoker(options: InvokerOptions): Invoker {
       throw unknownOutcome(op, e, {
         key: String(key),
         how: `the ${chain.header} chain of ${String(key)} tells whether it took effect`,
-        wasApplied: async () => (await chain.refresh(key)) !== link,
+        wasApplied: () => run!.wasApplied(),
       });
     }
   }
