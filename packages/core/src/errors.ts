@@ -88,6 +88,16 @@ export class ClientClosedError extends PaysysError {
 /** The caller's `AbortSignal` fired. */
 export class RequestAbortedError extends PaysysError {
   override name = "RequestAbortedError";
+  /**
+   * True when the request had been sent (and was not sent again), so an operation that is not
+   * idempotent may have taken effect: check its status before sending it again. False when the
+   * signal fired before anything was sent.
+   */
+  readonly outcomeUnknown: boolean;
+  constructor(message: string, ctx: ErrorContext & { outcomeUnknown?: boolean } = {}) {
+    super(message, ctx);
+    this.outcomeUnknown = ctx.outcomeUnknown ?? false;
+  }
 }
 
 /** No answer: DNS, refused connection, reset. For operations that move money the outcome is unknown. */

@@ -13,6 +13,7 @@ import {
   type FiscalClientOptions,
   type LogEvent,
   OutcomeUnknownError,
+  RequestAbortedError,
   RequestValidationError,
   receiptChange,
   receiptTotal,
@@ -269,6 +270,29 @@ describe("fiscal: the Uid chain", () => {
       expect(ok).toHaveProperty("IdDocument");
     }
   });
+  it("a receipt the caller aborts once it is under way has an unknown outcome and is asked; aborted before, nothing is sent", async () => {
+    const controller = new AbortController();
+    // The till's cancel button, pressed as the service's answer arrives.
+    const fetch = async (url: string, init: RequestInit) => {
+      const answer = await globalThis.fetch(url, init);
+      if (url.endsWith("/sales")) controller.abort();
+      return answer;
+    };
+    const fiscal = client({ fetch });
+    await fiscal.shifts.open({ IdKkm: 105 }).catch(() => undefined); // open since an earlier test, or now
+    const { documents } = sb.fiscal.stats;
+    const err = await fiscal.operations.sale(sale(105), { signal: controller.signal }).catch((e) => e);
+    expect(err).toBeInstanceOf(OutcomeUnknownError);
+    expect(err.cause).toBeInstanceOf(RequestAbortedError);
+    expect(err.message).toMatch(/aborted by the caller.*not retried/);
+    expect(sb.fiscal.stats.documents - documents).toBe(1);
+    expect(await err.wasApplied()).toBe(true);
+    const before = await fiscal.operations.sale(sale(105), { signal: AbortSignal.abort() }).catch((e) => e);
+    expect(before).toBeInstanceOf(RequestAbortedError);
+    expect(before).toMatchObject({ outcomeUnknown: false, attempts: 0 });
+    expect(sb.fiscal.stats.documents - documents).toBe(1);
+  });
+
   it("a lost receipt's outcome stays right while the receipts queued behind it go through", async () => {
     // The till sends three receipts at once; the first one's answer is lost (registered or not).
     for (const reached of [true, false]) {

@@ -9,6 +9,7 @@ import {
   ConfigurationError,
   ConnectionError,
   OutcomeUnknownError,
+  RequestAbortedError,
   RequestValidationError,
   RowValidationError,
   UnexpectedResponseError,
@@ -179,12 +180,13 @@ interface RoundTrip {
 }
 
 /**
- * A lost answer: the request may have reached the service, and it was not sent again. Lost too is
+ * A lost answer: the request may have reached the service, and it was not sent again. Lost too are
  * an answer with a success status that cannot be used (an HTML page from a proxy, cut-off JSON, a
- * body the spec does not allow): the service may well have done what was asked.
+ * body the spec does not allow), and a call the caller aborted once it was under way: the service
+ * may well have done what was asked.
  */
 const lost = (e: unknown) =>
-  (e instanceof ConnectionError && e.outcomeUnknown) ||
+  ((e instanceof ConnectionError || e instanceof RequestAbortedError) && e.outcomeUnknown) ||
   (e instanceof APIError && (e.status ?? 0) >= 500) ||
   (e instanceof UnexpectedResponseError && (e.status ?? 0) >= 200 && (e.status ?? 0) < 300);
 

@@ -292,7 +292,12 @@ export class Transport<Paths extends {} = Record<string, never>> {
   /** What went wrong while the body arrived, as the typed error a caller sees. */
   #readFailure(e: unknown, op: OperationSpec, ctx: ErrorContext, signal: AbortSignal | undefined): PaysysError {
     if (e instanceof PaysysError) return e;
-    if (signal?.aborted) return new RequestAbortedError(`${op.id}: aborted by the caller while the answer arrived`, { ...ctx, cause: signal.reason });
+    if (signal?.aborted)
+      return new RequestAbortedError(`${op.id}: aborted by the caller while the answer arrived${outcomeNote(op)}`, {
+        ...ctx,
+        cause: signal.reason,
+        outcomeUnknown: !op.idempotent,
+      });
     if (e instanceof TimeoutMarker) return new TimeoutError(`${op.id}: timed out reading the answer${outcomeNote(op)}`, { ...ctx, outcomeUnknown: !op.idempotent });
     return new ConnectionError(`${op.id}: the answer was cut off${outcomeNote(op)}`, { ...ctx, outcomeUnknown: !op.idempotent });
   }
@@ -461,7 +466,14 @@ export class Transport<Paths extends {} = Record<string, never>> {
         response = await this.#fetch(url, init);
       } catch (e) {
         state.endAttempt();
-        if (caller?.aborted) throw new RequestAbortedError(`${op.id}: aborted by the caller`, { operation: op.id, attempts: attempt, cause: caller.reason });
+        // The request may have left before the signal fired: for an operation that is not idempotent, its outcome is unknown.
+        if (caller?.aborted)
+          throw new RequestAbortedError(`${op.id}: aborted by the caller while the request was under way${outcomeNote(op)}`, {
+            operation: op.id,
+            attempts: attempt,
+            cause: caller.reason,
+            outcomeUnknown: !op.idempotent,
+          });
         const timedOut = controller.signal.reason instanceof TimeoutMarker;
         const what = timedOut ? `timed out after ${state.timeoutMs} ms` : `connection failed: ${this.#scrubbed(e, state)}`;
         if (this.#canRetry(state)) {
