@@ -223,17 +223,16 @@ function unknownOutcome(op: OperationSpec, e: unknown, check: ReturnType<Reconci
  * on every call).
  */
 function unsendable(value: unknown, prefix: string, keys: string[] = [], issues: ValidationIssue[] = [], within: object[] = []): ValidationIssue[] {
-  const refuse = (message: string) => issues.push({ path: prefix + pointerOf(keys), message });
   switch (typeof value) {
     case "number":
-      if (!Number.isFinite(value)) refuse(`must be a finite number, not ${value}`);
+      if (!Number.isFinite(value)) refuse(issues, prefix, keys, `must be a finite number, not ${value}`);
       return issues;
     case "bigint":
-      refuse("must be a number or a decimal string, not a BigInt (JSON has no BigInt)");
+      refuse(issues, prefix, keys, "must be a number or a decimal string, not a BigInt (JSON has no BigInt)");
       return issues;
     case "function":
     case "symbol":
-      refuse(`cannot be sent as JSON (a ${typeof value})`);
+      refuse(issues, prefix, keys, `cannot be sent as JSON (a ${typeof value})`);
       return issues;
     case "object":
       break;
@@ -242,18 +241,18 @@ function unsendable(value: unknown, prefix: string, keys: string[] = [], issues:
   }
   if (value === null || typeof (value as { toJSON?: unknown }).toJSON === "function") return issues;
   if (value instanceof Map || value instanceof Set || value instanceof WeakMap || value instanceof WeakSet || value instanceof ArrayBuffer || ArrayBuffer.isView(value)) {
-    refuse("would be sent as {}: pass a plain object or an array");
+    refuse(issues, prefix, keys, "would be sent as {}: pass a plain object or an array");
     return issues;
   }
   if (within.includes(value)) {
-    refuse("contains itself: JSON cannot write it");
+    refuse(issues, prefix, keys, "contains itself: JSON cannot write it");
     return issues;
   }
   within.push(value);
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       keys.push(String(i));
-      if (value[i] === undefined) refuse("is missing or undefined: JSON would send null");
+      if (value[i] === undefined) refuse(issues, prefix, keys, "is missing or undefined: JSON would send null");
       else unsendable(value[i], prefix, keys, issues, within);
       keys.pop();
     }
@@ -267,6 +266,11 @@ function unsendable(value: unknown, prefix: string, keys: string[] = [], issues:
   }
   within.pop();
   return issues;
+}
+
+/** Adds a problem at the path the walk is at. */
+function refuse(issues: ValidationIssue[], prefix: string, keys: string[], message: string): void {
+  issues.push({ path: prefix + pointerOf(keys), message });
 }
 
 function checkRowSchema(op: OperationSpec, rows: unknown): void {
