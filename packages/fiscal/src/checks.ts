@@ -28,9 +28,10 @@ export function exactTotal(positions: readonly PositionValues[]): Decimal {
 /**
  * An amount in integer tiyn when it is a number with at most two decimals well inside the safe
  * integers (below 10^13 tenge, where every such decimal is one double and back), NaN otherwise.
- * Absent is 0, as in the exact path.
+ * Absent is 0, as in the exact path. Unlike core's `tiyn`, it never throws and uses no decimals:
+ * it only has to prove the common receipt right, and leaves every doubt to the exact path.
  */
-function tiyn(v: unknown): number {
+function tiynOrNaN(v: unknown): number {
   if (v === undefined) return 0;
   if (typeof v !== "number") return Number.NaN;
   const t = Math.round(v * 100);
@@ -51,11 +52,11 @@ export function totalsHoldInTiyn(input: Record<string, unknown>): boolean {
     if (p.Storno === true) continue;
     const qty = p.Qty;
     if (typeof qty !== "number" || !Number.isSafeInteger(qty)) return false;
-    expected += (tiyn(p.Price) + tiyn(p.Markup) - tiyn(p.Discount)) * qty;
+    expected += (tiynOrNaN(p.Price) + tiynOrNaN(p.Markup) - tiynOrNaN(p.Discount)) * qty;
   }
-  const total = tiyn(input.Total);
-  const cash = tiyn(input.Cash);
-  const nonCash = tiyn(input.NonCash);
+  const total = tiynOrNaN(input.Total);
+  const cash = tiynOrNaN(input.Cash);
+  const nonCash = tiynOrNaN(input.NonCash);
   // NaN anywhere fails every comparison below, so it falls to the exact path.
   return Number.isSafeInteger(expected) && expected === total && nonCash <= total && !(nonCash === total && cash > 0) && cash + nonCash - total >= 0;
 }

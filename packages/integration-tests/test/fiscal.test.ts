@@ -10,6 +10,7 @@ import {
   BadRequestError,
   ConfigurationError,
   createFiscalClient,
+  type FiscalClient,
   type FiscalClientOptions,
   type LogEvent,
   OutcomeUnknownError,
@@ -32,6 +33,11 @@ afterAll(() => sb.close());
 
 const credentials = fiscalCredentials;
 const client = (extra: Partial<FiscalClientOptions> = {}) => createFiscalClient({ baseUrl: sb.fiscalUrl, credentials, validateResponses: true, ...extra });
+/** Opens a register's shift unless an earlier test left it open (the service's 424); any other refusal fails the test. */
+const openShift = (fiscal: FiscalClient, idKkm: number) =>
+  fiscal.shifts.open({ IdKkm: idKkm }).catch((e: unknown) => {
+    if (!(e instanceof APIError && e.status === 424)) throw e;
+  });
 const coffee = (qty = 1) => ({ Name: "Coffee", IdSection: 1, Price: "625.25", Qty: qty });
 const sale = (idKkm: number, positions = [coffee()], pay: { Cash?: string; NonCash?: string } = {}) => {
   const Total = receiptTotal(positions);
@@ -233,7 +239,7 @@ describe("fiscal: the Uid chain", () => {
       },
     };
     const fiscal = client({ uidStore });
-    await fiscal.shifts.open({ IdKkm: 103 }).catch(() => undefined); // open since an earlier test, or now
+    await openShift(fiscal, 103);
     await fiscal.operations.sale(sale(103));
     const { documents, refusedUids } = sb.fiscal.stats;
     failNext = true;
@@ -279,7 +285,7 @@ describe("fiscal: the Uid chain", () => {
       return answer;
     };
     const fiscal = client({ fetch });
-    await fiscal.shifts.open({ IdKkm: 105 }).catch(() => undefined); // open since an earlier test, or now
+    await openShift(fiscal, 105);
     const { documents } = sb.fiscal.stats;
     const err = await fiscal.operations.sale(sale(105), { signal: controller.signal }).catch((e) => e);
     expect(err).toBeInstanceOf(OutcomeUnknownError);
@@ -305,7 +311,7 @@ describe("fiscal: the Uid chain", () => {
       };
       const fiscal = client({ fetch });
       const id = reached ? 106 : 107;
-      await fiscal.shifts.open({ IdKkm: id }).catch(() => undefined); // open since an earlier test, or now
+      await openShift(fiscal, id);
       const { documents } = sb.fiscal.stats;
       const [first, ...rest] = await Promise.allSettled([0, 1, 2].map(() => fiscal.operations.sale(sale(id))));
       expect(rest.map((r) => r.status)).toEqual(["fulfilled", "fulfilled"]);

@@ -385,10 +385,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
     const { code, message } = serviceFields(op.envelope, parsed);
     const serviceMessage = message === undefined ? undefined : scrub(message, this.#secrets(state));
     const shown = serviceMessage !== undefined ? `: ${serviceMessage}` : text.trim() ? `; body begins: ${JSON.stringify(excerpt())}` : "";
-    const notRetried =
-      !op.idempotent && isRetryableStatus(response.status)
-        ? ` (not retried: the operation is not idempotent${op.movesMoney ? ", so whether it took effect is unknown; check its status before sending it again" : ""})`
-        : "";
+    const notRetried = !op.idempotent && isRetryableStatus(response.status) ? (op.movesMoney ? outcomeNote(op) : " (not retried: the operation is not idempotent)") : "";
     const ErrorClass = apiErrorClass(response.status);
     return new ErrorClass(`${op.id}: HTTP ${response.status}${shown}${notRetried}`, {
       operation: op.id,
