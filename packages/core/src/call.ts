@@ -117,7 +117,11 @@ export interface ClientSettings {
 
 /** Options every client takes that are functions or objects. */
 export interface ClientFunctions {
-  /** The `fetch` for every attempt, called as `fetch(url, init)`. Default `globalThis.fetch`. */
+  /**
+   * The `fetch` for every attempt, called as `fetch(url, init)`. Default: in Node, a `fetch` over
+   * node:http(s) (faster than Node's own `fetch`); elsewhere `globalThis.fetch`. Pass
+   * `globalThis.fetch` to use Node's own `fetch` (to have a fetch mock see the calls, say).
+   */
   fetch?: FetchLike;
   /** Receives redacted request, response, retry and error events. */
   logger?: (event: LogEvent) => void;

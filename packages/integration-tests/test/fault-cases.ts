@@ -245,15 +245,18 @@ export async function runCase(c: Case, root: string): Promise<CaseResult> {
 
 /**
  * Not a fault: a portal client fetches a workbook and leaves it unread, cancelled (`cancel`) or
- * not. The suite uses it to show that its exit check catches what holds a process. The month by
- * day is large enough not to fit in the socket's buffers; a small body read ahead holds nothing.
+ * not, over the default HTTP (node:http) or Node's own `fetch`. The suite uses it to show that its
+ * exit check catches what holds a process: an unread body over Node's `fetch` holds its socket;
+ * over node:http a paused socket holds nothing. The month by day is large enough not to fit in the
+ * socket's buffers; a small body read ahead holds nothing.
  */
-export async function leaveFileUnread(root: string, cancel: boolean): Promise<CaseResult> {
+export async function leaveFileUnread(root: string, cancel: boolean, overFetch = false): Promise<CaseResult> {
   const env: Env = { root, secrets: [] };
   const portal = createPortalClient({
     baseUrl: `${root}/portal`,
     credentials: portalCredentials,
     solveCaptcha: portalCaptcha(env),
+    fetch: overFetch ? (url, init) => globalThis.fetch(url, init) : undefined,
   });
   const file = await portal.reports.dealerStatistics({ dateFrom: "20240501", dateTo: "20240531", subOn: true, groupByDay: true, format: "xlsx" });
   if (cancel) await file.cancel();

@@ -90,7 +90,9 @@ beforeAll(async () => {
 });
 
 /** Runs case `index` in its own process; its lines are the result and, at exit, what held it. */
-function inChild(index: number | "unread-file" | "cancelled-file"): Promise<{ result: CaseResult; code: number | null; end: { unhandled: string[]; heldBy?: string[] } }> {
+function inChild(
+  index: number | "unread-file" | "unread-file-over-fetch" | "cancelled-file-over-fetch",
+): Promise<{ result: CaseResult; code: number | null; end: { unhandled: string[]; heldBy?: string[] } }> {
   return new Promise((resolve, reject) => {
     execFile(process.execPath, [runner, String(index), sb.url], { timeout: 15_000 }, (error, stdout) => {
       const lines = stdout.trim().split("\n");
@@ -142,12 +144,17 @@ describe("fault suite", () => {
     });
   });
 
-  it("the exit check catches what holds a process: a file left unread holds its socket, a cancelled one does not", { timeout: 20_000 }, async () => {
-    const unread = await inChild("unread-file");
+  it("the exit check catches what holds a process: over Node's fetch a file left unread holds its socket, a cancelled one does not", { timeout: 20_000 }, async () => {
+    const unread = await inChild("unread-file-over-fetch");
     expect(unread.code).toBe(3);
     expect(unread.end.heldBy).toContain("TCPSocketWrap");
-    const cancelled = await inChild("cancelled-file");
+    const cancelled = await inChild("cancelled-file-over-fetch");
     expect({ code: cancelled.code, heldBy: cancelled.end.heldBy }).toEqual({ code: 0, heldBy: undefined });
+  });
+
+  it("over the default HTTP (node:http) a file left unread holds nothing: its socket is paused", { timeout: 20_000 }, async () => {
+    const unread = await inChild("unread-file");
+    expect({ code: unread.code, heldBy: unread.end.heldBy }).toEqual({ code: 0, heldBy: undefined });
   });
 
   it("credentials never follow a redirect to another host", () => {

@@ -22,6 +22,7 @@ import {
 } from "../errors.js";
 import { BinaryFile } from "../file.js";
 import { serviceFields } from "./envelope.js";
+import { nodeHttpFetch, nodeHttpModules } from "./node-http.js";
 import { type OperationSpec, outcomeNote, validatorIssues } from "./operation.js";
 import { put } from "./pointer.js";
 import { collectSecrets, redactHeaders, redactValue, type SecretSet, scrub } from "./redact.js";
@@ -41,7 +42,7 @@ const { createQuerySerializer, defaultPathSerializer } = openapiFetch;
 
 export interface TransportOptions {
   baseUrl: string;
-  /** The `fetch` used for every attempt, called as `fetch(url, init)`. Default: `globalThis.fetch`. */
+  /** The `fetch` used for every attempt, called as `fetch(url, init)`. Default: node:http(s) in Node, `globalThis.fetch` elsewhere. */
   fetch?: FetchLike;
   /** Per-attempt timeout in ms (until the answer's headers, and for JSON until its body is read). Default 30000. */
   timeoutMs?: number;
@@ -131,6 +132,16 @@ const EXCERPT = 200;
 const ERROR_BODY_LIMIT = 64 * 1024;
 const MAX_REDIRECTS = 5;
 const REDIRECTS = [301, 302, 303, 307, 308];
+let platform: FetchLike | undefined;
+/**
+ * The default HTTP: node:http(s) in Node (see node-http.ts for why), the runtime's `fetch`
+ * elsewhere, looked up at each call (a polyfill installed after the client was made still counts).
+ */
+const platformFetch = (): FetchLike =>
+  (platform ??= (() => {
+    const modules = nodeHttpModules();
+    return modules ? nodeHttpFetch(modules) : (url: string, init: RequestInit) => globalThis.fetch(url, init);
+  })());
 /** Decoding without `stream` keeps no state between calls, so one strict decoder serves every answer. */
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -151,7 +162,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
     this.#options = options;
     this.#retry = { ...retryDefaults, ...options.retry };
     this.#sensitive = new Set(options.sensitiveKeys ?? []);
-    this.#fetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
+    this.#fetch = options.fetch ?? platformFetch();
     this.#maxBytes = options.maxResponseBytes ?? 32 * 1024 * 1024;
     this.#baseUrl = options.baseUrl.replace(/\/+$/, "");
     for (const [k, v] of Object.entries(options.headers ?? {})) put(this.#headers, k.toLowerCase(), v);

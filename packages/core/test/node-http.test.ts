@@ -1,0 +1,187 @@
+// The default HTTP in Node: a `fetch` over node:http, tested against a real local server for each
+// duty `fetch` did for the SDK (lengths, default headers and content decoding, redirects left to
+// the transport, the signal ending the request or its body with its own reason, cut-off bodies).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type OperationSpec, Transport } from "../src/internal/index.js";
+import { nodeHttpFetch, nodeHttpModules } from "../src/internal/node-http.js";
+
+type Handler = (req: IncomingMessage, body: Buffer, res: ServerResponse) => void;
+let handler: Handler = (_q, _b, res) => res.end();
+let server: Server;
+let base = "";
+const seen: { method?: string; headers: IncomingMessage["headers"]; body: string }[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks);
+      seen.push({ method: req.method, headers: req.headers, body: body.toString() });
+      handler(req, body, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const modules = nodeHttpModules();
+const fetch = nodeHttpFetch(modules!);
+const last = () => seen[seen.length - 1]!;
+class Marker extends Error {}
+
+describe("nodeHttpFetch", () => {
+  it("is what Node offers through process.getBuiltinModule", () => {
+    expect(modules).toBeDefined();
+  });
+
+  it("sends the method, the headers and the body with its length, never chunked", async () => {
+    handler = (_q, _b, res) => res.end("ok");
+    const body = JSON.stringify({ name: "Кофе" });
+    const r = await fetch(`${base}/x?a=1`, { method: "POST", headers: { "Content-Type": "application/json", Uid: "u-1" }, body });
+    expect(await r.text()).toBe("ok");
+    const got = last();
+    expect(got.method).toBe("POST");
+    expect(got.body).toBe(body);
+    expect(got.headers["content-length"]).toBe(String(Buffer.byteLength(body)));
+    expect(got.headers["transfer-encoding"]).toBeUndefined();
+    expect(got.headers).toMatchObject({ "content-type": "application/json", uid: "u-1", accept: "*/*", "accept-encoding": "gzip, deflate" });
+  });
+
+  it("lets the request's own headers win over the defaults", async () => {
+    handler = (_q, _b, res) => res.end();
+    await fetch(`${base}/`, { method: "GET", headers: new Headers({ "Accept-Encoding": "identity", "User-Agent": "till/1" }) });
+    expect(last().headers).toMatchObject({ "accept-encoding": "identity", "user-agent": "till/1" });
+  });
+
+  it("answers status, headers (repeated ones joined) and body", async () => {
+    handler = (_q, _b, res) => {
+      res.writeHead(201, [
+        ["content-type", "application/json"],
+        ["x-a", "1"],
+        ["x-a", "2"],
+        ["uid", "next"],
+      ]);
+      res.end('{"ok":true}');
+    };
+    const r = await fetch(`${base}/`, { method: "POST", body: "{}" });
+    expect(r.status).toBe(201);
+    expect(r.headers.get("x-a")).toBe("1, 2");
+    expect(r.headers.get("uid")).toBe("next");
+    expect(await r.json()).toEqual({ ok: true });
+  });
+
+  it("has no body for a 204", async () => {
+    handler = (_q, _b, res) => {
+      res.statusCode = 204;
+      res.end();
+    };
+    const r = await fetch(`${base}/`, { method: "DELETE" });
+    expect(r.status).toBe(204);
+    expect(r.body).toBeNull();
+  });
+
+  it.each([
+    ["gzip", gzipSync],
+    ["deflate", deflateSync],
+    ["br", brotliCompressSync],
+  ] as const)("decodes a %s body, as fetch does", async (encoding, compress) => {
+    const text = JSON.stringify({ rows: Array.from({ length: 200 }, (_, i) => ({ i })) });
+    handler = (_q, _b, res) => {
+      res.writeHead(200, { "content-encoding": encoding });
+      res.end(compress(Buffer.from(text)));
+    };
+    expect(await (await fetch(`${base}/`, { method: "GET" })).text()).toBe(text);
+  });
+
+  it("fails the body of a corrupt gzip answer instead of returning garbage", async () => {
+    handler = (_q, _b, res) => {
+      res.writeHead(200, { "content-encoding": "gzip" });
+      res.end(Buffer.from("not gzip at all"));
+    };
+    const r = await fetch(`${base}/`, { method: "GET" });
+    await expect(r.text()).rejects.toThrow();
+  });
+
+  it("fails the body of an answer cut off before its declared length", async () => {
+    handler = (_q, _b, res) => {
+      res.writeHead(200, { "content-length": "100" });
+      res.write("only part");
+      setTimeout(() => res.socket?.destroy(), 10);
+    };
+    const r = await fetch(`${base}/`, { method: "GET" });
+    await expect(r.text()).rejects.toThrow();
+  });
+
+  it("leaves redirects to the transport", async () => {
+    handler = (_q, _b, res) => {
+      res.writeHead(302, { location: "/elsewhere" });
+      res.end();
+    };
+    const before = seen.length;
+    const r = await fetch(`${base}/`, { method: "GET" });
+    expect(r.status).toBe(302);
+    expect(r.headers.get("location")).toBe("/elsewhere");
+    expect(seen.length).toBe(before + 1); // /elsewhere was not asked for
+  });
+
+  it("ends a request whose answer has not come with the signal's reason", async () => {
+    handler = () => {}; // never answers
+    const controller = new AbortController();
+    const pending = fetch(`${base}/`, { method: "POST", body: "{}", signal: controller.signal });
+    setTimeout(() => controller.abort(new Marker("time")), 30);
+    await expect(pending).rejects.toBeInstanceOf(Marker);
+  });
+
+  it("ends a body under way with the signal's reason (a timeout stays a timeout)", async () => {
+    handler = (_q, _b, res) => {
+      res.writeHead(200, { "content-length": "100" });
+      res.write("first part");
+    };
+    const controller = new AbortController();
+    const r = await fetch(`${base}/`, { method: "GET", signal: controller.signal });
+    const reader = r.body!.getReader();
+    expect((await reader.read()).done).toBe(false);
+    controller.abort(new Marker("time"));
+    await expect(reader.read()).rejects.toBeInstanceOf(Marker);
+  });
+
+  it("refuses an aborted signal and addresses that are not http(s) before connecting", async () => {
+    const before = seen.length;
+    const controller = new AbortController();
+    controller.abort(new Marker("early"));
+    await expect(fetch(`${base}/`, { method: "GET", signal: controller.signal })).rejects.toBeInstanceOf(Marker);
+    await expect(fetch("file:///etc/passwd", { method: "GET" })).rejects.toThrow(/http/);
+    expect(seen.length).toBe(before);
+  });
+
+  it("is the transport's default in Node (Node's own fetch would send sec-fetch-mode)", async () => {
+    handler = (_q, _b, res) => {
+      res.setHeader("content-type", "application/json");
+      res.end('{"ok":1}');
+    };
+    const op: OperationSpec = {
+      id: "t.op",
+      method: "post",
+      path: "/op",
+      security: [],
+      idempotent: true,
+      movesMoney: false,
+      body: true,
+      envelope: { params: "" },
+      unwrap: { at: [""] },
+    };
+    const result = await new Transport({ baseUrl: base }).call(op, { body: { a: 1 } });
+    expect(result.kind === "json" && result.body).toEqual({ ok: 1 });
+    expect(last().headers["sec-fetch-mode"]).toBeUndefined();
+    await new Transport({ baseUrl: base, fetch: (u, i) => globalThis.fetch(u, i) }).call(op, { body: { a: 1 } });
+    expect(last().headers["sec-fetch-mode"]).toBe("cors");
+  });
+});
