@@ -2,12 +2,14 @@
 // the numbers compare on any machine. It prints; it never fails (goals are shown beside results).
 //   1. client CPU overhead per call, with a stub fetch (no network), against bare openapi-fetch
 //      with the same stub (what validation, retries and tokens cost on top of it)
-//   2. portal client vs raw fetch, same request, sandbox in another process (validation off / on)
+//   2. portal client vs raw fetch, same request, sandbox in another process (validation off / on;
+//      the client's default HTTP in Node is node:http, so the same client over Node's fetch too)
 //   3. response validation vs JSON.parse of the same text: a schema with real typed fields (the
 //      fiscal registers list) and the portal's payments report (whose rows are undocumented)
 //   4. fiscal receipts: per second on one register and on ten (the chain serialises per register),
 //      and the client against raw fetch walking the same Uid chain by hand, against raw fetch with
-//      a timeout signal, and against a hand-written minimal client with the same duties
+//      a timeout signal, against a hand-written minimal client with the same duties, and the
+//      client over Node's fetch
 //   5. e-commerce: card cryptograms per second against node:crypto publicEncrypt with the same key,
 //      callback parse-and-validate against JSON.parse of the same bodies, and payments.create
 //      against raw fetch sending the same request
@@ -35,23 +37,40 @@ const time = async (fn: () => Promise<unknown> | unknown, n: number) => {
   for (let i = 0; i < n; i++) await fn();
   return (performance.now() - t) / n;
 };
+/** A repeatable pseudo-random sequence in [0, 1) (mulberry32): the same shuffles on every run. */
+function seeded(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
 const rows: string[][] = [];
 const report = (what: string, value: string, goal = "") => rows.push([what, value, goal]);
 
 /**
  * Client against baseline over the network, per call: each round times one call of the baseline,
- * of every candidate and of the baseline again (the noise floor), in an order that rotates, so drift
- * on a busy machine (the sandbox runs beside us on two cores) falls on all alike. Per candidate: the
- * ratio of total times (everything, GC pauses included: the goal is read against it), the ratio of
- * median call times (robust to a pause landing in one call), and the spread of the total-time ratio
- * over ten slices of the rounds.
+ * of every candidate and of the baseline again (the noise floor), in an order shuffled anew each
+ * round. A fixed order (even a rotating one) always ran the baseline right after its twin, the
+ * floor, with its code and its HTTP stack still warm, and every candidate after a different one:
+ * that alone made the floor read 1.05–1.10. Shuffled, every function follows every other alike, and
+ * drift on a busy machine (the sandbox runs beside us on two cores) falls on all alike. Per
+ * candidate: the ratio of total times (everything, GC pauses included: the goal is read against
+ * it), the ratio of median call times (robust to a pause landing in one call), and the spread of
+ * the total-time ratio over ten slices of the rounds.
  */
 async function interleaved(baseline: () => Promise<unknown>, candidates: Record<string, () => Promise<unknown>>, rounds: number) {
   const fns: [string, () => Promise<unknown>][] = [["baseline", baseline], ...Object.entries(candidates), ["floor", baseline]];
   const times = new Map(fns.map(([name]) => [name, [] as number[]]));
+  const random = seeded(20261124);
   for (let round = 0; round < rounds; round++) {
-    for (let i = 0; i < fns.length; i++) {
-      const [name, fn] = fns[(round + i) % fns.length]!;
+    for (let i = fns.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [fns[i], fns[j]] = [fns[j]!, fns[i]!];
+    }
+    for (const [name, fn] of fns) {
       const t = performance.now();
       await fn();
       times.get(name)!.push(performance.now() - t);
@@ -167,13 +186,14 @@ const url = await new Promise<string>((resolve) => {
   const portalUrl = `${url}/portal`;
   const solveCaptcha = async ({ captchaSession }: { captchaSession: string }) =>
     (await (await fetch(`${url}/__sandbox/portal/captcha?session=${captchaSession}`)).json()).text as string;
-  const make = (validateResponses: boolean) =>
-    createPortalClient({ baseUrl: portalUrl, credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw }, solveCaptcha, validateResponses });
+  const make = (validateResponses: boolean, fetch?: typeof globalThis.fetch) =>
+    createPortalClient({ baseUrl: portalUrl, credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw }, solveCaptcha, validateResponses, fetch });
   const plain = make(false);
   const validating = make(true);
+  // The same client over Node's own fetch, as the raw baseline: what the SDK's layers cost on one HTTP stack.
+  const overFetch = make(false, (url, init) => globalThis.fetch(url, init));
   const params = { dateFrom: "20240501000000", dateTo: "20240501235959", subOn: true };
-  await plain.reports.payments(params);
-  await validating.reports.payments(params);
+  for (const c of [plain, validating, overFetch]) await c.reports.payments(params);
   // The raw baseline sends the same bytes with the same token and parses the answer. Like every
   // baseline here it serialises its body on each call, as a caller whose data changes must.
   let token = "";
@@ -191,13 +211,20 @@ const url = await new Promise<string>((resolve) => {
     return json.data;
   };
   const carefulCall = () => carefully(rawCall);
-  for (const f of [rawCall, carefulCall, () => plain.reports.payments(params), () => validating.reports.payments(params)]) await time(f, 100);
-  const run = await interleaved(rawCall, { careful: carefulCall, off: () => plain.reports.payments(params), on: () => validating.reports.payments(params) }, 2000);
+  const candidates = {
+    careful: carefulCall,
+    off: () => plain.reports.payments(params),
+    on: () => validating.reports.payments(params),
+    overFetch: () => overFetch.reports.payments(params),
+  };
+  for (const f of [rawCall, ...Object.values(candidates)]) await time(f, 100);
+  const run = await interleaved(rawCall, candidates, 2000);
   report("raw fetch, payments report (40 rows), per call", `${(run.baselineMs * 1000).toFixed(0)} µs`);
   report("portal client / raw fetch, validation off", shown(run.result("off")), "≤ 1.10");
   report("portal client / raw fetch, validation on", shown(run.result("on")), "≤ 1.25");
   report("raw fetch with a timeout signal and manual redirects / raw fetch", shown(run.result("careful")));
   report("portal client / that careful raw fetch, validation off", (run.result("off").total / run.result("careful").total).toFixed(3));
+  report("portal client over Node's fetch (not node:http) / raw fetch, validation off", shown(run.result("overFetch")));
   report("raw fetch / raw fetch (noise floor)", shown(run.result("floor")));
 }
 
@@ -247,13 +274,23 @@ try {
   };
   const carefulReceipt = () => carefully(rawReceipt);
   const floorReceipt = await handWrittenReceipt(fiscalUrl, headers);
-  for (const f of [rawReceipt, carefulReceipt, floorReceipt, () => receipt(101)]) await time(f, 100);
-  const chain = await interleaved(rawReceipt, { careful: carefulReceipt, minimal: floorReceipt, client: () => receipt(101) }, 1000);
+  // The same client over Node's own fetch, on register 102 (its chain store reads the current Uid first).
+  const fiscalOverFetch = createFiscalClient({
+    baseUrl: fiscalUrl,
+    credentials: { login: defaultFiscalUser.PhoneLogin, password: defaultFiscalUser.Password },
+    fetch: (u, init) => globalThis.fetch(u, init),
+  });
+  const receiptOverFetch = () => fiscalOverFetch.operations.sale({ idKkm: 102, IdDomain: 1, Positions, Total: "1250.5", Cash: "1250.5" });
+  const receipts = { careful: carefulReceipt, minimal: floorReceipt, client: () => receipt(101), overFetch: receiptOverFetch };
+  for (const f of [rawReceipt, ...Object.values(receipts)]) await time(f, 100);
+  const chain = await interleaved(rawReceipt, receipts, 1000);
   report("fiscal client / raw fetch, one receipt through the chain", shown(chain.result("client")), "≤ 1.10");
   report("careful raw fetch (timeout signal, manual redirects) / raw fetch, same receipt", shown(chain.result("careful")));
   report("fiscal client / that careful raw fetch", (chain.result("client").total / chain.result("careful").total).toFixed(3));
   report("hand-written minimal client with the client's duties / raw fetch", shown(chain.result("minimal")));
   report("fiscal client / that minimal client", (chain.result("client").total / chain.result("minimal").total).toFixed(3));
+  report("fiscal client over Node's fetch (not node:http) / raw fetch", shown(chain.result("overFetch")));
+  report("raw fetch / raw fetch (noise floor), receipts", shown(chain.result("floor")));
 
   // 5. E-commerce.
   const ecommerceUrl = `${url}/ecommerce`;
