@@ -9,11 +9,13 @@
 // body. The modules come from `process.getBuiltinModule` (Node 20.16+), so no bundler for a
 // browser ever meets a `node:` import here.
 import type { FetchLike } from "../call.js";
+import { put } from "./pointer.js";
 
 // The few shapes of node:http, node:stream and node:zlib the adapter uses, declared here: core's
 // types must not need @types/node (browser projects compile against them too).
 interface NodeStream {
-  once(event: "close" | "error", listener: (error?: unknown) => void): unknown;
+  on(event: "error", listener: (error?: unknown) => void): unknown;
+  once(event: "close", listener: () => void): unknown;
   destroy(error?: unknown): unknown;
 }
 interface Answer extends NodeStream {
@@ -60,7 +62,7 @@ export function nodeHttpFetch(modules: NodeHttpModules): FetchLike {
       if (signal?.aborted) throw signal.reason;
       const body = bodyBytes(init.body);
       const headers: Record<string, string> = { ...DEFAULT_HEADERS };
-      for (const [k, v] of headerEntries(init.headers)) headers[k.toLowerCase()] = v;
+      for (const [k, v] of headerEntries(init.headers)) put(headers, k.toLowerCase(), v);
       if (body !== undefined) headers["content-length"] = String(body.byteLength);
       // The signal ends whatever is under way with its own reason, as `fetch` does: the request
       // before the answer, the body after it (a timeout stays a timeout, not a cut connection).
@@ -78,7 +80,8 @@ export function nodeHttpFetch(modules: NodeHttpModules): FetchLike {
       });
       under = request;
       signal?.addEventListener("abort", onAbort, { once: true });
-      request.once("error", (e) => {
+      // `on`, not `once`: a second error with no listener would crash the process.
+      request.on("error", (e) => {
         if (under === request) signal?.removeEventListener("abort", onAbort);
         reject(e);
       });
@@ -99,7 +102,7 @@ function toResponse(res: Answer, { stream, zlib }: NodeHttpModules): Response {
   let source: NodeStream = res;
   if (decoder) {
     // A corrupt body, or one cut off or aborted, ends the decoded body with that error.
-    res.once("error", (e) => decoder.destroy(e));
+    res.on("error", (e) => decoder.destroy(e));
     source = res.pipe(decoder);
   }
   return new Response(stream.Readable.toWeb(source) as ReadableStream<Uint8Array>, { status, statusText: res.statusMessage, headers });
