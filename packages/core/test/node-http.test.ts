@@ -5,8 +5,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type OperationSpec, Transport } from "../src/internal/index.js";
+import { Transport } from "../src/internal/index.js";
 import { nodeHttpFetch, nodeHttpModules } from "../src/internal/node-http.js";
+import { testOperation } from "./operation.js";
 
 type Handler = (req: IncomingMessage, body: Buffer, res: ServerResponse) => void;
 let handler: Handler = (_q, _b, res) => res.end();
@@ -167,17 +168,7 @@ describe("nodeHttpFetch", () => {
       res.setHeader("content-type", "application/json");
       res.end('{"ok":1}');
     };
-    const op: OperationSpec = {
-      id: "t.op",
-      method: "post",
-      path: "/op",
-      security: [],
-      idempotent: true,
-      movesMoney: false,
-      body: true,
-      envelope: { params: "" },
-      unwrap: { at: [""] },
-    };
+    const op = testOperation({ path: "/op" });
     const result = await new Transport({ baseUrl: base }).call(op, { body: { a: 1 } });
     expect(result.kind === "json" && result.body).toEqual({ ok: 1 });
     expect(last().headers["sec-fetch-mode"]).toBeUndefined();
