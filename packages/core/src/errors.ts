@@ -85,13 +85,16 @@ export class ClientClosedError extends PaysysError {
   override name = "ClientClosedError";
 }
 
-/** The caller's `AbortSignal` fired. */
-export class RequestAbortedError extends PaysysError {
-  override name = "RequestAbortedError";
+/**
+ * An error that may come after the request was sent: for an operation that is not idempotent, it
+ * may have taken effect. Its subclasses say how the answer was lost (aborted, cut off, timed out);
+ * `outcomeUnknown` says whether checking the operation's status is needed before sending it again.
+ */
+export abstract class MaybeSentError extends PaysysError {
   /**
-   * True when the request had been sent (and was not sent again), so an operation that is not
-   * idempotent may have taken effect: check its status before sending it again. False when the
-   * signal fired before anything was sent.
+   * True when the request may have reached the service and was not sent again, so whether it took
+   * effect is unknown (an operation that is not idempotent: check its status before sending it
+   * again). False when nothing was sent, or the operation can simply be repeated.
    */
   readonly outcomeUnknown: boolean;
   constructor(message: string, ctx: ErrorContext & { outcomeUnknown?: boolean } = {}) {
@@ -100,18 +103,14 @@ export class RequestAbortedError extends PaysysError {
   }
 }
 
+/** The caller's `AbortSignal` fired: before anything was sent, or with the request under way (`outcomeUnknown`). */
+export class RequestAbortedError extends MaybeSentError {
+  override name = "RequestAbortedError";
+}
+
 /** No answer: DNS, refused connection, reset. For operations that move money the outcome is unknown. */
-export class ConnectionError extends PaysysError {
+export class ConnectionError extends MaybeSentError {
   override name = "ConnectionError";
-  /**
-   * True when the request may have reached the service and was not sent again, so whether it
-   * took effect is unknown (an operation that is not idempotent: check its status before sending it again).
-   */
-  readonly outcomeUnknown: boolean;
-  constructor(message: string, ctx: ErrorContext & { outcomeUnknown?: boolean } = {}) {
-    super(message, ctx);
-    this.outcomeUnknown = ctx.outcomeUnknown ?? false;
-  }
 }
 
 /**

@@ -7,9 +7,8 @@ import type { CallOptions, OpenParamsOptions, RowsOption, StandardSchemaV1 } fro
 import {
   APIError,
   ConfigurationError,
-  ConnectionError,
+  MaybeSentError,
   OutcomeUnknownError,
-  RequestAbortedError,
   RequestValidationError,
   RowValidationError,
   UnexpectedResponseError,
@@ -186,7 +185,7 @@ interface RoundTrip {
  * may well have done what was asked.
  */
 const lost = (e: unknown) =>
-  ((e instanceof ConnectionError || e instanceof RequestAbortedError) && e.outcomeUnknown) ||
+  (e instanceof MaybeSentError && e.outcomeUnknown) ||
   (e instanceof APIError && (e.status ?? 0) >= 500) ||
   (e instanceof UnexpectedResponseError && (e.status ?? 0) >= 200 && (e.status ?? 0) < 300);
 
