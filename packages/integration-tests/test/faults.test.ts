@@ -23,9 +23,14 @@ import { cashoutCredentials, fiscalCredentials, merchant } from "./credentials.j
 import { type CaseResult, cases, faultCard, labelOf } from "./fault-cases.js";
 
 let sb: Sandbox;
+/** Warnings Node printed while the sandbox served the faults (a listener piling up per write, say). */
+const warnings: string[] = [];
+const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
 beforeAll(async () => {
+  process.on("warning", onWarning);
   sb = await startSandbox();
 });
+afterAll(() => process.off("warning", onWarning));
 afterAll(() => sb.close());
 
 /**
@@ -160,6 +165,10 @@ describe("fault suite", () => {
   it("credentials never follow a redirect to another host", () => {
     const other = sb.faults.seen.filter((s) => s.host.startsWith("localhost"));
     expect(other.every((s) => s.authorization === undefined)).toBe(true);
+  });
+
+  it("the sandbox served every fault without a listener piling up", () => {
+    expect(warnings.filter((w) => w.startsWith("MaxListenersExceededWarning"))).toEqual([]);
   });
 
   it("the summary is saved", () => {

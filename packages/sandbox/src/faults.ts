@@ -164,7 +164,7 @@ export async function playFault(fault: Fault, req: IncomingMessage, res: ServerR
         const n = Math.min(left, 1000);
         const ok = res.write(n === 1000 ? chunk : row.repeat(n));
         left -= n;
-        if (!ok) await new Promise((resolve) => res.once("drain", resolve).once("close", resolve));
+        if (!ok) await drainedOrClosed(res);
       }
       res.end('{"idPayment":2}]}');
       return true;
@@ -194,4 +194,15 @@ export function ruleFromJson(value: unknown): FaultRule {
   if (!v?.fault || typeof v.fault.kind !== "string") throw new Error('a fault rule needs { "fault": { "kind": … } }');
   const path = typeof v.path === "object" && v.path !== null ? new RegExp(v.path.pattern) : v.path;
   return { path, times: v.times === null ? Number.POSITIVE_INFINITY : v.times, fault: v.fault };
+}
+
+/** Waits until a response can take more, or is gone; removes both listeners either way (one pair per wait would pile up). */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done).off("close", done);
+      resolve();
+    };
+    res.on("drain", done).on("close", done);
+  });
 }
