@@ -12,9 +12,13 @@ export class BinaryFile {
   /** Byte length, when the server sent Content-Length. */
   readonly size: number | undefined;
   readonly #response: Response;
+  readonly #body: ReadableStream<Uint8Array> | null;
 
   constructor(response: Response) {
     this.#response = response;
+    // Taken now, not when asked for: over node:http this makes the web body, which pauses the
+    // connection of a large file nobody reads (and lets the process exit) as it fills.
+    this.#body = response.body;
     this.contentType = response.headers.get("content-type") ?? "application/octet-stream";
     const length = response.headers.get("content-length");
     this.size = length === null ? undefined : Number(length);
@@ -27,14 +31,14 @@ export class BinaryFile {
 
   /** The file as a web stream, read as it arrives. */
   stream(): ReadableStream<Uint8Array> {
-    const body = this.#response.body;
+    const body = this.#body;
     if (!body) throw new TypeError("the file has no body");
     return body;
   }
 
   /** Drops the file unread and frees its connection. Harmless once the file was read. */
   async cancel(): Promise<void> {
-    const body = this.#response.body;
+    const body = this.#body;
     if (body && !body.locked && !this.#response.bodyUsed) await body.cancel();
   }
 

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Transport } from "../src/internal/index.js";
-import { nodeHttpFetch, nodeHttpModules } from "../src/internal/node-http.js";
+import { nodeChunks, nodeHttpFetch, nodeHttpModules } from "../src/internal/node-http.js";
 import { testOperation } from "./operation.js";
 
 type Handler = (req: IncomingMessage, body: Buffer, res: ServerResponse) => void;
@@ -37,6 +37,14 @@ const modules = nodeHttpModules();
 const fetch = nodeHttpFetch(modules!);
 const last = () => seen[seen.length - 1]!;
 class Marker extends Error {}
+/** Reads a body the transport's way, straight from Node. */
+async function direct(r: Response): Promise<string> {
+  const source = nodeChunks(r);
+  if (!source) throw new Error("no direct body");
+  const chunks: Uint8Array[] = [];
+  for await (const c of source) chunks.push(c);
+  return Buffer.concat(chunks).toString();
+}
 
 describe("nodeHttpFetch", () => {
   it("is what Node offers through process.getBuiltinModule", () => {
@@ -174,5 +182,71 @@ describe("nodeHttpFetch", () => {
     expect(last().headers["sec-fetch-mode"]).toBeUndefined();
     await new Transport({ baseUrl: base, fetch: (u, i) => globalThis.fetch(u, i) }).call(op, { body: { a: 1 } });
     expect(last().headers["sec-fetch-mode"]).toBe("cors");
+  });
+
+  describe("the body, read straight from Node or as a web body", () => {
+    const text = JSON.stringify({ Uid: "u-2", rows: [1, 2, 3] });
+    const answer = () => {
+      handler = (_q, _b, res) => {
+        res.setHeader("content-type", "application/json");
+        res.end(text);
+      };
+      return fetch(`${base}/`, { method: "GET" });
+    };
+
+    it("gives the transport the Node chunks once, and then counts as used", async () => {
+      const r = await answer();
+      expect(r.bodyUsed).toBe(false);
+      expect(await direct(r)).toBe(text);
+      expect(r.bodyUsed).toBe(true);
+      expect(nodeChunks(r)).toBeUndefined();
+    });
+
+    it.each([
+      ["text", (r: Response) => r.text()],
+      ["json", async (r: Response) => JSON.stringify(await r.json())],
+      ["arrayBuffer", async (r: Response) => Buffer.from(await r.arrayBuffer()).toString()],
+      ["blob", async (r: Response) => (await r.blob()).text()],
+      ["clone", async (r: Response) => `${await r.clone().text()}|${await r.text()}`],
+      ["body", async (r: Response) => new Response(r.body).text()],
+    ] as const)("gives the whole body to %s (never the empty one of the base Response)", async (name, read) => {
+      const r = await answer();
+      expect(r).toBeInstanceOf(Response);
+      const got = await read(r);
+      expect(got).toBe(name === "clone" ? `${text}|${text}` : text);
+      expect(r.bodyUsed).toBe(true);
+      // Once the web body is in use, it is the one to read: no second reading straight from Node.
+      expect(nodeChunks(r)).toBeUndefined();
+    });
+
+    it("fails a direct read of a corrupt gzip body, of a body cut off, and of one whose signal fired", async () => {
+      handler = (_q, _b, res) => {
+        res.writeHead(200, { "content-encoding": "gzip" });
+        res.end(Buffer.from("not gzip at all"));
+      };
+      await expect(direct(await fetch(`${base}/`, { method: "GET" }))).rejects.toThrow();
+      handler = (_q, _b, res) => {
+        res.writeHead(200, { "content-length": "100" });
+        res.write("only part");
+        setTimeout(() => res.socket?.destroy(), 10);
+      };
+      await expect(direct(await fetch(`${base}/`, { method: "GET" }))).rejects.toThrow();
+      handler = (_q, _b, res) => {
+        res.writeHead(200, { "content-length": "100" });
+        res.write("first part");
+      };
+      const controller = new AbortController();
+      const r = await fetch(`${base}/`, { method: "GET", signal: controller.signal });
+      setTimeout(() => controller.abort(new Marker("time")), 20);
+      await expect(direct(r)).rejects.toBeInstanceOf(Marker);
+    });
+
+    it("decodes a gzip body read directly", async () => {
+      handler = (_q, _b, res) => {
+        res.writeHead(200, { "content-encoding": "gzip" });
+        res.end(gzipSync(Buffer.from(text)));
+      };
+      expect(await direct(await fetch(`${base}/`, { method: "GET" }))).toBe(text);
+    });
   });
 });

@@ -22,7 +22,7 @@ import {
 } from "../errors.js";
 import { BinaryFile } from "../file.js";
 import { serviceFields } from "./envelope.js";
-import { nodeHttpFetch, nodeHttpModules } from "./node-http.js";
+import { nodeChunks, nodeHttpFetch, nodeHttpModules } from "./node-http.js";
 import { type OperationSpec, outcomeNote, validatorIssues } from "./operation.js";
 import { put } from "./pointer.js";
 import { collectSecrets, redactHeaders, redactValue, type SecretSet, scrub } from "./redact.js";
@@ -358,17 +358,15 @@ export class Transport<Paths extends {} = Record<string, never>> {
       discard(response);
       throw tooLarge();
     }
-    if (!response.body) return new Uint8Array();
-    // Read chunk by chunk, also with a declared length: arrayBuffer() costs more per call over the network.
-    const reader = response.body.getReader();
+    // Read chunk by chunk, also with a declared length: arrayBuffer() costs more per call over the
+    // network. Stopping early (`break`) cancels the body either way.
+    const source = nodeChunks(response) ?? (response.body && readerChunks(response.body));
+    if (!source) return new Uint8Array();
     const chunks: Uint8Array[] = [];
     let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
+    for await (const value of source) {
       size += value.byteLength;
       if (size > limit) {
-        reader.cancel().catch(() => {});
         if (mustBeWhole) throw tooLarge();
         chunks.push(value.subarray(0, value.byteLength - (size - limit)));
         break;
@@ -496,48 +494,55 @@ export class Transport<Paths extends {} = Record<string, never>> {
           cause: timedOut ? undefined : e,
         });
       }
-      logger?.({ type: "response", operation: op.id, status: response.status, attempt, durationMs: Math.round(performance.now() - started) });
-      if (request) await hooks?.afterResponse?.({ operation: op.id, attempt, request, response });
-      const redirect = this.#redirectTarget(op, response, url, init.method ?? "GET", state);
-      if (redirect) {
-        state.endAttempt();
-        discard(response);
-        if (++redirects > MAX_REDIRECTS)
-          throw new UnexpectedResponseError(`${op.id}: more than ${MAX_REDIRECTS} redirects`, { operation: op.id, status: response.status, attempts: attempt, bodyExcerpt: "" });
-        url = redirect;
-        state.attempts--; // a redirect on the same origin continues the attempt
-        continue;
-      }
-      // Every step reads every answer (the chain takes its next link from it); a step may ask for
-      // one re-send per call.
-      let again = false;
-      for (let i = 0; i < state.steps.length; i++) {
-        const step = state.steps[i]!;
-        if (!step.answered) continue;
-        // Awaited only when it is a promise: an await costs a turn of the microtask queue even for a plain value.
-        let asks = step.answered(response, presented[i]);
-        if (asks instanceof Promise) asks = await asks;
-        if (asks && !resent?.has(step) && !again) {
-          resent ??= new Set();
-          resent.add(step);
-          again = true;
-        }
-      }
-      if (again) {
-        state.endAttempt();
-        discard(response);
-        continue;
-      }
-      if (isRetryableStatus(response.status) && this.#canRetry(state)) {
-        const retryAfter = parseRetryAfter(response.headers.get("retry-after"));
-        if (retryAfter === undefined || retryAfter <= this.#retry.retryAfterCapMs) {
+      // An answer the transport stops at (a redirect it refuses, a failing hook or step) has its
+      // body dropped: left unread, it would hold its connection, and the process with it.
+      try {
+        logger?.({ type: "response", operation: op.id, status: response.status, attempt, durationMs: Math.round(performance.now() - started) });
+        if (request) await hooks?.afterResponse?.({ operation: op.id, attempt, request, response });
+        const redirect = this.#redirectTarget(op, response, url, init.method ?? "GET", state);
+        if (redirect) {
           state.endAttempt();
           discard(response);
-          await this.#retryWait(state, `HTTP ${response.status}`, caller, retryAfter);
+          if (++redirects > MAX_REDIRECTS)
+            throw new UnexpectedResponseError(`${op.id}: more than ${MAX_REDIRECTS} redirects`, { operation: op.id, status: response.status, attempts: attempt, bodyExcerpt: "" });
+          url = redirect;
+          state.attempts--; // a redirect on the same origin continues the attempt
           continue;
         }
+        // Every step reads every answer (the chain takes its next link from it); a step may ask for
+        // one re-send per call.
+        let again = false;
+        for (let i = 0; i < state.steps.length; i++) {
+          const step = state.steps[i]!;
+          if (!step.answered) continue;
+          // Awaited only when it is a promise: an await costs a turn of the microtask queue even for a plain value.
+          let asks = step.answered(response, presented[i]);
+          if (asks instanceof Promise) asks = await asks;
+          if (asks && !resent?.has(step) && !again) {
+            resent ??= new Set();
+            resent.add(step);
+            again = true;
+          }
+        }
+        if (again) {
+          state.endAttempt();
+          discard(response);
+          continue;
+        }
+        if (isRetryableStatus(response.status) && this.#canRetry(state)) {
+          const retryAfter = parseRetryAfter(response.headers.get("retry-after"));
+          if (retryAfter === undefined || retryAfter <= this.#retry.retryAfterCapMs) {
+            state.endAttempt();
+            discard(response);
+            await this.#retryWait(state, `HTTP ${response.status}`, caller, retryAfter);
+            continue;
+          }
+        }
+        return response;
+      } catch (e) {
+        discard(response);
+        throw e;
       }
-      return response;
     }
   }
 
@@ -666,6 +671,24 @@ export function pathOf(template: string, params: Record<string, unknown>): strin
 
 /** Read only where needed: a JSON answer that is fine never asks. */
 const contentTypeOf = (response: Response) => response.headers.get("content-type") ?? "";
+
+/** A web body's chunks; stopping early cancels the stream (a reader loop, as not every browser iterates streams). */
+async function* readerChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = body.getReader();
+  let done = false;
+  try {
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) {
+        done = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    if (!done) reader.cancel().catch(() => {});
+  }
+}
 
 /** Drops an answer's body without waiting: cancelling a teed stream settles only when both branches do. */
 function discard(response: Response): void {
