@@ -241,6 +241,26 @@ describe("nodeHttpFetch", () => {
       await expect(direct(r)).rejects.toBeInstanceOf(Marker);
     });
 
+    it("is how the transport reads a JSON answer: no web stream is made for it", async () => {
+      let made = 0;
+      const toWeb = (s: never) => {
+        made++;
+        return modules!.stream.Readable.toWeb(s);
+      };
+      const counting = { ...modules!, stream: { Readable: { toWeb } } };
+      handler = (_q, _b, res) => {
+        res.setHeader("content-type", "application/json");
+        res.end(text);
+      };
+      const transport = new Transport({ baseUrl: base, fetch: nodeHttpFetch(counting) });
+      const result = await transport.call(testOperation({ path: "/op" }), { body: {} });
+      expect(result.kind === "json" && result.body).toEqual(JSON.parse(text));
+      expect(made).toBe(0);
+      // The control: reading the same answer as a web body makes one.
+      await (await nodeHttpFetch(counting)(`${base}/`, { method: "GET" })).text();
+      expect(made).toBe(1);
+    });
+
     it("decodes a gzip body read directly", async () => {
       handler = (_q, _b, res) => {
         res.writeHead(200, { "content-encoding": "gzip" });
