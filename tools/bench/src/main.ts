@@ -3,7 +3,8 @@
 //   1. client CPU overhead per call, with a stub fetch (no network), against bare openapi-fetch
 //      with the same stub (what validation, retries and tokens cost on top of it)
 //   2. portal client vs raw fetch, same request, sandbox in another process (validation off / on;
-//      the client's default HTTP in Node is node:http, so the same client over Node's fetch too)
+//      the client's default HTTP in Node is node:http, so the same client over Node's fetch too).
+//      Every client-vs-raw-fetch comparison (2, 4, 5) is a pair in a process of its own (pairs.ts).
 //   3. response validation vs JSON.parse of the same text: a schema with real typed fields (the
 //      fiscal registers list) and the portal's payments report (whose rows are undocumented)
 //   4. fiscal receipts: per second on one register and on ten (the chain serialises per register),
@@ -13,130 +14,41 @@
 //   5. e-commerce: card cryptograms per second against node:crypto publicEncrypt with the same key,
 //      callback parse-and-validate against JSON.parse of the same bodies, and payments.create
 //      against raw fetch sending the same request
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { constants, createPublicKey, publicEncrypt } from "node:crypto";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { addDecimal, compareDecimal, multiplyDecimal, tengeCodec, toDecimal } from "@paysys/core/internal";
 import { createEcommerceClient } from "@paysys/ecommerce";
 import { createFiscalClient } from "@paysys/fiscal";
 import { operations as fiscalOperations } from "@paysys/fiscal/spec";
 import { createPortalClient } from "@paysys/portal";
 import { v2Operations } from "@paysys/portal/spec";
-import { createDataSet, defaultFiscalUser, defaultMerchant, defaultPortalUser, TestCards } from "@paysys/sandbox";
+import { createDataSet, defaultFiscalUser, defaultMerchant, TestCards } from "@paysys/sandbox";
 import createClient from "openapi-fetch";
+import { against, median, type PairTimes, startSandbox, time } from "./measure.js";
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-/** The middle half of a sample, as "low–high". */
-const iqr = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return `${s[Math.floor(s.length / 4)]!.toFixed(3)}–${s[Math.floor((3 * s.length) / 4)]!.toFixed(3)}`;
-};
-const time = async (fn: () => Promise<unknown> | unknown, n: number) => {
-  const t = performance.now();
-  for (let i = 0; i < n; i++) await fn();
-  return (performance.now() - t) / n;
-};
-/** A repeatable pseudo-random sequence in [0, 1) (mulberry32): the same shuffles on every run. */
-function seeded(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rows: string[][] = [];
 const report = (what: string, value: string, goal = "") => rows.push([what, value, goal]);
 
-/**
- * Client against baseline over the network, per call: each round times one call of the baseline,
- * of every candidate and of the baseline again (the noise floor), in an order shuffled anew each
- * round. A fixed order (even a rotating one) always ran the baseline right after its twin, the
- * floor, with its code and its HTTP stack still warm, and every candidate after a different one:
- * that alone made the floor read 1.05–1.10. Shuffled, every function follows every other alike, and
- * drift on a busy machine (the sandbox runs beside us on two cores) falls on all alike. Per
- * candidate: the ratio of total times (everything, GC pauses included: the goal is read against
- * it), the ratio of median call times (robust to a pause landing in one call), and the spread of
- * the total-time ratio over ten slices of the rounds.
- */
-async function interleaved(baseline: () => Promise<unknown>, candidates: Record<string, () => Promise<unknown>>, rounds: number) {
-  const fns: [string, () => Promise<unknown>][] = [["baseline", baseline], ...Object.entries(candidates), ["floor", baseline]];
-  const times = new Map(fns.map(([name]) => [name, [] as number[]]));
-  const random = seeded(20261124);
-  for (let round = 0; round < rounds; round++) {
-    for (let i = fns.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      [fns[i], fns[j]] = [fns[j]!, fns[i]!];
-    }
-    for (const [name, fn] of fns) {
-      const t = performance.now();
-      await fn();
-      times.get(name)!.push(performance.now() - t);
-    }
-  }
-  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  const base = times.get("baseline")!;
-  const slice = rounds / 10;
-  const result = (name: string) => {
-    const own = times.get(name)!;
-    const slices = Array.from({ length: 10 }, (_, k) => sum(own.slice(k * slice, (k + 1) * slice)) / sum(base.slice(k * slice, (k + 1) * slice)));
-    return { total: sum(own) / sum(base), median: median(own) / median(base), spread: iqr(slices) };
-  };
-  return { baselineMs: median(base), result };
+/** Runs one pair in a process of its own (pairs.ts says why). */
+async function pair(name: string, candidate: string, rounds: number): Promise<PairTimes> {
+  const script = fileURLToPath(new URL("./pairs.ts", import.meta.url));
+  const child = spawn(process.execPath, [...process.execArgv, script, name, candidate, String(rounds)], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout!.on("data", (chunk) => (out += chunk));
+  const code = await new Promise((resolve) => child.once("exit", resolve));
+  if (code !== 0) throw new Error(`the ${name} ${candidate} pair failed (exit ${code})`);
+  return JSON.parse(out) as PairTimes;
 }
-/**
- * A raw call with what the client gives every attempt and a careful caller would add: a timeout
- * that can abort it, and redirects not followed blindly (credentials stay on one origin).
- */
-async function carefully<T>(send: (init: RequestInit) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), 30_000);
-  try {
-    return await send({ signal: controller.signal, redirect: "manual" });
-  } finally {
-    clearTimeout(timer);
-  }
-}
-/**
- * The floor for the fiscal client's duties on one receipt: a hand-written client that does what the
- * SDK does for it and nothing more (amounts through the same tenge codec, the request validator,
- * the totals in exact decimals, one queue and one stored Uid per register, a timeout signal, the
- * answer read whole and strictly decoded), on register 202. What the SDK costs above it is its
- * generality: envelopes, codecs and schemes read from the spec, retries, logging, error detail.
- */
-async function handWrittenReceipt(fiscalUrl: string, headers: Record<string, string>) {
-  const opened = await fetch(`${fiscalUrl}/shifts`, { method: "POST", headers, body: JSON.stringify({ IdKkm: 202 }) });
-  const uids = new Map([[202, opened.headers.get("uid")!]]);
-  await opened.json();
-  const queues = new Map<number, Promise<unknown>>();
-  const validate = fiscalOperations["operations.sale"].validateInput!;
-  const ctx = { operation: "operations.sale", timeZone: "Asia/Almaty" };
-  const utf8 = new TextDecoder("utf-8", { fatal: true });
-  const sale = (idKkm: number, input: { IdDomain: number; Positions: { Name: string; IdSection: number; Price: string; Qty: number }[]; Total: string; Cash: string }) => {
-    const Positions = input.Positions.map((p) => ({ ...p, Price: tengeCodec.encode(p.Price, ctx) as number }));
-    const body = { ...input, Positions, Total: tengeCodec.encode(input.Total, ctx) as number, Cash: tengeCodec.encode(input.Cash, ctx) as number };
-    if (!validate({ idKkm, ...body })) throw new Error("invalid receipt");
-    const total = Positions.reduce((sum, p) => addDecimal(sum, multiplyDecimal(toDecimal(p.Price), toDecimal(p.Qty))), toDecimal(0));
-    if (compareDecimal(total, toDecimal(body.Total)) !== 0) throw new Error("wrong total");
-    const send = () =>
-      carefully(async (init) => {
-        const r = await fetch(`${fiscalUrl}/kkms/${idKkm}/sales`, { method: "POST", headers: { ...headers, uid: uids.get(idKkm)! }, body: JSON.stringify(body), ...init });
-        uids.set(idKkm, r.headers.get("uid") ?? uids.get(idKkm)!);
-        const json = JSON.parse(utf8.decode(await r.arrayBuffer())) as { Status: number; Data: unknown };
-        if (json.Status !== 200) throw new Error(`minimal receipt refused: ${JSON.stringify(json)}`);
-        return json.Data;
-      });
-    const result = (queues.get(idKkm) ?? Promise.resolve()).then(send);
-    queues.set(
-      idKkm,
-      result.catch(() => {}),
-    );
-    return result;
+/** Each candidate's pair, one after another. */
+async function pairs(name: string, candidates: string[], rounds: number) {
+  const runs = new Map<string, PairTimes>();
+  for (const candidate of candidates) runs.set(candidate, await pair(name, candidate, rounds));
+  const floors = [...runs.values()].map((times) => against(times, "floor").total);
+  return {
+    baselineMs: median([...runs.values()].flatMap((times) => times.baseline)),
+    result: (candidate: string) => against(runs.get(candidate)!, "candidate"),
+    floor: `${Math.min(...floors).toFixed(3)}–${Math.max(...floors).toFixed(3)} (totals, one per pair)`,
   };
-  const Positions = [{ Name: "Coffee", IdSection: 1, Price: "625.25", Qty: 2 }];
-  return () => sale(202, { IdDomain: 1, Positions, Total: "1250.5", Cash: "1250.5" });
 }
 const shown = (r: { total: number; median: number; spread: string }) => `${r.total.toFixed(3)} (medians ${r.median.toFixed(3)}, IQR ${r.spread})`;
 
@@ -171,62 +83,20 @@ const shown = (r: { total: number; median: number; spread: string }) => `${r.tot
   report("our overhead / openapi-fetch's own", (ours / theirs).toFixed(2), "≤ 2");
 }
 
-// The sandbox runs in its own process for sections 2 and 4, as a service would.
-const cli = fileURLToPath(new URL("../../../packages/sandbox/dist/cli.js", import.meta.url));
-const child: ChildProcess = spawn(process.execPath, [cli, "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
-const url = await new Promise<string>((resolve) => {
-  createInterface({ input: child.stdout! }).on("line", (line) => {
-    const m = line.match(/^paysys sandbox on (\S+)/);
-    if (m) resolve(m[1]!);
-  });
-});
-
-// 2. Client vs raw fetch against the sandbox in its own process.
+// 2. Portal client vs raw fetch, each pair in a process of its own with its own sandbox.
 {
-  const portalUrl = `${url}/portal`;
-  const solveCaptcha = async ({ captchaSession }: { captchaSession: string }) =>
-    (await (await fetch(`${url}/__sandbox/portal/captcha?session=${captchaSession}`)).json()).text as string;
-  const make = (validateResponses: boolean, fetch?: typeof globalThis.fetch) =>
-    createPortalClient({ baseUrl: portalUrl, credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw }, solveCaptcha, validateResponses, fetch });
-  const plain = make(false);
-  const validating = make(true);
-  // The same client over Node's own fetch, as the raw baseline: what the SDK's layers cost on one HTTP stack.
-  const overFetch = make(false, (url, init) => globalThis.fetch(url, init));
-  const params = { dateFrom: "20240501000000", dateTo: "20240501235959", subOn: true };
-  for (const c of [plain, validating, overFetch]) await c.reports.payments(params);
-  // The raw baseline sends the same bytes with the same token and parses the answer. Like every
-  // baseline here it serialises its body on each call, as a caller whose data changes must.
-  let token = "";
-  const authorize = (t: string) => {
-    token = t;
-    return { Authorization: `Bearer ${t}` };
-  };
-  const tokenSpy = createPortalClient({ baseUrl: portalUrl, credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw }, solveCaptcha, authorize });
-  await tokenSpy.user.me();
-  const rawCall = async (init: RequestInit = {}) => {
-    const body = JSON.stringify({ params });
-    const r = await fetch(`${portalUrl}/v2/report/payments`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body, ...init });
-    const json = (await r.json()) as { code: number; data: unknown[] };
-    if (json.code !== 0) throw new Error("raw call failed");
-    return json.data;
-  };
-  const carefulCall = () => carefully(rawCall);
-  const candidates = {
-    careful: carefulCall,
-    off: () => plain.reports.payments(params),
-    on: () => validating.reports.payments(params),
-    overFetch: () => overFetch.reports.payments(params),
-  };
-  for (const f of [rawCall, ...Object.values(candidates)]) await time(f, 100);
-  const run = await interleaved(rawCall, candidates, 2000);
+  const run = await pairs("portal", ["off", "on", "careful", "overFetch"], 1500);
   report("raw fetch, payments report (40 rows), per call", `${(run.baselineMs * 1000).toFixed(0)} µs`);
   report("portal client / raw fetch, validation off", shown(run.result("off")), "≤ 1.10");
   report("portal client / raw fetch, validation on", shown(run.result("on")), "≤ 1.25");
   report("raw fetch with a timeout signal and manual redirects / raw fetch", shown(run.result("careful")));
   report("portal client / that careful raw fetch, validation off", (run.result("off").total / run.result("careful").total).toFixed(3));
   report("portal client over Node's fetch (not node:http) / raw fetch, validation off", shown(run.result("overFetch")));
-  report("raw fetch / raw fetch (noise floor)", shown(run.result("floor")));
+  report("raw fetch / raw fetch (noise floor)", run.floor);
 }
+
+// The sandbox of sections 4 and 5 (their pairs start their own).
+const { url, child } = await startSandbox();
 
 // 4. Fiscal receipts through the Uid chain.
 try {
@@ -252,45 +122,14 @@ try {
   report("fiscal receipts per second, ten registers", median(ten).toFixed(0));
   report("ten registers / one register (the chain serialises per register only)", (median(ten) / median(one)).toFixed(2));
 
-  // Raw fetch walking the chain by hand on register 201: sign in, open a shift, carry the Uid.
-  const auth = (await (
-    await fetch(`${fiscalUrl}/auth`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ Login: defaultFiscalUser.PhoneLogin, Password: defaultFiscalUser.Password }),
-    })
-  ).json()) as { Data: { Token: string } };
-  const headers = { "content-type": "application/json", authorization: `Bearer ${auth.Data.Token}` };
-  const opened = await fetch(`${fiscalUrl}/shifts`, { method: "POST", headers, body: JSON.stringify({ IdKkm: 201 }) });
-  let uid = opened.headers.get("uid")!;
-  await opened.json();
-  // The wire form: what the client's tenge codec makes of the same receipt.
-  const wire = { IdDomain: 1, Positions: [{ Name: "Coffee", IdSection: 1, Price: 625.25, Qty: 2 }], Total: 1250.5, Cash: 1250.5 };
-  const rawReceipt = async (init: RequestInit = {}) => {
-    const r = await fetch(`${fiscalUrl}/kkms/201/sales`, { method: "POST", headers: { ...headers, uid }, body: JSON.stringify(wire), ...init });
-    const json = (await r.json()) as { Status: number };
-    if (json.Status !== 200) throw new Error(`raw receipt refused: ${JSON.stringify(json)}`);
-    uid = r.headers.get("uid")!;
-  };
-  const carefulReceipt = () => carefully(rawReceipt);
-  const floorReceipt = await handWrittenReceipt(fiscalUrl, headers);
-  // The same client over Node's own fetch, on register 102 (its chain store reads the current Uid first).
-  const fiscalOverFetch = createFiscalClient({
-    baseUrl: fiscalUrl,
-    credentials: { login: defaultFiscalUser.PhoneLogin, password: defaultFiscalUser.Password },
-    fetch: (u, init) => globalThis.fetch(u, init),
-  });
-  const receiptOverFetch = () => fiscalOverFetch.operations.sale({ idKkm: 102, IdDomain: 1, Positions, Total: "1250.5", Cash: "1250.5" });
-  const receipts = { careful: carefulReceipt, minimal: floorReceipt, client: () => receipt(101), overFetch: receiptOverFetch };
-  for (const f of [rawReceipt, ...Object.values(receipts)]) await time(f, 100);
-  const chain = await interleaved(rawReceipt, receipts, 1000);
+  const chain = await pairs("fiscal", ["client", "minimal", "careful", "overFetch"], 2000);
   report("fiscal client / raw fetch, one receipt through the chain", shown(chain.result("client")), "≤ 1.10");
   report("careful raw fetch (timeout signal, manual redirects) / raw fetch, same receipt", shown(chain.result("careful")));
   report("fiscal client / that careful raw fetch", (chain.result("client").total / chain.result("careful").total).toFixed(3));
   report("hand-written minimal client with the client's duties / raw fetch", shown(chain.result("minimal")));
   report("fiscal client / that minimal client", (chain.result("client").total / chain.result("minimal").total).toFixed(3));
   report("fiscal client over Node's fetch (not node:http) / raw fetch", shown(chain.result("overFetch")));
-  report("raw fetch / raw fetch (noise floor), receipts", shown(chain.result("floor")));
+  report("raw fetch / raw fetch (noise floor), receipts", chain.floor);
 
   // 5. E-commerce.
   const ecommerceUrl = `${url}/ecommerce`;
@@ -353,20 +192,7 @@ try {
   }
   report("callback parse-and-validate / JSON.parse (same 1,000 bodies)", (median(checked) / median(parsed)).toFixed(2), "≤ 3");
 
-  const authorization = `Basic ${Buffer.from(`${defaultMerchant.login}:${defaultMerchant.password}`).toString("base64")}`;
-  let order = 0;
-  const rawCreate = async () => {
-    const r = await fetch(`${ecommerceUrl}/payment/create`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization },
-      body: JSON.stringify({ merchantId: defaultMerchant.login, orderId: `raw-${order++}`, amount: 150000, demo: true }),
-    });
-    const json = (await r.json()) as { id?: string };
-    if (!json.id) throw new Error(`raw create refused: ${JSON.stringify(json)}`);
-  };
-  const clientCreate = () => shop.payments.create({ orderId: `sdk-${order++}`, amount: 150000, demo: true });
-  for (const f of [rawCreate, clientCreate]) await time(f, 100);
-  const create = await interleaved(rawCreate, { client: clientCreate }, 1000);
+  const create = await pairs("ecommerce", ["client"], 1000);
   report("e-commerce payments.create / raw fetch", shown(create.result("client")), "≤ 1.10");
 } finally {
   child.kill();
