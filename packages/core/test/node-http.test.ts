@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Transport } from "../src/internal/index.js";
 import { nodeChunks, nodeHttpFetch, nodeHttpModules } from "../src/internal/node-http.js";
 import { testOperation } from "./operation.js";
@@ -49,6 +49,17 @@ async function direct(r: Response): Promise<string> {
 describe("nodeHttpFetch", () => {
   it("is what Node offers through process.getBuiltinModule", () => {
     expect(modules).toBeDefined();
+  });
+
+  it("lets core be imported where there is no global Response", async () => {
+    vi.stubGlobal("Response", undefined);
+    vi.resetModules();
+    try {
+      await expect(import("../src/internal/index.js")).resolves.toHaveProperty("Transport");
+    } finally {
+      vi.unstubAllGlobals();
+      vi.resetModules();
+    }
   });
 
   it("sends the method, the headers and the body with its length, never chunked", async () => {

@@ -109,15 +109,18 @@ function toResponse(res: Answer, { stream, zlib }: NodeHttpModules): Response {
   return new NodeResponse(source, () => stream.Readable.toWeb(source) as ReadableStream<Uint8Array>, init);
 }
 
+/** Response where there is one: importing core must not fail where there is not (the adapter runs only in Node, which has it). */
+const ResponseBase: typeof Response = globalThis.Response ?? (class {} as unknown as typeof Response);
+
 /**
  * An answer whose body stays a Node stream until someone asks for it as a web stream. A web
- * `ReadableStream` and a Response around it, for every answer, cost about a third of what the
- * rest of a small loopback call took over node:http (bench: ~90 of ~340 µs). The transport reads
+ * `ReadableStream` and a Response around it, for every answer, cost about a quarter of a small
+ * loopback call over node:http (~90 of ~340 µs, against a server in another process). The transport reads
  * the Node stream directly (`nodeChunks`); anything else — a hook, a file download, a caller's
  * `json()` — gets the web body, made once, on first use. Every member that reads the body goes
  * to that web body, so none of them ever sees the empty one `super(null)` made.
  */
-class NodeResponse extends Response {
+class NodeResponse extends ResponseBase {
   readonly #source: NodeStream;
   readonly #toWeb: () => ReadableStream<Uint8Array>;
   readonly #init: ResponseInit;
@@ -164,7 +167,7 @@ Object.defineProperty(NodeResponse.prototype, "bodyUsed", {
   },
 });
 for (const name of ["arrayBuffer", "blob", "bytes", "formData", "json", "text", "clone"] as const) {
-  if (!(name in Response.prototype)) continue; // `bytes` is newer than Node 20
+  if (!(name in ResponseBase.prototype)) continue; // `bytes` is newer than Node 20
   Object.defineProperty(NodeResponse.prototype, name, {
     configurable: true,
     writable: true,
