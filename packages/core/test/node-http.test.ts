@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ResponseTooLargeError } from "../src/errors.js";
 import { Transport } from "../src/internal/index.js";
 import { nodeChunks, nodeHttpFetch, nodeHttpModules } from "../src/internal/node-http.js";
 import { testOperation } from "./operation.js";
@@ -270,6 +271,32 @@ describe("nodeHttpFetch", () => {
       // The control: reading the same answer as a web body makes one.
       await (await nodeHttpFetch(counting)(`${base}/`, { method: "GET" })).text();
       expect(made).toBe(1);
+    });
+
+    it("closes the connection of a gzip answer dropped before its end (too large for the transport)", async () => {
+      let closed = false;
+      const rows = gzipSync(Buffer.from(JSON.stringify({ rows: Array.from({ length: 50_000 }, (_, i) => ({ i, s: `${i * 7919}` })) })));
+      handler = (req, _b, res) => {
+        req.socket.once("close", () => {
+          closed = true;
+        });
+        res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+        res.write(rows.subarray(0, rows.length / 2)); // and the rest never comes
+      };
+      const transport = new Transport({ baseUrl: base, maxResponseBytes: 1024 });
+      await expect(transport.call(testOperation({ path: "/op" }), { body: {} })).rejects.toBeInstanceOf(ResponseTooLargeError);
+      await vi.waitFor(() => expect(closed).toBe(true), { timeout: 2000 });
+    });
+
+    it("keeps the connection of a whole gzip answer for the next request", async () => {
+      const sockets = new Set<unknown>();
+      handler = (req, _b, res) => {
+        sockets.add(req.socket);
+        res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+        res.end(gzipSync(Buffer.from(text)));
+      };
+      for (let i = 0; i < 3; i++) expect(await direct(await fetch(`${base}/`, { method: "GET" }))).toBe(text);
+      expect(sockets.size).toBe(1);
     });
 
     it("decodes a gzip body read directly", async () => {

@@ -102,8 +102,11 @@ function toResponse(res: Answer, { stream, zlib }: NodeHttpModules): Response {
   const decoder = decoderFor(headers.get("content-encoding"), zlib);
   let source: NodeStream = res;
   if (decoder) {
-    // A corrupt body, or one cut off or aborted, ends the decoded body with that error.
+    // A corrupt body, or one cut off or aborted, ends the decoded body with that error; a decoded
+    // body dropped before its end (too large, cancelled) drops the answer and so its connection,
+    // which would otherwise stay open under a paused answer. After a whole answer this is a no-op.
     res.on("error", (e) => decoder.destroy(e));
+    decoder.once("close", () => res.destroy());
     source = res.pipe(decoder);
   }
   return new NodeResponse(source, () => stream.Readable.toWeb(source) as ReadableStream<Uint8Array>, init);
