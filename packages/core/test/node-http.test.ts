@@ -212,6 +212,9 @@ describe("nodeHttpFetch", () => {
       expect(await direct(r)).toBe(text);
       expect(r.bodyUsed).toBe(true);
       expect(nodeChunks(r)).toBeUndefined();
+      // Read once: every other reader is refused, never handed an empty body.
+      await expect(r.text()).rejects.toThrow(/already read/);
+      expect(() => r.clone()).toThrow(TypeError); // as fetch's Response, once its body was consumed
     });
 
     it.each([

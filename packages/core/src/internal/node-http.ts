@@ -118,10 +118,11 @@ const ResponseBase: typeof Response = globalThis.Response ?? (class {} as unknow
 /**
  * An answer whose body stays a Node stream until someone asks for it as a web stream. A web
  * `ReadableStream` and a Response around it, for every answer, cost about a quarter of a small
- * loopback call over node:http (~90 of ~340 µs, against a server in another process). The transport reads
- * the Node stream directly (`nodeChunks`); anything else — a hook, a file download, a caller's
- * `json()` — gets the web body, made once, on first use. Every member that reads the body goes
- * to that web body, so none of them ever sees the empty one `super(null)` made.
+ * loopback call over node:http (~90 of ~340 µs, against a server in another process). The
+ * transport reads the Node stream directly (`nodeChunks`); anything else — a hook, a file
+ * download, a caller's `json()` — gets the web body, made once, on first use. Every member that
+ * reads the body goes to that web body, so none of them ever sees the empty one `super(null)`
+ * made; after a direct read they refuse, as a used body does, instead of reading nothing.
  */
 class NodeResponse extends ResponseBase {
   readonly #source: NodeStream;
@@ -137,9 +138,9 @@ class NodeResponse extends ResponseBase {
     this.#init = init;
   }
 
-  /** The same answer with a web body (made on first use; after a direct read its stream is already used up). */
+  /** The same answer with a web body, made on first use (after a direct read, a body that fails: it was read). */
   web(): Response {
-    this.#web ??= new Response(this.#toWeb(), this.#init);
+    this.#web ??= new Response(this.#readDirectly ? failing(new TypeError("the body was already read")) : this.#toWeb(), this.#init);
     return this.#web;
   }
 
@@ -179,6 +180,11 @@ for (const name of ["arrayBuffer", "blob", "bytes", "formData", "json", "text", 
       return web[name]();
     },
   });
+}
+
+/** A stream that fails with `error` when read. */
+function failing(error: Error): ReadableStream<Uint8Array> {
+  return new ReadableStream({ start: (controller) => controller.error(error) });
 }
 
 /** The body of an answer from this adapter as Node chunks, if it is one and nothing read it yet (the transport's fast read). */
