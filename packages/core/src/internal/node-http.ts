@@ -41,6 +41,9 @@ export interface NodeHttpModules {
 /** What `fetch` sends unless the request says otherwise (Node's `fetch` sends these). */
 const DEFAULT_HEADERS: Readonly<Record<string, string>> = { accept: "*/*", "user-agent": "node", "accept-encoding": "gzip, deflate" };
 
+/** Encoding keeps no state between calls, so one encoder serves every request body. */
+const utf8 = new TextEncoder();
+
 /** Statuses whose answer has no body: a Response refuses one. */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
@@ -109,7 +112,7 @@ function toResponse(res: Answer, { stream, zlib }: NodeHttpModules): Response {
     decoder.once("close", () => res.destroy());
     source = res.pipe(decoder);
   }
-  return new NodeResponse(source, () => stream.Readable.toWeb(source) as ReadableStream<Uint8Array>, init);
+  return new NodeResponse(source, stream.Readable.toWeb, init);
 }
 
 /** Response where there is one: importing core must not fail where there is not (the adapter runs only in Node, which has it). */
@@ -126,12 +129,12 @@ const ResponseBase: typeof Response = globalThis.Response ?? (class {} as unknow
  */
 class NodeResponse extends ResponseBase {
   readonly #source: NodeStream;
-  readonly #toWeb: () => ReadableStream<Uint8Array>;
+  readonly #toWeb: NodeHttpModules["stream"]["Readable"]["toWeb"];
   readonly #init: ResponseInit;
   #web: Response | undefined;
   #readDirectly = false;
 
-  constructor(source: NodeStream, toWeb: () => ReadableStream<Uint8Array>, init: ResponseInit) {
+  constructor(source: NodeStream, toWeb: NodeHttpModules["stream"]["Readable"]["toWeb"], init: ResponseInit) {
     super(null, init);
     this.#source = source;
     this.#toWeb = toWeb;
@@ -140,7 +143,7 @@ class NodeResponse extends ResponseBase {
 
   /** The same answer with a web body, made on first use (after a direct read, a body that fails: it was read). */
   web(): Response {
-    this.#web ??= new Response(this.#readDirectly ? failing(new TypeError("the body was already read")) : this.#toWeb(), this.#init);
+    this.#web ??= new Response(this.#readDirectly ? failing(new TypeError("the body was already read")) : (this.#toWeb(this.#source) as ReadableStream<Uint8Array>), this.#init);
     return this.#web;
   }
 
@@ -210,7 +213,7 @@ function decoderFor(encoding: string | null, zlib: NodeHttpModules["zlib"]): Nod
 /** The request body as bytes (the transport sends a string or bytes; anything else is refused, not sent as "[object Object]"). */
 function bodyBytes(body: RequestInit["body"]): Uint8Array | undefined {
   if (body === undefined || body === null) return undefined;
-  if (typeof body === "string") return new TextEncoder().encode(body);
+  if (typeof body === "string") return utf8.encode(body);
   if (body instanceof Uint8Array) return body;
   if (body instanceof ArrayBuffer) return new Uint8Array(body);
   throw new TypeError("the request body must be a string or bytes");
