@@ -2,7 +2,7 @@
 // written here: how the credential is sent (its body is partly a gap), where the token is kept so
 // that every holder of one credential uses one token (a new token kills the old one), and the
 // maximum amount the caller configures.
-import { type CallOptions, ConfigurationError, MemoryStore, type ValidationIssue } from "@paysys/core";
+import { type CallOptions, type ClientJournal, ConfigurationError, type IdempotencyOptions, type ValidationIssue } from "@paysys/core";
 import {
   asyncDispose,
   bearerScheme,
@@ -10,7 +10,9 @@ import {
   checkClientOptions,
   createInvoker,
   evaluatePointer,
+  journalOptions,
   parsePointer,
+  processStore,
   SecretSet,
   sharedTransportOptions,
   TokenManager,
@@ -29,15 +31,14 @@ import { type CashoutClientOptions, type CashoutCredentials, functionOptionKeys,
  * holder of the credential, because an authorization you started would kill their token.
  */
 export interface CashoutClient extends Omit<CashoutMethods, "auth"> {
+  /** The journal of withdrawal requests: what became of each key, and `recover()` after a restart. */
+  readonly journal: ClientJournal;
   /** Forgets the token in this client; the token store keeps it for the credential's other holders. */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
   /** The low-level openapi-fetch client (same base URL and token; no automatic retries). */
   readonly raw: Client<paths>;
 }
-
-/** The store of every client in this process that is given none: clients of one credential share its token. */
-const processTokens = new MemoryStore();
 
 /** The name of a credential in the token store: never its secret. */
 const credentialId = (baseUrl: string, c: CashoutCredentials) => `cashout ${baseUrl.replace(/\/+$/, "")} ${"login" in c ? c.login : c.id}`;
@@ -87,7 +88,7 @@ export function createCashoutClient(options: CashoutClientOptions): CashoutClien
     earlyRenewalMs: 60_000,
     lifetime: securitySchemes.cashoutToken?.tokenLifetime,
     obtain: async () => extract(await methods.auth.authorize(body)),
-    shared: { store: options.tokenStore ?? processTokens, key: credentialId(options.baseUrl, credentials) },
+    shared: { store: options.store ?? processStore, key: credentialId(options.baseUrl, credentials) },
   });
   const transport = new Transport<paths>({
     ...sharedTransportOptions(options),
@@ -101,13 +102,15 @@ export function createCashoutClient(options: CashoutClientOptions): CashoutClien
     operations,
     checks: { "maximum-amount": maximumAmount(options.maxAmount) },
     validateRequests: options.validateRequests,
+    journal: journalOptions(options, { interface: "cashout", baseUrl: options.baseUrl, account: "login" in credentials ? credentials.login : credentials.id }, sensitiveKeys),
   });
   const methods = buildCashoutMethods(invoker.invoke);
 
   return {
     requests: {
-      create: (params, callOptions?: CallOptions) => methods.requests.create(params, callOptions),
+      create: (params, callOptions?: CallOptions & IdempotencyOptions) => methods.requests.create(params, callOptions),
     },
+    journal: invoker.journal!,
     async close() {
       tokens.clear();
     },

@@ -1,11 +1,11 @@
 // Options of `createCashoutClient`. The plain-data part is an interface on purpose: the code
 // generator turns it into a JSON Schema (typescript-json-schema) and a precompiled validator, so
 // options passed from plain JavaScript are checked as strictly as TypeScript checks them.
-import type { ClientFunctions, ClientSettings, RetryOptions, TokenSet, TokenStore } from "@paysys/core";
-import { clientFunctionKeys } from "@paysys/core/internal";
+import type { ClientFunctions, ClientSettings, JournalFunctions, JournalSettings, RetryOptions, TokenSet } from "@paysys/core";
+import { clientFunctionKeys, journalFunctionKeys } from "@paysys/core/internal";
 
 /** Cash-out client settings that are plain data. */
-export interface CashoutClientSettings extends ClientSettings {
+export interface CashoutClientSettings extends ClientSettings, Omit<JournalSettings, "lease"> {
   /** Base address of the cash-out API. No source shows it (the document writes `{cashout_url}`): your integration manager gives it. */
   baseUrl: string;
   /** What `/authorize` is sent. */
@@ -52,15 +52,11 @@ export interface MaximumAmount {
 }
 
 /** Cash-out client options that are functions or objects. */
-export interface CashoutClientFunctions extends ClientFunctions {
-  /**
-   * Where the credential's token is kept. A new token kills the old one, so every client and
-   * process using one credential must share it. Default: one store for the whole process (clients
-   * in one process share their tokens without being told). `FileStore` (from `@paysys/cashout/node`)
-   * shares it between processes on one machine; implement `TokenStore` over your database to share
-   * it further.
-   */
-  tokenStore?: TokenStore;
+export interface CashoutClientFunctions extends ClientFunctions, JournalFunctions {
+  // `store` also keeps the credential's token. A new token kills the old one, so every client and
+  // process using one credential must share it: by default one store serves the whole process
+  // (clients in one process share their tokens without being told); `FileStore` (from
+  // `@paysys/cashout/node`) shares it between processes on one machine.
   /** Reads the token from the answer of `/authorize`, whose fields are not shown. Default: `token` or `accessToken`, and `expiresIn` (seconds) if present. */
   extractToken?: (answer: Record<string, unknown>) => TokenSet;
   /** Headers that present the token; the document does not show how. Default `Authorization: Bearer <token>`. */
@@ -69,4 +65,4 @@ export interface CashoutClientFunctions extends ClientFunctions {
 
 export type CashoutClientOptions = CashoutClientSettings & CashoutClientFunctions;
 
-export const functionOptionKeys = { ...clientFunctionKeys, tokenStore: "object", extractToken: "function", authorize: "function" } as const;
+export const functionOptionKeys = { ...clientFunctionKeys, ...journalFunctionKeys, extractToken: "function", authorize: "function" } as const;

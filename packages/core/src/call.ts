@@ -2,6 +2,7 @@
 // logger's events, the hooks and the options every client takes. Public: the client packages
 // re-export these types.
 import type { RetryOptions } from "./internal/retry.js";
+import type { Store } from "./stores.js";
 
 /** Per-call options every SDK method accepts as its last argument. */
 export interface CallOptions {
@@ -10,6 +11,21 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Extra headers for this call. */
   headers?: Record<string, string>;
+}
+
+/**
+ * Per-call option of an operation that moves money or changes a register: the SDK journals it, and
+ * never sends one key twice.
+ */
+export interface IdempotencyOptions {
+  /**
+   * Your own id of this request (the order's or the receipt's): 1 to 200 printable ASCII characters.
+   * A key already journaled is never sent again: the call answers what the first one got (its
+   * answer, its refusal, an AnswerLostError, or, while it is unknown, an OutcomeUnknownError), and
+   * the same key with other parameters is refused. Without one, the SDK journals the call under a
+   * key of its own (in the errors it throws). Keys are kept for the store's retention (2 days by default).
+   */
+  idempotencyKey?: string;
 }
 
 /**
@@ -126,4 +142,51 @@ export interface ClientFunctions {
   /** Receives redacted request, response, retry and error events. */
   logger?: (event: LogEvent) => void;
   hooks?: Hooks;
+}
+
+/**
+ * Settings of a client that journals operations (those that move money or change a register).
+ * Plain data: each such client's settings interface extends it.
+ */
+export interface JournalSettings {
+  /**
+   * Who this program is, as a holder of register leases and journal intents. Give each program (a
+   * till, a worker) its own stable name, the same after a restart: it then takes back its own
+   * leases at once instead of waiting for them to lapse. Never give two running programs the same
+   * one. Default: unique to the client (host, process and a random part).
+   */
+  holder?: string;
+  /** The register leases (fiscal): how long they last, how long a call waits for one, how long an idle one is kept. */
+  lease?: LeaseSettings;
+}
+
+/** How register leases are held. */
+export interface LeaseSettings {
+  /**
+   * How long a lease lasts unless renewed, in ms. Default: twice the timeout, at least 60000.
+   * @minimum 1000
+   */
+  ttlMs?: number;
+  /**
+   * How long a call waits for another live holder to give the register's lease back, in ms. Default 10000.
+   * @minimum 0
+   */
+  waitMs?: number;
+  /**
+   * How long a lease is kept after the register's last call, in ms, so the calls that follow need not take it again. Default 1000.
+   * @minimum 0
+   */
+  lingerMs?: number;
+}
+
+/** The object option of a client that journals operations. */
+export interface JournalFunctions {
+  /**
+   * Where the journal (and, per client, register leases and chain links, or the credential's token)
+   * is kept. Default: one in-memory store for the whole process, so a key is never sent twice by
+   * any client of the process; it is lost when the process ends. `FileStore` (from the client's
+   * `/node` entry) keeps it across restarts on one machine; `@paysys/store-redis` and
+   * `@paysys/store-postgres` share it across machines.
+   */
+  store?: Store;
 }

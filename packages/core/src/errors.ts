@@ -114,21 +114,125 @@ export class ConnectionError extends MaybeSentError {
 }
 
 /**
- * A call that presented a chain link (a cash register's `Uid`) may have reached the service, and
- * its answer was lost: whether it took effect is unknown, and it was not sent again.
- * `wasApplied()` asks the service: the chain moved past the link this call presented exactly when
- * the call took effect (unless another program used the same key meanwhile).
+ * An operation that moves money or changes a register may have reached the service, its answer
+ * was lost, and the SDK cannot tell whether it took effect: it was not sent again, and its intent
+ * stays pending in the journal under `key`. `wasApplied()` asks again (the chain or the status
+ * query the spec names), where the interface can be asked; where it cannot (`wasApplied` is
+ * undefined), only the service's people can say, and `journal.settle(key, …)` records their answer.
+ * Calling the operation again with the same `idempotencyKey` never sends it before that.
  */
 export class OutcomeUnknownError extends ConnectionError {
   override name = "OutcomeUnknownError";
-  /** The chain key (a register id). */
+  /** The idempotency key the intent is journaled under (the one you passed, or the SDK's own). */
   readonly key: string;
-  readonly wasApplied: () => Promise<boolean>;
-  constructor(message: string, ctx: ErrorContext & { key: string; wasApplied: () => Promise<boolean> }) {
+  /** Asks the service whether the operation took effect, and records the answer; undefined where nothing can be asked. */
+  readonly wasApplied: (() => Promise<boolean>) | undefined;
+  constructor(message: string, ctx: ErrorContext & { key: string; wasApplied?: () => Promise<boolean> }) {
     super(message, { ...ctx, outcomeUnknown: true });
     this.key = ctx.key;
     this.wasApplied = ctx.wasApplied;
   }
+}
+
+/**
+ * The operation took effect (the SDK checked: the chain moved under its lease, or the status query
+ * says so), but its answer was lost, so there is no result to return (no receipt number, no payment
+ * address). Calling it again with the same key answers this again: it is never sent twice.
+ */
+export class AnswerLostError extends MaybeSentError {
+  override name = "AnswerLostError";
+  /** The idempotency key the outcome is journaled under. */
+  readonly key: string;
+  /** Always true: the operation took effect. */
+  readonly applied = true;
+  constructor(message: string, ctx: ErrorContext & { key: string }) {
+    super(message, { ...ctx, outcomeUnknown: false });
+    this.key = ctx.key;
+  }
+}
+
+/**
+ * The request may have left, its answer was lost or could not be used, and the SDK learnt that it
+ * did not take effect (the chain did not move under the register's lease, or the status query says
+ * so). Sending it again with the same `idempotencyKey` is safe; `cause` says how the answer was lost.
+ */
+export class NotAppliedError extends MaybeSentError {
+  override name = "NotAppliedError";
+  readonly key: string;
+  /** Always false: the operation did not take effect. */
+  readonly applied = false;
+  constructor(message: string, ctx: ErrorContext & { key: string }) {
+    super(message, { ...ctx, outcomeUnknown: false });
+    this.key = ctx.key;
+  }
+}
+
+/**
+ * Nothing was sent: an earlier operation on the same register (its `pendingKey`) has an outcome the
+ * SDK could not learn, and nothing new is sent on the register before it is known. Ask again with
+ * `wasApplied()`, or record what the service's people say with `journal.settle`.
+ */
+export class UnresolvedOutcomeError extends PaysysError {
+  override name = "UnresolvedOutcomeError";
+  readonly pendingKey: string;
+  constructor(message: string, ctx: ErrorContext & { pendingKey: string }) {
+    super(message, { ...ctx, attempts: 0 });
+    this.pendingKey = ctx.pendingKey;
+  }
+}
+
+/** An idempotency key was refused before anything was sent. */
+export class IdempotencyError extends PaysysError {
+  override name = "IdempotencyError";
+  readonly key: string;
+  constructor(message: string, ctx: ErrorContext & { key: string }) {
+    super(message, { ...ctx, attempts: 0 });
+    this.key = ctx.key;
+  }
+}
+
+/** The key was used before for another operation or other parameters: a key names one request, so nothing was sent. */
+export class IdempotencyKeyReusedError extends IdempotencyError {
+  override name = "IdempotencyKeyReusedError";
+}
+
+/** A call with this key is under way (in this client or in another live process): nothing was sent; try again when it has ended. */
+export class IdempotencyKeyInUseError extends IdempotencyError {
+  override name = "IdempotencyKeyInUseError";
+}
+
+/**
+ * A store (the journal, leases, chain links, tokens) failed: unreachable, too slow, unreadable or
+ * locked. Thrown before anything is sent whenever the store was needed first; `store` names it
+ * (a file's path, say).
+ */
+export class StoreError extends PaysysError {
+  override name = "StoreError";
+  readonly store: string | undefined;
+  constructor(message: string, store?: string, ctx: ErrorContext = {}) {
+    super(message, ctx);
+    this.store = store;
+  }
+}
+
+/** The store's data cannot be read: a corrupt, unreadable or missing file, a row that is not what the SDK wrote. Never a silent fresh start. */
+export class StoreCorruptError extends StoreError {
+  override name = "StoreCorruptError";
+}
+
+/** The store did not answer, or not in time. */
+export class StoreUnavailableError extends StoreError {
+  override name = "StoreUnavailableError";
+}
+
+/** Another live holder has the lease of a register beyond the wait allowed (`leaseWaitMs`): nothing was sent. */
+export class LeaseUnavailableError extends StoreError {
+  override name = "LeaseUnavailableError";
+}
+
+/** A write under a lease came with a fence that no longer holds (the lease lapsed and another holder took it): nothing was written or sent. */
+export class LeaseLostError extends StoreError {
+  override name = "LeaseLostError";
 }
 
 /** An attempt took longer than the per-attempt timeout. */
@@ -206,6 +310,20 @@ export class RowValidationError extends UnexpectedResponseError {
     const more = issues.length > shown.length ? ` (and ${issues.length - shown.length} more)` : "";
     super(`${operation}: ${issues.length} problem(s) in the ${ctx.rows} rows, by the row schema you passed: ${shown.join("; ")}${more}`, { ...ctx, operation });
     this.issues = issues;
+  }
+}
+
+/**
+ * The service answered with a redirect the SDK does not follow: a request that moves money is never
+ * sent twice, credentials never leave their origin, and a POST is never turned into a GET.
+ */
+export class RedirectError extends UnexpectedResponseError {
+  override name = "RedirectError";
+  /** Where the redirect pointed (as the service wrote it), if it said. */
+  readonly location: string | undefined;
+  constructor(message: string, ctx: ErrorContext & { location?: string }) {
+    super(message, { ...ctx, bodyExcerpt: "" });
+    this.location = ctx.location;
   }
 }
 

@@ -1,12 +1,30 @@
 // Node-only helpers, kept out of the main entry so the clients stay fetch-only for browsers.
-import { createWriteStream, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { open, stat } from "node:fs/promises";
-import { dirname } from "node:path";
+import { createHash } from "node:crypto";
+import { closeSync, createWriteStream, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { hostname } from "node:os";
+import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
+import { StoreCorruptError, StoreUnavailableError } from "./errors.js";
 import type { BinaryFile } from "./file.js";
-import type { ChainStore, TokenStore } from "./stores.js";
+import { holderIsGone } from "./internal/journal.js";
+import { sleep } from "./internal/retry.js";
+import { KeyedQueue } from "./queue.js";
+import {
+  DEFAULT_JOURNAL_RETENTION_MS,
+  type Fence,
+  fenceHolds,
+  type Holder,
+  isUnresolved,
+  type JournalEntry,
+  type Lease,
+  leaseIsTakable,
+  leaseLost,
+  type Settlement,
+  type Store,
+  type StoreOptions,
+} from "./stores.js";
 
 /** Streams a downloaded file to disk without holding it in memory; resolves with the bytes written. */
 export async function saveToFile(file: BinaryFile, path: string): Promise<number> {
@@ -15,90 +33,329 @@ export async function saveToFile(file: BinaryFile, path: string): Promise<number
   return out.bytesWritten;
 }
 
-export interface FileStoreOptions {
-  /** How long to wait for another process's lock before giving up, in ms. Default 10000. */
+export interface FileStoreOptions extends StoreOptions {
+  /** How long to wait for another live process's lock before giving up (StoreUnavailableError), in ms. Default 10000. */
   lockTimeoutMs?: number;
-  /** A lock older than this is taken to belong to a process that died, in ms. Default 30000. */
+  /** A lock older than this is taken to belong to a process that hung or died on another machine, in ms. Default 30000. */
   staleLockMs?: number;
 }
 
+/** A lease as the file keeps it: who holds it, from which process. */
+interface LeaseRecord {
+  holder: string;
+  value: number;
+  expiresAt: number;
+  host?: string;
+  pid?: number;
+}
+
+/** The store file: chain links and tokens (`values`), and leases. */
+interface StoreFile {
+  "paysys-store": 1;
+  values: Record<string, string>;
+  leases: Record<string, LeaseRecord>;
+}
+
+/** One lock per store file for all the stores of this process (they wait in line, not on the file). */
+const inProcess = new KeyedQueue();
+const HOST = hostname();
+
 /**
- * A store kept in one JSON file, for processes on one machine: a till program that restarts
- * continues its chains, and processes that share a credential share its token. Every write goes to
- * a temporary file that is then renamed over the store, so a crash never leaves half a file; `update`
- * holds a lock file while it reads, decides and writes, so two processes never both decide.
+ * A store kept in files, for processes on one machine: a till program that restarts continues its
+ * registers' chains and finds its journal, and processes that share a credential share its token.
+ *
+ * - The store file (`path`) holds chain links, tokens and leases; `path.journal/` holds one file
+ *   per journaled operation (`pending/` until its outcome is known, then `done/`).
+ * - Every write goes to a temporary file that is flushed to disk (fsync) and then renamed over the
+ *   old one: a kill at any byte leaves the old state or the new one, never half of either.
+ * - Changes are made under a lock file that names its process: a lock whose process has died is
+ *   taken over at once, on this machine; one older than `staleLockMs` also.
+ * - A store file that cannot be read, or that is missing while its journal exists, is a
+ *   StoreCorruptError naming it: never a silent fresh start.
  */
-export class FileStore implements ChainStore, TokenStore {
+export class FileStore implements Store {
   readonly path: string;
-  readonly #options: Required<FileStoreOptions>;
+  readonly #lock: string;
+  readonly #journal: string;
+  readonly #options: Required<Omit<FileStoreOptions, "now">> & { now: () => number };
+  #pruned = 0;
 
   constructor(path: string, options: FileStoreOptions = {}) {
     this.path = path;
-    this.#options = { lockTimeoutMs: options.lockTimeoutMs ?? 10_000, staleLockMs: options.staleLockMs ?? 30_000 };
-    mkdirSync(dirname(path), { recursive: true });
+    this.#lock = `${path}.lock`;
+    this.#journal = `${path}.journal`;
+    this.#options = {
+      lockTimeoutMs: options.lockTimeoutMs ?? 10_000,
+      staleLockMs: options.staleLockMs ?? 30_000,
+      journalRetentionMs: options.journalRetentionMs ?? DEFAULT_JOURNAL_RETENTION_MS,
+      now: options.now ?? Date.now,
+    };
+    mkdirSync(join(this.#journal, "pending"), { recursive: true });
+    mkdirSync(join(this.#journal, "done"), { recursive: true });
+    // A first start makes the store file, so that from then on a missing one is a lost store (see #read).
+    if (!existsSync(path)) this.#write(this.#read());
   }
 
-  #read(): Record<string, string> {
-    try {
-      const parsed = JSON.parse(readFileSync(this.path, "utf8"));
-      return parsed !== null && typeof parsed === "object" ? parsed : {};
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") return {};
-      throw new Error(`the store ${this.path} cannot be read: ${(e as Error).message}`);
-    }
-  }
-
-  #write(values: Record<string, string>): void {
-    const temporary = `${this.path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    writeFileSync(temporary, `${JSON.stringify(values, null, 2)}\n`, { mode: 0o600 });
-    renameSync(temporary, this.path);
-  }
+  // --- chain links and tokens -------------------------------------------------------------
 
   get(key: string): string | undefined {
-    return this.#read()[key];
+    return this.#read().values[key];
   }
 
-  async set(key: string, value: string): Promise<void> {
-    await this.update(key, () => value);
+  async set(key: string, value: string, fence?: Fence): Promise<void> {
+    await this.#change((file) => {
+      this.#checkFence(file, fence);
+      if (file.values[key] === value) return false;
+      file.values[key] = value;
+      return true;
+    });
   }
 
   /** Reads a key's value, lets `decide` choose the new one (undefined: leave it) and writes it, under the lock. */
   async update(key: string, decide: (current: string | undefined) => string | undefined | Promise<string | undefined>): Promise<string | undefined> {
-    return this.withLock(async () => {
-      const values = this.#read();
-      const next = await decide(values[key]);
-      if (next !== undefined && next !== values[key]) this.#write({ ...values, [key]: next });
-      return next ?? values[key];
+    return this.#locked(async () => {
+      const file = this.#read();
+      const next = await decide(file.values[key]);
+      if (next !== undefined && next !== file.values[key]) {
+        file.values[key] = next;
+        this.#write(file);
+      }
+      return next ?? file.values[key];
     });
   }
 
-  /** Runs `fn` while holding the store's lock file (one holder across processes). */
-  async withLock<T>(fn: () => Promise<T>): Promise<T> {
-    const lock = `${this.path}.lock`;
-    const started = Date.now();
-    for (;;) {
-      try {
-        const handle = await open(lock, "wx");
-        await handle.writeFile(String(process.pid));
-        await handle.close();
-        break;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-        let age: number;
-        try {
-          age = Date.now() - (await stat(lock)).mtimeMs;
-        } catch {
-          continue; // the holder let go while we looked
-        }
-        if (age > this.#options.staleLockMs) rmSync(lock, { force: true });
-        else if (Date.now() - started > this.#options.lockTimeoutMs) throw new Error(`the store ${this.path} is locked by another process (${lock})`);
-        else await new Promise((r) => setTimeout(r, 5 + Math.random() * 20));
-      }
+  // --- leases --------------------------------------------------------------------------------
+
+  async acquireLease(name: string, holder: Holder, ttlMs: number): Promise<Lease | undefined> {
+    let taken: Lease | undefined;
+    await this.#change((file) => {
+      const current = file.leases[name];
+      const now = this.#options.now();
+      const dead = current !== undefined && holderIsGone({ id: current.holder, host: current.host, pid: current.pid });
+      if (!leaseIsTakable(current, holder, now, dead)) return false;
+      const record: LeaseRecord = { holder: holder.id, value: (current?.value ?? 0) + 1, expiresAt: now + ttlMs, host: holder.host, pid: holder.pid };
+      file.leases[name] = record;
+      taken = { name, holder: record.holder, value: record.value, expiresAt: record.expiresAt };
+      return true;
+    });
+    return taken;
+  }
+
+  async renewLease(fence: Fence, ttlMs: number): Promise<Lease | undefined> {
+    let renewed: Lease | undefined;
+    await this.#change((file) => {
+      const current = file.leases[fence.name];
+      const now = this.#options.now();
+      if (!fenceHolds(current, fence, now)) return false;
+      current!.expiresAt = now + ttlMs;
+      renewed = { ...fence, expiresAt: current!.expiresAt };
+      return true;
+    });
+    return renewed;
+  }
+
+  async releaseLease(fence: Fence): Promise<void> {
+    await this.#change((file) => {
+      const current = file.leases[fence.name];
+      if (!current || current.holder !== fence.holder || current.value !== fence.value) return false;
+      current.expiresAt = 0; // the value stays: the next holder's fence is higher still
+      return true;
+    });
+  }
+
+  // --- journal -------------------------------------------------------------------------------
+
+  async beginIntent(entry: JournalEntry, fence?: Fence): Promise<JournalEntry | undefined> {
+    return this.#locked(async () => {
+      this.#checkFence(this.#read(), fence);
+      const existing = this.#entry(entry.key);
+      if (existing && existing.state !== "not-applied") return existing;
+      // Durable before the request leaves: money is never sent without its entry.
+      this.#writeFile(this.#pending(entry.key), `${JSON.stringify(entry)}\n`, true);
+      if (existing) rmSync(this.#done(entry.key), { force: true });
+      this.#prune();
+      return undefined;
+    });
+  }
+
+  async settleIntent(key: string, settlement: Settlement, fence?: Fence): Promise<void> {
+    await this.#locked(async () => {
+      this.#checkFence(this.#read(), fence);
+      const entry = this.#entry(key);
+      if (!entry) return;
+      const settled = `${JSON.stringify({ ...entry, state: settlement.state, settlement })}\n`;
+      // A dispute stays among the unresolved; so that a machine that loses it never forgets one, it is flushed.
+      if (settlement.state === "disputed") return this.#writeFile(this.#pending(key), settled, true);
+      // Not flushed: if the machine loses it, the intent is pending again and is resolved by asking the service.
+      this.#writeFile(this.#done(key), settled, false);
+      rmSync(this.#pending(key), { force: true });
+    });
+  }
+
+  async getIntent(key: string): Promise<JournalEntry | undefined> {
+    return this.#entry(key);
+  }
+
+  async pendingIntents(prefix: string, scope?: string): Promise<JournalEntry[]> {
+    const out: JournalEntry[] = [];
+    for (const name of readdirSync(join(this.#journal, "pending"))) {
+      if (!name.endsWith(".json")) continue;
+      const entry = this.#parse<JournalEntry>(join(this.#journal, "pending", name));
+      if (!entry || !isUnresolved(entry.state) || !entry.key.startsWith(prefix) || (scope !== undefined && entry.scope !== scope)) continue;
+      if (existsSync(this.#done(entry.key))) continue; // settled; its pending copy goes with the next settle
+      out.push(entry);
+    }
+    return out.sort((a, b) => a.startedAt - b.startedAt);
+  }
+
+  // --- files ---------------------------------------------------------------------------------
+
+  #fileName = (key: string) => `${createHash("sha256").update(key).digest("hex")}.json`;
+  #pending = (key: string) => join(this.#journal, "pending", this.#fileName(key));
+  #done = (key: string) => join(this.#journal, "done", this.#fileName(key));
+
+  #entry(key: string): JournalEntry | undefined {
+    return this.#parse<JournalEntry>(this.#done(key)) ?? this.#parse<JournalEntry>(this.#pending(key));
+  }
+
+  /** A JSON file, or undefined when it does not exist; unreadable content is a StoreCorruptError naming it. */
+  #parse<T>(file: string): T | undefined {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw new StoreCorruptError(`the store file ${file} cannot be read: ${(e as Error).message}`, file, { cause: e });
     }
     try {
-      return await fn();
+      return JSON.parse(text) as T;
+    } catch {
+      throw new StoreCorruptError(`the store file ${file} is corrupt (${text.length} bytes that are not JSON): it was not replaced by a fresh one`, file);
+    }
+  }
+
+  #read(): StoreFile {
+    const parsed = this.#parse<unknown>(this.path);
+    if (parsed === undefined) {
+      // A first start has no journal entries; a store file gone while its journal stayed is a lost store.
+      const kept = readdirSync(join(this.#journal, "pending")).length + readdirSync(join(this.#journal, "done")).length;
+      if (kept > 0)
+        throw new StoreCorruptError(`the store file ${this.path} is missing, while its journal (${this.#journal}) is not: it was not replaced by a fresh one`, this.path);
+      return { "paysys-store": 1, values: {}, leases: {} };
+    }
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new StoreCorruptError(`the store file ${this.path} does not hold a store`, this.path);
+    const file = parsed as Partial<StoreFile> & Record<string, unknown>;
+    if (file["paysys-store"] === 1 && typeof file.values === "object" && typeof file.leases === "object") return file as StoreFile;
+    // The first format: a flat object of chain links and tokens.
+    if (Object.values(file).every((v) => typeof v === "string")) return { "paysys-store": 1, values: file as Record<string, string>, leases: {} };
+    throw new StoreCorruptError(`the store file ${this.path} does not hold a store this version reads`, this.path);
+  }
+
+  #write(file: StoreFile): void {
+    this.#writeFile(this.path, `${JSON.stringify(file)}\n`, true);
+  }
+
+  /** Writes a file whole: a temporary file, flushed when `durable`, renamed over the old one. */
+  #writeFile(path: string, text: string, durable: boolean): void {
+    const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    const fd = openSync(temporary, "w", 0o600);
+    try {
+      writeSync(fd, text);
+      if (durable) fsyncSync(fd);
     } finally {
-      rmSync(lock, { force: true });
+      closeSync(fd);
+    }
+    renameSync(temporary, path);
+  }
+
+  #checkFence(file: StoreFile, fence: Fence | undefined): void {
+    if (fence && !fenceHolds(file.leases[fence.name], fence, this.#options.now())) throw leaseLost(fence);
+  }
+
+  /** Reads the store file, lets `change` edit it (answering whether it did), writes it: under the lock. */
+  #change(change: (file: StoreFile) => boolean): Promise<void> {
+    return this.#locked(async () => {
+      const file = this.#read();
+      if (change(file)) this.#write(file);
+    });
+  }
+
+  /** Drops settled journal entries past the retention, at most once a minute. */
+  #prune(): void {
+    const now = this.#options.now();
+    if (now - this.#pruned < 60_000) return;
+    this.#pruned = now;
+    const done = join(this.#journal, "done");
+    for (const name of readdirSync(done)) {
+      const entry = this.#parse<JournalEntry>(join(done, name));
+      if (entry?.settlement && now - entry.settlement.settledAt > this.#options.journalRetentionMs) rmSync(join(done, name), { force: true });
+    }
+  }
+
+  /** Runs `fn` holding the store's lock: first in this process's line, then the lock file across processes. */
+  #locked<T>(fn: () => Promise<T>): Promise<T> {
+    return inProcess.run(this.path, async () => {
+      const token = await this.#takeLock();
+      try {
+        return await fn();
+      } finally {
+        this.#dropLock(token);
+      }
+    });
+  }
+
+  async #takeLock(): Promise<string> {
+    const token = `${HOST} ${process.pid} ${Math.random().toString(36).slice(2)}`;
+    const started = Date.now();
+    for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
+      try {
+        mkdirSync(dirname(this.#lock), { recursive: true });
+        const fd = openSync(this.#lock, "wx", 0o600);
+        try {
+          writeSync(fd, token);
+        } finally {
+          closeSync(fd);
+        }
+        return token;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "EEXIST")
+          throw new StoreUnavailableError(`the store's lock ${this.#lock} cannot be made: ${(e as Error).message}`, this.path, { cause: e });
+      }
+      if (this.#lockIsAbandoned()) continue;
+      if (Date.now() - started > this.#options.lockTimeoutMs) {
+        throw new StoreUnavailableError(`the store ${this.path} is locked by another live process (${this.#lock}) for more than ${this.#options.lockTimeoutMs} ms`, this.path);
+      }
+      await sleep(pause);
+    }
+  }
+
+  /** Removes the lock file when its process died (on this machine) or it is older than `staleLockMs`; answers whether it did. */
+  #lockIsAbandoned(): boolean {
+    let text: string;
+    let age: number;
+    try {
+      text = readFileSync(this.#lock, "utf8");
+      age = Date.now() - statSync(this.#lock).mtimeMs;
+    } catch {
+      return true; // let go while we looked
+    }
+    const [host, pid] = text.split(" ");
+    const dead = host === HOST && Number(pid) > 0 && holderIsGone({ id: text, host, pid: Number(pid) });
+    // A lock being written has no content yet: give its process a moment.
+    if (!dead && (text === "" ? age < 1000 : age < this.#options.staleLockMs)) return false;
+    try {
+      if (readFileSync(this.#lock, "utf8") === text) unlinkSync(this.#lock);
+    } catch {
+      // another process took it over first
+    }
+    return true;
+  }
+
+  #dropLock(token: string): void {
+    try {
+      if (readFileSync(this.#lock, "utf8") === token) unlinkSync(this.#lock);
+    } catch {
+      // already gone
     }
   }
 }

@@ -1,12 +1,132 @@
-// Stores: where state that must outlive one call (or one process) is kept. Each is a small
-// interface users can implement over their own database; the SDK ships an in-memory one and, in
-// `@paysys/core/node`, file stores for processes on one machine.
+// Stores: where state that must outlive one call (or one process) is kept. Each contract is a small
+// interface users can implement over their own database; `storeConformance` in
+// `@paysys/core/testing` checks an implementation. The SDK ships an in-memory store here and, in
+// `@paysys/core/node`, a file store for processes on one machine.
+//
+// - ChainStore: the current link of each per-key chain (a cash register's `Uid`).
+// - LeaseStore: exclusive, expiring leases with a fencing value (one holder of a register at a time).
+// - JournalStore: the write-ahead journal of operations that move money or change a register.
+// - TokenStore: one token per credential, updated with no other writer in between.
+import { LeaseLostError } from "./errors.js";
 import { KeyedQueue } from "./queue.js";
+
+/**
+ * Who holds a lease or began an intent. `id` is unique among live holders; a program that passes
+ * the same `id` after a restart is the same holder, and takes back its own lease at once. `host`
+ * and `pid` let a store on one machine tell that a holder's process has died.
+ */
+export interface Holder {
+  id: string;
+  host?: string;
+  pid?: number;
+}
+
+/** The proof a lease holder shows with every write it makes under the lease. */
+export interface Fence {
+  /** The lease's name (a register: `fiscal/42`). */
+  name: string;
+  holder: string;
+  /** Grows by one every time the lease is taken: a write with an older value is refused. */
+  value: number;
+}
+
+/** A lease held: its fence, and when it ends unless renewed (epoch ms, the store's clock). */
+export interface Lease extends Fence {
+  expiresAt: number;
+}
 
 /** Where the per-key chain keeps the current link of each key (the cash register's `Uid`). */
 export interface ChainStore {
   get(key: string): Promise<string | null | undefined> | string | null | undefined;
-  set(key: string, value: string): Promise<void> | void;
+  /** Stores the link. With a fence, refused (LeaseLostError) unless the fence's lease is still the holder's. */
+  set(key: string, value: string, fence?: Fence): Promise<void> | void;
+}
+
+/**
+ * Exclusive leases with fencing. A lease is taken when it is free, expired, already the holder's
+ * (same `id`), or held by a process the store can tell is dead; every take raises the fence. Over a
+ * database: one row per name (holder, fence, expiry), changed in a transaction that reads it
+ * `FOR UPDATE`; over Redis, a script.
+ */
+export interface LeaseStore {
+  /** Takes the lease, or answers undefined when another live holder has it. */
+  acquireLease(name: string, holder: Holder, ttlMs: number): Promise<Lease | undefined>;
+  /** Extends a lease still held under this fence; undefined when it was lost. */
+  renewLease(fence: Fence, ttlMs: number): Promise<Lease | undefined>;
+  /** Gives the lease up (nothing happens when it is no longer the fence's). */
+  releaseLease(fence: Fence): Promise<void>;
+}
+
+/** What became of an intent. */
+export type IntentState =
+  /** Written before sending; the outcome is not known yet. */
+  | "pending"
+  /** The service did it; `answer` is its answer, unless `answerLost`. */
+  | "applied"
+  /** The service did not do it (known for sure): sending it again with the same key is safe. */
+  | "not-applied"
+  /** The service refused it and whether that is so cannot be checked: the key is spent, never sent again. */
+  | "refused"
+  /**
+   * The answer and the service's state disagree (a refusal, while the register's chain moved): only
+   * the service's people can tell. Unresolved like a pending intent, but never resolved on its own.
+   */
+  | "disputed";
+
+/** Whether an intent still waits for its outcome (pending, or disputed until a person settles it). */
+export const isUnresolved = (state: IntentState) => state === "pending" || state === "disputed";
+
+/** How an intent ended. */
+export interface Settlement {
+  state: Exclude<IntentState, "pending">;
+  answer?: unknown;
+  answerLost?: boolean;
+  /** A refusal as it was answered (no secret: its message was scrubbed before it was kept). */
+  refusal?: { name: string; message: string; status?: number; serviceCode?: number | string; serviceMessage?: string };
+  settledAt: number;
+}
+
+/**
+ * One operation that moves money or changes a register, written before it is sent (the intent)
+ * and settled after its answer (the outcome). Never holds a secret: the body is kept as a hash.
+ */
+export interface JournalEntry {
+  /** The idempotency key, namespaced by the client (`fiscal 77771112233/receipt-17`). */
+  key: string;
+  operation: string;
+  /** The chain key the operation ran on (a register), if any. */
+  scope?: string;
+  /** SHA-256 of the operation and its parameters (secrets replaced): the same key with another body is refused. */
+  hash: string;
+  holder: Holder;
+  startedAt: number;
+  /** After this instant no attempt of the intent can still be under way in its holder. */
+  sendBy: number;
+  /** The chain link the request presented. */
+  presented?: string;
+  /** The parameters of the status query that tells the outcome, and what it answered before sending. */
+  probe?: { params: Record<string, unknown>; before?: unknown };
+  state: IntentState;
+  settlement?: Settlement;
+}
+
+/**
+ * The journal: an intent before sending, its outcome after. `begin` must be durable when it
+ * resolves: money is never sent without its entry. Settled entries may be dropped after a
+ * retention period; pending ones never are.
+ */
+export interface JournalStore {
+  /**
+   * Writes the intent unless its key has an entry that is not `not-applied`; answers that entry then
+   * (and writes nothing). A `not-applied` entry is replaced. Atomic: of two concurrent begins of
+   * one key, one writes and the other is answered the entry written.
+   */
+  beginIntent(entry: JournalEntry, fence?: Fence): Promise<JournalEntry | undefined>;
+  /** Settles a pending (or disputed) intent. With a fence, refused unless the fence's lease is still the holder's. */
+  settleIntent(key: string, settlement: Settlement, fence?: Fence): Promise<void>;
+  getIntent(key: string): Promise<JournalEntry | undefined>;
+  /** Unresolved (pending or disputed) intents whose key starts with `prefix` (and, if given, in `scope`), oldest first. */
+  pendingIntents(prefix: string, scope?: string): Promise<JournalEntry[]>;
 }
 
 /**
@@ -22,21 +142,137 @@ export interface TokenStore {
   update(key: string, decide: (current: string | undefined) => string | undefined | Promise<string | undefined>): Promise<string | undefined>;
 }
 
-/** Keeps values in this process only. `update` runs one at a time per key. */
-export class MemoryStore implements ChainStore, TokenStore {
+/** Every contract at once: what the clients take as their `store`. */
+export type Store = ChainStore & LeaseStore & JournalStore & TokenStore;
+
+export interface StoreOptions {
+  /** How long settled journal entries are kept, in ms (a key is never sent twice within it). Default 2 days. */
+  journalRetentionMs?: number;
+  /** The clock, for tests. */
+  now?: () => number;
+}
+
+export const DEFAULT_JOURNAL_RETENTION_MS = 2 * 24 * 3600_000;
+
+/** Whether a lease record lets `holder` take it now. */
+export function leaseIsTakable(current: { holder: string; expiresAt: number } | undefined, holder: Holder, now: number, holderIsDead = false): boolean {
+  return current === undefined || current.expiresAt <= now || current.holder === holder.id || holderIsDead;
+}
+
+/** Whether a fence still matches the lease record (held by the same holder, same value, not expired). */
+export function fenceHolds(current: { holder: string; value: number; expiresAt: number } | undefined, fence: Fence, now: number): boolean {
+  return current !== undefined && current.holder === fence.holder && current.value === fence.value && current.expiresAt > now;
+}
+
+/** The error a store throws when a write comes with a fence that no longer holds. */
+export const leaseLost = (fence: Fence) =>
+  new LeaseLostError(`the lease ${fence.name} is no longer held by ${fence.holder} (fence ${fence.value}): nothing was written`, fence.name);
+
+/**
+ * Keeps everything in this process only: leases exclude clients of this process from each other,
+ * and the journal survives as long as the process. Entries are copied in and out as JSON, as a
+ * database would, so nobody changes a kept answer by changing an object.
+ */
+export class MemoryStore implements Store {
   readonly #values = new Map<string, string>();
+  readonly #leases = new Map<string, Lease>();
+  readonly #journal = new Map<string, string>();
   readonly #queue = new KeyedQueue();
+  readonly #retentionMs: number;
+  readonly #now: () => number;
+  #pruned = 0;
+
+  constructor(options: StoreOptions = {}) {
+    this.#retentionMs = options.journalRetentionMs ?? DEFAULT_JOURNAL_RETENTION_MS;
+    this.#now = options.now ?? Date.now;
+  }
+
   get(key: string): string | undefined {
     return this.#values.get(key);
   }
-  set(key: string, value: string): void {
+
+  set(key: string, value: string, fence?: Fence): void {
+    this.#check(fence);
     this.#values.set(key, value);
   }
+
   update(key: string, decide: (current: string | undefined) => string | undefined | Promise<string | undefined>): Promise<string | undefined> {
     return this.#queue.run(key, async () => {
       const next = await decide(this.#values.get(key));
       if (next !== undefined) this.#values.set(key, next);
       return this.#values.get(key);
     });
+  }
+
+  async acquireLease(name: string, holder: Holder, ttlMs: number): Promise<Lease | undefined> {
+    const current = this.#leases.get(name);
+    const now = this.#now();
+    if (!leaseIsTakable(current, holder, now)) return undefined;
+    const lease = { name, holder: holder.id, value: (current?.value ?? 0) + 1, expiresAt: now + ttlMs };
+    this.#leases.set(name, lease);
+    return { ...lease };
+  }
+
+  async renewLease(fence: Fence, ttlMs: number): Promise<Lease | undefined> {
+    const current = this.#leases.get(fence.name);
+    const now = this.#now();
+    if (!fenceHolds(current, fence, now)) return undefined;
+    current!.expiresAt = now + ttlMs;
+    return { ...current! };
+  }
+
+  async releaseLease(fence: Fence): Promise<void> {
+    const current = this.#leases.get(fence.name);
+    if (current && current.holder === fence.holder && current.value === fence.value) current.expiresAt = 0;
+  }
+
+  async beginIntent(entry: JournalEntry, fence?: Fence): Promise<JournalEntry | undefined> {
+    this.#check(fence);
+    this.#prune();
+    const existing = this.#journal.get(entry.key);
+    if (existing !== undefined) {
+      const parsed = JSON.parse(existing) as JournalEntry;
+      if (parsed.state !== "not-applied") return parsed;
+    }
+    this.#journal.set(entry.key, JSON.stringify(entry));
+    return undefined;
+  }
+
+  async settleIntent(key: string, settlement: Settlement, fence?: Fence): Promise<void> {
+    this.#check(fence);
+    const existing = this.#journal.get(key);
+    if (existing === undefined) return;
+    const entry = JSON.parse(existing) as JournalEntry;
+    this.#journal.set(key, JSON.stringify({ ...entry, state: settlement.state, settlement }));
+  }
+
+  async getIntent(key: string): Promise<JournalEntry | undefined> {
+    const existing = this.#journal.get(key);
+    return existing === undefined ? undefined : (JSON.parse(existing) as JournalEntry);
+  }
+
+  async pendingIntents(prefix: string, scope?: string): Promise<JournalEntry[]> {
+    const out: JournalEntry[] = [];
+    for (const [key, text] of this.#journal) {
+      if (!key.startsWith(prefix)) continue;
+      const entry = JSON.parse(text) as JournalEntry;
+      if (isUnresolved(entry.state) && (scope === undefined || entry.scope === scope)) out.push(entry);
+    }
+    return out.sort((a, b) => a.startedAt - b.startedAt);
+  }
+
+  #check(fence: Fence | undefined): void {
+    if (fence && !fenceHolds(this.#leases.get(fence.name), fence, this.#now())) throw leaseLost(fence);
+  }
+
+  /** Drops settled entries past the retention, at most once a minute. */
+  #prune(): void {
+    const now = this.#now();
+    if (now - this.#pruned < 60_000) return;
+    this.#pruned = now;
+    for (const [key, text] of this.#journal) {
+      const entry = JSON.parse(text) as JournalEntry;
+      if (entry.settlement && now - entry.settlement.settledAt > this.#retentionMs) this.#journal.delete(key);
+    }
   }
 }

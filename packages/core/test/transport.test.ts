@@ -10,6 +10,7 @@ import {
   InternalServerError,
   type LogEvent,
   RateLimitError,
+  RedirectError,
   RequestAbortedError,
   ResponseTooLargeError,
   TimeoutError,
@@ -401,7 +402,8 @@ describe("redirects", () => {
     const tokens = new TokenManager({ obtain: async () => ({ accessToken: "t1" }) });
     const s = script(new Response(null, { status: 307, headers: { location: "/moved" } }), json({ ok: 1 }));
     const r = await transport(s.fetch, { schemes: { token: bearerScheme(tokens) } }).call(op({ security: ["token"] }), { body: { a: 1 } });
-    expect(r).toMatchObject({ body: { ok: 1 }, attempts: 1 });
+    // Every request sent counts as an attempt, a redirect followed too.
+    expect(r).toMatchObject({ body: { ok: 1 }, attempts: 2 });
     expect(s.seen.map((x) => [x.url, x.body, x.headers.get("authorization")])).toEqual([
       ["http://sandbox.test/op", '{"a":1}', "Bearer t1"],
       ["http://sandbox.test/moved", '{"a":1}', "Bearer t1"],
@@ -421,7 +423,31 @@ describe("redirects", () => {
 
   it("refuses a 302 of a POST, which would turn it into a GET", async () => {
     const s = script(new Response(null, { status: 302, headers: { location: "/other" } }));
-    await expect(transport(s.fetch).call(op(), { body: {} })).rejects.toThrow(/would turn it into a GET/);
+    await expect(transport(s.fetch).call(op(), { body: {} })).rejects.toThrow(/would turn the POST into a GET/);
+  });
+
+  it("never follows any redirect of a request that moves money: one request, a RedirectError naming where", async () => {
+    for (const status of [301, 302, 303, 307, 308]) {
+      const s = script(new Response(null, { status, headers: { location: "/moved" } }), json({ ok: 1 }));
+      const err = await transport(s.fetch)
+        .call(op({ idempotent: false, movesMoney: true }), { body: { amount: 1 } })
+        .catch((e) => e);
+      expect(err).toBeInstanceOf(RedirectError);
+      expect(err).toMatchObject({ status, attempts: 1, location: "/moved" });
+      expect(err.message).toMatch(/Location "\/moved".*sent once/);
+      expect(s.seen).toHaveLength(1);
+    }
+  });
+
+  it("a redirect loop stops after 5 redirects, and counts the 6 requests it sent", async () => {
+    const loop = () => new Response(null, { status: 307, headers: { location: "/op" } });
+    const s = script(loop(), loop(), loop(), loop(), loop(), loop(), loop());
+    const err = await transport(s.fetch)
+      .call(op({ method: "get", body: false }), {})
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(RedirectError);
+    expect(err).toMatchObject({ attempts: 6 });
+    expect(s.seen).toHaveLength(6);
   });
 });
 

@@ -2,8 +2,19 @@
 // the spec cannot say is written here: the merchant id and `demo` filled in, an `orderId` made when
 // you give none (a lost answer can only be checked by it), payouts as payments of type 1, the
 // gateway's key fetched once a day for the card cryptogram, and callbacks.
-import { type CallOptions, NotFoundError } from "@paysys/core";
-import { basicScheme, type Codec, checkClientOptions, createInvoker, durationMs, randomUuid, SecretSet, sharedTransportOptions, Transport } from "@paysys/core/internal";
+import { type CallOptions, type ClientJournal, type IdempotencyOptions, NotFoundError } from "@paysys/core";
+import {
+  basicScheme,
+  type Codec,
+  checkClientOptions,
+  createInvoker,
+  durationMs,
+  journalOptions,
+  randomUuid,
+  SecretSet,
+  sharedTransportOptions,
+  Transport,
+} from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
 import { type CallbackEvent, callbackSources, createCallbackReceiver, DEFAULT_MAX_BODY, MemoryCallbackStore } from "./callbacks.js";
 import { encryptCard, importGatewayKey, type PaymentCard, type PayoutCard } from "./card.js";
@@ -27,17 +38,21 @@ export interface EcommerceClient extends Omit<EcommerceMethods, "payments"> {
     /**
      * Creates a payment; redirect the buyer to `url`. With `customerData.cardData` (a cryptogram, or
      * a card the client encrypts) or `customerData.cardToken`, the card is given server-to-server.
-     * Moves money: never sent twice. If its answer is lost, the error says so and
-     * `await error.wasApplied()` (or `payments.reconcile(orderId)`) tells what happened.
+     * Moves money: journaled, never sent twice under one `idempotencyKey` (pass your order's id). If
+     * its answer is lost, the status query tells whether it was created: an AnswerLostError if so,
+     * the error itself if not (send it again with the same key), an OutcomeUnknownError while the
+     * gateway cannot be asked.
      */
-    create(params: CreatePaymentParams, options?: CallOptions): Promise<CreatedPayment>;
+    create(params: CreatePaymentParams, options?: CallOptions & IdempotencyOptions): Promise<CreatedPayment>;
     /** The transaction of an `orderId` (and, if given, gateway `id`), or undefined when the gateway has none. */
     reconcile(orderId: string, id?: string, options?: CallOptions): Promise<TransactionState | undefined>;
   };
   payouts: {
-    /** Creates a payout (a payment of `type` 1). Moves money: never sent twice. */
-    create(params: CreatePayoutParams, options?: CallOptions): Promise<CreatedPayment>;
+    /** Creates a payout (a payment of `type` 1). Moves money: journaled like `payments.create`. */
+    create(params: CreatePayoutParams, options?: CallOptions & IdempotencyOptions): Promise<CreatedPayment>;
   };
+  /** The journal of payments, payouts, approvals and cancellations: what became of each key, and `recover()` after a restart. */
+  readonly journal: ClientJournal;
   /** Checks a card and encrypts it with the gateway's key (fetched once a day) into a cryptogram. Never store it. */
   encryptCard(card: PaymentCard | PayoutCard): Promise<string>;
   /** Receiving callbacks: parse one, handle one, or mount a handler. */
@@ -100,18 +115,7 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
     operations,
     codecs: { "card-cryptogram": cardCodec },
     validateRequests: options.validateRequests,
-    reconcile: {
-      "payments.create": (input) => ({
-        key: String(input.orderId),
-        how: `payments.reconcile("${String(input.orderId)}") tells whether it was created`,
-        wasApplied: async () => (await reconcile(String(input.orderId))) !== undefined,
-      }),
-      "payments.cancel": (input) => ({
-        key: String(input.order_id),
-        how: `payments.reconcile("${String(input.order_id)}") tells whether it was cancelled (status 3)`,
-        wasApplied: async () => (await reconcile(String(input.order_id)))?.status === 3,
-      }),
-    },
+    journal: journalOptions(options, { interface: "ecommerce", baseUrl, account: options.merchantId }, sensitiveKeys),
   });
   const methods = buildEcommerceMethods(invoker.invoke);
 
@@ -124,7 +128,7 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
     }
   }
 
-  async function create(params: CreatePaymentParams & { type?: 1 }, callOptions?: CallOptions): Promise<CreatedPayment> {
+  async function create(params: CreatePaymentParams & { type?: 1 }, callOptions?: CallOptions & IdempotencyOptions): Promise<CreatedPayment> {
     const orderId = params.orderId ?? newOrderId();
     const input = { demo: options.demo ?? false, ...params, merchantId: params.merchantId ?? options.merchantId, orderId };
     const created = await methods.payments.create(input as PaymentsCreateParams, callOptions);
@@ -152,6 +156,7 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
     payouts: { create: (params, callOptions) => create({ ...(params as CreatePaymentParams), type: 1 }, callOptions) },
     encryptCard: async (card) => encryptCard(card, await gatewayKey()),
     callbacks,
+    journal: invoker.journal!,
     raw: transport.raw,
   };
 }

@@ -1,12 +1,12 @@
 // Options of `createEcommerceClient`. The plain-data part is an interface on purpose: the code
 // generator turns it into a JSON Schema (typescript-json-schema) and a precompiled validator, so
 // options passed from plain JavaScript are checked as strictly as TypeScript checks them.
-import type { ClientFunctions, ClientSettings, RetryOptions } from "@paysys/core";
-import { clientFunctionKeys } from "@paysys/core/internal";
+import type { ClientFunctions, ClientSettings, JournalFunctions, JournalSettings, RetryOptions } from "@paysys/core";
+import { clientFunctionKeys, journalFunctionKeys } from "@paysys/core/internal";
 import type { CallbackStore } from "./callbacks.js";
 
 /** E-commerce client settings that are plain data. */
-export interface EcommerceClientSettings extends ClientSettings {
+export interface EcommerceClientSettings extends ClientSettings, Omit<JournalSettings, "lease"> {
   /** The merchant's login: HTTP Basic user, and copied into every `merchantId`. */
   merchantId: string;
   password: string;
@@ -42,7 +42,7 @@ export interface CallbackSettings {
 }
 
 /** E-commerce client options that are functions or objects. */
-export interface EcommerceClientFunctions extends ClientFunctions {
+export interface EcommerceClientFunctions extends ClientFunctions, JournalFunctions {
   /** Makes the `orderId` of a payment created without one. Default: a random UUID. */
   newOrderId?: () => string;
   /** Where callback deliveries are remembered, so each event is processed once. Default: in memory. */
@@ -51,4 +51,4 @@ export interface EcommerceClientFunctions extends ClientFunctions {
 
 export type EcommerceClientOptions = EcommerceClientSettings & EcommerceClientFunctions;
 
-export const functionOptionKeys = { ...clientFunctionKeys, newOrderId: "function", callbackStore: "object" } as const;
+export const functionOptionKeys = { ...clientFunctionKeys, ...journalFunctionKeys, newOrderId: "function", callbackStore: "object" } as const;

@@ -2,12 +2,15 @@
 // written here: signing in with the phone number (the token lives one day; the spec says so and
 // the manager renews it when it has expired), the receipt rules the service applies, and where the
 // registers' `Uid`s are kept.
+
+import type { ClientJournal } from "@paysys/core";
 import {
   asyncDispose,
   bearerScheme,
   checkClientOptions,
   commaListCodec,
   createInvoker,
+  journalOptions,
   rfc3339Codec,
   SecretSet,
   sharedTransportOptions,
@@ -25,11 +28,13 @@ import { type FiscalClientOptions, functionOptionKeys } from "./options.js";
 
 export interface FiscalClient extends FiscalMethods {
   /**
-   * The `Uid` of a register as the client knows it: what its next operation will present (from
-   * the `uidStore`). `uid.get` asks the service instead.
+   * The `Uid` of a register as the client knows it (from the `store`). `uid.get` asks the service
+   * instead; whenever the client takes a register's lease it reads the service's, too.
    */
   knownUid(idKkm: number): Promise<string | undefined>;
-  /** Forgets the token (the API has no logout). */
+  /** The journal of receipts and shifts: what became of each key, and `recover()` after a restart. */
+  readonly journal: ClientJournal;
+  /** Gives the registers' leases back and forgets the token (the API has no logout). */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
   /** The low-level openapi-fetch client (same base URL, token, timeouts; no automatic retries, no chain). */
@@ -76,15 +81,18 @@ export function createFiscalClient(options: FiscalClientOptions): FiscalClient {
     checks: { "receipt-totals": receiptTotals, "autonomous-receipt": autonomousReceipt(options.autonomousRules ?? "newer") },
     timeZone: options.timeZone,
     validateRequests: options.validateRequests,
-    chain: chain && { definition: chain, store: options.uidStore },
+    chain,
+    journal: journalOptions(options, { interface: "fiscal", baseUrl: options.baseUrl, account: options.credentials.login }, sensitiveKeys),
     paths: options.paths,
   });
   const methods = buildFiscalMethods(invoker.invoke);
   const base = {
     async knownUid(idKkm: number) {
-      return invoker.chain?.link(idKkm);
+      return invoker.chain?.link(JSON.stringify(idKkm));
     },
+    journal: invoker.journal!,
     async close() {
+      await invoker.chain?.close();
       tokens.clear();
     },
     [asyncDispose]() {

@@ -1,11 +1,11 @@
 // Options of `createFiscalClient`. The plain-data part is an interface on purpose: the code
 // generator turns it into a JSON Schema (typescript-json-schema) and a precompiled validator, so
 // options passed from plain JavaScript are checked as strictly as TypeScript checks them.
-import type { ChainStore, ClientFunctions, ClientSettings, RetryOptions } from "@paysys/core";
-import { clientFunctionKeys } from "@paysys/core/internal";
+import type { ClientFunctions, ClientSettings, JournalFunctions, JournalSettings, RetryOptions } from "@paysys/core";
+import { clientFunctionKeys, journalFunctionKeys } from "@paysys/core/internal";
 
 /** Fiscal client settings that are plain data. */
-export interface FiscalClientSettings extends ClientSettings {
+export interface FiscalClientSettings extends ClientSettings, JournalSettings {
   /** Base address of the cash register API. No source shows it: your integration manager gives it. */
   baseUrl: string;
   /** The user's phone number and password (`POST /auth`). */
@@ -31,16 +31,14 @@ export interface FiscalCredentials {
   password: string;
 }
 
-/** Fiscal client options that are functions or objects. */
-export interface FiscalClientFunctions extends ClientFunctions {
-  /**
-   * Where the current `Uid` of each register is kept. Default: in memory. `FileStore` (from
-   * `@paysys/fiscal/node`) lets a till program that restarts continue its chains; implement
-   * `ChainStore` (get, set) over your database to share it further.
-   */
-  uidStore?: ChainStore;
-}
+/**
+ * Fiscal client options that are functions or objects. `store` keeps each register's lease, its
+ * current `Uid` and the journal of receipts and shifts: `FileStore` (from `@paysys/fiscal/node`)
+ * lets a till program that restarts learn what became of the receipts it was sending; every program
+ * that drives a register must use the same store.
+ */
+export interface FiscalClientFunctions extends ClientFunctions, JournalFunctions {}
 
 export type FiscalClientOptions = FiscalClientSettings & FiscalClientFunctions;
 
-export const functionOptionKeys = { ...clientFunctionKeys, uidStore: "object" } as const;
+export const functionOptionKeys = { ...clientFunctionKeys, ...journalFunctionKeys } as const;

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { inspect } from "node:util";
 import {
+  AnswerLostError,
   AuthenticationError,
   type CashoutClientOptions,
   ConfigurationError,
@@ -15,6 +16,7 @@ import {
   createCashoutClient,
   type LogEvent,
   MemoryStore,
+  OutcomeUnknownError,
   RequestValidationError,
 } from "@paysys/cashout";
 import { FileStore } from "@paysys/cashout/node";
@@ -31,7 +33,7 @@ afterAll(() => sb.close());
 const HOUR = 3_600_000;
 const credentials = cashoutCredentials;
 /** Each test its own credential store, so no token carries over from another test. */
-const client = (extra: Partial<CashoutClientOptions> = {}) => createCashoutClient({ baseUrl: sb.cashoutUrl, credentials, tokenStore: new MemoryStore(), ...extra });
+const client = (extra: Partial<CashoutClientOptions> = {}) => createCashoutClient({ baseUrl: sb.cashoutUrl, credentials, store: new MemoryStore(), ...extra });
 const delta = () => {
   const before = { ...sb.cashout.stats };
   return () => Object.fromEntries(Object.entries(sb.cashout.stats).map(([k, v]) => [k, v - before[k as keyof typeof before]])) as typeof before;
@@ -79,7 +81,8 @@ describe("cash-out: every operation against the sandbox", () => {
     expect(error.message).toContain("auth.authorize");
     const right = client({ logger });
     await right.requests.create({ amount: 1 });
-    sb.clock.advance(HOUR); // a 401, a renewal and a re-send: more places a token could show
+    sb.clock.advance(HOUR); // a 401 (never re-sent: it moves money) and a renewal: more places a token could show
+    expect(await right.requests.create({ amount: 1 }).catch((e) => e)).toBeInstanceOf(AuthenticationError);
     await right.requests.create({ amount: 1 });
     const text = [...lines, error.message, error.stack, JSON.stringify(error), inspect(error, { depth: 5 })].join("\n");
     expect(lines.length).toBeGreaterThan(4);
@@ -109,30 +112,41 @@ describe("cash-out: one token per credential", () => {
     const d = delta();
     const a = client();
     const b = client();
+    let refused = 0;
     for (let round = 0; round < 5; round++) {
-      await a.requests.create({ amount: 1 });
-      await b.requests.create({ amount: 2 });
+      for (const [c, amount] of [[a, 1] as const, [b, 2] as const]) {
+        // A request refused with 401 moves money: it is never re-sent, the caller sees the refusal.
+        const error = await c.requests.create({ amount }).catch((e) => e);
+        if (error instanceof AuthenticationError) refused++;
+        else expect(error).toMatchObject({ status: 1 });
+      }
     }
-    // Each call after the first round finds its token killed by the other client's authorization.
-    expect(d()).toMatchObject({ authorizations: 10, revokedUses: 8 });
+    // Each client's authorization kills the other's token: a refusal, a new authorization that kills
+    // the other's, and so on (a, b ok; a refused; a authorizes, b refused; b authorizes, a refused).
+    expect(refused).toBe(3);
+    expect(d()).toMatchObject({ authorizations: 4, revokedUses: refused, stored: 10 - refused });
   });
 
-  it("five hours of sandbox time, two clients: one authorization an hour, no revoked-token loop, no call lost", async () => {
+  it("five hours of sandbox time, two clients: one authorization an hour, no revoked-token loop, no call lost unseen", async () => {
     const d = delta();
     const store = new MemoryStore();
-    const a = client({ tokenStore: store });
-    const b = client({ tokenStore: store });
+    const a = client({ store: store });
+    const b = client({ store: store });
+    let refused = 0;
     for (let hour = 0; hour < 5; hour++) {
       if (hour > 0) sb.clock.advance(HOUR);
-      const stored = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).requests.create({ amount: i + 1 })));
-      expect(stored).toHaveLength(20);
+      // The sandbox's clock jumped an hour; the clients' did not, so the hour's first calls carry an
+      // expired token. Refused with 401, they are never re-sent (they move money): the caller sees them.
+      const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).requests.create({ amount: i + 1 })));
+      for (const r of results) if (r.status === "rejected") expect(r.reason).toBeInstanceOf(AuthenticationError);
+      refused += results.filter((r) => r.status === "rejected").length;
+      // Once the token was renewed, the hour's next calls go through on the one new token.
+      expect(await Promise.all([a.requests.create({ amount: 99 }), b.requests.create({ amount: 98 })])).toHaveLength(2);
     }
     const counts = d();
     expect(counts.authorizations).toBe(5);
-    expect(counts.stored).toBe(100);
-    // A request already on its way with the old token is refused once (not processed) and re-sent
-    // with the new one: at most the 20 calls of each of the four later hours.
-    expect(counts.revokedUses + counts.expiredUses).toBeLessThanOrEqual(4 * 20);
+    expect(counts.stored + refused).toBe(110);
+    expect(counts.revokedUses + counts.expiredUses).toBe(refused);
   });
 
   it("two processes sharing a FileStore: one authorization an hour between them", { timeout: 60_000 }, async () => {
@@ -144,28 +158,39 @@ describe("cash-out: one token per credential", () => {
       return { child, lines: createInterface({ input: child.stdout! }) };
     });
     const run = (w: (typeof workers)[number], n: number) =>
-      new Promise<{ ok?: number; error?: string }>((resolve) => {
+      new Promise<{ ok?: number; refused?: number; error?: string }>((resolve) => {
         w.lines.once("line", (line) => resolve(JSON.parse(line)));
         w.child.stdin!.write(`run ${n}\n`);
       });
+    let refused = 0;
     try {
       for (let hour = 0; hour < 3; hour++) {
         if (hour > 0) sb.clock.advance(HOUR);
-        expect(await Promise.all(workers.map((w) => run(w, 25)))).toEqual([{ ok: 25 }, { ok: 25 }]);
+        // The hour's first requests may carry the token the sandbox's jump expired: refused, never re-sent.
+        for (const answer of await Promise.all(workers.map((w) => run(w, 25)))) {
+          expect(answer).toEqual({ ok: expect.any(Number), refused: expect.any(Number) });
+          refused += answer.refused!;
+        }
+        expect(await Promise.all(workers.map((w) => run(w, 5)))).toEqual([
+          { ok: 5, refused: 0 },
+          { ok: 5, refused: 0 },
+        ]);
       }
     } finally {
       for (const w of workers) w.child.stdin!.end("exit\n");
     }
-    expect(d()).toMatchObject({ authorizations: 3, stored: 150 });
+    const counts = d();
+    expect(counts).toMatchObject({ authorizations: 3, stored: 180 - refused });
+    expect(counts.revokedUses + counts.expiredUses).toBe(refused);
     // The store file holds the token only for this machine's processes; it is written owner-only.
-    expect(JSON.parse(readFileSync(path, "utf8"))).toHaveProperty([`cashout ${sb.cashoutUrl} provider03`]);
+    expect(JSON.parse(readFileSync(path, "utf8")).values).toHaveProperty([`cashout ${sb.cashoutUrl} provider03`]);
   });
 
   it("a FileStore also shares the token between clients of one process", async () => {
     const d = delta();
     const path = join(mkdtempSync(join(tmpdir(), "cashout-store-")), "tokens.json");
-    const a = client({ tokenStore: new FileStore(path) });
-    const b = client({ tokenStore: new FileStore(path) });
+    const a = client({ store: new FileStore(path) });
+    const b = client({ store: new FileStore(path) });
     await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).requests.create({ amount: i + 1 })));
     expect(d()).toMatchObject({ authorizations: 1, revokedUses: 0 });
   });
@@ -185,7 +210,7 @@ describe("cash-out: money", () => {
     expect(() => client({ maxAmount: { value: 1, at: "amount" } })).toThrow(ConfigurationError);
   });
 
-  it("a submission whose answer is lost is not re-sent, and the error says its outcome is unknown", async () => {
+  it("a submission whose answer is lost is not re-sent: nothing can tell its outcome, so the error says so and the key is never sent again", async () => {
     const cashout = client({
       retry: { maxRetries: 3, baseDelayMs: 1 },
       fetch: async (url, init) => {
@@ -195,10 +220,18 @@ describe("cash-out: money", () => {
       },
     });
     const d = delta();
-    const error = await cashout.requests.create({ amount: 7 }).catch((e) => e);
-    expect(error).toBeInstanceOf(ConnectionError);
-    expect(error.outcomeUnknown).toBe(true);
-    expect(error.message).toMatch(/not retried.*outcome is unknown/);
+    const error = await cashout.requests.create({ amount: 7 }, { idempotencyKey: "withdrawal-7" }).catch((e) => e);
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(error).toMatchObject({ outcomeUnknown: true, key: "withdrawal-7", wasApplied: undefined });
+    expect(error.cause).toBeInstanceOf(ConnectionError);
+    expect(error.message).toMatch(/offers no way to ask.*journal\.settle/);
+    expect(d().stored).toBe(1);
+    // Asked again under the same key: still unknown, still not sent.
+    expect(await cashout.requests.create({ amount: 7 }, { idempotencyKey: "withdrawal-7" }).catch((e) => e)).toBeInstanceOf(OutcomeUnknownError);
+    expect(d().stored).toBe(1);
+    // The provider's people say it was stored: the key then answers so, and is never sent.
+    await cashout.journal.settle("withdrawal-7", true);
+    expect(await cashout.requests.create({ amount: 7 }, { idempotencyKey: "withdrawal-7" }).catch((e) => e)).toBeInstanceOf(AnswerLostError);
     expect(d().stored).toBe(1);
   });
 });

@@ -5,6 +5,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { inspect } from "node:util";
 import {
+  AnswerLostError,
   AuthenticationError,
   type CallbackEvent,
   CallbackRefusedError,
@@ -12,8 +13,10 @@ import {
   callbackSources,
   createEcommerceClient,
   type EcommerceClientOptions,
+  IdempotencyKeyReusedError,
   type LogEvent,
   MemoryCallbackStore,
+  NotAppliedError,
   NotFoundError,
   OutcomeUnknownError,
   parseCallback,
@@ -276,43 +279,59 @@ describe("e-commerce: nothing is sent twice", () => {
     return response;
   };
 
-  it("a payment whose answer is lost is not re-sent; the error tells it was created, and reconcile shows it", async () => {
+  it("a payment whose answer is lost is not re-sent; the status query tells it was created, and the same orderId never pays twice", async () => {
     const shop = client({ fetch: losing((u) => u.endsWith("/payment/create")), retry: { maxRetries: 3 } });
     const created = sb.ecommerce.stats.created;
     const error = await shop.payments.create({ amount: 3_000, orderId: "lost-answer-1", customerData: { cardData: card() } }).catch((e) => e);
-    expect(error).toBeInstanceOf(OutcomeUnknownError);
-    expect(error.message).toContain('payments.reconcile("lost-answer-1")');
+    expect(error).toBeInstanceOf(AnswerLostError);
+    expect(error).toMatchObject({ applied: true, key: "payments.create:lost-answer-1", attempts: 1 });
     expect(sb.ecommerce.stats.created - created).toBe(1);
-    expect(await error.wasApplied()).toBe(true);
     expect(await shop.payments.reconcile("lost-answer-1")).toMatchObject({ status: 1, amount: 3_000 });
+    // The orderId is the key: the same payment again answers the same, and sends nothing.
+    const requests = sb.ecommerce.stats.requests;
+    expect(await shop.payments.create({ amount: 3_000, orderId: "lost-answer-1", customerData: { cardData: card() } }).catch((e) => e)).toBeInstanceOf(AnswerLostError);
+    expect(sb.ecommerce.stats.requests).toBe(requests);
+    // Another amount under the same orderId is another request: refused, nothing sent.
+    const other = await shop.payments.create({ amount: 4_000, orderId: "lost-answer-1" }).catch((e) => e);
+    expect(other).toBeInstanceOf(IdempotencyKeyReusedError);
+    expect(sb.ecommerce.stats.requests).toBe(requests);
   });
 
-  it("a payment that never reached the gateway: wasApplied() is false, and sending it again is then safe", async () => {
+  it("a payment that never reached the gateway: NotAppliedError, and sending it again with the same key creates it once", async () => {
+    let cut = true;
     const shop = client({
       fetch: async (url, init) => {
-        if (String(url).endsWith("/payment/create")) throw new TypeError("fetch failed: socket hang up");
+        if (String(url).endsWith("/payment/create") && cut) {
+          cut = false;
+          throw new TypeError("fetch failed: socket hang up");
+        }
         return fetch(url, init);
       },
     });
     const error = await shop.payments.create({ amount: 3_000, orderId: "never-arrived-1" }).catch((e) => e);
-    expect(error).toBeInstanceOf(OutcomeUnknownError);
-    expect(await error.wasApplied()).toBe(false);
+    expect(error).toBeInstanceOf(NotAppliedError);
+    expect(error.message).toMatch(/did not take effect.*send it again with the same key/);
     expect(sb.ecommerce.transactionOf(defaultMerchant.login, "never-arrived-1")).toBeUndefined();
+    expect(await shop.payments.create({ amount: 3_000, orderId: "never-arrived-1" })).toMatchObject({ orderId: "never-arrived-1" });
+    expect(sb.ecommerce.transactionOf(defaultMerchant.login, "never-arrived-1")).toBeDefined();
   });
 
-  it("a cancel whose answer is lost is not re-sent; the error tells whether it was cancelled", async () => {
+  it("a cancel whose answer is lost is not re-sent; the status query tells it was cancelled", async () => {
     const shop = client({ fetch: losing((u) => u.endsWith("/payment/kill")) });
     const { orderId } = await shop.payments.create({ amount: 1_000, customerData: { cardData: card() } });
     const error = await shop.payments.cancel({ order_id: orderId }).catch((e) => e);
-    expect(error).toBeInstanceOf(OutcomeUnknownError);
-    expect(await error.wasApplied()).toBe(true);
+    expect(error).toBeInstanceOf(AnswerLostError);
+    expect((await shop.journal.get(`payments.cancel:${orderId}`))?.state).toBe("applied");
   });
 
-  it("an orderId already used is refused by the sandbox, so a retry by hand cannot pay twice", async () => {
+  it("an orderId already used under another key is refused by the sandbox, and the journal does not take that for a payment", async () => {
     const shop = client();
     await shop.payments.create({ amount: 1_000, orderId: "once-only" });
-    const error = await shop.payments.create({ amount: 1_000, orderId: "once-only" }).catch((e) => e);
-    expect(error.message).toContain("already used");
+    const error = await shop.payments.create({ amount: 1_000, orderId: "once-only" }, { idempotencyKey: "another-key" }).catch((e) => e);
+    // Refused, while the status query finds a transaction of that orderId (the first one): disputed, never re-sent.
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(error.cause.message).toContain("already used");
+    expect((await shop.journal.get("another-key"))?.state).toBe("disputed");
   });
 });
 

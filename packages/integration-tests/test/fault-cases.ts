@@ -96,29 +96,30 @@ export interface Case {
 }
 
 const me = { client: "portal", operation: "user.me", path: "/portal/v2/user/me", call: portalMe } as const;
-// E-commerce and fiscal can ask the service whether a lost call took effect (OutcomeUnknownError with
-// wasApplied); cash-out has no status query, so its errors say the outcome is unknown without one.
+// E-commerce and fiscal learn whether a lost call took effect (the status query, the chain): here the
+// fault stands in for the service, so nothing was done, and the error says so (NotAppliedError).
+// Cash-out has no way to ask, so its lost calls end in OutcomeUnknownError.
 const money = [
   {
     client: "ecommerce",
     operation: "payments.create",
     path: "/ecommerce/payment/create",
     call: shopCreate,
-    lost: { http: "OutcomeUnknownError", cut: "OutcomeUnknownError", hang: "OutcomeUnknownError", unreadable: "OutcomeUnknownError" },
+    lost: "NotAppliedError",
   },
   {
     client: "fiscal",
     operation: "operations.sale",
     path: "/fiscal/kkms/110/sales",
     call: tillSale,
-    lost: { http: "OutcomeUnknownError", cut: "OutcomeUnknownError", hang: "OutcomeUnknownError", unreadable: "OutcomeUnknownError" },
+    lost: "NotAppliedError",
   },
   {
     client: "cashout",
     operation: "requests.create",
     path: "/cashout/cash-out-request",
     call: cashoutCreate,
-    lost: { http: "InternalServerError", cut: "ConnectionError", hang: "TimeoutError", unreadable: "UnexpectedResponseError" },
+    lost: "OutcomeUnknownError",
   },
 ] as const;
 const always = Number.POSITIVE_INFINITY;
@@ -145,8 +146,9 @@ export const cases: Case[] = [
   { ...me, fault: { kind: "empty", status: 200 }, expect: "UnexpectedResponseError", attempts: 1, reached: 1 },
   { ...me, fault: { kind: "empty", status: 204 }, expect: "UnexpectedResponseError", attempts: 1, reached: 1 },
   { ...me, fault: { kind: "huge", bytes: 5 * 1024 * 1024 }, expect: "ResponseTooLargeError", attempts: 1, reached: 1 },
-  { ...me, fault: { kind: "redirect", to: "same-host", status: 307 }, expect: "ok", attempts: 1, reached: 2 },
-  { ...me, fault: { kind: "redirect", to: "other-host", status: 307 }, expect: "UnexpectedResponseError", attempts: 1, reached: 1 },
+  { ...me, fault: { kind: "redirect", to: "same-host", status: 307 }, expect: "ok", attempts: 2, reached: 2 },
+  { ...me, fault: { kind: "redirect", to: "same-host", status: 307 }, times: always, expect: "RedirectError", attempts: 6, reached: 6 },
+  { ...me, fault: { kind: "redirect", to: "other-host", status: 307 }, expect: "RedirectError", attempts: 1, reached: 1 },
   { ...me, fault: { kind: "status", status: 401, body: '{"code":401,"message":"token expired"}' }, times: always, expect: "AuthenticationError" },
   { ...me, fault: { kind: "echo", status: 500, as: "json" }, times: always, expect: "InternalServerError", attempts: 3, reached: 3 },
   { ...me, fault: { kind: "echo", status: 200, as: "json", code: 7 }, expect: "ServiceError", attempts: 1, reached: 1 },
@@ -154,17 +156,21 @@ export const cases: Case[] = [
   { ...me, path: "/portal/v2/account/token", fault: { kind: "echo", status: 200, as: "html" }, expect: "UnexpectedResponseError", attempts: 1, reached: 1 },
   { ...me, path: "/portal/v2/account/token", fault: { kind: "echo", status: 200, as: "json", code: 3 }, expect: "AuthenticationError", attempts: 1, reached: 1 },
   ...money.flatMap(({ lost, ...m }): Case[] => [
-    { ...m, fault: { kind: "status", status: 500, body: "{}" }, times: always, expect: lost.http, attempts: 1, reached: 1, tellsOutcome: true },
-    { ...m, fault: { kind: "html", status: 502 }, times: always, expect: lost.http, attempts: 1, reached: 1, tellsOutcome: true },
-    { ...m, fault: { kind: "reset-before-headers" }, times: always, expect: lost.cut, attempts: 1, reached: 1, tellsOutcome: true },
-    { ...m, fault: { kind: "reset-mid-body" }, times: always, expect: lost.cut, attempts: 1, reached: 1, tellsOutcome: true },
-    { ...m, fault: { kind: "hang" }, times: always, expect: lost.hang, attempts: 1, reached: 1, tellsOutcome: true },
+    { ...m, fault: { kind: "status", status: 500, body: "{}" }, times: always, expect: lost, attempts: 1, reached: 1, tellsOutcome: true },
+    { ...m, fault: { kind: "html", status: 502 }, times: always, expect: lost, attempts: 1, reached: 1, tellsOutcome: true },
+    { ...m, fault: { kind: "reset-before-headers" }, times: always, expect: lost, attempts: 1, reached: 1, tellsOutcome: true },
+    { ...m, fault: { kind: "reset-mid-body" }, times: always, expect: lost, attempts: 1, reached: 1, tellsOutcome: true },
+    { ...m, fault: { kind: "hang" }, times: always, expect: lost, attempts: 1, reached: 1, tellsOutcome: true },
     // A success status with an answer that cannot be read (a proxy's page, cut-off JSON): the
-    // service may have done it, so it is not sent again and, where it can be asked, it is asked.
-    { ...m, fault: { kind: "html", status: 200 }, times: always, expect: lost.unreadable, attempts: 1, reached: 1, tellsOutcome: true },
-    { ...m, fault: { kind: "truncated-json" }, times: always, expect: lost.unreadable, attempts: 1, reached: 1, tellsOutcome: true },
+    // service may have done it, so it is not sent again, and its outcome is learnt where it can be.
+    { ...m, fault: { kind: "html", status: 200 }, times: always, expect: lost, attempts: 1, reached: 1, tellsOutcome: true },
+    { ...m, fault: { kind: "truncated-json" }, times: always, expect: lost, attempts: 1, reached: 1, tellsOutcome: true },
     { ...m, fault: { kind: "status", status: 429, headers: { "retry-after": "0" } }, times: always, expect: "RateLimitError", attempts: 1, reached: 1 },
-    { ...m, fault: { kind: "echo", status: 500, as: "text" }, times: always, expect: lost.http, attempts: 1, reached: 1, tellsOutcome: true },
+    { ...m, fault: { kind: "echo", status: 500, as: "text" }, times: always, expect: lost, attempts: 1, reached: 1, tellsOutcome: true },
+    // Never followed, on the same host or not: one request, an error that names where it pointed.
+    { ...m, fault: { kind: "redirect", to: "same-host", status: 307 }, times: always, expect: "RedirectError", attempts: 1, reached: 1 },
+    { ...m, fault: { kind: "redirect", to: "same-host", status: 308 }, times: always, expect: "RedirectError", attempts: 1, reached: 1 },
+    { ...m, fault: { kind: "redirect", to: "other-host", status: 307 }, times: always, expect: "RedirectError", attempts: 1, reached: 1 },
   ]),
 ];
 
@@ -177,7 +183,7 @@ export function labelOf(c: Case): string {
       : f.kind === "html" || f.kind === "empty"
         ? `${f.status}`
         : f.kind === "redirect"
-          ? `${f.status ?? 307} to ${f.to}`
+          ? `${f.status ?? 307} to ${f.to}${c.times === always && c.client === "portal" ? ", every time (a loop)" : ""}`
           : f.kind === "echo"
             ? `${f.status} as ${f.as}${c.path.endsWith("/token") ? " on sign-in" : ""}`
             : "";

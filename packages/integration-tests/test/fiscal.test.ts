@@ -4,21 +4,26 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { type Fence, MemoryStore } from "@paysys/core";
 import {
+  AnswerLostError,
   APIError,
   AuthenticationError,
   BadRequestError,
   ConfigurationError,
+  ConnectionError,
   createFiscalClient,
   type FiscalClient,
   type FiscalClientOptions,
   type LogEvent,
+  NotAppliedError,
   OutcomeUnknownError,
   RequestAbortedError,
   RequestValidationError,
   receiptChange,
   receiptTotal,
   UnexpectedResponseError,
+  UnresolvedOutcomeError,
 } from "@paysys/fiscal";
 import { FileStore } from "@paysys/fiscal/node";
 import { type Sandbox, startSandbox } from "@paysys/sandbox";
@@ -27,7 +32,7 @@ import { fiscalCredentials } from "./credentials.js";
 
 let sb: Sandbox;
 beforeAll(async () => {
-  sb = await startSandbox();
+  sb = await startSandbox({ fiscal: { registers: [10, 6] } });
 });
 afterAll(() => sb.close());
 
@@ -52,7 +57,7 @@ describe("fiscal: every operation against the sandbox", () => {
     expect(company1).toHaveLength(10);
     expect(company1[0]!.Company).toMatchObject({ Id: 1, ShortName: "TOO Romashka" });
     const everything = await fiscal.kkms.list();
-    expect(everything).toHaveLength(12);
+    expect(everything).toHaveLength(16);
     expect(everything[0]!.Company).toMatchObject({ Id: 0, Bin: "", Nds: "" });
     expect(await fiscal.kkms.get({ idKkm: 102 })).toMatchObject({ Id: 102, Allowed: true });
 
@@ -198,85 +203,113 @@ describe("fiscal: the Uid chain", () => {
     expect(JSON.parse(sent[1]!).Positions).toEqual([{ Name: "Tea", IdSection: 1, Price: 250, Qty: 2 }]);
   });
 
-  it("a link another till moved is recovered once through GET /uid and the receipt is sent again", async () => {
-    await using fiscal = client();
+  it("a link another program moved while this client did not hold the register is read afresh when it takes the lease", async () => {
+    await using fiscal = client({ lease: { lingerMs: 0 } });
     await fiscal.shifts.open({ IdKkm: 201 });
     const moved = sb.fiscal.advanceUid(201);
     const { refusedUids, documents } = { ...sb.fiscal.stats };
     expect(await fiscal.operations.sale(sale(201))).toHaveProperty("IdDocument");
-    expect(sb.fiscal.stats.refusedUids - refusedUids).toBe(1);
+    expect(sb.fiscal.stats.refusedUids - refusedUids).toBe(0);
     expect(sb.fiscal.stats.documents - documents).toBe(1);
     expect(await fiscal.knownUid(201)).not.toBe(moved);
   });
 
-  it("a till program that restarts continues its chain from the file store", async () => {
-    const store = new FileStore(join(mkdtempSync(join(tmpdir(), "paysys-uid-")), "uids.json"));
-    const first = client({ uidStore: store });
+  it("a refusal while the chain moved (a lying answer, or another program on the register) is disputed: never re-sent, the register waits for a person", async () => {
+    const fiscal = client({ lease: { lingerMs: 60_000 } });
+    await openShift(fiscal, 205);
+    await fiscal.operations.sale(sale(205));
+    sb.fiscal.advanceUid(201); // another register: nothing to do with this one
+    const moved = sb.fiscal.advanceUid(205); // another program, while this client holds the lease
+    const { documents } = sb.fiscal.stats;
+    const err = await fiscal.operations.sale(sale(205), { idempotencyKey: "disputed-1" }).catch((e) => e);
+    expect(err).toBeInstanceOf(OutcomeUnknownError);
+    expect(err.cause).toBeInstanceOf(BadRequestError);
+    expect(err.wasApplied).toBeUndefined();
+    expect(err.message).toMatch(/refused, yet the register's chain moved.*journal\.settle/);
+    expect(sb.fiscal.stats.documents - documents).toBe(0);
+    expect((await fiscal.journal.get("disputed-1"))?.state).toBe("disputed");
+    const blocked = await fiscal.operations.sale(sale(205)).catch((e) => e);
+    expect(blocked).toBeInstanceOf(UnresolvedOutcomeError);
+    expect(blocked).toMatchObject({ pendingKey: "disputed-1", attempts: 0 });
+    // The service's people say it was not registered: the register works again, and the key may be sent.
+    await fiscal.journal.settle("disputed-1", false);
+    expect(await fiscal.operations.sale(sale(205), { idempotencyKey: "disputed-1" })).toHaveProperty("IdDocument");
+    expect(sb.fiscal.stats.documents - documents).toBe(1);
+    expect(await fiscal.knownUid(205)).not.toBe(moved);
+    await fiscal.close();
+  });
+
+  it("a till program that restarts finds its registers in the file store, and reads each one's link when it takes its lease", async () => {
+    const store = new FileStore(join(mkdtempSync(join(tmpdir(), "paysys-uid-")), "till.json"));
+    const first = client({ store });
     await first.shifts.open({ IdKkm: 202 });
     await first.operations.sale(sale(202));
-    const stored = store.get("202");
-    expect(stored).toBe(sb.fiscal.register(202)!.uid);
-    // A new process: a new client over the same file. No look-up, no refusal.
+    expect(await first.knownUid(202)).toBe(sb.fiscal.register(202)!.uid);
+    await first.close();
+    // A new process: a new client over the same file. One look-up of the link, no refusal.
     const { requests, refusedUids } = { ...sb.fiscal.stats };
-    const restarted = client({ uidStore: new FileStore(store.path) });
+    await using restarted = client({ store: new FileStore(store.path) });
     await restarted.operations.sale(sale(202));
     expect(sb.fiscal.stats.refusedUids - refusedUids).toBe(0);
-    expect(sb.fiscal.stats.requests - requests).toBe(2); // sign-in and the sale
+    expect(sb.fiscal.stats.requests - requests).toBe(3); // sign-in, GET /uid, the sale
     rmSync(dirname(store.path), { recursive: true, force: true });
   });
 
   it("a receipt the service took stands when the store cannot keep its new Uid; the next call reads it from the service", async () => {
-    const links = new Map<string, string>();
     let failNext = false;
-    const uidStore = {
-      get: (key: string) => links.get(key),
-      set: (key: string, value: string) => {
+    class FailingStore extends MemoryStore {
+      override set(key: string, value: string, fence?: Fence) {
         if (failNext) {
           failNext = false;
           throw new Error("disk full");
         }
-        links.set(key, value);
-      },
-    };
-    const fiscal = client({ uidStore });
+        super.set(key, value, fence);
+      }
+    }
+    const store = new FailingStore();
+    await using fiscal = client({ store, lease: { lingerMs: 60_000 } });
     await openShift(fiscal, 103);
     await fiscal.operations.sale(sale(103));
     const { documents, refusedUids } = sb.fiscal.stats;
     failNext = true;
     // Registered by the service (it moved the chain): an error here would invite sending it again.
     expect(await fiscal.operations.sale(sale(103))).toHaveProperty("IdDocument");
-    expect(links.get("103")).not.toBe(sb.fiscal.register(103)!.uid);
+    expect(await fiscal.knownUid(103)).not.toBe(sb.fiscal.register(103)!.uid);
     expect(await fiscal.operations.sale(sale(103))).toHaveProperty("IdDocument");
     expect(sb.fiscal.stats.documents - documents).toBe(2);
     expect(sb.fiscal.stats.refusedUids - refusedUids).toBe(0); // the stale link was never presented
-    expect(links.get("103")).toBe(sb.fiscal.register(103)!.uid);
+    expect(await fiscal.knownUid(103)).toBe(sb.fiscal.register(103)!.uid);
   });
 
-  it("a receipt whose answer was lost is never re-sent; the error tells whether it was registered", async () => {
+  it("a receipt whose answer was lost is never re-sent; the SDK learns at once whether it was registered", async () => {
     for (const reached of [true, false]) {
+      let cut = true;
       const fetch = async (url: string, init: RequestInit) => {
-        if (url.endsWith("/sales")) {
+        if (url.endsWith("/sales") && cut) {
+          cut = false;
           if (reached) await globalThis.fetch(url, init);
           throw new TypeError("socket hang up");
         }
         return globalThis.fetch(url, init);
       };
-      const fiscal = client({ fetch });
+      await using fiscal = client({ fetch });
       const id = reached ? 106 : 107;
-      await fiscal.shifts.open({ IdKkm: id });
+      await openShift(fiscal, id);
       const { documents } = sb.fiscal.stats;
-      const err = await fiscal.operations.sale(sale(id)).catch((e) => e);
-      expect(err).toBeInstanceOf(OutcomeUnknownError);
-      expect(err).toMatchObject({ attempts: 1, outcomeUnknown: true, key: String(id) });
-      expect(err.message).toMatch(/not retried.*await error.wasApplied\(\)/);
+      const err = await fiscal.operations.sale(sale(id), { idempotencyKey: `lost-${reached}` }).catch((e) => e);
+      expect(err).toBeInstanceOf(reached ? AnswerLostError : NotAppliedError);
+      expect(err).toMatchObject({ attempts: 1, applied: reached, key: `lost-${reached}` });
+      expect(err.cause).toBeInstanceOf(ConnectionError);
       expect(sb.fiscal.stats.documents - documents).toBe(reached ? 1 : 0);
-      expect(await err.wasApplied()).toBe(reached);
-      // The chain read the current link when it checked: the next receipt goes through at once.
-      const ok = await client().operations.cashIn({ idKkm: id, Amount: "1" });
-      expect(ok).toHaveProperty("IdDocument");
+      expect((await fiscal.journal.get(`lost-${reached}`))?.state).toBe(reached ? "applied" : "not-applied");
+      // The same key again: a registered receipt is never sent twice; one not registered is sent now.
+      const again = await fiscal.operations.sale(sale(id), { idempotencyKey: `lost-${reached}` }).catch((e) => e);
+      if (reached) expect(again).toBeInstanceOf(AnswerLostError);
+      else expect(again).toHaveProperty("IdDocument");
+      expect(sb.fiscal.stats.documents - documents).toBe(1);
     }
   });
-  it("a receipt the caller aborts once it is under way has an unknown outcome and is asked; aborted before, nothing is sent", async () => {
+  it("a receipt the caller aborts once it is under way is learnt at once; aborted before, nothing is sent", async () => {
     const controller = new AbortController();
     // The till's cancel button, pressed as the service's answer arrives.
     const fetch = async (url: string, init: RequestInit) => {
@@ -284,15 +317,14 @@ describe("fiscal: the Uid chain", () => {
       if (url.endsWith("/sales")) controller.abort();
       return answer;
     };
-    const fiscal = client({ fetch });
+    await using fiscal = client({ fetch });
     await openShift(fiscal, 105);
     const { documents } = sb.fiscal.stats;
     const err = await fiscal.operations.sale(sale(105), { signal: controller.signal }).catch((e) => e);
-    expect(err).toBeInstanceOf(OutcomeUnknownError);
+    expect(err).toBeInstanceOf(AnswerLostError);
     expect(err.cause).toBeInstanceOf(RequestAbortedError);
-    expect(err.message).toMatch(/aborted by the caller.*not retried/);
+    expect(err.message).toMatch(/aborted by the caller.*took effect/);
     expect(sb.fiscal.stats.documents - documents).toBe(1);
-    expect(await err.wasApplied()).toBe(true);
     const before = await fiscal.operations.sale(sale(105), { signal: AbortSignal.abort() }).catch((e) => e);
     expect(before).toBeInstanceOf(RequestAbortedError);
     expect(before).toMatchObject({ outcomeUnknown: false, attempts: 0 });
@@ -309,21 +341,19 @@ describe("fiscal: the Uid chain", () => {
         if (reached) await (await globalThis.fetch(url, init)).arrayBuffer();
         throw new TypeError("socket hang up");
       };
-      const fiscal = client({ fetch });
+      await using fiscal = client({ fetch });
       const id = reached ? 106 : 107;
       await openShift(fiscal, id);
       const { documents } = sb.fiscal.stats;
       const [first, ...rest] = await Promise.allSettled([0, 1, 2].map(() => fiscal.operations.sale(sale(id))));
       expect(rest.map((r) => r.status)).toEqual(["fulfilled", "fulfilled"]);
       expect(sb.fiscal.stats.documents - documents).toBe(reached ? 3 : 2);
-      const err = (first as PromiseRejectedResult).reason;
-      expect(err).toBeInstanceOf(OutcomeUnknownError);
-      // Two more receipts moved the chain since: the answer must still be about the first one.
-      expect(await err.wasApplied()).toBe(reached);
+      // Learnt before the receipts behind it moved the chain.
+      expect((first as PromiseRejectedResult).reason).toBeInstanceOf(reached ? AnswerLostError : NotAppliedError);
     }
   });
 
-  it("a receipt answered with a page it cannot read is never re-sent either: its outcome is unknown, and asked", async () => {
+  it("a receipt answered with a page it cannot read is never re-sent either: its outcome is learnt", async () => {
     // A proxy between the till and the service answers 200 with its own page, after the service
     // registered the receipt (reached) or without passing the request on.
     for (const reached of [true, false]) {
@@ -332,18 +362,17 @@ describe("fiscal: the Uid chain", () => {
         if (reached) await (await globalThis.fetch(url, init)).arrayBuffer();
         return new Response("<html><body>Gateway says OK</body></html>", { status: 200, headers: { "content-type": "text/html" } });
       };
-      const fiscal = client({ fetch });
+      await using fiscal = client({ fetch });
       const id = reached ? 106 : 107;
       const { documents } = sb.fiscal.stats;
       const err = await fiscal.operations.sale(sale(id)).catch((e) => e);
-      expect(err).toBeInstanceOf(OutcomeUnknownError);
-      expect(err).toMatchObject({ attempts: 1, status: 200, key: String(id) });
-      expect(err.message).toMatch(/not JSON.*not retried.*await error.wasApplied\(\)/);
+      expect(err).toBeInstanceOf(reached ? AnswerLostError : NotAppliedError);
+      expect(err).toMatchObject({ attempts: 1, status: 200 });
+      expect(err.message).toMatch(/not JSON.*sent once/);
       expect(err.cause).toBeInstanceOf(UnexpectedResponseError);
       expect(sb.fiscal.stats.documents - documents).toBe(reached ? 1 : 0);
-      expect(await err.wasApplied()).toBe(reached);
-      expect(await client().operations.sale(sale(id))).toHaveProperty("IdDocument");
     }
+    expect(await client().operations.sale(sale(107))).toHaveProperty("IdDocument");
   });
 });
 

@@ -107,6 +107,11 @@ export class CashoutSandbox implements SandboxModule {
     return r && { id: r.id, login: r.login, status: this.#statusOf(r), expiresAt: new Date(r.expiresAt).toISOString(), body: r.body };
   }
 
+  /** Every stored request's body, in order: what a test judges a provider by. */
+  storedBodies(): unknown[] {
+    return [...this.#stored.values()].map((r) => r.body);
+  }
+
   async control(path: string, request: SandboxRequest): Promise<SandboxAnswer | undefined> {
     if (path === "/stats" && request.method === "GET") return json(200, this.stats);
     const r = /^\/requests\/([^/]+)$/.exec(path);

@@ -113,8 +113,8 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 export class EcommerceSandbox implements SandboxModule {
   readonly name = "ecommerce";
   readonly prefix = "/ecommerce";
-  /** Counters for tests. */
-  readonly stats = { requests: 0, created: 0, cryptograms: 0, deliveries: 0, keys: 0 };
+  /** Counters for tests (`reusedOrderIds`: creations refused because their orderId existed, a duplicate sent). */
+  readonly stats = { requests: 0, created: 0, cryptograms: 0, deliveries: 0, keys: 0, reusedOrderIds: 0 };
   readonly #routes = routesOf(operations, wireValidators);
   readonly #merchants: EcommerceMerchant[];
   readonly #options: EcommerceSandboxOptions;
@@ -311,7 +311,10 @@ export class EcommerceSandbox implements SandboxModule {
     if (body.merchantId !== m.login) throw new Refusal(400, "Error validating request: merchantId is not the login of the credentials (sandbox message)");
     const orderId = String(body.orderId);
     const orderKey = `${m.login}\n${orderId}`;
-    if (this.#byOrder.has(orderKey)) throw new Refusal(400, `Error validating request: orderId ${JSON.stringify(orderId)} was already used (sandbox message)`);
+    if (this.#byOrder.has(orderKey)) {
+      this.stats.reusedOrderIds++;
+      throw new Refusal(400, `Error validating request: orderId ${JSON.stringify(orderId)} was already used (sandbox message)`);
+    }
     const customer = (body.customerData ?? {}) as Record<string, unknown>;
     const payout = body.type === 1;
     // A card given server-to-server is checked before the transaction exists: a bad cryptogram creates nothing.

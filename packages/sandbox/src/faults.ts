@@ -39,6 +39,12 @@ export interface FaultRule {
   /** How many matching requests it applies to. Default 1; `Infinity` for all. */
   times?: number;
   fault: Fault;
+  /**
+   * The request reaches its module first, which does what it asks (registers the receipt, creates
+   * the payment), and only then is the fault played instead of the module's answer: the answer lies
+   * or is lost after the service applied the request. Default false: the fault replaces the request.
+   */
+  after?: boolean;
 }
 
 /** What reached the server, for tests that count attempts (a money operation must arrive at most once). */
@@ -78,8 +84,8 @@ export class SandboxFaults {
     return this.seen.filter((s) => s.path.startsWith(path)).length;
   }
 
-  /** Records the request; returns the fault of the first rule that matches it and still has uses. */
-  take(request: Omit<SeenRequest, "fault">): Fault | undefined {
+  /** Records the request; returns the first rule that matches it and still has uses. */
+  take(request: Omit<SeenRequest, "fault">): FaultRule | undefined {
     const { path } = request;
     const entry = this.#rules.find(
       ({ rule, left }) => left > 0 && (rule.path === undefined || (typeof rule.path === "string" ? path.startsWith(rule.path) : rule.path.test(path))),
@@ -87,7 +93,7 @@ export class SandboxFaults {
     if (entry) entry.left--;
     this.seen.push({ ...request, fault: entry?.rule.fault.kind });
     if (this.seen.length > SEEN_LIMIT + 1_000) this.seen.splice(0, this.seen.length - SEEN_LIMIT);
-    return entry?.rule.fault;
+    return entry?.rule;
   }
 
   /** Stops every pending wait (the sandbox is closing). */
@@ -190,10 +196,10 @@ export async function playFault(fault: Fault, req: IncomingMessage, res: ServerR
 
 /** A rule sent as JSON to `POST /__sandbox/faults`: `path` is a prefix, or `{ "pattern": "…" }` for a regular expression. */
 export function ruleFromJson(value: unknown): FaultRule {
-  const v = value as { path?: string | { pattern: string }; times?: number | null; fault?: Fault } | null;
+  const v = value as { path?: string | { pattern: string }; times?: number | null; fault?: Fault; after?: boolean } | null;
   if (!v?.fault || typeof v.fault.kind !== "string") throw new Error('a fault rule needs { "fault": { "kind": … } }');
   const path = typeof v.path === "object" && v.path !== null ? new RegExp(v.path.pattern) : v.path;
-  return { path, times: v.times === null ? Number.POSITIVE_INFINITY : v.times, fault: v.fault };
+  return { path, times: v.times === null ? Number.POSITIVE_INFINITY : v.times, fault: v.fault, after: v.after === true };
 }
 
 /** Waits until a response can take more, or is gone; removes both listeners either way (one pair per wait would pile up). */

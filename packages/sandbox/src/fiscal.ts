@@ -94,6 +94,8 @@ interface Document {
   afp: number;
   receiptDate: string;
   uid: string;
+  /** The positions' names (a receipt's), so tests can tell receipts apart. */
+  names: string[];
 }
 
 interface Shift {
@@ -204,6 +206,13 @@ export class FiscalSandbox implements SandboxModule {
       nonCash: decimalToNumber(r.nonCash),
       shift: r.shift && { Id: r.shift.Id, documents: r.shift.documents.length, uids: r.shift.documents.map((d) => d.uid) },
     };
+  }
+
+  /** Every document registered on a register, in every shift, in order: what a test judges a till by. */
+  documents(idKkm: number): { IdDocument: number; kind: string; names: string[]; shift: number }[] {
+    return [...this.#shifts.values()]
+      .filter((s) => s.IdKkm === idKkm)
+      .flatMap((s) => s.documents.map((d) => ({ IdDocument: d.IdDocument, kind: d.kind, names: d.names, shift: s.Id })));
   }
 
   /** Moves a register's chain on, as another till program working on it would. */
@@ -439,7 +448,8 @@ export class FiscalSandbox implements SandboxModule {
     if (outgoing && compareDecimal(cashPart, r.cash) > 0) throw new Refusal(400, Documented.overBalance);
     r.cash = outgoing ? subtractDecimal(r.cash, cashPart) : addDecimal(r.cash, cashPart);
     r.nonCash = outgoing ? subtractDecimal(r.nonCash, nonCash) : addDecimal(r.nonCash, nonCash);
-    return { IdDocument: this.#nextDocument++, kind, value: total, cash, nonCash, change, afp, receiptDate, uid: r.uid! };
+    const names = positions.map((p) => String(p.Name));
+    return { IdDocument: this.#nextDocument++, kind, value: total, cash, nonCash, change, afp, receiptDate, uid: r.uid!, names };
   }
 
   #cashMovement(r: Register, kind: Kind, body: Record<string, unknown>): Document {
@@ -447,7 +457,7 @@ export class FiscalSandbox implements SandboxModule {
     if (kind === "Expenses" && compareDecimal(amount, r.cash) > 0) throw new Refusal(400, Documented.overBalance);
     const receiptDate = this.#time(r, body.Date);
     r.cash = kind === "Expenses" ? subtractDecimal(r.cash, amount) : addDecimal(r.cash, amount);
-    return { IdDocument: this.#nextDocument++, kind, value: amount, cash: amount, nonCash: ZERO, change: ZERO, afp: 0, receiptDate, uid: r.uid! };
+    return { IdDocument: this.#nextDocument++, kind, value: amount, cash: amount, nonCash: ZERO, change: ZERO, afp: 0, receiptDate, uid: r.uid!, names: [] };
   }
 
   /** The X or Z report of a shift, computed from its documents. */

@@ -136,16 +136,26 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       try {
         const target = new URL(req.url ?? "/", "http://sandbox");
         if (target.pathname === "/__sandbox/faults") return send(res, faultControl(faults, req.method ?? "GET", await readBody(req, maxBody)));
-        const fault = faults.take({ method: req.method ?? "GET", path: target.pathname, host: req.headers.host ?? "", authorization: req.headers.authorization });
-        if (fault && (await playFault(fault, req, res, fault.kind === "echo" ? await readBody(req, maxBody) : "", faults.timers))) return;
+        const rule = faults.take({ method: req.method ?? "GET", path: target.pathname, host: req.headers.host ?? "", authorization: req.headers.authorization });
+        // The body is read once, whoever needs it first (a fault that echoes it, the module).
+        let reading: Promise<string> | undefined;
+        const body = () => {
+          reading ??= readBody(req, maxBody);
+          return reading;
+        };
         const request = async (path: string): Promise<SandboxRequest> => ({
           method: req.method ?? "GET",
           path,
           query: target.searchParams,
           headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : v])),
-          body: await readBody(req, maxBody),
+          body: await body(),
           remoteAddress: req.socket.remoteAddress ?? "",
         });
+        // With `after`, the service does what the request asks, and the fault is played in place of its answer.
+        const appliedModule = rule?.after ? [...modules.values()].find((m) => target.pathname.startsWith(`${m.prefix}/`)) : undefined;
+        const applied = appliedModule && (await appliedModule.handle(await request(target.pathname.slice(appliedModule.prefix.length))));
+        if (rule && (await playFault(rule.fault, req, res, rule.fault.kind === "echo" ? await body() : "", faults.timers))) return;
+        if (applied) return send(res, applied);
         const control = /^\/__sandbox\/([^/]+)(\/.*)$/.exec(target.pathname);
         if (control) {
           const module = modules.get(control[1]!);

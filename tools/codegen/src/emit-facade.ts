@@ -4,6 +4,7 @@
 // (`options.rows`) and resolves to its output. The core factories' types must fit these signatures,
 // so the compiler checks the two against each other.
 
+import { optionsType } from "./emit-operations.js";
 import { names } from "./emit-types.js";
 import type { SpecModel } from "./model.js";
 
@@ -19,13 +20,19 @@ export function emitFacade(model: SpecModel, prefix: string, head: string): stri
     if (!group || !method || more.length) throw new Error(`codegen: operationId ${op.id} must be group.method`);
     const P = `S.${names.params(op.id)}`;
     const R = `S.${names.result(op.id)}`;
-    const O = op.openParams ? "OpenParamsOptions" : "CallOptions";
+    const O = optionsType(op);
     const optional = op.inputRequired ? "" : "?";
     const doc = comment(
       [
         `${op.summary}.`,
         "",
         `\`${op.method.toUpperCase()} ${op.path}\`. ${op.retryNote}.`,
+        ...(op.journaled
+          ? [
+              "",
+              "Journaled: written to the client's store before it is sent, never sent twice under one `options.idempotencyKey`; a lost answer's outcome is learnt as the spec says (x-outcome).",
+            ]
+          : []),
         ...(op.openParams ? ["", "The document calls its parameter list open: send a parameter the spec does not name through `options.extraParams`."] : []),
         ...(op.list
           ? ["", "Resolves to an array of rows. Pass a row schema (zod, valibot, arktype: any Standard Schema) as `options.rows` to have every row checked and typed by it."]
@@ -55,8 +62,17 @@ export function emitFacade(model: SpecModel, prefix: string, head: string): stri
   const factories = new Set(model.operations.map(factoryOf));
   const usesFile = model.operations.some((op) => op.fileWhen);
   const usesOpen = model.operations.some((op) => op.openParams);
+  const usesKeys = model.operations.some((op) => op.journaled);
   const usesRows = model.operations.some((op) => op.list);
-  const coreTypes = [usesFile ? "BinaryFile" : "", "CallOptions", usesOpen ? "OpenParamsOptions" : "", usesRows ? "RowsOption, StandardSchemaV1" : ""].filter(Boolean).join(", ");
+  const coreTypes = [
+    usesFile ? "BinaryFile" : "",
+    "CallOptions",
+    usesKeys ? "IdempotencyOptions" : "",
+    usesOpen ? "OpenParamsOptions" : "",
+    usesRows ? "RowsOption, StandardSchemaV1" : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
   const byName = (a: string, b: string) => a.replace("type ", "").localeCompare(b.replace("type ", ""));
   const internals = [...factories, "type Invoke"].sort(byName).join(", ");
   return `${head}import type { ${coreTypes} } from "@paysys/core";

@@ -4,10 +4,15 @@
 import { names } from "./emit-types.js";
 import { ident, type SpecModel } from "./model.js";
 
+/** The per-call options of an operation's methods: open parameters take `extraParams`, journaled ones an `idempotencyKey`. */
+export function optionsType(op: SpecModel["operations"][number]): string {
+  return [op.openParams ? "OpenParamsOptions" : "CallOptions", ...(op.journaled ? ["IdempotencyOptions"] : [])].join(" & ");
+}
+
 export function emitOperations(model: SpecModel, head: string): string {
   const shared = JSON.stringify(model.envelope);
   const rows = model.operations.map((op) => {
-    const options = op.openParams ? "OpenParamsOptions" : "CallOptions";
+    const options = optionsType(op);
     const file = op.fileWhen ? `, ${JSON.stringify(op.fileWhen)}` : "";
     const fields = Object.entries(op.row).map(([k, v]) => `    ${k}: ${k === "envelope" && JSON.stringify(v) === shared ? "envelope" : JSON.stringify(v)},`);
     fields.push(`    validateInput: v.${ident(op.id)}_input,`);
@@ -18,7 +23,8 @@ export function emitOperations(model: SpecModel, head: string): string {
     (w) =>
       `  ${JSON.stringify(w.id)}: inbound<S.${names.event(w.id)}>({ id: ${JSON.stringify(w.id)}, validate: v.${ident(w.id)}_event${w.sources.length ? `, sources: ${JSON.stringify(w.sources)}` : ""} }),`,
   );
-  return `${head}import type { CallOptions, OpenParamsOptions } from "@paysys/core";
+  const used = new Set(model.operations.flatMap((op) => optionsType(op).split(" & ")));
+  return `${head}import type { ${[...used].sort().join(", ")} } from "@paysys/core";
 import { type ChainDefinition, inbound, operation, type SchemeFacts } from "@paysys/core/internal";
 import type * as S from "./schema.js";
 import * as v from "./validators.js";

@@ -39,6 +39,8 @@ export interface OperationModel {
   responseSchema?: Json;
   fileWhen?: Record<string, string>;
   openParams: boolean;
+  /** The operation is journaled (x-outcome): its methods take an idempotency key. */
+  journaled: boolean;
   /** The answer is a list of rows (`x-unwrap` with `list`): the method takes a row schema. */
   list: boolean;
   retryNote: string;
@@ -219,6 +221,35 @@ function securityOf(doc: Json, op: Json): string[] {
   return [...new Set(requirements.flatMap((r) => Object.keys(r)))];
 }
 
+/**
+ * `x-outcome`: how the SDK learns whether a journaled call whose answer was lost took effect. The
+ * facts only (prose stays in the spec); a status query must be an idempotent operation of the spec,
+ * its parameters taken from this operation's by pointer.
+ */
+function outcomeOf(doc: Json, where: string, op: Json, properties: Record<string, Json>, presentsChain: boolean): Json | undefined {
+  const spec = op["x-outcome"];
+  if (spec === undefined) return undefined;
+  // `key`: the parameter that names the request, the idempotency key when the caller gives none.
+  const key = spec.key === undefined ? {} : { key: spec.key };
+  if (spec.key !== undefined && !properties[parsePointer(spec.key)[0] ?? ""]) fail(where, `x-outcome key ${spec.key} is not a parameter`);
+  if (spec.by === "none") return { by: "none", ...key };
+  if (spec.by === "chain") {
+    if (!op["x-chain-key"] || !presentsChain) fail(where, "x-outcome by chain needs an operation that presents the chain (x-chain-key and the chain header)");
+    return { by: "chain", ...key };
+  }
+  if (spec.by !== "query") fail(where, `x-outcome by must be chain, query or none, got ${JSON.stringify(spec.by)}`);
+  const query = specOperations(doc).find(({ op: o }) => o.operationId === spec.operation)?.op;
+  if (query?.["x-idempotent"] !== true) fail(where, `x-outcome queries ${spec.operation}, which is not an idempotent operation of the spec`);
+  for (const pointer of Object.values<string>(spec.params ?? {})) {
+    const name = parsePointer(pointer)[0];
+    if (!name || !properties[name]) fail(where, `x-outcome takes ${pointer}, which is not a parameter`);
+  }
+  const applied = withoutExtensions(spec.applied ?? {});
+  const kinds = ["found", "equals", "changed"].filter((k) => k in applied);
+  if (kinds.length !== 1 || (kinds[0] === "equals" && typeof applied.at !== "string")) fail(where, "x-outcome applied must be { found: true }, { at, equals } or { changed }");
+  return { by: "query", operation: spec.operation, params: spec.params ?? {}, applied, ...key };
+}
+
 export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string): SpecModel {
   const inputCopies: Record<string, Json> = {};
   // Its prose (x-gap, x-note) stays in the spec; the runtime gets the facts.
@@ -311,6 +342,8 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
     if (presentsChain && !chainKey) fail(where, `presents the chain header ${chain?.header} but has no x-chain-key`);
     if (chainKey && !properties[chainKey]) fail(where, `x-chain-key ${chainKey} is not a parameter`);
 
+    const outcome = outcomeOf(doc, where, op, properties, presentsChain);
+
     const ok = typeof op.responses?.["200"]?.$ref === "string" ? resolveRef(doc, op.responses["200"].$ref) : op.responses?.["200"];
     const returnsChain = Boolean(chain && Object.keys(ok?.headers ?? {}).some((h) => h.toLowerCase() === chain.header.toLowerCase()));
     const response = jsonSchemaOf(doc, ok);
@@ -348,6 +381,7 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
       ...(openParams ? { openParams: true } : {}),
       ...(checks.length ? { checks } : {}),
       ...(chainKey ? { chain: { key: chainKey, presents: presentsChain, returns: returnsChain } } : {}),
+      ...(outcome ? { outcome } : {}),
       ...(op["x-path-default"] === true ? { pathIsDefault: true } : {}),
       ...(reachesSensitive(doc, response) ? { secretAnswer: true } : {}),
     };
@@ -366,6 +400,7 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
       responseSchema: response,
       fileWhen: binaryWhen,
       openParams,
+      journaled: outcome !== undefined,
       list: unwrap.list === true,
       retryNote: op["x-moves-money"]
         ? "Moves money: never retried automatically"

@@ -41,6 +41,8 @@ export function checkSources(label: string, doc: Json): string[] {
 export function checkOperations(spec: SpecInfo, doc: Json): string[] {
   const problems: string[] = [];
   const ids = new Set<string>();
+  // Operations that obtain, renew or revoke a credential: the token manager runs them, never twice at once.
+  const lifecycle = new Set(Object.values<Json>(doc.components?.securitySchemes ?? {}).flatMap((s) => [s["x-obtained-by"], s["x-renewed-by"], s["x-revoked-by"]].filter(Boolean)));
   for (const { method, path, op, webhook } of operations(doc)) {
     const where = `${spec.name}: ${method.toUpperCase()} ${path}`;
     if (ids.has(op.operationId)) problems.push(`${where}: duplicate operationId ${op.operationId}`);
@@ -59,6 +61,7 @@ export function checkOperations(spec: SpecInfo, doc: Json): string[] {
       if (!op.responses?.["200"]) problems.push(`${where}: no 200 response`);
     }
     if (op["x-chain-key"] !== undefined && !doc["x-chain"]) problems.push(`${where}: x-chain-key without an x-chain at the root`);
+    if (!webhook) problems.push(...outcomeProblems(where, op, lifecycle));
   }
   problems.push(...envelopeProblems(doc["x-envelope"]).map((p) => `${spec.name}: ${p}`));
   for (const [name, scheme] of Object.entries<Json>(doc.components?.securitySchemes ?? {})) {
@@ -72,6 +75,21 @@ export function checkOperations(spec: SpecInfo, doc: Json): string[] {
     if ("x-sensitive" in node && node["x-sensitive"] !== true) problems.push(`${spec.name}: ${pointer}: x-sensitive is only ever true`);
   });
   return problems;
+}
+
+/**
+ * Every operation that is not idempotent (money, a register's documents and shifts) is journaled,
+ * so it must say how a lost answer's outcome is learnt (`x-outcome`); so must every operation on
+ * the chain. Where nothing can tell, `by: none` says why in an x-gap.
+ */
+function outcomeProblems(where: string, op: Json, lifecycle: ReadonlySet<string>): string[] {
+  const outcome = op["x-outcome"];
+  const needs = (op["x-idempotent"] === false && !lifecycle.has(op.operationId)) || op["x-chain-key"] !== undefined;
+  if (outcome === undefined) return needs ? [`${where}: not idempotent or on the chain, so it is journaled: say how a lost answer's outcome is learnt in x-outcome`] : [];
+  if (!needs) return [`${where}: x-outcome on an operation that is not journaled (idempotent, or a sign-in)`];
+  if (!["chain", "query", "none"].includes(outcome.by)) return [`${where}: x-outcome by must be chain, query or none`];
+  if (outcome.by === "none" && typeof outcome["x-gap"] !== "string") return [`${where}: x-outcome by none must say in an x-gap why nothing can tell`];
+  return [];
 }
 
 /** Secrets the rules expect to be marked: a password or token property not marked is a leak waiting to happen. */

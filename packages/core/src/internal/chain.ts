@@ -1,65 +1,85 @@
 // The per-key chain: a value an answer returns in a header and the next request on the same key
-// must present (the cash register's `Uid`). Calls on one key run one at a time, in order; calls on
-// different keys run in parallel. The current link of each key lives in a store, so a restarted
-// process continues its chains.
+// must present (the cash register's `Uid`). Calls on one key run one at a time, in order, under an
+// exclusive lease of the key taken in the client's store; calls on different keys run in parallel.
 //
-// What the chain does when something goes wrong, and why:
-// - A request refused with 400 was not processed. If the service's current link differs from the
-//   one presented (another process moved the chain), the chain takes the current one and the call
-//   is sent once more. If it is the same, the 400 had another cause and stands.
-// - A call whose answer was lost may or may not have moved the chain: the key is marked unsure and
-//   the next call on it reads the current link first. The lost call itself is never re-sent here.
-//   That first read, before anything else is sent on the key, also tells whether the lost call
-//   took effect (the chain moved past the link it presented), and the answer is kept for it: the
-//   calls queued behind it move the chain too, so asking later would tell nothing.
-// - A call the service took whose new link the store cannot keep still answers with its result;
-//   the key is marked unsure the same way.
+// Why a lease: when an answer is lost, the only thing that tells whether the call took effect is
+// whether the chain moved past the link it presented. That reading is true only if nobody else
+// moved the chain meanwhile, so every program that drives a register must take its lease in the
+// same store: a holder is alone on the key, and every write it makes under the lease carries the
+// lease's fencing value, so a holder whose lease lapsed can neither write nor send.
+//
+// The lease is taken when a key's first call comes, kept while calls follow (renewed when half of
+// it is spent), and given back when the key has been idle for `lingerMs`, or on `close()`. Each time
+// it is taken, the key's current link is read from the service: whatever happened while this
+// client did not hold the key (another holder, a crash between two writes), the chain starts from
+// the truth.
+import { LeaseUnavailableError, PaysysError, StoreUnavailableError } from "../errors.js";
 import { KeyedQueue } from "../queue.js";
-import type { ChainStore } from "../stores.js";
-import { MemoryStore } from "../stores.js";
+import { type ChainStore, type Fence, type Holder, type Lease, type LeaseStore, leaseLost } from "../stores.js";
+import { sleep } from "./retry.js";
 import type { AttemptStep } from "./steps.js";
+
+export interface LeaseOptions {
+  /** How long a lease lasts unless renewed, in ms. Default: twice the client's timeout, at least 60 s. */
+  ttlMs?: number;
+  /** How long a call waits for another live holder to give the lease back, in ms. Default 10000. */
+  waitMs?: number;
+  /** How long a lease is kept after the key's last call, in ms (calls that follow reuse it). Default 1000. */
+  lingerMs?: number;
+}
 
 export interface HeaderChainOptions {
   /** The header that carries the link both ways. */
   header: string;
-  /** Reads the service's current link of a key. */
+  /** Reads the service's current link of a key (given as the value the call carried). */
   current: (key: unknown) => Promise<string>;
-  store?: ChainStore;
+  store: ChainStore & LeaseStore;
+  holder: Holder;
+  /** Prefix of lease names, so two interfaces or services never share one (`fiscal https://…`). */
+  namespace: string;
+  lease?: LeaseOptions;
+  /** The client's per-attempt timeout: a lease must outlast any attempt started under it. */
+  timeoutMs: number;
 }
 
-export interface ChainRun {
-  /** The step to join the call's attempts. */
-  step: AttemptStep;
-  /** The link the call presented last (undefined: none, so the call cannot have moved the chain). */
-  readonly presented: string | undefined;
-  /**
-   * After the call failed having presented a link: whether it took effect. Known at once when the
-   * next link arrived; otherwise read in the key's turn, before anything else is sent on the key,
-   * and kept (unless another program uses the same key meanwhile).
-   */
-  wasApplied(): Promise<boolean>;
+/** One call's exclusive use of a key. */
+export interface ChainTurn {
+  readonly key: string;
+  /** The lease's proof, for every write under it. */
+  readonly fence: Fence;
+  /** The link the next request must present: the kept one, read afresh from the service when it is not sure. */
+  link(): Promise<string>;
+  /** The service's current link, read now, and kept. */
+  current(): Promise<string>;
+  /** Keeps a link an answer carried. A store that fails here makes the next turn read the link afresh. */
+  keep(link: string): Promise<void>;
+  /** An attempt step that presents `link` and notes the next link the answer carries. */
+  step(link: string | undefined): { step: AttemptStep; next(): string | undefined };
+  /** Makes sure the lease lasts at least `ms` more, renewing it if needed; throws LeaseLostError when it was lost. */
+  ensure(ms: number): Promise<void>;
 }
 
-/** A call on a key whose answer was lost, and, once the key's current link was read, whether it took effect. */
-interface Question {
-  presented: string;
-  applied?: boolean;
+/** What the chain keeps per key while this client holds it. */
+interface Held {
+  /** Undefined until the first call on the key has taken it. */
+  lease: Lease | undefined;
+  /** Calls queued or running on the key. */
+  users: number;
+  linger?: ReturnType<typeof setTimeout>;
+  /** The kept link may be behind the service's (a keep failed): read it before the next request. */
+  unsure: boolean;
 }
 
 export class HeaderChain {
   readonly #options: HeaderChainOptions;
-  readonly #store: ChainStore;
-  /** Calls on one key, one at a time. */
   readonly #queue = new KeyedQueue();
-  /** Keys whose stored link may be outdated because an answer was lost. */
-  readonly #unsure = new Set<string>();
-  /** Per key, the lost call whose outcome the next read of the current link tells. */
-  readonly #open = new Map<string, Question>();
+  readonly #held = new Map<string, Held>();
+  readonly #ttlMs: number;
   readonly #headerNames: readonly string[];
 
   constructor(options: HeaderChainOptions) {
     this.#options = options;
-    this.#store = options.store ?? new MemoryStore();
+    this.#ttlMs = options.lease?.ttlMs ?? Math.max(60_000, 2 * options.timeoutMs);
     this.#headerNames = [options.header];
   }
 
@@ -68,111 +88,154 @@ export class HeaderChain {
     return this.#options.header;
   }
 
-  /** The stored link of a key, if any (what the next call will present). */
-  async link(key: unknown): Promise<string | undefined> {
-    return (await this.#store.get(String(key))) ?? undefined;
+  /** The kept link of a key, if any (what the next call will present). */
+  async link(key: string): Promise<string | undefined> {
+    return (await storeCall("read the chain link", () => this.#options.store.get(this.#name(key)))) ?? undefined;
   }
 
-  /** The service's current link of a key, read now and stored. */
-  async refresh(key: unknown): Promise<string> {
-    const link = await this.#options.current(key);
-    await this.#store.set(String(key), link);
-    this.#unsure.delete(String(key));
-    return link;
+  /** The name of a key's lease and link in the store: the client's namespace, then the key. */
+  #name(key: string): string {
+    return `${this.#options.namespace}/${key}`;
   }
 
-  /** Runs `call` with exclusive use of `key`'s chain. `presents`: the call must present the current link. */
-  run<T>(key: unknown, presents: boolean, call: (run: ChainRun) => Promise<T>): Promise<T> {
-    const id = String(key);
-    return this.#queue.run(id, () => this.#exclusive(key, id, presents, call));
-  }
-
-  /** Reads the key's current link and answers the key's open question with it. Only in the key's turn, before anything else is sent on it. */
-  async #settle(key: unknown, id: string): Promise<string> {
-    const link = await this.refresh(key);
-    const question = this.#open.get(id);
-    if (question) question.applied = link !== question.presented;
-    this.#open.delete(id);
-    return link;
-  }
-
-  async #exclusive<T>(key: unknown, id: string, presents: boolean, call: (run: ChainRun) => Promise<T>): Promise<T> {
-    const { header } = this.#options;
-    let link = this.#unsure.has(id) ? undefined : ((await this.#store.get(id)) ?? undefined);
-    // After a lost call, the current link is read before anything else is sent, whatever this call presents.
-    if (this.#open.has(id)) link = await this.#settle(key, id);
-    else if (presents && link === undefined) link = await this.refresh(key);
-    let presented: string | undefined;
-    let renewed = false;
-    let recovered = false;
-    const step: AttemptStep = {
-      headerNames: this.#headerNames,
-      present: (headers) => {
-        if (presents && link !== undefined) headers.set(header, link);
-        presented = presents ? link : undefined;
-        return presented;
-      },
-      answered: async (response, shown) => {
-        const next = response.headers.get(header);
-        if (next) {
-          link = next;
-          renewed = true;
-          try {
-            await this.#store.set(id, next);
-            this.#unsure.delete(id);
-          } catch {
-            // The service took the call (it moved the chain); only keeping the new link failed. The
-            // call's answer stands: an error here would invite sending it again. The next call on
-            // this key reads the current link from the service first, and if the store still
-            // cannot keep it, fails then, before anything is sent.
-            this.#unsure.add(id);
-          }
-          return false;
-        }
-        if (!presents || response.status !== 400 || recovered) return false;
-        recovered = true;
-        const current = await this.refresh(key);
-        if (current === shown) return false;
-        link = current;
-        return true;
-      },
-    };
-    let question: Question | undefined;
-    const wasApplied = async (): Promise<boolean> => {
-      if (renewed) return true; // the service answered with the next link
-      if (!question) throw new Error(`no lost call on ${id} to ask about`);
-      if (question.applied === undefined) {
-        const asked = question;
-        await this.#queue.run(id, async () => {
-          if (asked.applied === undefined) await this.#settle(key, id);
-        });
+  /** Runs `fn` with exclusive use of `key` (a key's value as JSON, `106`): in this client's queue for the key, under the key's lease. */
+  run<T>(key: string, fn: (turn: ChainTurn) => Promise<T>): Promise<T> {
+    const held = this.#held.get(key);
+    if (held) {
+      held.users++;
+      clearTimeout(held.linger);
+      held.linger = undefined;
+    } else this.#held.set(key, { lease: undefined, users: 1, unsure: true });
+    return this.#queue.run(key, async () => {
+      try {
+        const turn = await this.#turn(key);
+        return await fn(turn);
+      } finally {
+        this.#leave(key);
       }
-      return question.applied!;
-    };
-    try {
-      const result = await call({
-        step,
-        get presented() {
-          return presented;
-        },
-        wasApplied,
-      });
-      return result;
-    } catch (e) {
-      // No new link arrived and the call may have reached the service: the next call reads the
-      // current link first, and that read answers this call's question.
-      if (!renewed && presented !== undefined && !isRefusal(e)) {
-        this.#unsure.add(id);
-        question = { presented };
-        this.#open.set(id, question);
-      }
-      throw e;
+    });
+  }
+
+  /** Gives every lease back now (the client is closing). */
+  async close(): Promise<void> {
+    const idle = [...this.#held].filter(([, h]) => h.users === 0);
+    for (const [key, h] of idle) {
+      clearTimeout(h.linger);
+      this.#held.delete(key);
     }
+    await Promise.all(idle.map(([, h]) => h.lease && this.#options.store.releaseLease(h.lease).catch(() => {})));
+  }
+
+  async #turn(key: string): Promise<ChainTurn> {
+    const held = this.#held.get(key)!;
+    if (held.lease === undefined || held.lease.expiresAt <= Date.now()) {
+      held.lease = await this.#acquire(key);
+      held.unsure = true; // a new tenure starts from the service's link
+    } else if (held.lease.expiresAt - Date.now() < this.#ttlMs / 2) {
+      held.lease = await this.#renew(held.lease);
+    }
+    const { store, header } = this.#options;
+    const name = this.#name(key);
+    const fence = (): Lease => held.lease!;
+    const current = async () => {
+      const link = await this.#options.current(JSON.parse(key));
+      await storeCall("keep the chain link", () => store.set(name, link, fence()));
+      held.unsure = false;
+      return link;
+    };
+    return {
+      key,
+      get fence() {
+        return fence();
+      },
+      link: async () => {
+        if (held.unsure) return current();
+        const kept = await storeCall("read the chain link", () => store.get(name));
+        return kept ?? current();
+      },
+      current,
+      keep: async (link) => {
+        try {
+          await storeCall("keep the chain link", () => store.set(name, link, fence()));
+          held.unsure = false;
+        } catch (e) {
+          held.unsure = true;
+          throw e;
+        }
+      },
+      step: (link) => {
+        let next: string | undefined;
+        return {
+          step: {
+            headerNames: this.#headerNames,
+            present(headers) {
+              if (link !== undefined) headers.set(header, link);
+              return link;
+            },
+            answered(response) {
+              next = response.headers.get(header) ?? undefined;
+              return false;
+            },
+          },
+          next: () => next,
+        };
+      },
+      ensure: async (ms) => {
+        if (fence().expiresAt - Date.now() < ms) held.lease = await this.#renew(fence(), ms);
+      },
+    };
+  }
+
+  /** Takes the key's lease, waiting for another live holder to give it back up to `waitMs`. */
+  async #acquire(key: string): Promise<Lease> {
+    const { store, holder } = this.#options;
+    const name = this.#name(key);
+    const waitMs = this.#options.lease?.waitMs ?? 10_000;
+    const started = Date.now();
+    for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+      const lease = await storeCall("take the lease", () => store.acquireLease(name, holder, this.#ttlMs));
+      if (lease) return lease;
+      if (Date.now() - started >= waitMs) {
+        throw new LeaseUnavailableError(`another holder has the lease ${name}, and kept it longer than ${waitMs} ms: nothing was sent`, name);
+      }
+      await sleep(pause);
+    }
+  }
+
+  async #renew(lease: Lease, atLeastMs = 0): Promise<Lease> {
+    const renewed = await storeCall("renew the lease", () => this.#options.store.renewLease(lease, Math.max(this.#ttlMs, atLeastMs)));
+    if (!renewed) throw leaseLost(lease);
+    return renewed;
+  }
+
+  /** A call on the key ended: when none is left, the lease is given back after `lingerMs`. */
+  #leave(key: string): void {
+    const held = this.#held.get(key);
+    if (!held || --held.users > 0) return;
+    const release = () => {
+      if (this.#held.get(key) !== held || held.users > 0) return;
+      this.#held.delete(key);
+      if (held.lease) this.#options.store.releaseLease(held.lease).catch(() => {});
+    };
+    const lingerMs = this.#options.lease?.lingerMs ?? 1000;
+    if (lingerMs <= 0 || held.lease === undefined) {
+      release();
+      return;
+    }
+    held.linger = setTimeout(release, lingerMs);
+    (held.linger as { unref?: () => void }).unref?.();
   }
 }
 
-/** An answer that says the request was refused before processing (a 4xx other than a timeout). */
-function isRefusal(e: unknown): boolean {
-  const status = (e as { status?: unknown })?.status;
-  return typeof status === "number" && status >= 400 && status < 500 && status !== 408;
+/**
+ * Runs a store call; a failure that is not already the SDK's becomes a StoreUnavailableError saying
+ * what the SDK was doing, so a store problem is never mistaken for a network one.
+ */
+export async function storeCall<T>(what: string, call: () => T | Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    if (e instanceof PaysysError) throw e;
+    throw new StoreUnavailableError(`the store failed to ${what}: ${e instanceof Error ? e.message : String(e)}`, undefined, { cause: e });
+  }
 }

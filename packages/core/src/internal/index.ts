@@ -3,8 +3,10 @@
 
 export * from "../decimal.js";
 export { randomUuid } from "../ids.js";
+export { fenceHolds, isUnresolved, leaseIsTakable, leaseLost } from "../stores.js";
 export { base64 } from "./base64.js";
 export { commaListCodec, rfc3339Codec, tengeCodec } from "./builtin-codecs.js";
+export { type ChainTurn, HeaderChain, type LeaseOptions, storeCall } from "./chain.js";
 export type { Codec, CodecContext, CodecRegistry } from "./codecs.js";
 export { asyncDispose } from "./dispose.js";
 export { type Answer, checkFailure, unwrap, wrapParams } from "./envelope.js";
@@ -23,8 +25,8 @@ export {
   type ListMethod,
   listMethod,
   method,
-  type Reconcile,
 } from "./invoker.js";
+export { type ClientJournal, hashOf, holderIsGone, Journal, type JournalRecord, processHolder, type RecoveredIntent } from "./journal.js";
 export {
   type ChainDefinition,
   durationMs,
@@ -32,17 +34,18 @@ export {
   type HttpMethod,
   type Operation,
   type OperationSpec,
+  type OutcomeSpec,
   operation,
   type SchemeFacts,
   type Unwrap,
   type Validator,
   validatorIssues,
 } from "./operation.js";
-export { checkClientOptions, clientFunctionKeys, sharedTransportOptions } from "./options.js";
+export { checkClientOptions, clientFunctionKeys, journalFunctionKeys, journalOptions, processStore, sharedTransportOptions } from "./options.js";
 export { evaluatePointer, parsePointer, placeAt } from "./pointer.js";
 export { REDACTED, redactValue, SecretSet, scrub } from "./redact.js";
 export { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDefaults, sleep } from "./retry.js";
 export { type AttemptStep, basicScheme, bearerScheme, type HeaderSink, type SecurityScheme } from "./steps.js";
 export { TokenManager, type TokenManagerOptions, type TokenSet, tokensFromAnswer } from "./tokens.js";
-export { type CallResult, type HttpInput, type Prepared, type ReadyRequest, type SendExtras, Transport, type TransportOptions } from "./transport.js";
+export { type CallResult, type HttpInput, type Prepared, type ReadyRequest, type SendExtras, type SendWatch, Transport, type TransportOptions } from "./transport.js";
 export { instantOf, pad, type WallClock, wallClock } from "./zone.js";

@@ -3,38 +3,24 @@
 // the body in the interface's envelope, sends the call (through the per-key chain when the
 // operation has one), and unwraps the answer. Everything it does is read from the operation table.
 
-import type { CallOptions, OpenParamsOptions, RowsOption, StandardSchemaV1 } from "../call.js";
-import {
-  APIError,
-  ConfigurationError,
-  MaybeSentError,
-  OutcomeUnknownError,
-  RequestValidationError,
-  RowValidationError,
-  UnexpectedResponseError,
-  type ValidationIssue,
-} from "../errors.js";
+import type { CallOptions, IdempotencyOptions, OpenParamsOptions, RowsOption, StandardSchemaV1 } from "../call.js";
+import { ConfigurationError, RequestValidationError, RowValidationError, type ValidationIssue } from "../errors.js";
 import type { BinaryFile } from "../file.js";
-import type { ChainStore } from "../stores.js";
-import { type ChainRun, HeaderChain } from "./chain.js";
+import type { ChainStore, Holder, JournalStore, LeaseStore } from "../stores.js";
+import { HeaderChain, type LeaseOptions } from "./chain.js";
 import { type CodecContext, type CodecRegistry, checkPeriod, encodeInput, missingCodecs } from "./codecs.js";
 import { checkFailure, unwrap, wrapParams } from "./envelope.js";
+import { Journal, processHolder } from "./journal.js";
 import { type ChainDefinition, type Operation, type OperationSpec, validatorIssues } from "./operation.js";
 import { pointerOf, put } from "./pointer.js";
 import type { AttemptStep } from "./steps.js";
-import type { CallResult, HttpInput, Transport } from "./transport.js";
+import type { CallResult, HttpInput, SendWatch, Transport } from "./transport.js";
 
 /** A cross-field rule the spec names (`x-checks`) and a client brings: the problems it finds in the (encoded, valid) input. */
 export type Check = (input: Record<string, unknown>, ctx: CodecContext) => ValidationIssue[];
 
-/**
- * How to find out whether an operation whose answer was lost took effect: a key that names what was
- * sent (an order id), and a question to the service. The chain brings its own for chained operations.
- */
-export type Reconcile = (input: Record<string, unknown>) => { key: string; wasApplied: () => Promise<boolean>; how: string };
-
 /** Every per-call option a generated method may pass on. */
-export type InvokeOptions = OpenParamsOptions & Partial<RowsOption<StandardSchemaV1>>;
+export type InvokeOptions = OpenParamsOptions & IdempotencyOptions & Partial<RowsOption<StandardSchemaV1>>;
 
 /** Sends one operation: what a generated facade calls. */
 export type Invoke = (op: OperationSpec, params: unknown, options?: InvokeOptions) => Promise<unknown>;
@@ -51,10 +37,25 @@ export interface InvokerOptions {
   timeZone?: string;
   /** Check the input against the spec before sending. Default true. */
   validateRequests?: boolean;
-  /** The spec's chain, and where its links are kept. */
-  chain?: { definition: ChainDefinition; store?: ChainStore };
-  /** For operations that are not idempotent: how a client finds out whether a call whose answer was lost took effect. */
-  reconcile?: Readonly<Record<string, Reconcile>>;
+  /** The spec's chain (`x-chain`), if it has one. */
+  chain?: ChainDefinition;
+  /**
+   * Where the journal, the chain's links and its leases are kept, and who this client is in it.
+   * Needed when the spec journals an operation (`x-outcome`) or has a chain.
+   */
+  journal?: {
+    store: JournalStore & ChainStore & LeaseStore;
+    /** The client's journal keys among every client of the store (interface, address, login): never a secret. */
+    namespace: string;
+    /** The chain's keys (registers) among every client of the store (interface, address): never a secret. */
+    chainNamespace: string;
+    /** This program as a holder of leases and intents. Default: unique to this client. */
+    holder?: Holder;
+    lease?: LeaseOptions;
+    /** The client's per-attempt timeout in ms. */
+    timeoutMs: number;
+    sensitiveKeys: ReadonlySet<string>;
+  };
   /** Paths for operations whose path is the SDK's default rather than a documented one. */
   paths?: Readonly<Record<string, string>>;
   /** Runs before every call; throws when the client may not be used any more. */
@@ -65,6 +66,8 @@ export interface Invoker {
   invoke: Invoke;
   /** The chain, when the spec has one. */
   chain: HeaderChain | undefined;
+  /** The journal, when the spec journals an operation. */
+  journal: Journal | undefined;
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => {
@@ -82,6 +85,9 @@ export function createInvoker(options: InvokerOptions): Invoker {
     ...missingCodecs(Object.values(operations), codecs).map((c) => `no codec ${c}`),
     ...Object.values(operations).flatMap((op) => (op.checks ?? []).filter((c) => !checks[c]).map((c) => `no check ${c} (${op.id})`)),
     ...transport.missingSchemes(Object.values(operations)).map((s) => `no security scheme ${s}`),
+    ...Object.values(operations)
+      .filter((op) => op.chain && !op.outcome)
+      .map((op) => `${op.id} runs on the chain, so it must be journaled (x-outcome)`),
   ];
   if (problems.length) throw new ConfigurationError(`the client is incomplete: ${problems.join("; ")}`);
 
@@ -95,23 +101,48 @@ export function createInvoker(options: InvokerOptions): Invoker {
     effective.set(op, { ...op, path });
   }
 
+  const journaled = Object.values(operations).filter((op) => op.outcome || op.chain);
+  const j = options.journal;
+  if (journaled.length > 0 && !j) throw new ConfigurationError(`the client is incomplete: ${journaled[0]!.id} is journaled, and no store was given`);
+  const holder = j?.holder ?? processHolder();
   let chain: HeaderChain | undefined;
-  if (options.chain) {
-    const { definition } = options.chain;
+  if (options.chain && j) {
+    const definition = options.chain;
     const current = operations[definition.current.operation];
     if (!current) throw new ConfigurationError(`the chain reads its links with ${definition.current.operation}, which the spec does not have`);
     chain = new HeaderChain({
       header: definition.header,
-      store: options.chain.store,
+      store: j.store,
+      holder,
+      namespace: j.chainNamespace,
+      lease: j.lease,
+      timeoutMs: j.timeoutMs,
       current: async (key) => String(await invoke(current, { [definition.current.param]: key })),
     });
   }
+  const journal =
+    j &&
+    new Journal({
+      store: j.store,
+      namespace: j.namespace,
+      holder,
+      operations,
+      chain,
+      sensitiveKeys: j.sensitiveKeys,
+      timeoutMs: j.timeoutMs,
+      query: (op, params) => invoke(op, params),
+    });
 
   async function invoke(op: OperationSpec, params: unknown, callOptions: InvokeOptions = {}): Promise<unknown> {
     options.guard?.();
     const input = params === undefined ? {} : params;
     if (!isPlainObject(input)) throw new RequestValidationError(op.id, [{ path: "", message: "parameters must be a plain object" }]);
-    const { extraParams, rows } = callOptions;
+    const { extraParams, rows, idempotencyKey } = callOptions;
+    if (idempotencyKey !== undefined && !op.outcome) {
+      throw new RequestValidationError(op.id, [
+        { path: "(idempotencyKey)", message: "this operation is not journaled (it moves no money and changes no register): it takes no key" },
+      ]);
+    }
     checkExtraParams(op, extraParams);
     checkRowSchema(op, rows);
     const ctx = { operation: op.id, timeZone };
@@ -132,84 +163,34 @@ export function createInvoker(options: InvokerOptions): Invoker {
     // chain sends what was asked, whatever the caller does meanwhile with the objects it passed.
     // The transport reads only the CallOptions part of the options.
     const request = transport.prepare(effective.get(op) ?? op, http, callOptions);
-    // Sent, read, checked for the service's failure and unwrapped, all inside the chain's turn and
-    // the outcome check: an answer that arrived but cannot be used leaves the outcome unknown too.
-    const roundTrip = async (steps: AttemptStep[]): Promise<RoundTrip> => {
-      const result = await transport.send(request, callOptions, { steps, wantsFile });
+    // Sent, read, checked for the service's failure and unwrapped: an answer that arrived but
+    // cannot be used leaves a journaled call's outcome to be learnt too.
+    const roundTrip = async (steps: AttemptStep[], once?: SendWatch): Promise<RoundTrip> => {
+      const result = await transport.send(request, callOptions, { steps, wantsFile, once });
       if (result.kind === "file") return { result, value: result.file };
       checkFailure(op, result);
       return { result, value: unwrap(op, result) };
     };
-    const reconcile = options.reconcile?.[op.id];
-    const { result, value } =
-      op.chain && chain
-        ? await chained(op, chain, encoded[op.chain.key], roundTrip)
-        : reconcile && !op.idempotent
-          ? await checked(op, reconcile(encoded), () => roundTrip([]))
-          : await roundTrip([]);
+    if (op.outcome && journal) {
+      return journal.run({
+        op,
+        idempotencyKey,
+        encoded,
+        timeoutMs: callOptions.timeoutMs,
+        send: async (steps, watch) => (await roundTrip(steps, watch)).value,
+      });
+    }
+    const { result, value } = await roundTrip([]);
     return rows && result.kind === "json" ? checkedRows(op, rows, value as unknown[], result) : value;
   }
 
-  /** Runs a call on its key's chain; a lost answer is told by whether the chain moved past the link the call presented. */
-  async function chained(op: OperationSpec, chain: HeaderChain, key: unknown, send: (steps: AttemptStep[]) => Promise<RoundTrip>): Promise<RoundTrip> {
-    let run: ChainRun | undefined;
-    try {
-      return await chain.run(key, op.chain!.presents, (r) => {
-        run = r;
-        return send([r.step]);
-      });
-    } catch (e) {
-      const link = run?.presented;
-      if (link === undefined) throw e; // nothing was presented, so the chain cannot tell
-      throw unknownOutcome(op, e, {
-        key: String(key),
-        how: `the ${chain.header} chain of ${String(key)} tells whether it took effect`,
-        wasApplied: () => run!.wasApplied(),
-      });
-    }
-  }
-
-  return { invoke, chain };
+  return { invoke, chain, journal };
 }
 
 /** A call's answer, and the value it carries (a file, or the unwrapped payload). */
 interface RoundTrip {
   result: CallResult;
   value: unknown;
-}
-
-/**
- * A lost answer: the request may have reached the service, and it was not sent again. Lost too are
- * an answer with a success status that cannot be used (an HTML page from a proxy, cut-off JSON, a
- * body the spec does not allow), and a call the caller aborted once it was under way: the service
- * may well have done what was asked.
- */
-const lost = (e: unknown) =>
-  (e instanceof MaybeSentError && e.outcomeUnknown) ||
-  (e instanceof APIError && (e.status ?? 0) >= 500) ||
-  (e instanceof UnexpectedResponseError && (e.status ?? 0) >= 200 && (e.status ?? 0) < 300);
-
-/** Sends a call of an operation that is not idempotent; a lost answer becomes an OutcomeUnknownError that can ask the service. */
-async function checked(op: OperationSpec, check: ReturnType<Reconcile>, send: () => Promise<RoundTrip>): Promise<RoundTrip> {
-  try {
-    return await send();
-  } catch (e) {
-    throw unknownOutcome(op, e, check);
-  }
-}
-
-/** The error to throw for a failed call: an OutcomeUnknownError when its answer was lost, the error itself otherwise. */
-function unknownOutcome(op: OperationSpec, e: unknown, check: ReturnType<Reconcile>): unknown {
-  if (op.idempotent || !lost(e)) return e;
-  const error = e as APIError;
-  return new OutcomeUnknownError(`${error.message}. ${check.how}: \`await error.wasApplied()\``, {
-    operation: op.id,
-    status: error.status,
-    attempts: error.attempts,
-    key: check.key,
-    cause: e,
-    wasApplied: check.wasApplied,
-  });
 }
 
 /**

@@ -66,6 +66,28 @@ export interface ChainDefinition {
   current: { operation: string; param: string };
 }
 
+/**
+ * How the SDK learns whether a call whose answer was lost took effect (`x-outcome`), for the
+ * operations it journals (those that move money or change a register):
+ * - `chain`: the per-key chain moved past the link the call presented (under the key's lease);
+ * - `query`: a read-only operation, with parameters taken from the call's by JSON pointer, answers
+ *   it: an answer at all (`found`; not found means not applied), a value at a pointer (`equals`),
+ *   or a value that differs from what the same query answered before sending (`changed`);
+ * - `none`: nothing the interface offers can tell (the spec says why in an x-gap).
+ * `key`, if given, points at the parameter that names the request (an order id): the idempotency
+ * key when the caller gives none.
+ */
+export type OutcomeSpec = (
+  | { by: "chain" }
+  | {
+      by: "query";
+      operation: string;
+      params: Readonly<Record<string, string>>;
+      applied: { found: true } | { at: string; equals: unknown } | { changed: string };
+    }
+  | { by: "none" }
+) & { key?: string };
+
 export interface OperationSpec {
   /** `group.method`, the SDK method name. */
   id: string;
@@ -103,6 +125,8 @@ export interface OperationSpec {
    * link, and whether the spec says its answer returns the next one (the chain takes one wherever it comes).
    */
   chain?: { key: string; presents: boolean; returns?: boolean };
+  /** The operation is journaled (written before it is sent, settled after), and this is how a lost answer's outcome is learnt. */
+  outcome?: OutcomeSpec;
   /** Cross-field rules the client checks before sending (`x-checks`), by name; the client brings them. */
   checks?: readonly string[];
   /** The path is the SDK's default, not a documented one: clients let callers change it. */
@@ -143,8 +167,11 @@ export function validatorIssues(v: Validator): { path: string; message: string }
 
 /**
  * What an error adds when a request may have taken effect and was not sent again: an operation that
- * is not idempotent, whose answer was lost, cut off, or arrived and could not be read.
+ * is not idempotent, whose answer was lost, cut off, or arrived and could not be read. A journaled
+ * one's outcome is learnt next, and the error that reaches the caller says what it was.
  */
 export function outcomeNote(op: OperationSpec): string {
-  return op.idempotent ? "" : " (not retried: the operation is not idempotent, so its outcome is unknown; check its status before sending it again)";
+  if (op.idempotent) return "";
+  if (op.outcome) return " (not retried: sent once, and its outcome is learnt from the service)";
+  return " (not retried: the operation is not idempotent, so its outcome is unknown; check its status before sending it again)";
 }

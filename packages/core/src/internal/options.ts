@@ -1,8 +1,11 @@
 // Checking client options at construction. The plain-data part is checked by a validator the
 // code generator made from the package's settings interface (typescript-json-schema + Ajv), so
 // JavaScript callers get the same strictness as TypeScript ones; the rest are functions.
-import type { ClientFunctions, ClientSettings } from "../call.js";
+import type { ClientFunctions, ClientSettings, JournalFunctions, JournalSettings } from "../call.js";
 import { ConfigurationError } from "../errors.js";
+import { MemoryStore } from "../stores.js";
+import type { InvokerOptions } from "./invoker.js";
+import { processHolder } from "./journal.js";
 import { type Validator, validatorIssues } from "./operation.js";
 
 /** Throws a ConfigurationError naming every wrong option. Returns nothing when all is well. */
@@ -33,5 +36,34 @@ export function sharedTransportOptions(o: ClientSettings & ClientFunctions) {
     logger: o.logger,
     hooks: o.hooks,
     headers: o.headers,
+  };
+}
+
+/** The store of every client in this process that is given none: one journal, so no client of the process sends one key twice. */
+export const processStore = new MemoryStore();
+
+/** The kinds of the journal's object options (for `checkClientOptions`). */
+export const journalFunctionKeys = { store: "object" } as const;
+
+/**
+ * The invoker's journal options from a client's options. Its names in the store say whose keys
+ * and registers these are, never a secret: journal keys are the account's (interface, address,
+ * login), so two merchants' order ids never meet; registers the service's (interface, address),
+ * since a register is one whoever signs in to it.
+ */
+export function journalOptions(
+  o: JournalSettings & JournalFunctions & ClientSettings,
+  where: { interface: string; baseUrl: string; account: string },
+  sensitiveKeys: readonly string[],
+): NonNullable<InvokerOptions["journal"]> {
+  const service = `${where.interface} ${where.baseUrl.replace(/\/+$/, "")}`;
+  return {
+    store: o.store ?? processStore,
+    namespace: `${service} ${where.account}`,
+    chainNamespace: service,
+    holder: processHolder(o.holder),
+    lease: o.lease,
+    timeoutMs: o.timeoutMs ?? 30_000,
+    sensitiveKeys: new Set(sensitiveKeys),
   };
 }

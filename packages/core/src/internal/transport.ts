@@ -14,6 +14,7 @@ import {
   ConnectionError,
   type ErrorContext,
   PaysysError,
+  RedirectError,
   RequestAbortedError,
   RequestValidationError,
   ResponseTooLargeError,
@@ -107,6 +108,21 @@ export interface ReadyRequest {
 export interface SendExtras {
   steps?: AttemptStep[];
   wantsFile?: boolean;
+  /**
+   * A journaled call: one request at most. No retry, no redirect followed, and a re-send a step asks
+   * for (a renewed token) is left to the caller, who first learns whether the first one took effect.
+   */
+  once?: SendWatch;
+}
+
+/** What a journaled call learns from the transport about its one request. */
+export interface SendWatch {
+  /** Called right before the request is handed to the HTTP layer; throwing stops it unsent. */
+  beforeSend(): void;
+  /** Set when the request was handed to the HTTP layer (it may have reached the service). */
+  sent: boolean;
+  /** Set when a step repaired what the answer refused (a renewed token) and would send it again. */
+  repaired: boolean;
 }
 
 /** The state one call shares with its attempts. */
@@ -123,6 +139,8 @@ interface CallState {
   timeoutMs: number;
   /** Clears the timer of the last attempt once its body has been read. */
   endAttempt: () => void;
+  /** Set for a journaled call: at most one request. */
+  once: SendWatch | undefined;
 }
 
 class TimeoutMarker extends Error {}
@@ -188,7 +206,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
           put(headers, k, v);
         });
         const prepared = { url: request.url, method: request.method, headers, body };
-        const state = this.#state(rawOp, {}, prepared, undefined, []);
+        const state = this.#state(rawOp, {}, prepared, undefined, [], undefined);
         const response = await this.#attempts(prepared, state, request.signal);
         state.endAttempt();
         return response;
@@ -205,7 +223,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
     return [...missing];
   }
 
-  #state(op: OperationSpec, input: HttpInput, prepared: Prepared, timeoutMs: number | undefined, extra: AttemptStep[]): CallState {
+  #state(op: OperationSpec, input: HttpInput, prepared: Prepared, timeoutMs: number | undefined, extra: AttemptStep[], once: SendWatch | undefined): CallState {
     // The first of the operation's schemes the client has (a loop: this runs on every call).
     let scheme: SecurityScheme | undefined;
     for (const name of op.security) {
@@ -223,6 +241,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
       body: prepared.body,
       timeoutMs: timeoutMs ?? this.#options.timeoutMs ?? 30_000,
       endAttempt: noop,
+      once,
     };
   }
 
@@ -265,7 +284,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
   /** Sends a request `prepare` made; see `call`. */
   async send(ready: ReadyRequest, options: CallOptions = {}, extra: SendExtras = {}): Promise<CallResult> {
     const { op, input, prepared } = ready;
-    const state = this.#state(op, input, prepared, options.timeoutMs, extra.steps ?? []);
+    const state = this.#state(op, input, prepared, options.timeoutMs, extra.steps ?? [], extra.once);
     for (;;) {
       let response: Response;
       try {
@@ -467,6 +486,15 @@ export class Transport<Paths extends {} = Record<string, never>> {
         body: prepared.body && this.#redactBody(prepared.body),
       });
       const started = logger ? performance.now() : 0;
+      if (state.once) {
+        try {
+          state.once.beforeSend();
+        } catch (e) {
+          state.endAttempt();
+          throw e;
+        }
+        state.once.sent = true;
+      }
       let response: Response;
       try {
         response = await this.#fetch(url, init);
@@ -504,9 +532,13 @@ export class Transport<Paths extends {} = Record<string, never>> {
           state.endAttempt();
           discard(response);
           if (++redirects > MAX_REDIRECTS)
-            throw new UnexpectedResponseError(`${op.id}: more than ${MAX_REDIRECTS} redirects`, { operation: op.id, status: response.status, attempts: attempt, bodyExcerpt: "" });
+            throw new RedirectError(`${op.id}: more than ${MAX_REDIRECTS} redirects; the last to ${this.#scrubbed(redirect, state)}`, {
+              operation: op.id,
+              status: response.status,
+              attempts: attempt,
+              location: redirect,
+            });
           url = redirect;
-          state.attempts--; // a redirect on the same origin continues the attempt
           continue;
         }
         // Every step reads every answer (the chain takes its next link from it); a step may ask for
@@ -524,7 +556,10 @@ export class Transport<Paths extends {} = Record<string, never>> {
             again = true;
           }
         }
-        if (again) {
+        if (again && state.once) {
+          // A journaled call is sent once: whoever sent it decides, knowing whether the first took effect.
+          state.once.repaired = true;
+        } else if (again) {
           state.endAttempt();
           discard(response);
           continue;
@@ -555,22 +590,22 @@ export class Transport<Paths extends {} = Record<string, never>> {
     if (response.status >= 200 && response.status < 300) return undefined;
     const opaque = response.type === "opaqueredirect";
     if (!opaque && !REDIRECTS.includes(response.status)) return undefined;
-    const ctx = { operation: op.id, status: response.status, attempts: state.attempts, bodyExcerpt: "" };
-    if (opaque) throw new UnexpectedResponseError(`${op.id}: the service redirected the request (the browser hides where); not followed`, ctx);
+    const ctx = { operation: op.id, status: response.status, attempts: state.attempts };
+    if (opaque) throw new RedirectError(`${op.id}: the service redirected the request (the browser hides where); not followed`, ctx);
     const location = response.headers.get("location");
     if (!location) return undefined;
+    const shown = this.#scrubbed(location.slice(0, 200), state);
+    const refuse = (why: string) =>
+      new RedirectError(`${op.id}: the service answered ${response.status} with Location ${JSON.stringify(shown)}; ${why}`, { ...ctx, location: shown });
+    if (state.once || op.movesMoney) throw refuse("not followed: a request that moves money or changes a register is sent once, never again elsewhere");
     let target: URL;
     try {
       target = new URL(location, url);
     } catch {
-      throw new UnexpectedResponseError(`${op.id}: the service redirected to an unreadable address; not followed`, ctx);
+      throw refuse("an unreadable address; not followed");
     }
-    if (target.origin !== new URL(url).origin) {
-      throw new UnexpectedResponseError(`${op.id}: the service redirected to another origin (${target.origin}); not followed, so no credential leaves ${new URL(url).origin}`, ctx);
-    }
-    if (response.status !== 307 && response.status !== 308 && method !== "GET") {
-      throw new UnexpectedResponseError(`${op.id}: the service answered ${response.status} to a ${method}, which would turn it into a GET; not followed`, ctx);
-    }
+    if (target.origin !== new URL(url).origin) throw refuse(`another origin (${target.origin}); not followed, so no credential leaves ${new URL(url).origin}`);
+    if (response.status !== 307 && response.status !== 308 && method !== "GET") throw refuse(`it would turn the ${method} into a GET; not followed`);
     return target.href;
   }
 

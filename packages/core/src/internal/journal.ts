@@ -1,0 +1,525 @@
+// Exactly once. Every operation that moves money or changes a register (the spec gives it an
+// `x-outcome`) is journaled: its intent is written to the client's store before it is sent, and its
+// outcome after. The service has no idempotency key of its own, so the journal is what makes one:
+//
+// - A key already journaled is never sent again: its recorded answer is returned (an
+//   AnswerLostError where the call took effect and its answer was lost, the recorded refusal where
+//   it was refused), the same key with other parameters is refused, and a pending intent is first
+//   resolved.
+// - A failed call is never re-sent on its own. Its outcome is learnt the way the spec says (the
+//   chain under the register's lease, or a status query) and recorded: applied (AnswerLostError),
+//   not applied (the error itself; the key may be sent again), or unknown (OutcomeUnknownError; the
+//   intent stays pending). Only a refusal a step repaired (a renewed token) is re-sent, once, and
+//   only once the SDK knows the first request did not take effect.
+// - Before anything new is sent on a register, its pending intents are resolved; an intent that
+//   cannot be resolved blocks the register (UnresolvedOutcomeError) rather than risk a duplicate.
+import {
+  AnswerLostError,
+  APIError,
+  AuthenticationError,
+  apiErrorClass,
+  IdempotencyKeyInUseError,
+  IdempotencyKeyReusedError,
+  NotAppliedError,
+  NotFoundError,
+  OutcomeUnknownError,
+  PaysysError,
+  RedirectError,
+  RequestValidationError,
+  ServiceError,
+  UnresolvedOutcomeError,
+} from "../errors.js";
+import { randomUuid } from "../ids.js";
+import { type Holder, isUnresolved, type JournalEntry, type JournalStore, type Settlement } from "../stores.js";
+import { type ChainTurn, type HeaderChain, storeCall } from "./chain.js";
+import type { OperationSpec, OutcomeSpec } from "./operation.js";
+import { evaluatePointer, parsePointer } from "./pointer.js";
+import { redactValue } from "./redact.js";
+import type { AttemptStep } from "./steps.js";
+import type { SendWatch } from "./transport.js";
+
+/** How long after an intent is written its request may still start (beyond the attempt's timeout). */
+const SEND_SLACK_MS = 10_000;
+/** Idempotency keys are the caller's order or receipt ids: printable, and short enough for any store's key. */
+const KEY_PATTERN = /^[\x21-\x7e]{1,200}$/;
+
+export interface JournalOptions {
+  store: JournalStore;
+  /** Keys of this client, apart from every other client of the store (`fiscal https://… 77771112233`). */
+  namespace: string;
+  holder: Holder;
+  /** The interface's operations (the status queries are found here). */
+  operations: Readonly<Record<string, OperationSpec>>;
+  /** Runs a read-only operation, answering its unwrapped payload. */
+  query: (op: OperationSpec, params: Record<string, unknown>) => Promise<unknown>;
+  chain?: HeaderChain;
+  sensitiveKeys: ReadonlySet<string>;
+  /** The client's per-attempt timeout (an intent's request must start within its window). */
+  timeoutMs: number;
+}
+
+/** One journaled call, as the invoker hands it over. */
+export interface JournaledCall {
+  op: OperationSpec;
+  /** The caller's key, if any. */
+  idempotencyKey: string | undefined;
+  /**
+   * The parameters after codecs and checks: the chain key and the status query's parameters are
+   * read from them, and their hash (secrets replaced, so a fresh cryptogram of the same card hashes
+   * the same) recognises the same request.
+   */
+  encoded: Record<string, unknown>;
+  /** Sends the request once with these steps, and answers its unwrapped payload. */
+  send: (steps: AttemptStep[], watch: SendWatch) => Promise<unknown>;
+  timeoutMs: number | undefined;
+}
+
+/** What `recover` found for one pending intent. */
+export interface RecoveredIntent {
+  /** The idempotency key as the caller gave it. */
+  key: string;
+  operation: string;
+  /** `pending`: still unknown. */
+  state: JournalEntry["state"];
+}
+
+/** What a settled or pending entry says, as the caller sees it. */
+export type JournalRecord = Omit<JournalEntry, "key" | "hash" | "probe"> & { key: string };
+
+/** A client's view of its journal (`client.journal`). Keys are the idempotency keys as you gave them. */
+export interface ClientJournal {
+  /** The record of a key: its intent, and its outcome once known. */
+  get(key: string): Promise<JournalRecord | undefined>;
+  /** The intents whose outcome is not known yet. */
+  pending(): Promise<JournalRecord[]>;
+  /**
+   * Learns the outcome of every pending intent now (after a restart, say) and tells what each was:
+   * `applied`, `not-applied` (send it again with the same key), or still `pending`.
+   */
+  recover(): Promise<RecoveredIntent[]>;
+  /**
+   * Records what the service's people said of a pending intent the SDK cannot learn (`applied`: it
+   * took effect; otherwise it did not, and the key may be sent again).
+   */
+  settle(key: string, applied: boolean): Promise<void>;
+}
+
+export class Journal implements ClientJournal {
+  readonly #o: JournalOptions;
+  /** Keys with a call under way in this client. */
+  readonly #inflight = new Set<string>();
+
+  constructor(options: JournalOptions) {
+    this.#o = options;
+  }
+
+  /** Sends a journaled call exactly once (or answers what the journal recorded for its key). */
+  async run(call: JournaledCall): Promise<unknown> {
+    const { op } = call;
+    if (call.idempotencyKey !== undefined && (typeof call.idempotencyKey !== "string" || !KEY_PATTERN.test(call.idempotencyKey))) {
+      throw new RequestValidationError(op.id, [{ path: "(idempotencyKey)", message: "must be 1 to 200 printable ASCII characters, without spaces" }]);
+    }
+    const key = this.#full(call.idempotencyKey ?? defaultKey(op, call.encoded));
+    const hash = await hashOf(op.id, call.encoded, this.#o.sensitiveKeys);
+    // A register's id as JSON (`106`): a string key for the store that gives the value back as it was.
+    const scope = op.chain ? JSON.stringify(call.encoded[op.chain.key]) : undefined;
+    if (scope !== undefined && this.#o.chain) return this.#o.chain.run(scope, (turn) => this.#once(call, key, hash, turn));
+    return this.#once(call, key, hash, undefined);
+  }
+
+  /** Resolves every pending intent of this client now (after a restart, say) and tells what each was. */
+  async recover(): Promise<RecoveredIntent[]> {
+    const pending = await storeCall("list pending intents", () => this.#o.store.pendingIntents(this.#prefix()));
+    const out: RecoveredIntent[] = [];
+    for (const entry of pending) {
+      const settled = await this.#resolveAlone(entry).catch((e: unknown) => {
+        if (e instanceof PaysysError) return entry;
+        throw e;
+      });
+      out.push({ key: this.#short(entry.key), operation: entry.operation, state: settled.state });
+    }
+    return out;
+  }
+
+  /** The journal's record of a key. */
+  async get(key: string): Promise<JournalRecord | undefined> {
+    const entry = await storeCall("read the journal", () => this.#o.store.getIntent(this.#full(key)));
+    if (!entry) return undefined;
+    const { hash: _h, probe: _p, ...rest } = entry;
+    return { ...rest, key };
+  }
+
+  /** Intents of this client whose outcome is not known yet. */
+  async pending(): Promise<JournalRecord[]> {
+    const entries = await storeCall("list pending intents", () => this.#o.store.pendingIntents(this.#prefix()));
+    return entries.map(({ hash: _h, probe: _p, ...rest }) => ({ ...rest, key: this.#short(rest.key) }));
+  }
+
+  /**
+   * Records what a person learnt from the service about a pending intent whose outcome the SDK
+   * cannot learn (`applied`: it took effect; otherwise it did not, and the key may be sent again).
+   */
+  async settle(key: string, applied: boolean): Promise<void> {
+    const full = this.#full(key);
+    const entry = await storeCall("read the journal", () => this.#o.store.getIntent(full));
+    if (!entry || !isUnresolved(entry.state)) {
+      throw new RequestValidationError("journal.settle", [{ path: "(key)", message: `has no unresolved intent (${entry?.state ?? "no entry"})` }]);
+    }
+    const settlement: Settlement = applied ? { state: "applied", answerLost: true, settledAt: Date.now() } : { state: "not-applied", settledAt: Date.now() };
+    const write = (turn?: ChainTurn) => storeCall("settle the intent", () => this.#o.store.settleIntent(full, settlement, turn?.fence));
+    if (entry.scope !== undefined && this.#o.chain) await this.#o.chain.run(entry.scope, write);
+    else await write();
+  }
+
+  #prefix = () => `${this.#o.namespace}/`;
+  #full = (key: string) => this.#prefix() + key;
+  #short = (key: string) => key.slice(this.#prefix().length);
+
+  async #once(call: JournaledCall, key: string, hash: string, turn: ChainTurn | undefined): Promise<unknown> {
+    const { op } = call;
+    if (this.#inflight.has(key))
+      throw new IdempotencyKeyInUseError(`${op.id}: a call with the key ${this.#short(key)} is under way in this client: nothing was sent`, {
+        operation: op.id,
+        key: this.#short(key),
+      });
+    this.#inflight.add(key);
+    try {
+      const found = await storeCall("read the journal", () => this.#o.store.getIntent(key));
+      if (found) {
+        // Another request under the same key is refused before anything is asked about it.
+        this.#sameRequest(op, found, hash);
+        const entry = found.state === "pending" ? await this.#resolve(found, turn) : found;
+        const replayed = this.#replay(op, entry);
+        if (replayed !== undefined) return replayed.value;
+      }
+      if (turn) await this.#clearScope(op, turn);
+      return await this.#send(call, key, hash, turn);
+    } finally {
+      this.#inflight.delete(key);
+    }
+  }
+
+  /** A key names one request: the same operation with the same parameters. */
+  #sameRequest(op: OperationSpec, entry: JournalEntry, hash: string): void {
+    if (entry.hash === hash && entry.operation === op.id) return;
+    const key = this.#short(entry.key);
+    throw new IdempotencyKeyReusedError(`${op.id}: the key ${key} was used for ${entry.operation} with other parameters: a key names one request, so nothing was sent`, {
+      operation: op.id,
+      key,
+    });
+  }
+
+  /** What a journaled key answers without sending: its recorded outcome. Undefined when it may be sent (not applied). */
+  #replay(op: OperationSpec, entry: JournalEntry): { value: unknown } | undefined {
+    const key = this.#short(entry.key);
+    const s = entry.settlement;
+    if (entry.state === "applied" && s && !s.answerLost) return { value: s.answer };
+    if (entry.state === "applied") throw this.#answerLost(op, key, undefined, "it was done before under this key");
+    if (entry.state === "refused" && s?.refusal) {
+      const r = s.refusal;
+      const ErrorClass = r.name === "ServiceError" ? ServiceError : r.status === undefined || r.name === "RedirectError" ? APIError : apiErrorClass(r.status);
+      throw new ErrorClass(`${r.message} (answered before under the key ${key}: the key is spent, and nothing was sent)`, {
+        operation: op.id,
+        status: r.status,
+        serviceCode: r.serviceCode,
+        serviceMessage: r.serviceMessage,
+      });
+    }
+    if (isUnresolved(entry.state)) throw this.#unknown(op, entry, undefined, "it was sent before under this key");
+    return undefined;
+  }
+
+  /** Resolves the other pending intents of the register first: nothing new is sent on it while one is unknown. */
+  async #clearScope(op: OperationSpec, turn: ChainTurn): Promise<void> {
+    const pending = await storeCall("list pending intents", () => this.#o.store.pendingIntents(this.#prefix(), turn.key));
+    for (const entry of pending) {
+      const settled = await this.#resolve(entry, turn);
+      if (isUnresolved(settled.state)) {
+        const pendingKey = this.#short(entry.key);
+        throw new UnresolvedOutcomeError(
+          `${op.id}: nothing was sent: ${entry.operation} under the key ${pendingKey} on ${turn.key} has an outcome the SDK could not learn yet; nothing new is sent on ${turn.key} until it is known (try again, or settle it with journal.settle)`,
+          { operation: op.id, pendingKey },
+        );
+      }
+    }
+  }
+
+  async #send(call: JournaledCall, key: string, hash: string, turn: ChainTurn | undefined): Promise<unknown> {
+    const { op } = call;
+    const outcome = op.outcome!;
+    const timeoutMs = call.timeoutMs ?? this.#o.timeoutMs;
+    const presented = turn && op.chain?.presents ? await turn.link() : undefined;
+    const probe = outcome.by === "query" ? await this.#probeParams(op, outcome, call.encoded) : undefined;
+    const startedAt = Date.now();
+    const sendBy = startedAt + timeoutMs + SEND_SLACK_MS;
+    // The lease must outlast every attempt that may start under this intent.
+    if (turn) await turn.ensure(sendBy - Date.now() + SEND_SLACK_MS);
+    const intent: JournalEntry = {
+      key,
+      operation: op.id,
+      ...(turn ? { scope: turn.key } : {}),
+      hash,
+      holder: this.#o.holder,
+      startedAt,
+      sendBy,
+      ...(presented !== undefined ? { presented } : {}),
+      ...(probe ? { probe } : {}),
+      state: "pending",
+    };
+    const raced = await storeCall("write the intent", () => this.#o.store.beginIntent(intent, turn?.fence));
+    if (raced) {
+      // Another process began the same key between our read and our write.
+      this.#sameRequest(op, raced, hash);
+      const replayed = this.#replay(op, raced.state === "pending" ? await this.#resolve(raced, turn) : raced);
+      if (replayed !== undefined) return replayed.value;
+      return this.#send(call, key, hash, turn);
+    }
+    for (let resent = false; ; resent = true) {
+      const watch: SendWatch = {
+        sent: false,
+        repaired: false,
+        beforeSend() {
+          if (Date.now() + timeoutMs > sendBy)
+            throw new RequestValidationError(op.id, [{ path: "", message: "the request could not start within its journaled window; nothing was sent" }]);
+        },
+      };
+      const chained = turn?.step(presented);
+      try {
+        const value = await call.send(chained ? [chained.step] : [], watch);
+        await this.#applied(key, turn, chained?.next(), { state: "applied", answer: value, settledAt: Date.now() });
+        return value;
+      } catch (e) {
+        if (!watch.sent) {
+          await this.#settle(key, turn, { state: "not-applied", settledAt: Date.now() });
+          throw e;
+        }
+        const applied = await this.#learn(intent, turn);
+        if (applied === true && isRefusal(e)) {
+          // Refused, yet the chain moved: a proxy that lies, or another program on the register.
+          // Either reading could be wrong, so neither is taken: a person settles it.
+          const disputed: JournalEntry = { ...intent, state: "disputed" };
+          await this.#settle(key, turn, { state: "disputed", settledAt: Date.now() });
+          throw this.#unknown(op, disputed, e, "it was refused, yet the register's chain moved");
+        }
+        if (applied === true) {
+          await this.#applied(key, turn, undefined, { state: "applied", answerLost: true, settledAt: Date.now() });
+          throw this.#answerLost(op, this.#short(key), e, "its answer was lost");
+        }
+        if (applied === false) {
+          // A refusal a step repaired (a renewed token) is sent again, once, now that it is known the first did nothing.
+          if (watch.repaired && !resent && e instanceof AuthenticationError) continue;
+          await this.#settle(key, turn, { state: "not-applied", settledAt: Date.now() });
+          throw isRefusal(e) ? e : this.#notApplied(op, this.#short(key), e);
+        }
+        if (isRefusal(e)) {
+          // The service's refusal is passed on. Where nothing can check it, the key is spent; where
+          // the check failed for now (its query was refused too), the intent stays pending and is
+          // checked before anything is sent under its key (or on its register) again.
+          if (outcome.by === "none") await this.#settle(key, turn, { state: "refused", refusal: refusalOf(e), settledAt: Date.now() });
+          throw e;
+        }
+        throw this.#unknown(op, intent, e, "its answer was lost");
+      }
+    }
+  }
+
+  /** The status query's parameters, taken from the call, and (for `changed`) what it answers now, before sending. */
+  async #probeParams(op: OperationSpec, outcome: Extract<OutcomeSpec, { by: "query" }>, encoded: Record<string, unknown>): Promise<JournalEntry["probe"]> {
+    const params: Record<string, unknown> = {};
+    for (const [name, pointer] of Object.entries(outcome.params)) {
+      const { found, value } = evaluatePointer(encoded, parsePointer(pointer));
+      if (!found) throw new RequestValidationError(op.id, [{ path: pointer, message: `is needed to learn the outcome if the answer is lost (${outcome.operation})` }]);
+      params[name] = value;
+    }
+    if (!("changed" in outcome.applied)) return { params };
+    const answer = await this.#o.query(this.#queryOp(outcome), params);
+    return { params, before: evaluatePointer(answer, parsePointer(outcome.applied.changed)).value ?? null };
+  }
+
+  #queryOp(outcome: Extract<OutcomeSpec, { by: "query" }>): OperationSpec {
+    return this.#o.operations[outcome.operation]!;
+  }
+
+  /**
+   * Whether an intent took effect: true, false, or undefined when it cannot be learnt now. Under the
+   * register's lease the chain tells (it moved past the presented link exactly when the call took
+   * effect); otherwise the status query the spec names.
+   */
+  async #learn(entry: JournalEntry, turn: ChainTurn | undefined): Promise<boolean | undefined> {
+    const outcome = this.#o.operations[entry.operation]?.outcome;
+    try {
+      if (outcome?.by === "chain") {
+        if (!turn || turn.key !== entry.scope || entry.presented === undefined) return undefined;
+        return (await turn.current()) !== entry.presented;
+      }
+      if (outcome?.by === "query" && entry.probe) {
+        let answer: unknown;
+        try {
+          answer = await this.#o.query(this.#queryOp(outcome), entry.probe.params);
+        } catch (e) {
+          if (e instanceof NotFoundError) return false;
+          throw e;
+        }
+        const rule = outcome.applied;
+        if ("found" in rule) return true;
+        const { value } = evaluatePointer(answer, parsePointer("equals" in rule ? rule.at : rule.changed));
+        return "equals" in rule ? value === rule.equals : (value ?? null) !== entry.probe.before;
+      }
+      return undefined;
+    } catch {
+      return undefined; // the question failed too: the outcome stays unknown, and is asked again later
+    }
+  }
+
+  /**
+   * Resolves a pending intent, when no attempt of it can still be under way: its holder is this
+   * client (with no call running), its window has passed, its holder's process is gone, or (under
+   * the register's lease) nobody else may send on the register. Answers the entry as it now stands.
+   */
+  async #resolve(entry: JournalEntry, turn: ChainTurn | undefined): Promise<JournalEntry> {
+    if (entry.state === "disputed") return entry; // only a person settles a dispute
+    const underLease = turn !== undefined && entry.scope === turn.key;
+    const idle = underLease || entry.sendBy < Date.now() || entry.holder.id === this.#o.holder.id || holderIsGone(entry.holder);
+    if (!idle) {
+      const key = this.#short(entry.key);
+      throw new IdempotencyKeyInUseError(
+        `${entry.operation}: the key ${key} has a call under way in ${entry.holder.id} (until ${new Date(entry.sendBy).toISOString()} at the latest): nothing was sent`,
+        { operation: entry.operation, key },
+      );
+    }
+    const applied = await this.#learn(entry, turn);
+    if (applied === undefined) return entry;
+    const settlement: Settlement = applied ? { state: "applied", answerLost: true, settledAt: Date.now() } : { state: "not-applied", settledAt: Date.now() };
+    if (applied) await this.#applied(entry.key, turn, undefined, settlement);
+    else await this.#settle(entry.key, turn, settlement);
+    return { ...entry, state: settlement.state, settlement };
+  }
+
+  /** Resolves an intent outside any call (recover, wasApplied): in its register's turn when it has one. */
+  #resolveAlone(entry: JournalEntry): Promise<JournalEntry> {
+    if (entry.scope !== undefined && this.#o.chain) return this.#o.chain.run(entry.scope, (turn) => this.#resolve(entry, turn));
+    return this.#resolve(entry, undefined);
+  }
+
+  /** Records an applied call: its register's new link first (a crash between the two leaves the intent pending, resolved right later), then the outcome. */
+  async #applied(key: string, turn: ChainTurn | undefined, next: string | undefined, settlement: Settlement): Promise<void> {
+    if (turn && next !== undefined) {
+      // The call took effect: a store that cannot keep the link must not turn that into an error
+      // (it would invite sending it again). The next call reads the link from the service instead.
+      await turn.keep(next).catch(() => {});
+    }
+    await this.#settle(key, turn, settlement).catch(() => {
+      // Likewise: the intent stays pending, and is resolved (as applied) before the next send.
+    });
+  }
+
+  #settle(key: string, turn: ChainTurn | undefined, settlement: Settlement): Promise<void> {
+    return storeCall("settle the intent", () => this.#o.store.settleIntent(key, settlement, turn?.fence));
+  }
+
+  #answerLost(op: OperationSpec, key: string, cause: unknown, how: string): AnswerLostError {
+    const what = cause instanceof Error ? `${cause.message}; ` : "";
+    return new AnswerLostError(`${op.id}: ${what}it took effect (${how}), but there is no answer to return; it is never sent again under the key ${key}`, {
+      operation: op.id,
+      status: cause instanceof PaysysError ? cause.status : undefined,
+      attempts: cause instanceof PaysysError ? cause.attempts : 0,
+      key,
+      cause,
+    });
+  }
+
+  #notApplied(op: OperationSpec, key: string, cause: unknown): NotAppliedError {
+    return new NotAppliedError(`${cause instanceof Error ? `${cause.message}; ` : ""}${op.id} did not take effect (the SDK checked): send it again with the same key ${key}`, {
+      operation: op.id,
+      status: cause instanceof PaysysError ? cause.status : undefined,
+      attempts: cause instanceof PaysysError ? cause.attempts : 0,
+      key,
+      cause,
+    });
+  }
+
+  #unknown(op: OperationSpec, entry: JournalEntry, cause: unknown, how: string): OutcomeUnknownError {
+    const key = this.#short(entry.key);
+    const canAsk = op.outcome?.by !== "none" && entry.state !== "disputed";
+    const what = cause instanceof Error ? `${cause.message}. ` : "";
+    const ask = canAsk
+      ? "`await error.wasApplied()` asks again"
+      : entry.state === "disputed"
+        ? "the service's people can tell; record what they say with journal.settle (until then nothing new is sent on the register)"
+        : "the interface offers no way to ask (see the spec's x-outcome); once the service's people tell, record it with journal.settle";
+    return new OutcomeUnknownError(`${what}${op.id} (${how}) may have taken effect, and the SDK could not learn whether; it is never sent again under the key ${key}: ${ask}`, {
+      operation: op.id,
+      status: cause instanceof PaysysError ? cause.status : undefined,
+      attempts: cause instanceof PaysysError ? cause.attempts : 0,
+      key,
+      cause,
+      wasApplied: canAsk
+        ? async () => {
+            const now = await storeCall("read the journal", () => this.#o.store.getIntent(entry.key));
+            const settled = now?.state === "pending" ? await this.#resolveAlone(now) : now;
+            if (!settled || isUnresolved(settled.state)) throw this.#unknown(op, settled ?? entry, undefined, "asked again");
+            return settled.state === "applied";
+          }
+        : undefined,
+    });
+  }
+}
+
+/** The key of a call the caller gave none: the parameter that names the request (`x-outcome` key), or a random one. */
+function defaultKey(op: OperationSpec, encoded: Record<string, unknown>): string {
+  const pointer = op.outcome?.key;
+  const { found, value } = pointer ? evaluatePointer(encoded, parsePointer(pointer)) : { found: false, value: undefined };
+  return found && (typeof value === "string" || typeof value === "number") ? `${op.id}:${value}` : randomUuid();
+}
+
+/**
+ * An answered refusal: an HTTP 4xx (a timeout's 408 aside), an envelope that says the service failed
+ * it, or a redirect (the request is wanted elsewhere, where it is not sent).
+ */
+function isRefusal(e: unknown): e is APIError | ServiceError | RedirectError {
+  return (e instanceof APIError && e.status !== undefined && e.status >= 400 && e.status < 500 && e.status !== 408) || e instanceof ServiceError || e instanceof RedirectError;
+}
+
+function refusalOf(e: APIError | ServiceError | RedirectError): Settlement["refusal"] {
+  return { name: e.name, message: e.message, status: e.status, serviceCode: e.serviceCode, serviceMessage: e.serviceMessage };
+}
+
+/** SHA-256 (hex) of the operation and its parameters, with every secret replaced and keys in order. */
+export async function hashOf(operation: string, params: Record<string, unknown>, sensitive: ReadonlySet<string>): Promise<string> {
+  const text = JSON.stringify([operation, sorted(redactValue(JSON.parse(JSON.stringify(params)), sensitive))]);
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function sorted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sorted);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
+  );
+}
+
+/** This program as a holder: unique among live ones, with what lets a store on this machine tell that it died. */
+export function processHolder(id?: string): Holder {
+  const proc = (globalThis as { process?: { pid?: number; getBuiltinModule?: (name: string) => unknown } }).process;
+  const os = proc?.getBuiltinModule?.("node:os") as { hostname(): string } | undefined;
+  const host = os?.hostname();
+  const pid = proc?.pid;
+  return { id: id ?? `${host ?? "browser"}/${pid ?? 0}/${randomUuid().slice(0, 8)}`, ...(host ? { host } : {}), ...(pid ? { pid } : {}) };
+}
+
+/** True only when the holder ran on this machine in a process that no longer exists. */
+export function holderIsGone(holder: Holder): boolean {
+  const proc = (globalThis as { process?: { pid?: number; kill?: (pid: number, signal: number) => void; getBuiltinModule?: (name: string) => unknown } }).process;
+  if (!holder.pid || !holder.host || !proc?.kill || holder.pid === proc.pid) return false;
+  const os = proc.getBuiltinModule?.("node:os") as { hostname(): string } | undefined;
+  if (os?.hostname() !== holder.host) return false;
+  try {
+    proc.kill(holder.pid, 0);
+    return false;
+  } catch (e) {
+    return (e as { code?: string }).code === "ESRCH";
+  }
+}
