@@ -2,7 +2,7 @@
 /* eslint-disable */
 "use strict";
 export const settings = validate0;
-const schema0 = {"type":"object","properties":{"baseUrl":{"type":"string"},"credentials":{"anyOf":[{"type":"object","properties":{"authType":{"type":"number"},"login":{"type":"string"},"password":{"type":"string"}},"additionalProperties":false,"required":["authType","login","password"]},{"type":"object","properties":{"authType":{"type":"number"},"id":{"type":"string"},"fields":{"type":"object","additionalProperties":{}}},"additionalProperties":false,"required":["authType","fields","id"]}]},"retry":{"type":"object","properties":{"maxRetries":{"type":"number"},"baseDelayMs":{"type":"number"},"maxDelayMs":{"type":"number"},"retryAfterCapMs":{"type":"number"}},"additionalProperties":false},"maxAmount":{"type":"object","properties":{"value":{"type":"number"},"at":{"type":"string"}},"additionalProperties":false,"required":["at","value"]},"timeoutMs":{"minimum":1,"type":"number"},"validateRequests":{"type":"boolean"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"headers":{"type":"object","additionalProperties":{"type":"string"}}},"additionalProperties":false,"required":["baseUrl","credentials"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
+const schema0 = {"type":"object","properties":{"baseUrl":{"type":"string"},"credentials":{"anyOf":[{"type":"object","properties":{"authType":{"type":"number"},"login":{"type":"string"},"password":{"type":"string"}},"additionalProperties":false,"required":["authType","login","password"]},{"type":"object","properties":{"authType":{"type":"number"},"id":{"type":"string"},"fields":{"type":"object","additionalProperties":{}}},"additionalProperties":false,"required":["authType","fields","id"]}]},"retry":{"type":"object","properties":{"maxRetries":{"type":"number"},"baseDelayMs":{"type":"number"},"maxDelayMs":{"type":"number"},"retryAfterCapMs":{"type":"number"}},"additionalProperties":false},"maxAmount":{"type":"object","properties":{"value":{"type":"number"},"at":{"type":"string"}},"additionalProperties":false,"required":["at","value"]},"timeoutMs":{"minimum":1,"type":"number"},"validateRequests":{"type":"boolean"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"holder":{"type":"string"}},"additionalProperties":false,"required":["baseUrl","credentials"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
 const func0 = Object.prototype.hasOwnProperty;
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -518,14 +518,26 @@ vErrors.push(err40);
 errors++;
 }
 }
-}
-else {
-const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.holder !== undefined){
+if(typeof data.holder !== "string"){
+const err41 = {instancePath:instancePath+"/holder",schemaPath:"#/properties/holder/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err41];
 }
 else {
 vErrors.push(err41);
+}
+errors++;
+}
+}
+}
+else {
+const err42 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
 }
 errors++;
 }

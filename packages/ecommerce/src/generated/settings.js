@@ -2,7 +2,7 @@
 /* eslint-disable */
 "use strict";
 export const settings = validate0;
-const schema0 = {"type":"object","properties":{"merchantId":{"type":"string"},"password":{"type":"string"},"baseUrl":{"type":"string"},"demo":{"type":"boolean"},"retry":{"type":"object","properties":{"maxRetries":{"type":"number"},"baseDelayMs":{"type":"number"},"maxDelayMs":{"type":"number"},"retryAfterCapMs":{"type":"number"}},"additionalProperties":false},"callbacks":{"type":"object","properties":{"allowedAddresses":{"anyOf":[{"type":"array","items":{"type":"string"}},{"const":"any","type":"string"}]},"confirm":{"type":"boolean"},"maxBodyBytes":{"minimum":1,"type":"number"},"leaseMs":{"minimum":1,"type":"number"}},"additionalProperties":false},"timeoutMs":{"minimum":1,"type":"number"},"validateRequests":{"type":"boolean"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"headers":{"type":"object","additionalProperties":{"type":"string"}}},"additionalProperties":false,"required":["merchantId","password"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
+const schema0 = {"type":"object","properties":{"merchantId":{"type":"string"},"password":{"type":"string"},"baseUrl":{"type":"string"},"demo":{"type":"boolean"},"retry":{"type":"object","properties":{"maxRetries":{"type":"number"},"baseDelayMs":{"type":"number"},"maxDelayMs":{"type":"number"},"retryAfterCapMs":{"type":"number"}},"additionalProperties":false},"callbacks":{"type":"object","properties":{"allowedAddresses":{"anyOf":[{"type":"array","items":{"type":"string"}},{"const":"any","type":"string"}]},"confirm":{"type":"boolean"},"maxBodyBytes":{"minimum":1,"type":"number"},"leaseMs":{"minimum":1,"type":"number"}},"additionalProperties":false},"timeoutMs":{"minimum":1,"type":"number"},"validateRequests":{"type":"boolean"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"holder":{"type":"string"}},"additionalProperties":false,"required":["merchantId","password"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
 const func0 = Object.prototype.hasOwnProperty;
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -434,14 +434,26 @@ vErrors.push(err32);
 errors++;
 }
 }
-}
-else {
-const err33 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.holder !== undefined){
+if(typeof data.holder !== "string"){
+const err33 = {instancePath:instancePath+"/holder",schemaPath:"#/properties/holder/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err33];
 }
 else {
 vErrors.push(err33);
+}
+errors++;
+}
+}
+}
+else {
+const err34 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
 }
 errors++;
 }

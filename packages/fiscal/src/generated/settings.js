@@ -2,7 +2,7 @@
 /* eslint-disable */
 "use strict";
 export const settings = validate0;
-const schema0 = {"type":"object","properties":{"baseUrl":{"type":"string"},"credentials":{"type":"object","properties":{"login":{"type":"string"},"password":{"type":"string"}},"additionalProperties":false,"required":["login","password"]},"retry":{"type":"object","properties":{"maxRetries":{"type":"number"},"baseDelayMs":{"type":"number"},"maxDelayMs":{"type":"number"},"retryAfterCapMs":{"type":"number"}},"additionalProperties":false},"validateRequests":{"type":"boolean"},"timeZone":{"type":"string"},"paths":{"type":"object","additionalProperties":{"type":"string"}},"autonomousRules":{"enum":["newer","older"],"type":"string"},"timeoutMs":{"minimum":1,"type":"number"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"headers":{"type":"object","additionalProperties":{"type":"string"}}},"additionalProperties":false,"required":["baseUrl","credentials"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
+const schema0 = {"type":"object","properties":{"baseUrl":{"type":"string"},"credentials":{"type":"object","properties":{"login":{"type":"string"},"password":{"type":"string"}},"additionalProperties":false,"required":["login","password"]},"retry":{"type":"object","properties":{"maxRetries":{"type":"number"},"baseDelayMs":{"type":"number"},"maxDelayMs":{"type":"number"},"retryAfterCapMs":{"type":"number"}},"additionalProperties":false},"validateRequests":{"type":"boolean"},"timeZone":{"type":"string"},"paths":{"type":"object","additionalProperties":{"type":"string"}},"autonomousRules":{"enum":["newer","older"],"type":"string"},"timeoutMs":{"minimum":1,"type":"number"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"holder":{"type":"string"},"lease":{"type":"object","properties":{"ttlMs":{"minimum":1000,"type":"number"},"waitMs":{"minimum":0,"type":"number"},"lingerMs":{"minimum":0,"type":"number"}},"additionalProperties":false}},"additionalProperties":false,"required":["baseUrl","credentials"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
 const func0 = Object.prototype.hasOwnProperty;
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -363,14 +363,128 @@ vErrors.push(err28);
 errors++;
 }
 }
-}
-else {
-const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.holder !== undefined){
+if(typeof data.holder !== "string"){
+const err29 = {instancePath:instancePath+"/holder",schemaPath:"#/properties/holder/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
 else {
 vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data.lease !== undefined){
+let data20 = data.lease;
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+for(const key5 in data20){
+if(!(((key5 === "ttlMs") || (key5 === "waitMs")) || (key5 === "lingerMs"))){
+const err30 = {instancePath:instancePath+"/lease",schemaPath:"#/properties/lease/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data20.ttlMs !== undefined){
+let data21 = data20.ttlMs;
+if(typeof data21 == "number"){
+if(data21 < 1000 || isNaN(data21)){
+const err31 = {instancePath:instancePath+"/lease/ttlMs",schemaPath:"#/properties/lease/properties/ttlMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/lease/ttlMs",schemaPath:"#/properties/lease/properties/ttlMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data20.waitMs !== undefined){
+let data22 = data20.waitMs;
+if(typeof data22 == "number"){
+if(data22 < 0 || isNaN(data22)){
+const err33 = {instancePath:instancePath+"/lease/waitMs",schemaPath:"#/properties/lease/properties/waitMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/lease/waitMs",schemaPath:"#/properties/lease/properties/waitMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data20.lingerMs !== undefined){
+let data23 = data20.lingerMs;
+if(typeof data23 == "number"){
+if(data23 < 0 || isNaN(data23)){
+const err35 = {instancePath:instancePath+"/lease/lingerMs",schemaPath:"#/properties/lease/properties/lingerMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/lease/lingerMs",schemaPath:"#/properties/lease/properties/lingerMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/lease",schemaPath:"#/properties/lease/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+}
+else {
+const err38 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
 }
 errors++;
 }
