@@ -1,0 +1,165 @@
+// The store contracts, checked by the conformance kit every store runs (@paysys/core/testing): the
+// memory store, and the file store with a second handle on the same files, as another process
+// would open them. What only a file store can get wrong (a killed process, a torn or missing file)
+// is checked further below.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { type Holder, MemoryStore, PaysysError, StoreCorruptError, StoreUnavailableError } from "../src/index.js";
+import { FileStore } from "../src/node.js";
+import { storeConformance } from "../src/testing.js";
+
+const folders: string[] = [];
+afterAll(() => {
+  for (const f of folders) rmSync(f, { recursive: true, force: true });
+});
+const folder = () => {
+  const f = mkdtempSync(join(tmpdir(), "paysys-store-"));
+  folders.push(f);
+  return f;
+};
+
+describe("MemoryStore passes the conformance kit", () => {
+  for (const c of storeConformance({ fresh: () => new MemoryStore() })) it(c.name, c.run);
+});
+
+describe("FileStore passes the conformance kit, with a second handle on the same files", () => {
+  for (const c of storeConformance({ fresh: () => new FileStore(join(folder(), "store.json")), again: (s) => new FileStore((s as FileStore).path) })) it(c.name, c.run);
+});
+
+describe("the kit fails stores that break the contracts", () => {
+  const byName = (name: string, store: () => MemoryStore) => storeConformance({ fresh: store }).find((c) => c.name.startsWith(name))!;
+  it("a store that hands a held lease to anyone", async () => {
+    class Careless extends MemoryStore {
+      override async acquireLease(name: string, holder: Holder, ttlMs: number) {
+        await this.releaseLease({ name, holder: "anyone", value: 0 });
+        return { name, holder: holder.id, value: 1, expiresAt: Date.now() + ttlMs };
+      }
+    }
+    await expect(byName("lease: one live holder", () => new Careless()).run()).rejects.toThrow(/must not be taken by another/);
+  });
+  it("a store that ignores fences", async () => {
+    class Unfenced extends MemoryStore {
+      override set(key: string, value: string) {
+        super.set(key, value);
+      }
+    }
+    await expect(byName("lease: an expired lease", () => new Unfenced()).run()).rejects.toThrow(/stale fence was accepted/);
+  });
+  it("a store whose update is not atomic", async () => {
+    class Racy extends MemoryStore {
+      override async update(key: string, decide: (current: string | undefined) => string | undefined | Promise<string | undefined>) {
+        const next = await decide(this.get(key));
+        if (next !== undefined) this.set(key, next);
+        return this.get(key);
+      }
+    }
+    await expect(byName("tokens: update is atomic", () => new Racy()).run()).rejects.toThrow(/40 atomic updates must make 40/);
+  });
+  it("a journal that writes a key twice", async () => {
+    class Forgetful extends MemoryStore {
+      override async beginIntent() {
+        return undefined;
+      }
+    }
+    await expect(byName("journal: of ten begins", () => new Forgetful()).run()).rejects.toThrow(/exactly one begin must write/);
+  });
+});
+
+describe("FileStore and a process killed with -9", () => {
+  const holding = async (mode: string, path: string, arg = "") => {
+    const child = spawn(process.execPath, [new URL("./fixtures/store-holder.mjs", import.meta.url).pathname, mode, path, arg], { stdio: ["ignore", "pipe", "inherit"] });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.once("data", () => resolve());
+      child.once("exit", (code) => reject(new Error(`the holder exited (${code}) before it held anything`)));
+    });
+    return child;
+  };
+  const killed = (child: ChildProcess) =>
+    new Promise<void>((resolve) => {
+      child.once("exit", () => resolve());
+      child.kill("SIGKILL");
+    });
+
+  it("a killed process's lock is taken over within a second", async () => {
+    const path = join(folder(), "store.json");
+    const child = await holding("lock", path);
+    await killed(child);
+    const started = performance.now();
+    await new FileStore(path).update("after", () => "ok");
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it("a live process's lock is waited for, then a StoreUnavailableError naming the store, never a plain Error", async () => {
+    const path = join(folder(), "store.json");
+    const child = await holding("lock", path);
+    try {
+      const err = await new FileStore(path, { lockTimeoutMs: 300 }).update("after", () => "ok").catch((e) => e);
+      expect(err).toBeInstanceOf(StoreUnavailableError);
+      expect(err).toBeInstanceOf(PaysysError);
+      expect(err).toMatchObject({ store: path });
+      expect(err.message).toMatch(/locked by another live process/);
+    } finally {
+      await killed(child);
+    }
+  });
+
+  it("a killed process's lease is taken at once by another holder on this machine, with a higher fence", async () => {
+    const path = join(folder(), "store.json");
+    const child = await holding("lease", path, "fiscal/42");
+    const store = new FileStore(path);
+    expect(await store.acquireLease("fiscal/42", { id: "till-2", host: hostname(), pid: process.pid }, 60_000)).toBeUndefined();
+    await killed(child);
+    const lease = await store.acquireLease("fiscal/42", { id: "till-2", host: hostname(), pid: process.pid }, 60_000);
+    expect(lease).toMatchObject({ holder: "till-2", value: 2 });
+  });
+
+  it("killed at 20 random moments while writing, the store always holds one whole value: the old or the new", async () => {
+    const path = join(folder(), "store.json");
+    for (let kill = 0; kill < 20; kill++) {
+      const child = await holding("write", path, "big");
+      await new Promise((r) => setTimeout(r, 5 + Math.random() * 40));
+      await killed(child);
+      const value = new FileStore(path).get("big");
+      if (value !== undefined) expect(value).toMatch(/^\d+:x{200000}$/);
+    }
+    expect(readdirSync(dirname(path)).filter((f) => f.endsWith(".tmp")).length).toBeLessThanOrEqual(20);
+  });
+});
+
+describe("FileStore never starts afresh silently", () => {
+  it("a corrupt store file is a StoreCorruptError naming it", async () => {
+    const path = join(folder(), "store.json");
+    new FileStore(path);
+    writeFileSync(path, '{"paysys-store":1,"values":{"4');
+    const err = (() => {
+      try {
+        new FileStore(path).get("42");
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(StoreCorruptError);
+    expect(err).toMatchObject({ store: path });
+    expect((err as Error).message).toContain(path);
+  });
+
+  it("a store file gone while its journal stayed is a StoreCorruptError, not an empty store", async () => {
+    const path = join(folder(), "store.json");
+    const store = new FileStore(path);
+    const now = Date.now();
+    await store.beginIntent({ key: "k/1", operation: "t.op", hash: "h", holder: { id: "x" }, startedAt: now, sendBy: now, state: "pending" });
+    rmSync(path);
+    expect(() => new FileStore(path)).toThrow(StoreCorruptError);
+  });
+
+  it("an unreadable store file (a folder in its place) is a StoreCorruptError naming it", async () => {
+    const path = join(folder(), "store.json");
+    new FileStore(path);
+    rmSync(path);
+    mkdirSync(path);
+    await expect(new FileStore(`${path}`).set("a", "b")).rejects.toThrow(StoreCorruptError);
+  });
+});
