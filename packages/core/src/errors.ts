@@ -168,16 +168,17 @@ export class NotAppliedError extends MaybeSentError {
 }
 
 /**
- * Nothing was sent: an earlier operation on the same register (its `pendingKey`) has an outcome the
+ * Nothing was sent: an earlier operation on the same register (`pending`) has an outcome the
  * SDK could not learn, and nothing new is sent on the register before it is known. Ask again with
  * `wasApplied()`, or record what the service's people say with `journal.settle`.
  */
 export class UnresolvedOutcomeError extends PaysysError {
   override name = "UnresolvedOutcomeError";
-  readonly pendingKey: string;
-  constructor(message: string, ctx: ErrorContext & { pendingKey: string }) {
+  /** The earlier operation and its key: pass it to `journal.settle` once its outcome is known. */
+  readonly pending: { operation: string; key: string };
+  constructor(message: string, ctx: ErrorContext & { pending: { operation: string; key: string } }) {
     super(message, { ...ctx, attempts: 0 });
-    this.pendingKey = ctx.pendingKey;
+    this.pending = ctx.pending;
   }
 }
 

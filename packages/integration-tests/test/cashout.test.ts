@@ -230,7 +230,7 @@ describe("cash-out: money", () => {
     expect(await cashout.requests.create({ amount: 7 }, { idempotencyKey: "withdrawal-7" }).catch((e) => e)).toBeInstanceOf(OutcomeUnknownError);
     expect(d().stored).toBe(1);
     // The provider's people say it was stored: the key then answers so, and is never sent.
-    await cashout.journal.settle("withdrawal-7", true);
+    await cashout.journal.settle({ operation: "requests.create", key: "withdrawal-7" }, true);
     expect(await cashout.requests.create({ amount: 7 }, { idempotencyKey: "withdrawal-7" }).catch((e) => e)).toBeInstanceOf(AnswerLostError);
     expect(d().stored).toBe(1);
   });

@@ -284,7 +284,7 @@ describe("e-commerce: nothing is sent twice", () => {
     const created = sb.ecommerce.stats.created;
     const error = await shop.payments.create({ amount: 3_000, orderId: "lost-answer-1", customerData: { cardData: card() } }).catch((e) => e);
     expect(error).toBeInstanceOf(AnswerLostError);
-    expect(error).toMatchObject({ applied: true, key: "payments.create:lost-answer-1", attempts: 1 });
+    expect(error).toMatchObject({ applied: true, key: "lost-answer-1", operation: "payments.create", attempts: 1 });
     expect(sb.ecommerce.stats.created - created).toBe(1);
     expect(await shop.payments.reconcile("lost-answer-1")).toMatchObject({ status: 1, amount: 3_000 });
     // The orderId is the key: the same payment again answers the same, and sends nothing.
@@ -321,7 +321,7 @@ describe("e-commerce: nothing is sent twice", () => {
     const { orderId } = await shop.payments.create({ amount: 1_000, customerData: { cardData: card() } });
     const error = await shop.payments.cancel({ order_id: orderId }).catch((e) => e);
     expect(error).toBeInstanceOf(AnswerLostError);
-    expect((await shop.journal.get(`payments.cancel:${orderId}`))?.state).toBe("applied");
+    expect((await shop.journal.get({ operation: "payments.cancel", key: orderId }))?.state).toBe("applied");
   });
 
   it("an orderId already used under another key is refused by the sandbox, and the journal does not take that for a payment", async () => {
@@ -331,7 +331,7 @@ describe("e-commerce: nothing is sent twice", () => {
     // Refused, while the status query finds a transaction of that orderId (the first one): disputed, never re-sent.
     expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect(error.cause.message).toContain("already used");
-    expect((await shop.journal.get("another-key"))?.state).toBe("disputed");
+    expect((await shop.journal.get({ operation: "payments.create", key: "another-key" }))?.state).toBe("disputed");
   });
 });
 

@@ -227,12 +227,12 @@ describe("fiscal: the Uid chain", () => {
     expect(err.wasApplied).toBeUndefined();
     expect(err.message).toMatch(/refused, yet the register's chain moved.*journal\.settle/);
     expect(sb.fiscal.stats.documents - documents).toBe(0);
-    expect((await fiscal.journal.get("disputed-1"))?.state).toBe("disputed");
+    expect((await fiscal.journal.get({ operation: "operations.sale", key: "disputed-1" }))?.state).toBe("disputed");
     const blocked = await fiscal.operations.sale(sale(205)).catch((e) => e);
     expect(blocked).toBeInstanceOf(UnresolvedOutcomeError);
-    expect(blocked).toMatchObject({ pendingKey: "disputed-1", attempts: 0 });
+    expect(blocked).toMatchObject({ pending: { operation: "operations.sale", key: "disputed-1" }, attempts: 0 });
     // The service's people say it was not registered: the register works again, and the key may be sent.
-    await fiscal.journal.settle("disputed-1", false);
+    await fiscal.journal.settle({ operation: "operations.sale", key: "disputed-1" }, false);
     expect(await fiscal.operations.sale(sale(205), { idempotencyKey: "disputed-1" })).toHaveProperty("IdDocument");
     expect(sb.fiscal.stats.documents - documents).toBe(1);
     expect(await fiscal.knownUid(205)).not.toBe(moved);
@@ -301,7 +301,7 @@ describe("fiscal: the Uid chain", () => {
       expect(err).toMatchObject({ attempts: 1, applied: reached, key: `lost-${reached}` });
       expect(err.cause).toBeInstanceOf(ConnectionError);
       expect(sb.fiscal.stats.documents - documents).toBe(reached ? 1 : 0);
-      expect((await fiscal.journal.get(`lost-${reached}`))?.state).toBe(reached ? "applied" : "not-applied");
+      expect((await fiscal.journal.get({ operation: "operations.sale", key: `lost-${reached}` }))?.state).toBe(reached ? "applied" : "not-applied");
       // The same key again: a registered receipt is never sent twice; one not registered is sent now.
       const again = await fiscal.operations.sale(sale(id), { idempotencyKey: `lost-${reached}` }).catch((e) => e);
       if (reached) expect(again).toBeInstanceOf(AnswerLostError);

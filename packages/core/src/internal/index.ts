@@ -26,7 +26,7 @@ export {
   listMethod,
   method,
 } from "./invoker.js";
-export { type ClientJournal, hashOf, holderIsGone, Journal, type JournalRecord, processHolder, type RecoveredIntent } from "./journal.js";
+export { type ClientJournal, hashOf, holderIsGone, Journal, type JournalRecord, type JournalRef, processHolder, type RecoveredIntent } from "./journal.js";
 export {
   type ChainDefinition,
   durationMs,

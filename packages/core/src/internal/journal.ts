@@ -74,11 +74,15 @@ export interface JournaledCall {
   timeoutMs: number | undefined;
 }
 
-/** What `recover` found for one pending intent. */
-export interface RecoveredIntent {
-  /** The idempotency key as the caller gave it. */
-  key: string;
+/** An operation and one of its idempotency keys: what names a journal entry. */
+export interface JournalRef {
   operation: string;
+  /** The key as the caller gave it (or, without one, the parameter that names the request, such as an order id). */
+  key: string;
+}
+
+/** What `recover` found for one pending intent. */
+export interface RecoveredIntent extends JournalRef {
   /** `pending`: still unknown. */
   state: JournalEntry["state"];
 }
@@ -86,10 +90,13 @@ export interface RecoveredIntent {
 /** What a settled or pending entry says, as the caller sees it. */
 export type JournalRecord = Omit<JournalEntry, "key" | "hash" | "probe"> & { key: string };
 
-/** A client's view of its journal (`client.journal`). Keys are the idempotency keys as you gave them. */
+/**
+ * A client's view of its journal (`client.journal`). An entry is named by its operation and key
+ * (`{ operation: "operations.sale", key: "receipt-17" }`); records from `pending()` name themselves.
+ */
 export interface ClientJournal {
-  /** The record of a key: its intent, and its outcome once known. */
-  get(key: string): Promise<JournalRecord | undefined>;
+  /** The record of an operation's key: its intent, and its outcome once known. */
+  get(ref: JournalRef): Promise<JournalRecord | undefined>;
   /** The intents whose outcome is not known yet. */
   pending(): Promise<JournalRecord[]>;
   /**
@@ -101,7 +108,7 @@ export interface ClientJournal {
    * Records what the service's people said of a pending intent the SDK cannot learn (`applied`: it
    * took effect; otherwise it did not, and the key may be sent again).
    */
-  settle(key: string, applied: boolean): Promise<void>;
+  settle(ref: JournalRef, applied: boolean): Promise<void>;
 }
 
 export class Journal implements ClientJournal {
@@ -119,7 +126,7 @@ export class Journal implements ClientJournal {
     if (call.idempotencyKey !== undefined && (typeof call.idempotencyKey !== "string" || !KEY_PATTERN.test(call.idempotencyKey))) {
       throw new RequestValidationError(op.id, [{ path: "(idempotencyKey)", message: "must be 1 to 200 printable ASCII characters, without spaces" }]);
     }
-    const key = this.#full(call.idempotencyKey ?? defaultKey(op, call.encoded));
+    const key = this.#full({ operation: op.id, key: call.idempotencyKey ?? defaultKey(op, call.encoded) });
     const hash = await hashOf(op.id, call.encoded, this.#o.sensitiveKeys);
     // A register's id as JSON (`106`): a string key for the store that gives the value back as it was.
     const scope = op.chain ? JSON.stringify(call.encoded[op.chain.key]) : undefined;
@@ -136,17 +143,17 @@ export class Journal implements ClientJournal {
         if (e instanceof PaysysError) return entry;
         throw e;
       });
-      out.push({ key: this.#short(entry.key), operation: entry.operation, state: settled.state });
+      out.push({ operation: entry.operation, key: this.#short(entry.key), state: settled.state });
     }
     return out;
   }
 
-  /** The journal's record of a key. */
-  async get(key: string): Promise<JournalRecord | undefined> {
-    const entry = await storeCall("read the journal", () => this.#o.store.getIntent(this.#full(key)));
+  /** The journal's record of an operation's key. */
+  async get(ref: JournalRef): Promise<JournalRecord | undefined> {
+    const entry = await storeCall("read the journal", () => this.#o.store.getIntent(this.#full(ref)));
     if (!entry) return undefined;
     const { hash: _h, probe: _p, ...rest } = entry;
-    return { ...rest, key };
+    return { ...rest, key: ref.key };
   }
 
   /** Intents of this client whose outcome is not known yet. */
@@ -159,8 +166,8 @@ export class Journal implements ClientJournal {
    * Records what a person learnt from the service about a pending intent whose outcome the SDK
    * cannot learn (`applied`: it took effect; otherwise it did not, and the key may be sent again).
    */
-  async settle(key: string, applied: boolean): Promise<void> {
-    const full = this.#full(key);
+  async settle(ref: JournalRef, applied: boolean): Promise<void> {
+    const full = this.#full(ref);
     const entry = await storeCall("read the journal", () => this.#o.store.getIntent(full));
     if (!entry || !isUnresolved(entry.state)) {
       throw new RequestValidationError("journal.settle", [{ path: "(key)", message: `has no unresolved intent (${entry?.state ?? "no entry"})` }]);
@@ -171,9 +178,11 @@ export class Journal implements ClientJournal {
     else await write();
   }
 
+  // A key is the caller's per operation (an order id may name its creation and its cancellation):
+  // in the store it is `<namespace>/<operation>/<key>`.
   #prefix = () => `${this.#o.namespace}/`;
-  #full = (key: string) => this.#prefix() + key;
-  #short = (key: string) => key.slice(this.#prefix().length);
+  #full = (ref: JournalRef) => `${this.#prefix()}${ref.operation}/${ref.key}`;
+  #short = (full: string) => full.slice(this.#prefix().length).replace(/^[^/]*\//, "");
 
   async #once(call: JournaledCall, key: string, hash: string, turn: ChainTurn | undefined): Promise<unknown> {
     const { op } = call;
@@ -238,7 +247,7 @@ export class Journal implements ClientJournal {
         const pendingKey = this.#short(entry.key);
         throw new UnresolvedOutcomeError(
           `${op.id}: nothing was sent: ${entry.operation} under the key ${pendingKey} on ${turn.key} has an outcome the SDK could not learn yet; nothing new is sent on ${turn.key} until it is known (try again, or settle it with journal.settle)`,
-          { operation: op.id, pendingKey },
+          { operation: op.id, pending: { operation: entry.operation, key: pendingKey } },
         );
       }
     }
@@ -469,7 +478,7 @@ export class Journal implements ClientJournal {
 function defaultKey(op: OperationSpec, encoded: Record<string, unknown>): string {
   const pointer = op.outcome?.key;
   const { found, value } = pointer ? evaluatePointer(encoded, parsePointer(pointer)) : { found: false, value: undefined };
-  return found && (typeof value === "string" || typeof value === "number") ? `${op.id}:${value}` : randomUuid();
+  return found && (typeof value === "string" || typeof value === "number") ? String(value) : randomUuid();
 }
 
 /**
