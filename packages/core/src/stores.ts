@@ -176,7 +176,12 @@ export const leaseLost = (fence: Fence) =>
 export class MemoryStore implements Store {
   readonly #values = new Map<string, string>();
   readonly #leases = new Map<string, Lease>();
-  readonly #journal = new Map<string, string>();
+  /** Each entry as JSON: the intent as written, and its settlement apart (settling never rewrites the intent). */
+  readonly #journal = new Map<string, { intent: string; settlement?: string }>();
+  /** The keys of unresolved intents, and their scopes: what `pendingIntents` lists without reading every entry. */
+  readonly #unresolved = new Map<string, string | undefined>();
+  /** When each settled entry was settled: what the retention prunes by. */
+  readonly #settledAt = new Map<string, number>();
   readonly #queue = new KeyedQueue();
   readonly #retentionMs: number;
   readonly #now: () => number;
@@ -229,34 +234,43 @@ export class MemoryStore implements Store {
   async beginIntent(entry: JournalEntry, fence?: Fence): Promise<JournalEntry | undefined> {
     this.#check(fence);
     this.#prune();
-    const existing = this.#journal.get(entry.key);
-    if (existing !== undefined) {
-      const parsed = JSON.parse(existing) as JournalEntry;
-      if (parsed.state !== "not-applied") return parsed;
-    }
-    this.#journal.set(entry.key, JSON.stringify(entry));
+    const existing = this.#read(entry.key);
+    if (existing && existing.state !== "not-applied") return existing;
+    this.#journal.set(entry.key, { intent: JSON.stringify(entry) });
+    this.#unresolved.set(entry.key, entry.scope);
+    this.#settledAt.delete(entry.key);
     return undefined;
   }
 
   async settleIntent(key: string, settlement: Settlement, fence?: Fence): Promise<void> {
     this.#check(fence);
-    const existing = this.#journal.get(key);
-    if (existing === undefined) return;
-    const entry = JSON.parse(existing) as JournalEntry;
-    this.#journal.set(key, JSON.stringify({ ...entry, state: settlement.state, settlement }));
+    const kept = this.#journal.get(key);
+    if (kept === undefined) return;
+    kept.settlement = JSON.stringify(settlement);
+    if (!isUnresolved(settlement.state)) {
+      this.#unresolved.delete(key);
+      this.#settledAt.set(key, settlement.settledAt);
+    }
   }
 
   async getIntent(key: string): Promise<JournalEntry | undefined> {
-    const existing = this.#journal.get(key);
-    return existing === undefined ? undefined : (JSON.parse(existing) as JournalEntry);
+    return this.#read(key);
+  }
+
+  /** A fresh copy of an entry, as a database would give it. */
+  #read(key: string): JournalEntry | undefined {
+    const kept = this.#journal.get(key);
+    if (kept === undefined) return undefined;
+    const entry = JSON.parse(kept.intent) as JournalEntry;
+    if (kept.settlement === undefined) return entry;
+    const settlement = JSON.parse(kept.settlement) as Settlement;
+    return { ...entry, state: settlement.state, settlement };
   }
 
   async pendingIntents(prefix: string, scope?: string): Promise<JournalEntry[]> {
     const out: JournalEntry[] = [];
-    for (const [key, text] of this.#journal) {
-      if (!key.startsWith(prefix)) continue;
-      const entry = JSON.parse(text) as JournalEntry;
-      if (isUnresolved(entry.state) && (scope === undefined || entry.scope === scope)) out.push(entry);
+    for (const [key, of] of this.#unresolved) {
+      if (key.startsWith(prefix) && (scope === undefined || of === scope)) out.push(this.#read(key)!);
     }
     return out.sort((a, b) => a.startedAt - b.startedAt);
   }
@@ -270,9 +284,10 @@ export class MemoryStore implements Store {
     const now = this.#now();
     if (now - this.#pruned < 60_000) return;
     this.#pruned = now;
-    for (const [key, text] of this.#journal) {
-      const entry = JSON.parse(text) as JournalEntry;
-      if (entry.settlement && now - entry.settlement.settledAt > this.#retentionMs) this.#journal.delete(key);
+    for (const [key, at] of this.#settledAt) {
+      if (now - at <= this.#retentionMs) continue;
+      this.#journal.delete(key);
+      this.#settledAt.delete(key);
     }
   }
 }

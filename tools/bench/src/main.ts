@@ -8,6 +8,7 @@
 //   3. response validation vs JSON.parse of the same text: a schema with real typed fields (the
 //      fiscal registers list) and the portal's payments report (whose rows are undocumented)
 //   4. fiscal receipts: per second on one register and on ten (the chain serialises per register),
+//      with the journal in memory and in a file, and what the journal costs a call,
 //      and the client against raw fetch walking the same Uid chain by hand, against raw fetch with
 //      a timeout signal, against a hand-written minimal client with the same duties, and the
 //      client over Node's fetch
@@ -16,7 +17,13 @@
 //      against raw fetch sending the same request
 import { spawn } from "node:child_process";
 import { constants, createPublicKey, publicEncrypt } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { MemoryStore } from "@paysys/core";
+import { hashOf } from "@paysys/core/internal";
+import { FileStore } from "@paysys/core/node";
 import { createEcommerceClient } from "@paysys/ecommerce";
 import { createFiscalClient } from "@paysys/fiscal";
 import { operations as fiscalOperations } from "@paysys/fiscal/spec";
@@ -130,6 +137,47 @@ try {
   report("fiscal client / that minimal client", (chain.result("client").total / chain.result("minimal").total).toFixed(3));
   report("fiscal client over Node's fetch (not node:http) / raw fetch", shown(chain.result("overFetch")));
   report("raw fetch / raw fetch (noise floor), receipts", chain.floor);
+
+  // The journal: every receipt is written before it is sent and settled after. One register each,
+  // receipts one after another (a till), the memory store against the file store (fsync'd intents).
+  const folder = mkdtempSync(join(tmpdir(), "paysys-bench-"));
+  try {
+    const credentials = { login: defaultFiscalUser.PhoneLogin, password: defaultFiscalUser.Password };
+    const inMemory = createFiscalClient({ baseUrl: fiscalUrl, credentials, store: new MemoryStore() });
+    const onDisk = createFiscalClient({ baseUrl: fiscalUrl, credentials, store: new FileStore(join(folder, "till.json")) });
+    const sequential = async (client: typeof fiscal, idKkm: number, n: number) => {
+      const t = performance.now();
+      for (let i = 0; i < n; i++) await client.operations.sale({ idKkm, IdDomain: 1, Positions, Total: "1250.5", Cash: "1250.5" });
+      return n / ((performance.now() - t) / 1000);
+    };
+    await sequential(inMemory, 103, 100);
+    await sequential(onDisk, 104, 100);
+    const memoryRates: number[] = [];
+    const fileRates: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      memoryRates.push(await sequential(inMemory, 103, 200));
+      fileRates.push(await sequential(onDisk, 104, 200));
+    }
+    report("receipts per second, one register, memory store", median(memoryRates).toFixed(0));
+    report("receipts per second, one register, file store", median(fileRates).toFixed(0));
+    report("file journal / memory store, receipts per second", (median(fileRates) / median(memoryRates)).toFixed(2), "≥ 0.5");
+    // What the journal itself costs a call: the hash of the parameters, the intent written, the outcome settled.
+    const journalCall = (store: MemoryStore | FileStore) => async () => {
+      const key = `bench/${Math.random()}`;
+      const now = Date.now();
+      const hash = await hashOf("operations.sale", { idKkm: 103, IdDomain: 1, Positions, Total: 1250.5, Cash: 1250.5 }, new Set());
+      await store.beginIntent({ key, operation: "operations.sale", hash, holder: { id: "bench" }, startedAt: now, sendBy: now + 60_000, state: "pending" });
+      await store.settleIntent(key, { state: "applied", answer: { IdDocument: 1 }, settledAt: now });
+    };
+    const memoryStore = new MemoryStore();
+    const fileStore = new FileStore(join(folder, "journal.json"));
+    report("journal cost per call, memory store (hash, intent, outcome)", `${((await time(journalCall(memoryStore), 5000)) * 1000).toFixed(1)} µs`);
+    report("journal cost per call, file store (intent fsync'd)", `${((await time(journalCall(fileStore), 1000)) * 1000).toFixed(1)} µs`);
+    await inMemory.close();
+    await onDisk.close();
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 
   // 5. E-commerce.
   const ecommerceUrl = `${url}/ecommerce`;

@@ -34,7 +34,6 @@ import { type Holder, isUnresolved, type JournalEntry, type JournalStore, type S
 import { type ChainTurn, type HeaderChain, storeCall } from "./chain.js";
 import type { OperationSpec, OutcomeSpec } from "./operation.js";
 import { evaluatePointer, parsePointer } from "./pointer.js";
-import { redactValue } from "./redact.js";
 import type { AttemptStep } from "./steps.js";
 import type { SendWatch } from "./transport.js";
 
@@ -106,9 +105,10 @@ export interface ClientJournal {
   recover(): Promise<RecoveredIntent[]>;
   /**
    * Records what the service's people said of a pending intent the SDK cannot learn (`applied`: it
-   * took effect; otherwise it did not, and the key may be sent again).
+   * took effect; otherwise it did not, and the key may be sent again). Takes a record from
+   * `pending()`, or the OutcomeUnknownError itself.
    */
-  settle(ref: JournalRef, applied: boolean): Promise<void>;
+  settle(ref: JournalRef | { operation?: string; key: string }, applied: boolean): Promise<void>;
 }
 
 export class Journal implements ClientJournal {
@@ -166,8 +166,9 @@ export class Journal implements ClientJournal {
    * Records what a person learnt from the service about a pending intent whose outcome the SDK
    * cannot learn (`applied`: it took effect; otherwise it did not, and the key may be sent again).
    */
-  async settle(ref: JournalRef, applied: boolean): Promise<void> {
-    const full = this.#full(ref);
+  async settle(ref: JournalRef | { operation?: string; key: string }, applied: boolean): Promise<void> {
+    if (!ref.operation) throw new RequestValidationError("journal.settle", [{ path: "/operation", message: "names the operation whose key this is" }]);
+    const full = this.#full(ref as JournalRef);
     const entry = await storeCall("read the journal", () => this.#o.store.getIntent(full));
     if (!entry || !isUnresolved(entry.state)) {
       throw new RequestValidationError("journal.settle", [{ path: "(key)", message: `has no unresolved intent (${entry?.state ?? "no entry"})` }]);
@@ -495,19 +496,36 @@ function refusalOf(e: APIError | ServiceError | RedirectError): Settlement["refu
 
 /** SHA-256 (hex) of the operation and its parameters, with every secret replaced and keys in order. */
 export async function hashOf(operation: string, params: Record<string, unknown>, sensitive: ReadonlySet<string>): Promise<string> {
-  const text = JSON.stringify([operation, sorted(redactValue(JSON.parse(JSON.stringify(params)), sensitive))]);
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  return sha256Hex(`${JSON.stringify(operation)}:${canonical(params, sensitive)}`);
 }
 
-function sorted(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sorted);
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(
-    Object.keys(value)
-      .sort()
-      .map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
-  );
+/**
+ * JSON with object keys in order and the value of every sensitive key replaced, in one walk (this
+ * runs on every journaled call). Values are what the checks let through: JSON's own, and objects
+ * with a `toJSON` (a Date).
+ */
+function canonical(value: unknown, sensitive: ReadonlySet<string>): string {
+  if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") value = (value as { toJSON(): unknown }).toJSON();
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map((v) => canonical(v, sensitive)).join(",")}]`;
+  const parts: string[] = [];
+  for (const k of Object.keys(value).sort()) {
+    const v = (value as Record<string, unknown>)[k];
+    if (v !== undefined) parts.push(`${JSON.stringify(k)}:${sensitive.has(k) ? '"[REDACTED]"' : canonical(v, sensitive)}`);
+  }
+  return `{${parts.join(",")}}`;
+}
+
+type NodeCrypto = { createHash(algorithm: string): { update(text: string): { digest(encoding: "hex"): string } } };
+const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.("node:crypto") as NodeCrypto | undefined;
+
+/**
+ * SHA-256 of a text, in hex: node:crypto where the runtime has it (2 µs a call), WebCrypto elsewhere
+ * (its digest hops to another thread and back: 50 µs, most of what the journal cost a call).
+ */
+function sha256Hex(text: string): string | Promise<string> {
+  if (nodeCrypto) return nodeCrypto.createHash("sha256").update(text).digest("hex");
+  return crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)).then((d) => Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, "0")).join(""));
 }
 
 /** This program as a holder: unique among live ones, with what lets a store on this machine tell that it died. */
