@@ -31,10 +31,23 @@ describe("spec rules", () => {
     expect(checkWording("t", { a: { "x-note": "" } })).toHaveLength(1);
   });
   it("refuses money operations that may be retried and unexplained non-idempotent ones", () => {
+    const learnt = { "x-outcome": { by: "query" } };
     expect(checkOperations(spec, op({ "x-idempotent": true, "x-moves-money": true }))).toEqual([expect.stringContaining("moves money")]);
-    expect(checkOperations(spec, op({ "x-idempotent": false }))).toEqual([expect.stringContaining("x-idempotent-reason")]);
+    expect(checkOperations(spec, op({ "x-idempotent": false, ...learnt }))).toEqual([expect.stringContaining("x-idempotent-reason")]);
     expect(checkOperations(spec, op({}))).toEqual([expect.stringContaining("true or false")]);
-    expect(checkOperations(spec, op({ "x-idempotent": false, "x-moves-money": true }))).toEqual([]);
+    expect(checkOperations(spec, op({ "x-idempotent": false, "x-moves-money": true, ...learnt }))).toEqual([]);
+  });
+  it("wants every journaled operation to say how a lost answer's outcome is learnt", () => {
+    const money = { "x-idempotent": false, "x-moves-money": true };
+    expect(checkOperations(spec, op(money))).toEqual([expect.stringContaining("say how a lost answer's outcome is learnt in x-outcome")]);
+    expect(checkOperations(spec, op({ ...money, "x-outcome": { by: "guess" } }))).toEqual([expect.stringContaining("must be chain, query or none")]);
+    expect(checkOperations(spec, op({ ...money, "x-outcome": { by: "none" } }))).toEqual([expect.stringContaining("x-gap why nothing can tell")]);
+    expect(checkOperations(spec, op({ ...money, "x-outcome": { by: "none", "x-gap": "Nothing shows it." } }))).toEqual([]);
+    expect(checkOperations(spec, op({ "x-idempotent": true, "x-outcome": { by: "query" } }))).toEqual([expect.stringContaining("not journaled")]);
+    expect(checkOperations(spec, op({ "x-idempotent": true, "x-chain-key": "id" }))).toEqual([
+      expect.stringContaining("x-chain-key without an x-chain"),
+      expect.stringContaining("say how a lost answer's outcome is learnt"),
+    ]);
   });
   it("reads x-unwrap and x-envelope as data, and refuses what the generator could not use", () => {
     expect(checkOperations(spec, op({ "x-idempotent": true, "x-unwrap": { at: ["/data", "/result"], list: true } }))).toEqual([]);

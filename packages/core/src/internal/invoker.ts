@@ -47,8 +47,8 @@ export interface InvokerOptions {
     store: JournalStore & ChainStore & LeaseStore;
     /** The client's journal keys among every client of the store (interface, address, login): never a secret. */
     namespace: string;
-    /** The chain's keys (registers) among every client of the store (interface, address): never a secret. */
-    chainNamespace: string;
+    /** The chain's keys (registers) among every client of the store (interface, address): never a secret. Default: `namespace`. */
+    chainNamespace?: string;
     /** This program as a holder of leases and intents. Default: unique to this client. */
     holder?: Holder;
     lease?: LeaseOptions;
@@ -114,7 +114,7 @@ export function createInvoker(options: InvokerOptions): Invoker {
       header: definition.header,
       store: j.store,
       holder,
-      namespace: j.chainNamespace,
+      namespace: j.chainNamespace ?? j.namespace,
       lease: j.lease,
       timeoutMs: j.timeoutMs,
       current: async (key) => String(await invoke(current, { [definition.current.param]: key })),

@@ -1,5 +1,7 @@
-// x-chain: the header each call presents and each answer renews, per key, serialised; a refused
-// link recovered once through the chain's `current` operation.
+// x-chain and x-outcome: the header each call presents and each answer renews, per key, one call
+// at a time under the key's lease; the operations journaled, and a lost answer told by the chain
+// (it moved past the presented link) or by a query (the link changed since before sending).
+import { MemoryStore } from "@paysys/core";
 import { createInvoker, Transport } from "@paysys/core/internal";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { json, stubFetch } from "../stub.js";
@@ -30,18 +32,30 @@ function tills() {
   return { stub, links, max: () => maxConcurrent };
 }
 
+const methods = (fetch: (url: string, init: RequestInit) => Promise<Response>, lingerMs = 1000) =>
+  buildFixtureMethods(
+    createInvoker({
+      transport: new Transport({ baseUrl: "http://fixture.test", fetch }),
+      operations,
+      chain,
+      journal: { store: new MemoryStore(), namespace: "fixture", timeoutMs: 1000, sensitiveKeys: new Set(), lease: { lingerMs } },
+    }).invoke,
+  );
+
 describe("chain", () => {
-  it("writes the chain and which operations present its link", () => {
+  it("writes the chain, which operations present its link, and how a lost answer is told", () => {
     expect(chain).toEqual({ header: "Uid", current: { operation: "links.current", param: "tillId" } });
     expect(operations["tills.open"].chain).toEqual({ key: "tillId", presents: false, returns: true });
     expect(operations["tills.sell"].chain).toEqual({ key: "tillId", presents: true, returns: true });
+    expect(operations["tills.sell"].outcome).toEqual({ by: "chain" });
+    expect(operations["tills.open"].outcome).toEqual({ by: "query", operation: "links.current", params: { tillId: "/tillId" }, applied: { changed: "" } });
     expectTypeOf<Parameters<FixtureMethods["tills"]["sell"]>[0]>().toEqualTypeOf<{ tillId: number; Amount: number }>();
+    expectTypeOf<NonNullable<Parameters<FixtureMethods["tills"]["sell"]>[1]>["idempotencyKey"]>().toEqualTypeOf<string | undefined>();
   });
 
   it("serialises calls per key, runs keys in parallel, and never breaks a chain", async () => {
     const t = tills();
-    const invoker = createInvoker({ transport: new Transport({ baseUrl: "http://fixture.test", fetch: t.stub.fetch }), operations, chain: { definition: chain! } });
-    const m = buildFixtureMethods(invoker.invoke);
+    const m = methods(t.stub.fetch);
     await Promise.all([m.tills.open({ tillId: 1 }), m.tills.open({ tillId: 2 })]);
     const sales = await Promise.all(Array.from({ length: 40 }, (_, i) => m.tills.sell({ tillId: 1 + (i % 2), Amount: i })));
     expect(sales.filter((s) => s.Seq !== undefined)).toHaveLength(40);
@@ -50,36 +64,41 @@ describe("chain", () => {
     expect(t.max()).toBe(2); // one at a time per till, both tills at once
   });
 
-  it("recovers a link another process moved, once, through the current operation", async () => {
+  it("reads the link afresh each time it takes a key's lease, so a link moved meanwhile is never presented", async () => {
     const t = tills();
-    const invoker = createInvoker({ transport: new Transport({ baseUrl: "http://fixture.test", fetch: t.stub.fetch }), operations, chain: { definition: chain! } });
-    const m = buildFixtureMethods(invoker.invoke);
+    const m = methods(t.stub.fetch, 0);
     await m.tills.open({ tillId: 7 });
-    t.links.set("7", 5); // another till program sold four times
+    t.links.set("7", 5); // another till program sold four times, between two tenures
     expect(await m.tills.sell({ tillId: 7, Amount: 1 })).toEqual({ Seq: 5 });
-    expect(t.stub.seen.map((s) => s.url.replace("http://fixture.test", ""))).toEqual(["/tills/7/open", "/tills/7/sales", "/links/7", "/tills/7/sales"]);
+    // The opening reads the link before it is sent (to tell a lost answer), the sale when it takes the lease.
+    expect(t.stub.seen.map((s) => s.url.replace("http://fixture.test", ""))).toEqual(["/links/7", "/tills/7/open", "/links/7", "/tills/7/sales"]);
   });
 });
 
 describe("a lost answer on a chained call", () => {
-  it("is an OutcomeUnknownError that can ask the service whether the call took effect", async () => {
+  it("is never sent again: the chain tells at once whether it took effect", async () => {
     for (const applied of [true, false]) {
       const t = tills();
+      let cut = true;
       const fetch = async (url: string, init: RequestInit) => {
-        if (url.endsWith("/sales")) {
+        if (url.endsWith("/sales") && cut) {
+          cut = false;
           // The sale reaches the till (or not), and the connection drops before the answer.
           if (applied) await t.stub.fetch(url, init);
           throw new TypeError("socket hang up");
         }
         return t.stub.fetch(url, init);
       };
-      const m = buildFixtureMethods(createInvoker({ transport: new Transport({ baseUrl: "http://fixture.test", fetch }), operations, chain: { definition: chain! } }).invoke);
+      const m = methods(fetch);
       await m.tills.open({ tillId: 3 });
-      const err = await m.tills.sell({ tillId: 3, Amount: 1 }).catch((e) => e);
-      expect(err.name).toBe("OutcomeUnknownError");
-      expect(err.outcomeUnknown).toBe(true);
-      expect(err.message).toMatch(/await error.wasApplied\(\)/);
-      expect(await err.wasApplied()).toBe(applied);
+      const err = await m.tills.sell({ tillId: 3, Amount: 1 }, { idempotencyKey: "sale-1" }).catch((e) => e);
+      expect(err.name).toBe(applied ? "AnswerLostError" : "NotAppliedError");
+      expect(err).toMatchObject({ applied, key: "sale-1", attempts: 1 });
+      expect(t.stub.seen.filter((s) => s.url.endsWith("/sales"))).toHaveLength(applied ? 1 : 0);
+      // The same key again: never twice; sent now only if it was not applied.
+      const again = await m.tills.sell({ tillId: 3, Amount: 1 }, { idempotencyKey: "sale-1" }).catch((e) => e);
+      expect(again.name ?? "answer").toBe(applied ? "AnswerLostError" : "answer");
+      expect(t.links.get("3")).toBe(2);
     }
   });
 });
