@@ -135,16 +135,13 @@ export class OutcomeUnknownError extends ConnectionError {
 }
 
 /**
- * The operation took effect (the SDK checked: the chain moved under its lease, or the status query
- * says so), but its answer was lost, so there is no result to return (no receipt number, no payment
- * address). Calling it again with the same key answers this again: it is never sent twice.
+ * A journaled operation whose answer was lost, and whose outcome the SDK learnt (the chain under
+ * the register's lease, or the status query): `applied` says which; `key` is its journal key.
  */
-export class AnswerLostError extends MaybeSentError {
-  override name = "AnswerLostError";
+export abstract class LearntOutcomeError extends MaybeSentError {
   /** The idempotency key the outcome is journaled under. */
   readonly key: string;
-  /** Always true: the operation took effect. */
-  readonly applied = true;
+  abstract readonly applied: boolean;
   constructor(message: string, ctx: ErrorContext & { key: string }) {
     super(message, { ...ctx, outcomeUnknown: false });
     this.key = ctx.key;
@@ -152,19 +149,22 @@ export class AnswerLostError extends MaybeSentError {
 }
 
 /**
- * The request may have left, its answer was lost or could not be used, and the SDK learnt that it
- * did not take effect (the chain did not move under the register's lease, or the status query says
- * so). Sending it again with the same `idempotencyKey` is safe; `cause` says how the answer was lost.
+ * The operation took effect, but its answer was lost, so there is no result to return (no receipt
+ * number, no payment address). Calling it again with the same key answers this again: it is never
+ * sent twice.
  */
-export class NotAppliedError extends MaybeSentError {
+export class AnswerLostError extends LearntOutcomeError {
+  override name = "AnswerLostError";
+  readonly applied = true;
+}
+
+/**
+ * The operation did not take effect: sending it again with the same `idempotencyKey` is safe.
+ * `cause` says how its answer was lost.
+ */
+export class NotAppliedError extends LearntOutcomeError {
   override name = "NotAppliedError";
-  readonly key: string;
-  /** Always false: the operation did not take effect. */
   readonly applied = false;
-  constructor(message: string, ctx: ErrorContext & { key: string }) {
-    super(message, { ...ctx, outcomeUnknown: false });
-    this.key = ctx.key;
-  }
 }
 
 /**
