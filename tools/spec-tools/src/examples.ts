@@ -1,7 +1,7 @@
 // Finds every example in a bundled spec and checks it against its schema with Ajv, the same
 // validator engine the generated clients use, so an example that passes here is one the SDK accepts.
 import { createAjv } from "./ajv.js";
-import { escapePointer, type Json, operations, walk } from "./index.js";
+import { escapePointer, type Json, operations, walk } from "./specs.js";
 
 /** One example and the schema it must satisfy, addressed by JSON pointers into the bundled spec. */
 export interface ExampleCase {

@@ -1,5 +1,5 @@
 // The gap report: per interface, the operations known, the gaps still open and the facts by source.
-import { bundle, classifySource, type Json, loadSpec, operations, resolveRef, type SourceKind, sourcesOf, specs, walk } from "./index.js";
+import { bundle, classifySource, type Json, loadSpec, operations, resolveRef, type SourceKind, sourcesOf, specs, walk } from "./specs.js";
 
 export interface InterfaceReport {
   spec: string;

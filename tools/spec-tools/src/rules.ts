@@ -1,7 +1,7 @@
 // Our own spec rules, beyond what Redocly's configurable rules can express. Each returns a list of
 // problems ("<spec>: <where>: <what>"); `pnpm lint:specs` fails when any list is non-empty.
 import { checkExamples } from "./examples.js";
-import { bundle, classifySource, commonSchemaFiles, type Json, loadFile, loadSpec, operations, type SpecInfo, specs, walk } from "./index.js";
+import { bundle, classifySource, commonSchemaFiles, type Json, loadFile, loadSpec, operations, type SpecInfo, specs, walk } from "./specs.js";
 import { envelopeProblems, readUnwrap } from "./vocabulary.js";
 
 const worded = /^[A-Z`{"(].{18,}[.)]$/s;

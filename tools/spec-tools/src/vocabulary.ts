@@ -1,6 +1,6 @@
 // Our vocabulary of spec extensions that the code generator reads as data, checked in one place
 // for the spec lint and the generator alike.
-import type { Json } from "./index.js";
+import type { Json } from "./specs.js";
 
 export interface UnwrapSpec {
   at: string[];
