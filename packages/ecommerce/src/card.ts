@@ -1,8 +1,10 @@
 // @paysys/ecommerce/card: what a merchant's payment form needs to turn card data into the
 // gateway's cryptogram in the buyer's browser, so the card number never reaches the merchant's
-// server. Also used on servers (payouts to a card number). WebCrypto only: the same code runs in
-// Node 20 and in browsers. The recipe (spec `x-cryptogram`): a JSON of string values, encrypted
-// with RSA-OAEP, SHA-256 for OAEP and MGF1, empty label, then standard Base64.
+// server. Also used on servers (payouts to a card number). The key is imported with WebCrypto, so
+// the same code runs in browsers and servers; where the runtime has node:crypto (Node, Bun, Deno)
+// the encryption itself is node:crypto's, on the same key (WebCrypto hops to a worker thread and
+// back for each card: 0.2 of publicEncrypt's speed). The recipe (spec `x-cryptogram`): a JSON of
+// string values, encrypted with RSA-OAEP, SHA-256 for OAEP and MGF1, empty label, then standard Base64.
 //
 // No error message and no issue ever contains the card number or the CVV.
 import { ConfigurationError, RequestValidationError, type ValidationIssue } from "@paysys/core";
@@ -103,10 +105,40 @@ export async function importGatewayKey(key: GatewayKey): Promise<CryptoKey> {
 export async function encryptCard(card: PaymentCard | PayoutCard, key: GatewayKey): Promise<string> {
   const issues = checkCard(card);
   if (issues.length) throw new RequestValidationError("card", issues);
-  const cipher = await subtle().encrypt({ name: "RSA-OAEP" }, await importGatewayKey(key), new TextEncoder().encode(cardPlaintext(card)));
+  const imported = await importGatewayKey(key);
+  const plaintext = new TextEncoder().encode(cardPlaintext(card));
+  const viaNode = nodeEncrypt(imported, plaintext);
+  if (viaNode !== undefined) return viaNode;
+  const cipher = await subtle().encrypt({ name: "RSA-OAEP" }, imported, plaintext);
   // An RSA block is at most 512 bytes, well under `fromCharCode`'s argument limit. (Not core's
   // base64 helper: importing core's internals would bring the whole transport into the page.)
   return btoa(String.fromCharCode(...new Uint8Array(cipher)));
+}
+
+interface NodeCrypto {
+  KeyObject: { from(key: CryptoKey): unknown };
+  publicEncrypt(key: { key: unknown; padding: number; oaepHash: string }, data: Uint8Array): { toString(encoding: "base64"): string };
+  constants: { RSA_PKCS1_OAEP_PADDING: number };
+}
+/** node:crypto where the runtime has it, taken at run time so no browser bundler meets a `node:` import. */
+const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.("node:crypto") as NodeCrypto | undefined;
+/** Each WebCrypto key as node:crypto's, made once (null: this runtime cannot convert it). */
+const nodeKeys = new WeakMap<CryptoKey, unknown>();
+
+/** RSA-OAEP with SHA-256 by node:crypto on the same key, in Base64; undefined where it cannot. */
+function nodeEncrypt(key: CryptoKey, plaintext: Uint8Array): string | undefined {
+  if (!nodeCrypto) return undefined;
+  let converted = nodeKeys.get(key);
+  if (converted === undefined) {
+    try {
+      converted = nodeCrypto.KeyObject.from(key);
+    } catch {
+      converted = null;
+    }
+    nodeKeys.set(key, converted);
+  }
+  if (converted === null) return undefined;
+  return nodeCrypto.publicEncrypt({ key: converted, padding: nodeCrypto.constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, plaintext).toString("base64");
 }
 
 /** How long a fetched key may be used: the gateway says no longer than one day. */
