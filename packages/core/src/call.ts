@@ -134,11 +134,18 @@ export interface ClientSettings {
 /** Options every client takes that are functions or objects. */
 export interface ClientFunctions {
   /**
-   * The `fetch` for every attempt, called as `fetch(url, init)`. Default: in Node, a `fetch` over
-   * node:http(s) (faster than Node's own `fetch`); elsewhere `globalThis.fetch`. Pass
+   * The `fetch` for every attempt, called as `fetch(url, init)`. Default: in Node, node:http(s)
+   * (faster than Node's own `fetch`); on Bun, Deno, workerd and in browsers, their own `fetch`. Pass
    * `globalThis.fetch` to use Node's own `fetch` (to have a fetch mock see the calls, say).
    */
   fetch?: FetchLike;
+  /**
+   * In Node, an `http.Agent` or `https.Agent` for every request: client certificates
+   * (`new https.Agent({ cert, key })`), a proxy agent, socket limits. Without one, `HTTPS_PROXY`,
+   * `HTTP_PROXY` and `NO_PROXY` are honoured. On other runtimes, pass a `fetch` instead (undici's
+   * `fetch` with a `dispatcher`, say).
+   */
+  agent?: object;
   /** Receives redacted request, response, retry and error events. */
   logger?: (event: LogEvent) => void;
   hooks?: Hooks;

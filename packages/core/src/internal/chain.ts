@@ -172,8 +172,8 @@ export class HeaderChain {
               if (link !== undefined) headers.set(header, link);
               return link;
             },
-            answered(response) {
-              next = response.headers.get(header) ?? undefined;
+            answered(answer) {
+              next = answer.header(header) ?? undefined;
               return false;
             },
           },

@@ -23,12 +23,13 @@ export function checkClientOptions(client: string, options: unknown, settings: V
 }
 
 /** The kinds of the options every client takes that are functions or objects (for `checkClientOptions`). */
-export const clientFunctionKeys = { fetch: "function", logger: "function", hooks: "object" } as const;
+export const clientFunctionKeys = { fetch: "function", agent: "object", logger: "function", hooks: "object" } as const;
 
 /** The options every client hands to its transport unchanged. */
 export function sharedTransportOptions(o: ClientSettings & ClientFunctions) {
   return {
     fetch: o.fetch,
+    agent: o.agent,
     timeoutMs: o.timeoutMs,
     retry: o.retry,
     validateResponses: o.validateResponses,

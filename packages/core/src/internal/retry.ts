@@ -52,3 +52,26 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
+
+/** What went wrong with an attempt, as the retry decision sees it. */
+export type AttemptFailure =
+  /** No answer: the connection failed, was cut, or the attempt timed out (before or during the body). */
+  | { kind: "lost" }
+  /** An answer with this status (and `Retry-After`, if it said). */
+  | { kind: "status"; status: number; retryAfter: string | null };
+
+/**
+ * The one retry decision of a call: how long to wait before the next attempt, or undefined for
+ * none. Only idempotent operations are retried, within one budget per call (before the answer and
+ * while reading it alike); lost answers, 408, 429 and 5xx are worth another attempt; a
+ * `Retry-After` is waited exactly when it is within the cap, and a longer one ends the retries.
+ */
+export function retryDelay(idempotent: boolean, retriesSpent: number, failure: AttemptFailure, options: Required<RetryOptions>): number | undefined {
+  if (!idempotent || retriesSpent >= options.maxRetries) return undefined;
+  if (failure.kind === "status") {
+    if (!isRetryableStatus(failure.status)) return undefined;
+    const asked = parseRetryAfter(failure.retryAfter);
+    if (asked !== undefined) return asked <= options.retryAfterCapMs ? asked : undefined;
+  }
+  return backoffDelay(retriesSpent + 1, options);
+}

@@ -7,6 +7,13 @@
 import { base64 } from "./base64.js";
 import type { TokenManager } from "./tokens.js";
 
+/** What a step reads of an answer: its status and headers (its body is the transport's). */
+export interface AnswerHead {
+  readonly status: number;
+  /** A header's value (name in any case), or null. */
+  header(name: string): string | null;
+}
+
 /** Where a step puts its headers: an attempt's header record (names are case-insensitive). */
 export interface HeaderSink {
   set(name: string, value: string): void;
@@ -23,7 +30,7 @@ export interface AttemptStep {
    * request was not processed, so this is safe even for operations that move money; the transport
    * allows it once per step and call.
    */
-  answered?(response: Response, presented: unknown): boolean | Promise<boolean>;
+  answered?(answer: AnswerHead, presented: unknown): boolean | Promise<boolean>;
   /** Secrets the step holds now or held recently; they are cut out of every text the SDK produces. */
   secrets?(): Iterable<string>;
 }
@@ -53,8 +60,8 @@ export function bearerScheme(tokens: TokenManager, present: (token: string) => R
       const token = tokens.current();
       return token === undefined ? tokens.accessToken().then(show) : show(token);
     },
-    answered(response, presented) {
-      if (response.status !== 401 || typeof presented !== "string") return false;
+    answered(answer, presented) {
+      if (answer.status !== 401 || typeof presented !== "string") return false;
       tokens.reject(presented);
       return true;
     },

@@ -1,10 +1,10 @@
 // The transport: openapi-fetch's serializers build each request (path template, query string,
-// JSON body), and our attempt loop sends it. openapi-fetch deliberately has no retries, timeouts,
-// token refresh or error classes; they live here, so a retry re-sends the same bytes, every attempt
-// runs the security scheme and the chain, and every answer is read with a size limit.
+// JSON body), the attempts (attempt.ts) send it, and the answer is read here: a file, or JSON
+// read with a size limit, decoded strictly, checked against the spec, or an HTTP error with the
+// service's own code and message where the envelope says they are. openapi-fetch deliberately has
+// no retries, timeouts, token refresh or error classes; they live in the attempts.
 //
-// The openapi-fetch client itself stays reachable as `raw`, over the same attempt loop.
-
+// The openapi-fetch client itself stays reachable as `raw`, over the same attempts.
 import type { Client, ClientOptions } from "openapi-fetch";
 import * as openapiFetch from "openapi-fetch";
 import type { CallOptions, FetchLike, Hooks, LogEvent } from "../call.js";
@@ -14,21 +14,24 @@ import {
   ConnectionError,
   type ErrorContext,
   PaysysError,
-  RedirectError,
   RequestAbortedError,
   RequestValidationError,
-  ResponseTooLargeError,
   TimeoutError,
   UnexpectedResponseError,
 } from "../errors.js";
 import { BinaryFile } from "../file.js";
+import { type AttemptContext, asPaysysError, attempts, type CallState, callState, isTimeout, type Prepared, retryWait, type SendWatch } from "./attempt.js";
 import { serviceFields } from "./envelope.js";
-import { nodeChunks, nodeHttpFetch, nodeHttpModules } from "./node-http.js";
+import type { HttpAnswer } from "./http.js";
 import { type OperationSpec, outcomeNote, validatorIssues } from "./operation.js";
+import { httpFor } from "./platform.js";
 import { put } from "./pointer.js";
-import { collectSecrets, redactHeaders, redactValue, type SecretSet, scrub } from "./redact.js";
-import { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDefaults, sleep } from "./retry.js";
+import { ERROR_BODY_LIMIT, excerptOf, jsonOrUndefined, parseJson, readBody, strictText } from "./read.js";
+import { collectSecrets, redactValue, type SecretSet, scrub } from "./redact.js";
+import { isRetryableStatus, type RetryOptions, retryDefaults, retryDelay } from "./retry.js";
 import type { AttemptStep, SecurityScheme } from "./steps.js";
+
+export type { Prepared, SendWatch } from "./attempt.js";
 
 /**
  * openapi-fetch's CommonJS build sets `exports.default` without the `__esModule` marker, so in
@@ -43,8 +46,10 @@ const { createQuerySerializer, defaultPathSerializer } = openapiFetch;
 
 export interface TransportOptions {
   baseUrl: string;
-  /** The `fetch` used for every attempt, called as `fetch(url, init)`. Default: node:http(s) in Node, `globalThis.fetch` elsewhere. */
+  /** The `fetch` for every attempt, called as `fetch(url, init)`. Default: node:http(s) in Node, the runtime's own `fetch` elsewhere. */
   fetch?: FetchLike;
+  /** For the default HTTP in Node: an `http.Agent`/`https.Agent` for every request (client certificates, a proxy agent). */
+  agent?: unknown;
   /** Per-attempt timeout in ms (until the answer's headers, and for JSON until its body is read). Default 30000. */
   timeoutMs?: number;
   retry?: RetryOptions;
@@ -83,15 +88,6 @@ interface CallFacts {
 
 export type CallResult = ({ kind: "json"; body: unknown } | { kind: "file"; file: BinaryFile }) & CallFacts;
 
-/** A request ready to send: what every attempt re-sends. */
-export interface Prepared {
-  url: string;
-  method: string;
-  /** Lower-case names; each attempt copies them into its own Headers. */
-  headers: Record<string, string>;
-  body: string | Uint8Array<ArrayBuffer> | undefined;
-}
-
 /**
  * A call's request, fixed when the call is made: every attempt sends these bytes, however long the
  * call waits before it is sent (for its register's turn in the chain, say) and whatever the caller
@@ -115,61 +111,25 @@ export interface SendExtras {
   once?: SendWatch;
 }
 
-/** What a journaled call learns from the transport about its one request. */
-export interface SendWatch {
-  /** Called right before the request is handed to the HTTP layer; throwing stops it unsent. */
-  beforeSend(): void;
-  /** Set when the request was handed to the HTTP layer (it may have reached the service). */
-  sent: boolean;
-  /** Set when a step repaired what the answer refused (a renewed token) and would send it again. */
-  repaired: boolean;
-}
-
-/** The state one call shares with its attempts. */
-interface CallState {
-  op: OperationSpec;
-  steps: AttemptStep[];
-  attempts: number;
-  /** Retries spent, before the answer and while reading it: one budget per call. */
-  retries: number;
-  /** The call's parameters: their sensitive values are collected only if an error needs scrubbing. */
-  input: HttpInput;
-  /** The body as sent (the body's secrets are read from it, not from objects the caller may have changed). */
-  body: Prepared["body"];
-  timeoutMs: number;
-  /** Clears the timer of the last attempt once its body has been read. */
-  endAttempt: () => void;
-  /** Set for a journaled call: at most one request. */
-  once: SendWatch | undefined;
-}
-
-class TimeoutMarker extends Error {}
-
-const noop = () => {};
-const EXCERPT = 200;
-const ERROR_BODY_LIMIT = 64 * 1024;
-const MAX_REDIRECTS = 5;
-const REDIRECTS = [301, 302, 303, 307, 308];
-let platform: FetchLike | undefined;
-/**
- * The default HTTP: node:http(s) in Node (see node-http.ts for why), the runtime's `fetch`
- * elsewhere, looked up at each call (a polyfill installed after the client was made still counts).
- */
-const platformFetch = (): FetchLike =>
-  (platform ??= (() => {
-    const modules = nodeHttpModules();
-    return modules ? nodeHttpFetch(modules) : (url: string, init: RequestInit) => globalThis.fetch(url, init);
-  })());
-/** Decoding without `stream` keeps no state between calls, so one strict decoder serves every answer. */
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+/** The escape hatch's row: a POST through the client's first scheme, never retried. */
+const rawOperation = (security: string[]): OperationSpec => ({
+  id: "raw",
+  method: "post",
+  path: "",
+  security,
+  idempotent: false,
+  movesMoney: false,
+  body: true,
+  envelope: { params: "" },
+  unwrap: { at: [""] },
+});
 
 /** `Paths` types the escape hatch `raw` by the interface's spec (openapi-typescript's `paths`). */
 export class Transport<Paths extends {} = Record<string, never>> {
   readonly raw: Client<Paths>;
   readonly #options: TransportOptions;
-  readonly #retry: Required<RetryOptions>;
   readonly #sensitive: ReadonlySet<string>;
-  readonly #fetch: FetchLike;
+  readonly #context: AttemptContext;
   readonly #maxBytes: number;
   readonly #querySerializer = createQuerySerializer();
   readonly #baseUrl: string;
@@ -178,24 +138,19 @@ export class Transport<Paths extends {} = Record<string, never>> {
 
   constructor(options: TransportOptions) {
     this.#options = options;
-    this.#retry = { ...retryDefaults, ...options.retry };
     this.#sensitive = new Set(options.sensitiveKeys ?? []);
-    this.#fetch = options.fetch ?? platformFetch();
     this.#maxBytes = options.maxResponseBytes ?? 32 * 1024 * 1024;
     this.#baseUrl = options.baseUrl.replace(/\/+$/, "");
     for (const [k, v] of Object.entries(options.headers ?? {})) put(this.#headers, k.toLowerCase(), v);
-    // The escape hatch: openapi-fetch typed by the spec, over our attempts with the client's first scheme.
-    const rawOp: OperationSpec = {
-      id: "raw",
-      method: "post",
-      path: "",
-      security: Object.keys(options.schemes ?? {}).slice(0, 1),
-      idempotent: false,
-      movesMoney: false,
-      body: true,
-      envelope: { params: "" },
-      unwrap: { at: [""] },
+    this.#context = {
+      http: httpFor(options),
+      retry: { ...retryDefaults, ...options.retry },
+      hooks: options.hooks,
+      logger: options.logger,
+      redactBody: (body) => this.#redactBody(body),
     };
+    // The escape hatch: openapi-fetch typed by the spec, over our attempts with the client's first scheme.
+    const rawOp = rawOperation(Object.keys(options.schemes ?? {}).slice(0, 1));
     this.raw = createClient({
       baseUrl: options.baseUrl,
       headers: options.headers,
@@ -207,9 +162,9 @@ export class Transport<Paths extends {} = Record<string, never>> {
         });
         const prepared = { url: request.url, method: request.method, headers, body };
         const state = this.#state(rawOp, {}, prepared, undefined, [], undefined);
-        const response = await this.#attempts(prepared, state, request.signal);
+        const answer = await attempts(this.#context, prepared, state, request.signal);
         state.endAttempt();
-        return response;
+        return answer.response();
       },
     });
   }
@@ -232,25 +187,16 @@ export class Transport<Paths extends {} = Record<string, never>> {
     }
     if (op.security.length > 0 && !scheme)
       throw new ConfigurationError(`${op.id}: needs the security scheme ${op.security.join(" or ")}, which the client was not given`, { operation: op.id });
-    return {
-      op,
-      steps: scheme ? [scheme, ...extra] : extra,
-      attempts: 0,
-      retries: 0,
-      input,
-      body: prepared.body,
-      timeoutMs: timeoutMs ?? this.#options.timeoutMs ?? 30_000,
-      endAttempt: noop,
-      once,
-    };
+    const steps = scheme ? [scheme, ...extra] : extra;
+    return callState(op, steps, timeoutMs ?? this.#options.timeoutMs ?? 30_000, once, () => this.#secrets(input, prepared.body, steps));
   }
 
-  /** Every secret that may be in play for this call: what it sent, what its steps hold, what the client holds. */
-  *#secrets(state: CallState): Iterable<string> {
-    const { path, query, header } = state.input;
+  /** Every secret that may be in play for a call: what it sent, what its steps hold, what the client holds. Collected only when a text needs scrubbing. */
+  *#secrets(input: HttpInput, body: Prepared["body"], steps: AttemptStep[]): Iterable<string> {
+    const { path, query, header } = input;
     yield* collectSecrets([path, query, header], this.#sensitive);
-    if (typeof state.body === "string") yield* collectSecrets(JSON.parse(state.body), this.#sensitive);
-    for (const step of state.steps) if (step.secrets) yield* step.secrets();
+    if (typeof body === "string") yield* collectSecrets(JSON.parse(body), this.#sensitive);
+    for (const step of steps) if (step.secrets) yield* step.secrets();
     if (this.#options.secrets) yield* this.#options.secrets;
   }
 
@@ -286,36 +232,40 @@ export class Transport<Paths extends {} = Record<string, never>> {
     const { op, input, prepared } = ready;
     const state = this.#state(op, input, prepared, options.timeoutMs, extra.steps ?? [], extra.once);
     for (;;) {
-      let response: Response;
+      let answer: HttpAnswer;
       try {
-        response = await this.#attempts(prepared, state, options.signal);
+        answer = await attempts(this.#context, prepared, state, options.signal);
       } catch (e) {
         state.endAttempt();
-        throw this.#logged(op, e instanceof PaysysError ? e : new ConnectionError(`${op.id}: ${this.#scrubbed(e, state)}`, { operation: op.id, attempts: state.attempts }));
+        throw this.#logged(op, asPaysysError(e, state));
       }
-      const ctx: ErrorContext = { operation: op.id, status: response.status, attempts: state.attempts };
-      if (response.ok && extra.wantsFile && !/json/i.test(contentTypeOf(response))) {
+      const ctx: ErrorContext = { operation: op.id, status: answer.status, attempts: state.attempts };
+      const ok = answer.status >= 200 && answer.status < 300;
+      if (ok && extra.wantsFile && !/json/i.test(answer.header("content-type") ?? "")) {
         // The attempt timer stops at the headers for files, so a large download is not cut off;
         // the caller's signal still applies to the body.
         state.endAttempt();
-        return { kind: "file", file: new BinaryFile(response), ...this.#facts(response, state, () => "[a file]") };
+        return { kind: "file", file: new BinaryFile(answer.response()), ...this.#facts(answer, state, () => "[a file]") };
       }
       let bytes: Uint8Array;
       try {
-        bytes = await this.#read(response, response.ok ? this.#maxBytes : ERROR_BODY_LIMIT, response.ok, op, ctx);
+        bytes = await readBody(answer, ok ? this.#maxBytes : ERROR_BODY_LIMIT, ok, op, ctx);
       } catch (e) {
         state.endAttempt();
         const failure = this.#readFailure(e, op, ctx, options.signal);
-        // An answer cut off or too slow is retried like one that never started, for idempotent
-        // operations only and within the same budget; a money operation's outcome stays unknown.
-        if ((failure instanceof ConnectionError || failure instanceof TimeoutError) && this.#canRetry(state)) {
-          await this.#retryWait(state, failure.message, options.signal);
-          continue;
-        }
-        throw this.#logged(op, failure);
+        // An answer cut off or too slow counts as one that never came: the same retry decision, the same budget.
+        const delay =
+          failure instanceof ConnectionError || failure instanceof TimeoutError ? retryDelay(op.idempotent, state.retries, { kind: "lost" }, this.#context.retry) : undefined;
+        if (delay === undefined) throw this.#logged(op, failure);
+        await retryWait(this.#context, state, failure.message, options.signal, delay);
+        continue;
       }
       state.endAttempt();
-      return this.#answer(op, response, bytes, ctx, state);
+      try {
+        return this.#answer(op, answer, bytes, ctx, state);
+      } catch (e) {
+        throw this.#logged(op, e as PaysysError);
+      }
     }
   }
 
@@ -328,302 +278,40 @@ export class Transport<Paths extends {} = Record<string, never>> {
         cause: signal.reason,
         outcomeUnknown: !op.idempotent,
       });
-    if (e instanceof TimeoutMarker) return new TimeoutError(`${op.id}: timed out reading the answer${outcomeNote(op)}`, { ...ctx, outcomeUnknown: !op.idempotent });
+    if (isTimeout(e)) return new TimeoutError(`${op.id}: timed out reading the answer${outcomeNote(op)}`, { ...ctx, outcomeUnknown: !op.idempotent });
     return new ConnectionError(`${op.id}: the answer was cut off${outcomeNote(op)}`, { ...ctx, outcomeUnknown: !op.idempotent });
   }
 
   /** Turns a whole body into the call's result: typed errors for HTTP errors, bad UTF-8, bad JSON, or an answer the spec does not allow. */
-  #answer(op: OperationSpec, response: Response, bytes: Uint8Array, ctx: ErrorContext, state: CallState): CallResult {
-    // Decoded leniently only when an error needs an excerpt; a good answer is decoded once, strictly.
-    const lenient = () => new TextDecoder().decode(bytes);
-    const excerpt = () => this.#excerpt(lenient(), bytes, contentTypeOf(response), state);
-    if (!response.ok) throw this.#logged(op, this.#httpError(op, response, lenient(), excerpt, state));
-    let text: string;
-    try {
-      text = strictUtf8.decode(bytes);
-    } catch {
-      throw this.#logged(op, new UnexpectedResponseError(`${op.id}: the answer is not valid UTF-8${outcomeNote(op)}`, { ...ctx, bodyExcerpt: excerpt() }));
-    }
-    if (op.textAnswer) return { kind: "json", body: text, ...this.#facts(response, state, excerpt) };
-    let body: unknown;
-    try {
-      body = text.trim() === "" ? undefined : JSON.parse(text);
-    } catch {
-      throw this.#logged(
-        op,
-        new UnexpectedResponseError(`${op.id}: the answer is not JSON (content-type ${contentTypeOf(response) || "none"})${outcomeNote(op)}`, { ...ctx, bodyExcerpt: excerpt() }),
-      );
-    }
+  #answer(op: OperationSpec, answer: HttpAnswer, bytes: Uint8Array, ctx: ErrorContext, state: CallState): CallResult {
+    const contentType = answer.header("content-type") ?? "";
+    const excerpt = () => excerptOf(bytes, contentType, op.secretAnswer === true, [...state.secrets()], scrub);
+    if (answer.status < 200 || answer.status >= 300) throw this.#httpError(op, answer.status, new TextDecoder().decode(bytes), excerpt, state);
+    const text = strictText(bytes, op, ctx, excerpt);
+    if (op.textAnswer) return { kind: "json", body: text, ...this.#facts(answer, state, excerpt) };
+    const body = parseJson(text, contentType, op, ctx, excerpt);
     if (op.validateResponse && this.#options.validateResponses && !op.validateResponse(body)) {
       const issues = validatorIssues(op.validateResponse)
         .slice(0, 3)
         .map((i) => `${i.path || "(root)"} ${i.message}`)
         .join("; ");
-      throw this.#logged(op, new UnexpectedResponseError(`${op.id}: the answer does not match the spec: ${issues}${outcomeNote(op)}`, { ...ctx, bodyExcerpt: excerpt() }));
+      throw new UnexpectedResponseError(`${op.id}: the answer does not match the spec: ${issues}${outcomeNote(op)}`, { ...ctx, bodyExcerpt: excerpt() });
     }
-    return { kind: "json", body, ...this.#facts(response, state, excerpt) };
+    return { kind: "json", body, ...this.#facts(answer, state, excerpt) };
   }
 
-  #facts(response: Response, state: CallState, excerpt: () => string): CallFacts {
-    return { status: response.status, headers: response.headers, attempts: state.attempts, excerpt, scrub: (text) => scrub(text, this.#secrets(state)) };
-  }
-
-  /** Reads a body up to `limit` bytes. Past the limit, the rest is dropped and, for answers that must be whole, it is an error. */
-  async #read(response: Response, limit: number, mustBeWhole: boolean, op: OperationSpec, ctx: ErrorContext): Promise<Uint8Array> {
-    const tooLarge = () =>
-      new ResponseTooLargeError(`${op.id}: the answer is larger than maxResponseBytes (${limit} bytes); it was not read${outcomeNote(op)}`, { ...ctx, bodyExcerpt: "[not read]" });
-    const declared = Number(response.headers.get("content-length") ?? Number.NaN);
-    if (mustBeWhole && declared > limit) {
-      discard(response);
-      throw tooLarge();
-    }
-    // Read chunk by chunk, also with a declared length: arrayBuffer() costs more per call over the
-    // network. Stopping early (`break`) cancels the body either way.
-    const source = nodeChunks(response) ?? (response.body && readerChunks(response.body));
-    if (!source) return new Uint8Array();
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for await (const value of source) {
-      size += value.byteLength;
-      if (size > limit) {
-        if (mustBeWhole) throw tooLarge();
-        chunks.push(value.subarray(0, value.byteLength - (size - limit)));
-        break;
-      }
-      chunks.push(value);
-    }
-    if (chunks.length === 1) return chunks[0]!;
-    const out = new Uint8Array(Math.min(size, limit));
-    let offset = 0;
-    for (const c of chunks) {
-      out.set(c, offset);
-      offset += c.byteLength;
-    }
-    return out;
+  #facts(answer: HttpAnswer, state: CallState, excerpt: () => string): CallFacts {
+    return { status: answer.status, headers: answer.headers(), attempts: state.attempts, excerpt, scrub: (text) => scrub(text, state.secrets()) };
   }
 
   /** The typed error for an HTTP error status, with the service's code and message where the envelope says they are. */
-  #httpError(op: OperationSpec, response: Response, text: string, excerpt: () => string, state: CallState): PaysysError {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    const { code, message } = serviceFields(op.envelope, parsed);
-    const serviceMessage = message === undefined ? undefined : scrub(message, this.#secrets(state));
+  #httpError(op: OperationSpec, status: number, text: string, excerpt: () => string, state: CallState): PaysysError {
+    const { code, message } = serviceFields(op.envelope, jsonOrUndefined(text));
+    const serviceMessage = message === undefined ? undefined : scrub(message, state.secrets());
     const shown = serviceMessage !== undefined ? `: ${serviceMessage}` : text.trim() ? `; body begins: ${JSON.stringify(excerpt())}` : "";
-    const notRetried = !op.idempotent && isRetryableStatus(response.status) ? (op.movesMoney ? outcomeNote(op) : " (not retried: the operation is not idempotent)") : "";
-    const ErrorClass = apiErrorClass(response.status);
-    return new ErrorClass(`${op.id}: HTTP ${response.status}${shown}${notRetried}`, {
-      operation: op.id,
-      status: response.status,
-      attempts: state.attempts,
-      serviceCode: code,
-      serviceMessage,
-    });
-  }
-
-  /** Runs the attempts of one request: steps, per-attempt timeout, retries, one re-send per step after a repaired refusal. */
-  async #attempts(prepared: Prepared, state: CallState, caller: AbortSignal | undefined): Promise<Response> {
-    const { op } = state;
-    const { hooks, logger } = this.#options;
-    let resent: Set<AttemptStep> | undefined;
-    let redirects = 0;
-    let url = prepared.url;
-    for (;;) {
-      if (caller?.aborted) throw new RequestAbortedError(`${op.id}: aborted by the caller`, { operation: op.id, attempts: state.attempts, cause: caller.reason });
-      state.attempts++;
-      const attempt = state.attempts;
-      // A plain record, not a Headers object: fetch validates it all the same, and a Headers per
-      // attempt is measurable in the client's overhead. Names go in with `put`, so none is special.
-      const headers: Record<string, string> = { ...prepared.headers };
-      const sink = {
-        set: (name: string, value: string) => put(headers, name.toLowerCase(), value),
-      };
-      const presented: unknown[] = [];
-      for (const step of state.steps) {
-        const shown = step.present(sink);
-        presented.push(shown instanceof Promise ? await shown : shown);
-      }
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(new TimeoutMarker()), state.timeoutMs);
-      const onCallerAbort = () => controller.abort(caller?.reason);
-      caller?.addEventListener("abort", onCallerAbort, { once: true });
-      state.endAttempt = () => {
-        clearTimeout(timer);
-        caller?.removeEventListener("abort", onCallerAbort);
-      };
-      let request: Request | undefined;
-      let init: RequestInit = { method: prepared.method, headers, body: prepared.body, signal: controller.signal, redirect: "manual" };
-      if (hooks?.beforeRequest || hooks?.afterResponse) {
-        request = new Request(url, init);
-        const replaced = await hooks.beforeRequest?.({ operation: op.id, attempt, request: request.clone() });
-        if (replaced) {
-          request = replaced;
-          url = replaced.url;
-          init = {
-            method: replaced.method,
-            headers: replaced.headers,
-            body: replaced.body ? new Uint8Array(await replaced.clone().arrayBuffer()) : undefined,
-            signal: controller.signal,
-            redirect: "manual",
-          };
-        }
-      }
-      // An optional call evaluates its argument only when there is a logger: no event (and no
-      // redaction) is built for a client that does not log.
-      logger?.({
-        type: "request",
-        operation: op.id,
-        method: init.method ?? "GET",
-        url,
-        attempt,
-        headers: redactHeaders(
-          new Headers(init.headers),
-          state.steps.flatMap((s) => s.headerNames),
-        ),
-        body: prepared.body && this.#redactBody(prepared.body),
-      });
-      const started = logger ? performance.now() : 0;
-      if (state.once) {
-        try {
-          state.once.beforeSend();
-        } catch (e) {
-          state.endAttempt();
-          throw e;
-        }
-        state.once.sent = true;
-      }
-      let response: Response;
-      try {
-        response = await this.#fetch(url, init);
-      } catch (e) {
-        state.endAttempt();
-        // The request may have left before the signal fired: for an operation that is not idempotent, its outcome is unknown.
-        if (caller?.aborted)
-          throw new RequestAbortedError(`${op.id}: aborted by the caller while the request was under way${outcomeNote(op)}`, {
-            operation: op.id,
-            attempts: attempt,
-            cause: caller.reason,
-            outcomeUnknown: !op.idempotent,
-          });
-        const timedOut = controller.signal.reason instanceof TimeoutMarker;
-        const what = timedOut ? `timed out after ${state.timeoutMs} ms` : `connection failed: ${this.#scrubbed(e, state)}`;
-        if (this.#canRetry(state)) {
-          await this.#retryWait(state, what, caller);
-          continue;
-        }
-        const ErrorClass = timedOut ? TimeoutError : ConnectionError;
-        throw new ErrorClass(`${op.id}: ${what}${outcomeNote(op)}`, {
-          operation: op.id,
-          attempts: attempt,
-          outcomeUnknown: !op.idempotent,
-          cause: timedOut ? undefined : e,
-        });
-      }
-      // An answer the transport stops at (a redirect it refuses, a failing hook or step) has its
-      // body dropped: left unread, it would hold its connection, and the process with it.
-      try {
-        logger?.({ type: "response", operation: op.id, status: response.status, attempt, durationMs: Math.round(performance.now() - started) });
-        if (request) await hooks?.afterResponse?.({ operation: op.id, attempt, request, response });
-        const redirect = this.#redirectTarget(op, response, url, init.method ?? "GET", state);
-        if (redirect) {
-          state.endAttempt();
-          discard(response);
-          if (++redirects > MAX_REDIRECTS)
-            throw new RedirectError(`${op.id}: more than ${MAX_REDIRECTS} redirects; the last to ${this.#scrubbed(redirect, state)}`, {
-              operation: op.id,
-              status: response.status,
-              attempts: attempt,
-              location: redirect,
-            });
-          url = redirect;
-          continue;
-        }
-        // Every step reads every answer (the chain takes its next link from it); a step may ask for
-        // one re-send per call.
-        let again = false;
-        for (let i = 0; i < state.steps.length; i++) {
-          const step = state.steps[i]!;
-          if (!step.answered) continue;
-          // Awaited only when it is a promise: an await costs a turn of the microtask queue even for a plain value.
-          let asks = step.answered(response, presented[i]);
-          if (asks instanceof Promise) asks = await asks;
-          if (asks && !resent?.has(step) && !again) {
-            resent ??= new Set();
-            resent.add(step);
-            again = true;
-          }
-        }
-        if (again && state.once) {
-          // A journaled call is sent once: whoever sent it decides, knowing whether the first took effect.
-          state.once.repaired = true;
-        } else if (again) {
-          state.endAttempt();
-          discard(response);
-          continue;
-        }
-        if (isRetryableStatus(response.status) && this.#canRetry(state)) {
-          const retryAfter = parseRetryAfter(response.headers.get("retry-after"));
-          if (retryAfter === undefined || retryAfter <= this.#retry.retryAfterCapMs) {
-            state.endAttempt();
-            discard(response);
-            await this.#retryWait(state, `HTTP ${response.status}`, caller, retryAfter);
-            continue;
-          }
-        }
-        return response;
-      } catch (e) {
-        discard(response);
-        throw e;
-      }
-    }
-  }
-
-  /**
-   * Where a redirect may be followed: on the same origin only, and only when the method survives it
-   * (307/308, or any redirect of a GET). Credentials never follow to another origin.
-   */
-  #redirectTarget(op: OperationSpec, response: Response, url: string, method: string, state: CallState): string | undefined {
-    // A 2xx is neither a redirect nor an opaque one (whose status is 0): the common answer reads no more.
-    if (response.status >= 200 && response.status < 300) return undefined;
-    const opaque = response.type === "opaqueredirect";
-    if (!opaque && !REDIRECTS.includes(response.status)) return undefined;
-    const ctx = { operation: op.id, status: response.status, attempts: state.attempts };
-    if (opaque) throw new RedirectError(`${op.id}: the service redirected the request (the browser hides where); not followed`, ctx);
-    const location = response.headers.get("location");
-    if (!location) return undefined;
-    const shown = this.#scrubbed(location.slice(0, 200), state);
-    const refuse = (why: string) =>
-      new RedirectError(`${op.id}: the service answered ${response.status} with Location ${JSON.stringify(shown)}; ${why}`, { ...ctx, location: shown });
-    if (state.once || op.movesMoney) throw refuse("not followed: a request that moves money or changes a register is sent once, never again elsewhere");
-    let target: URL;
-    try {
-      target = new URL(location, url);
-    } catch {
-      throw refuse("an unreadable address; not followed");
-    }
-    if (target.origin !== new URL(url).origin) throw refuse(`another origin (${target.origin}); not followed, so no credential leaves ${new URL(url).origin}`);
-    if (response.status !== 307 && response.status !== 308 && method !== "GET") throw refuse(`it would turn the ${method} into a GET; not followed`);
-    return target.href;
-  }
-
-  /** Whether a call may be sent again: idempotent operations only, within the call's one retry budget. */
-  #canRetry(state: CallState): boolean {
-    return state.op.idempotent && state.retries < this.#retry.maxRetries;
-  }
-
-  /** Spends one retry of the call's budget: waits `delayMs` (the backoff of this retry by default), unless the caller aborts. */
-  async #retryWait(state: CallState, reason: string, caller: AbortSignal | undefined, delayMs = backoffDelay(state.retries + 1, this.#retry)): Promise<void> {
-    const { op, attempts } = state;
-    state.retries++;
-    this.#options.logger?.({ type: "retry", operation: op.id, attempt: attempts, delayMs, reason });
-    try {
-      await sleep(delayMs, caller);
-    } catch (e) {
-      throw new RequestAbortedError(`${op.id}: aborted by the caller`, { operation: op.id, attempts, cause: e });
-    }
+    const notRetried = !op.idempotent && isRetryableStatus(status) ? (op.movesMoney ? outcomeNote(op) : " (not retried: the operation is not idempotent)") : "";
+    const ErrorClass = apiErrorClass(status);
+    return new ErrorClass(`${op.id}: HTTP ${status}${shown}${notRetried}`, { operation: op.id, status, attempts: state.attempts, serviceCode: code, serviceMessage });
   }
 
   #redactBody(body: Uint8Array | string): unknown {
@@ -632,20 +320,6 @@ export class Transport<Paths extends {} = Record<string, never>> {
     } catch {
       return `[${typeof body === "string" ? body.length : body.byteLength} bytes]`;
     }
-  }
-
-  /** A short excerpt of a body for an error: text with secrets cut out, or a description of binary content. */
-  #excerpt(text: string, bytes: Uint8Array, contentType: string, state: CallState): string {
-    if (state.op.secretAnswer) return "[REDACTED: this answer carries secrets]";
-    if (looksBinary(text)) return `[binary content, ${bytes.byteLength} bytes, content-type ${contentType || "none"}]`;
-    // Scrub a window wide enough that no secret can straddle the end of the excerpt.
-    const secrets = [...this.#secrets(state)];
-    const window = EXCERPT + 10 * Math.max(0, ...secrets.map((s) => s.length));
-    return scrub(text.slice(0, window), secrets).slice(0, EXCERPT);
-  }
-
-  #scrubbed(e: unknown, state: CallState): string {
-    return scrub(e instanceof Error ? e.message : String(e), this.#secrets(state));
   }
 
   #logged<E extends PaysysError>(op: OperationSpec, error: E): E {
@@ -665,15 +339,6 @@ function json(op: OperationSpec, body: unknown): string {
     // The error's name only: its message may come from the caller's own code and quote its data.
     throw new RequestValidationError(op.id, [{ path: "", message: `cannot be written as JSON (${e instanceof Error ? e.name : "an error"})` }]);
   }
-}
-
-/** Replacement characters or control characters (other than tabs and line breaks) near the start mean binary content: describe it, never print it. */
-function looksBinary(text: string): boolean {
-  for (let i = 0; i < Math.min(text.length, 512); i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0xfffd || c < 0x09 || (c > 0x0d && c < 0x20)) return true;
-  }
-  return false;
 }
 
 /**
@@ -702,30 +367,4 @@ export function pathOf(template: string, params: Record<string, unknown>): strin
     path += encodeURIComponent(value) + parts[i + 1];
   }
   return path;
-}
-
-/** Read only where needed: a JSON answer that is fine never asks. */
-const contentTypeOf = (response: Response) => response.headers.get("content-type") ?? "";
-
-/** A web body's chunks; stopping early cancels the stream (a reader loop, as not every browser iterates streams). */
-async function* readerChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
-  const reader = body.getReader();
-  let done = false;
-  try {
-    for (;;) {
-      const next = await reader.read();
-      if (next.done) {
-        done = true;
-        return;
-      }
-      yield next.value;
-    }
-  } finally {
-    if (!done) reader.cancel().catch(() => {});
-  }
-}
-
-/** Drops an answer's body without waiting: cancelling a teed stream settles only when both branches do. */
-function discard(response: Response): void {
-  response.body?.cancel().catch(() => {});
 }

@@ -1,0 +1,193 @@
+// The default HTTP of the clients in Node: node:http(s), as stripe-node and the AWS SDK do in Node.
+// Node's own `fetch` builds a Request, runs the fetch algorithm and parses with a WebAssembly
+// llhttp in the caller's process: on a loopback call that was a third of what `fetch` took. undici's
+// own `request()` is a little faster per call than this (the bench shows both), but importing it
+// takes 75–100 ms and a dependency of 1.3 MB, for a runtime that has node:http built in.
+//
+// What `fetch` did for the SDK is done here too: a length on every body (no chunked requests), the
+// same default headers (`accept`, `user-agent`, `accept-encoding: gzip, deflate`) and their
+// decoding, redirects never followed (the transport decides), the signal ending the request or its
+// body with its own reason. An `agent` (client certificates, a proxy agent) goes to every request;
+// without one, `HTTPS_PROXY`/`HTTP_PROXY` (and `NO_PROXY`) are honoured as curl does. The modules
+// come from `process.getBuiltinModule` (Node 20.16+), so no bundler for a browser meets a `node:` import.
+import { fromResponse, type HttpAdapter, type HttpAnswer } from "./http.js";
+import { type ProxyModules, type ProxyRoute, proxyFor } from "./proxy.js";
+
+// The few shapes of node:http, node:stream and node:zlib the adapter uses, declared here: core's
+// types must not need @types/node (browser projects compile against them too).
+interface NodeStream extends AsyncIterable<Uint8Array> {
+  on(event: "error", listener: (error?: unknown) => void): unknown;
+  once(event: "close", listener: () => void): unknown;
+  destroy(error?: unknown): unknown;
+}
+interface Incoming extends NodeStream {
+  statusCode?: number;
+  statusMessage?: string;
+  rawHeaders: string[];
+  resume(): unknown;
+  pipe<T>(to: T): T;
+}
+interface Outgoing extends NodeStream {
+  end(body?: Uint8Array): unknown;
+}
+export interface RequestOptions {
+  method: string;
+  headers: Record<string, string>;
+  agent?: unknown;
+  path?: string;
+  createConnection?: unknown;
+}
+type SendRequest = (url: URL, options: RequestOptions, onAnswer?: (answer: Incoming) => void) => Outgoing;
+
+/** The builtins the adapter uses. */
+export interface NodeHttpModules extends ProxyModules {
+  http: { request: SendRequest };
+  https: { request: SendRequest };
+  stream: { Readable: { toWeb(stream: NodeStream): unknown } };
+  zlib: Record<"createGunzip" | "createInflate" | "createBrotliDecompress", () => NodeStream>;
+}
+
+/** What `fetch` sends unless the request says otherwise (Node's `fetch` sends these). */
+const DEFAULT_HEADERS: Readonly<Record<string, string>> = { accept: "*/*", "user-agent": "node", "accept-encoding": "gzip, deflate" };
+/** Encoding keeps no state between calls, so one encoder serves every request body. */
+const utf8 = new TextEncoder();
+/** Statuses whose answer has no body. */
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+
+/** The modules, when the runtime offers Node's builtins. */
+export function nodeHttpModules(): NodeHttpModules | undefined {
+  const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
+  if (typeof get !== "function") return undefined;
+  const [http, https, stream, zlib, tls] = ["node:http", "node:https", "node:stream", "node:zlib", "node:tls"].map((id) => get(id));
+  return http && https && stream && zlib && tls ? ({ http, https, stream, zlib, tls } as unknown as NodeHttpModules) : undefined;
+}
+
+export interface NodeHttpOptions {
+  /** An `http.Agent` or `https.Agent` for every request (client certificates, a proxy agent, socket limits). */
+  agent?: unknown;
+  /** Where the proxy settings come from. Default `process.env`. */
+  env?: Record<string, string | undefined>;
+}
+
+/** An adapter over node:http(s). */
+export function nodeHttp(modules: NodeHttpModules, options: NodeHttpOptions = {}): HttpAdapter {
+  const env = options.env ?? (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
+  return ({ url, method, headers: own, body: given, signal }) =>
+    new Promise<HttpAnswer>((resolve, reject) => {
+      const target = new URL(url);
+      if (target.protocol !== "http:" && target.protocol !== "https:") throw new TypeError(`only http and https addresses can be fetched, not ${target.protocol}`);
+      if (signal.aborted) throw signal.reason;
+      const body = typeof given === "string" ? utf8.encode(given) : given;
+      const headers: Record<string, string> = { ...DEFAULT_HEADERS, ...own };
+      if (body !== undefined) headers["content-length"] = String(body.byteLength);
+      // A caller's agent decides how to connect; otherwise the environment's proxy, if any.
+      const route = options.agent === undefined ? proxyFor(target, env, modules) : undefined;
+      // The signal ends whatever is under way with its own reason, as `fetch` does: the request
+      // before the answer, the body after it (a timeout stays a timeout, not a cut connection).
+      let under: { destroy(e: unknown): void };
+      const onAbort = () => under.destroy(signal.reason);
+      const send = (target.protocol === "https:" ? modules.https : modules.http).request;
+      const request = send(route?.url ?? target, requestOptions(method, headers, options.agent, route), (res) => {
+        under = res;
+        res.once("close", () => signal.removeEventListener("abort", onAbort));
+        resolve(answer(res, modules));
+      });
+      under = request;
+      signal.addEventListener("abort", onAbort, { once: true });
+      // `on`, not `once`: a second error with no listener would crash the process.
+      request.on("error", (e) => {
+        if (under === request) signal.removeEventListener("abort", onAbort);
+        reject(e);
+      });
+      request.end(body);
+    });
+}
+
+/** node:http's options: only the keys that are set (an `undefined` path would replace the address's). */
+function requestOptions(method: string, headers: Record<string, string>, agent: unknown, route: ProxyRoute | undefined): RequestOptions {
+  const options: RequestOptions = { method, headers: route?.options.headers ? { ...headers, ...route.options.headers } : headers };
+  if (agent !== undefined) options.agent = agent;
+  if (route?.options.path) options.path = route.options.path;
+  if (route?.options.createConnection) options.createConnection = route.options.createConnection;
+  return options;
+}
+
+/** An answer of node:http as the SDK's answer: its body decoded as `fetch` would, read straight from Node. */
+function answer(res: Incoming, { stream, zlib }: NodeHttpModules): HttpAnswer {
+  const status = res.statusCode ?? 0;
+  const raw = res.rawHeaders;
+  let headers: Headers | undefined;
+  const all = () => {
+    if (!headers) {
+      headers = new Headers();
+      for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+    }
+    return headers;
+  };
+  const header = (name: string) => {
+    // Most answers carry a handful of headers, and most questions are about one: a scan beats a Headers.
+    const wanted = name.toLowerCase();
+    let found: string | null = null;
+    for (let i = 0; i < raw.length; i += 2) {
+      if (raw[i]!.toLowerCase() === wanted) found = found === null ? raw[i + 1]! : `${found}, ${raw[i + 1]}`;
+    }
+    return found;
+  };
+  let body: NodeStream | null = res;
+  if (NULL_BODY.has(status)) {
+    res.resume();
+    body = null;
+  } else {
+    const decoder = decoderFor(header("content-encoding"), zlib);
+    if (decoder) {
+      // A corrupt body, or one cut off or aborted, ends the decoded body with that error; a decoded
+      // body dropped before its end drops the answer and so its connection, which would otherwise
+      // stay open under a paused answer. After a whole answer this does nothing.
+      res.on("error", (e) => decoder.destroy(e));
+      decoder.once("close", () => res.destroy());
+      body = res.pipe(decoder);
+    }
+  }
+  let taken = false;
+  // Once a hook or a file asked for the web Response, the body is read through it.
+  let web: HttpAnswer | undefined;
+  const take = () => {
+    const source = taken ? null : body;
+    taken = true;
+    return source;
+  };
+  return {
+    status,
+    opaqueRedirect: false,
+    header,
+    headers: all,
+    chunks: () => (web ? web.chunks() : take()),
+    drop() {
+      if (web) web.drop();
+      else take()?.destroy();
+    },
+    response() {
+      if (!web) {
+        const source = take();
+        const init = { status, statusText: res.statusMessage, headers: all() };
+        web = fromResponse(new Response(source === null ? null : (stream.Readable.toWeb(source) as ReadableStream<Uint8Array>), init));
+      }
+      return web.response();
+    },
+  };
+}
+
+/** The stream that undoes a content encoding `fetch` undoes; none for identity or an encoding it does not know (left as it is, as `fetch` does). */
+function decoderFor(encoding: string | null, zlib: NodeHttpModules["zlib"]): NodeStream | undefined {
+  switch (encoding?.trim().toLowerCase()) {
+    case "gzip":
+    case "x-gzip":
+      return zlib.createGunzip();
+    case "deflate":
+      return zlib.createInflate();
+    case "br":
+      return zlib.createBrotliDecompress();
+    default:
+      return undefined;
+  }
+}
