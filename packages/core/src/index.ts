@@ -19,7 +19,7 @@ export type {
 export * from "./errors.js";
 export { BinaryFile } from "./file.js";
 export type { DateTimeInput, ListInput, TengeInput } from "./inputs.js";
-export type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./internal/journal.js";
+export type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./internal/client-journal.js";
 export type { RetryOptions } from "./internal/retry.js";
 export type { TokenSet } from "./internal/tokens.js";
 export { tenge, tiyn } from "./money.js";

@@ -8,7 +8,7 @@ import { pipeline } from "node:stream/promises";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { StoreCorruptError, StoreUnavailableError } from "./errors.js";
 import type { BinaryFile } from "./file.js";
-import { holderIsGone } from "./internal/journal.js";
+import { holderIsGone } from "./internal/holder.js";
 import { sleep } from "./internal/retry.js";
 import { KeyedQueue } from "./queue.js";
 import {

@@ -9,7 +9,7 @@ import type { HttpAdapter, HttpAnswer, HttpRequest } from "./http.js";
 import { type OperationSpec, outcomeNote } from "./operation.js";
 import { put } from "./pointer.js";
 import { redactHeaders, scrub } from "./redact.js";
-import { type AttemptFailure, type RetryOptions, retryDelay, sleep } from "./retry.js";
+import { type RetryOptions, retryDelay, sleep } from "./retry.js";
 import type { AttemptStep } from "./steps.js";
 
 /** A request ready to send: what every attempt re-sends. */
@@ -74,7 +74,8 @@ export function callState(op: OperationSpec, steps: AttemptStep[], timeoutMs: nu
 /** Runs the attempts of one request until an answer the transport reads, or a typed error. */
 export async function attempts(ctx: AttemptContext, prepared: Prepared, state: CallState, caller: AbortSignal | undefined): Promise<HttpAnswer> {
   const { op } = state;
-  let resent: Set<AttemptStep> | undefined;
+  /** The steps that had their one re-send of this call. */
+  const resent = new Set<AttemptStep>();
   let redirects = 0;
   let url = prepared.url;
   for (;;) {
@@ -101,7 +102,7 @@ export async function attempts(ctx: AttemptContext, prepared: Prepared, state: C
         url = target;
         continue;
       }
-      if (await stepsAskAgain(state, answer, presented, (resent ??= new Set()))) {
+      if (await stepsAskAgain(state, answer, presented, resent)) {
         state.endAttempt();
         answer.drop();
         continue;
@@ -146,7 +147,9 @@ async function presentAttempt(ctx: AttemptContext, prepared: Prepared, url: stri
     if (replaced) {
       hooked = replaced;
       const own: Record<string, string> = {};
-      replaced.headers.forEach((v, k) => put(own, k, v));
+      replaced.headers.forEach((v, k) => {
+        put(own, k, v);
+      });
       const body = replaced.body ? new Uint8Array(await replaced.clone().arrayBuffer()) : undefined;
       request = { url: replaced.url, method: replaced.method, headers: own, body, signal: controller.signal };
     }

@@ -7,9 +7,11 @@ export { fenceHolds, isUnresolved, leaseIsTakable, leaseLost } from "../stores.j
 export { base64 } from "./base64.js";
 export { commaListCodec, rfc3339Codec, tengeCodec } from "./builtin-codecs.js";
 export { type ChainTurn, HeaderChain, type LeaseOptions, storeCall } from "./chain.js";
+export type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./client-journal.js";
 export type { Codec, CodecContext, CodecRegistry } from "./codecs.js";
 export { asyncDispose } from "./dispose.js";
 export { type Answer, checkFailure, unwrap, wrapParams } from "./envelope.js";
+export { holderIsGone, processHolder } from "./holder.js";
 export { DEFAULT_INBOUND_MAX_BYTES, type Inbound, type InboundSpec, inbound, parseInbound } from "./inbound.js";
 export {
   type Check,
@@ -26,7 +28,7 @@ export {
   listMethod,
   method,
 } from "./invoker.js";
-export { type ClientJournal, hashOf, holderIsGone, Journal, type JournalRecord, type JournalRef, processHolder, type RecoveredIntent } from "./journal.js";
+export { Journal } from "./journal.js";
 export {
   type ChainDefinition,
   durationMs,
@@ -44,6 +46,7 @@ export {
 export { checkClientOptions, clientFunctionKeys, journalFunctionKeys, journalOptions, processStore, sharedTransportOptions } from "./options.js";
 export { evaluatePointer, parsePointer, placeAt } from "./pointer.js";
 export { REDACTED, redactValue, SecretSet, scrub } from "./redact.js";
+export { hashOf } from "./request-hash.js";
 export { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDefaults, sleep } from "./retry.js";
 export { type AttemptStep, basicScheme, bearerScheme, type HeaderSink, type SecurityScheme } from "./steps.js";
 export { TokenManager, type TokenManagerOptions, type TokenSet, tokensFromAnswer } from "./tokens.js";

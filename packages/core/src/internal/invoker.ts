@@ -10,7 +10,8 @@ import type { ChainStore, Holder, JournalStore, LeaseStore } from "../stores.js"
 import { HeaderChain, type LeaseOptions } from "./chain.js";
 import { type CodecContext, type CodecRegistry, checkPeriod, encodeInput, missingCodecs } from "./codecs.js";
 import { checkFailure, unwrap, wrapParams } from "./envelope.js";
-import { Journal, processHolder } from "./journal.js";
+import { processHolder } from "./holder.js";
+import { Journal } from "./journal.js";
 import { type ChainDefinition, type Operation, type OperationSpec, validatorIssues } from "./operation.js";
 import { pointerOf, put } from "./pointer.js";
 import type { AttemptStep } from "./steps.js";

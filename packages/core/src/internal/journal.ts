@@ -21,19 +21,19 @@ import {
   IdempotencyKeyInUseError,
   IdempotencyKeyReusedError,
   NotAppliedError,
-  NotFoundError,
   OutcomeUnknownError,
   PaysysError,
-  RedirectError,
   RequestValidationError,
   ServiceError,
   UnresolvedOutcomeError,
 } from "../errors.js";
-import { randomUuid } from "../ids.js";
 import { type Holder, isUnresolved, type JournalEntry, type JournalStore, type Settlement } from "../stores.js";
 import { type ChainTurn, type HeaderChain, storeCall } from "./chain.js";
-import type { OperationSpec, OutcomeSpec } from "./operation.js";
-import { evaluatePointer, parsePointer } from "./pointer.js";
+import type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./client-journal.js";
+import { holderIsGone } from "./holder.js";
+import type { OperationSpec } from "./operation.js";
+import { defaultKey, isRefusal, learnOutcome, probeParams, type Query, refusalOf } from "./outcome.js";
+import { hashOf } from "./request-hash.js";
 import type { AttemptStep } from "./steps.js";
 import type { SendWatch } from "./transport.js";
 
@@ -50,7 +50,7 @@ export interface JournalOptions {
   /** The interface's operations (the status queries are found here). */
   operations: Readonly<Record<string, OperationSpec>>;
   /** Runs a read-only operation, answering its unwrapped payload. */
-  query: (op: OperationSpec, params: Record<string, unknown>) => Promise<unknown>;
+  query: Query;
   chain?: HeaderChain;
   sensitiveKeys: ReadonlySet<string>;
   /** The client's per-attempt timeout (an intent's request must start within its window). */
@@ -71,44 +71,6 @@ export interface JournaledCall {
   /** Sends the request once with these steps, and answers its unwrapped payload. */
   send: (steps: AttemptStep[], watch: SendWatch) => Promise<unknown>;
   timeoutMs: number | undefined;
-}
-
-/** An operation and one of its idempotency keys: what names a journal entry. */
-export interface JournalRef {
-  operation: string;
-  /** The key as the caller gave it (or, without one, the parameter that names the request, such as an order id). */
-  key: string;
-}
-
-/** What `recover` found for one pending intent. */
-export interface RecoveredIntent extends JournalRef {
-  /** `pending`: still unknown. */
-  state: JournalEntry["state"];
-}
-
-/** What a settled or pending entry says, as the caller sees it. */
-export type JournalRecord = Omit<JournalEntry, "key" | "hash" | "probe"> & { key: string };
-
-/**
- * A client's view of its journal (`client.journal`). An entry is named by its operation and key
- * (`{ operation: "operations.sale", key: "receipt-17" }`); records from `pending()` name themselves.
- */
-export interface ClientJournal {
-  /** The record of an operation's key: its intent, and its outcome once known. */
-  get(ref: JournalRef): Promise<JournalRecord | undefined>;
-  /** The intents whose outcome is not known yet. */
-  pending(): Promise<JournalRecord[]>;
-  /**
-   * Learns the outcome of every pending intent now (after a restart, say) and tells what each was:
-   * `applied`, `not-applied` (send it again with the same key), or still `pending`.
-   */
-  recover(): Promise<RecoveredIntent[]>;
-  /**
-   * Records what the service's people said of a pending intent the SDK cannot learn (`applied`: it
-   * took effect; otherwise it did not, and the key may be sent again). Takes a record from
-   * `pending()`, or the OutcomeUnknownError itself.
-   */
-  settle(ref: JournalRef | { operation?: string; key: string }, applied: boolean): Promise<void>;
 }
 
 export class Journal implements ClientJournal {
@@ -259,7 +221,7 @@ export class Journal implements ClientJournal {
     const outcome = op.outcome!;
     const timeoutMs = call.timeoutMs ?? this.#o.timeoutMs;
     const presented = turn && op.chain?.presents ? await turn.link() : undefined;
-    const probe = outcome.by === "query" ? await this.#probeParams(op, outcome, call.encoded) : undefined;
+    const probe = outcome.by === "query" ? await probeParams(op, outcome, call.encoded, this.#o.operations, this.#o.query) : undefined;
     const startedAt = Date.now();
     const sendBy = startedAt + timeoutMs + SEND_SLACK_MS;
     // The lease must outlast every attempt that may start under this intent.
@@ -303,7 +265,7 @@ export class Journal implements ClientJournal {
           await this.#settle(key, turn, { state: "not-applied", settledAt: Date.now() });
           throw e;
         }
-        const applied = await this.#learn(intent, turn);
+        const applied = await learnOutcome(this.#o.operations, this.#o.query, intent, turn);
         if (applied === true && isRefusal(e)) {
           // Refused, yet the chain moved: a proxy that lies, or another program on the register.
           // Either reading could be wrong, so neither is taken: a person settles it.
@@ -333,54 +295,6 @@ export class Journal implements ClientJournal {
     }
   }
 
-  /** The status query's parameters, taken from the call, and (for `changed`) what it answers now, before sending. */
-  async #probeParams(op: OperationSpec, outcome: Extract<OutcomeSpec, { by: "query" }>, encoded: Record<string, unknown>): Promise<JournalEntry["probe"]> {
-    const params: Record<string, unknown> = {};
-    for (const [name, pointer] of Object.entries(outcome.params)) {
-      const { found, value } = evaluatePointer(encoded, parsePointer(pointer));
-      if (!found) throw new RequestValidationError(op.id, [{ path: pointer, message: `is needed to learn the outcome if the answer is lost (${outcome.operation})` }]);
-      params[name] = value;
-    }
-    if (!("changed" in outcome.applied)) return { params };
-    const answer = await this.#o.query(this.#queryOp(outcome), params);
-    return { params, before: evaluatePointer(answer, parsePointer(outcome.applied.changed)).value ?? null };
-  }
-
-  #queryOp(outcome: Extract<OutcomeSpec, { by: "query" }>): OperationSpec {
-    return this.#o.operations[outcome.operation]!;
-  }
-
-  /**
-   * Whether an intent took effect: true, false, or undefined when it cannot be learnt now. Under the
-   * register's lease the chain tells (it moved past the presented link exactly when the call took
-   * effect); otherwise the status query the spec names.
-   */
-  async #learn(entry: JournalEntry, turn: ChainTurn | undefined): Promise<boolean | undefined> {
-    const outcome = this.#o.operations[entry.operation]?.outcome;
-    try {
-      if (outcome?.by === "chain") {
-        if (!turn || turn.key !== entry.scope || entry.presented === undefined) return undefined;
-        return (await turn.current()) !== entry.presented;
-      }
-      if (outcome?.by === "query" && entry.probe) {
-        let answer: unknown;
-        try {
-          answer = await this.#o.query(this.#queryOp(outcome), entry.probe.params);
-        } catch (e) {
-          if (e instanceof NotFoundError) return false;
-          throw e;
-        }
-        const rule = outcome.applied;
-        if ("found" in rule) return true;
-        const { value } = evaluatePointer(answer, parsePointer("equals" in rule ? rule.at : rule.changed));
-        return "equals" in rule ? value === rule.equals : (value ?? null) !== entry.probe.before;
-      }
-      return undefined;
-    } catch {
-      return undefined; // the question failed too: the outcome stays unknown, and is asked again later
-    }
-  }
-
   /**
    * Resolves a pending intent, when no attempt of it can still be under way: its holder is this
    * client (with no call running), its window has passed, its holder's process is gone, or (under
@@ -397,7 +311,7 @@ export class Journal implements ClientJournal {
         { operation: entry.operation, key },
       );
     }
-    const applied = await this.#learn(entry, turn);
+    const applied = await learnOutcome(this.#o.operations, this.#o.query, entry, turn);
     if (applied === undefined) return entry;
     const settlement: Settlement = applied ? { state: "applied", answerLost: true, settledAt: Date.now() } : { state: "not-applied", settledAt: Date.now() };
     if (applied) await this.#applied(entry.key, turn, undefined, settlement);
@@ -472,81 +386,5 @@ export class Journal implements ClientJournal {
           }
         : undefined,
     });
-  }
-}
-
-/** The key of a call the caller gave none: the parameter that names the request (`x-outcome` key), or a random one. */
-function defaultKey(op: OperationSpec, encoded: Record<string, unknown>): string {
-  const pointer = op.outcome?.key;
-  const { found, value } = pointer ? evaluatePointer(encoded, parsePointer(pointer)) : { found: false, value: undefined };
-  return found && (typeof value === "string" || typeof value === "number") ? String(value) : randomUuid();
-}
-
-/**
- * An answered refusal: an HTTP 4xx (a timeout's 408 aside), an envelope that says the service failed
- * it, or a redirect (the request is wanted elsewhere, where it is not sent).
- */
-function isRefusal(e: unknown): e is APIError | ServiceError | RedirectError {
-  return (e instanceof APIError && e.status !== undefined && e.status >= 400 && e.status < 500 && e.status !== 408) || e instanceof ServiceError || e instanceof RedirectError;
-}
-
-function refusalOf(e: APIError | ServiceError | RedirectError): Settlement["refusal"] {
-  return { name: e.name, message: e.message, status: e.status, serviceCode: e.serviceCode, serviceMessage: e.serviceMessage };
-}
-
-/** SHA-256 (hex) of the operation and its parameters, with every secret replaced and keys in order. */
-export async function hashOf(operation: string, params: Record<string, unknown>, sensitive: ReadonlySet<string>): Promise<string> {
-  return sha256Hex(`${JSON.stringify(operation)}:${canonical(params, sensitive)}`);
-}
-
-/**
- * JSON with object keys in order and the value of every sensitive key replaced, in one walk (this
- * runs on every journaled call). Values are what the checks let through: JSON's own, and objects
- * with a `toJSON` (a Date).
- */
-function canonical(value: unknown, sensitive: ReadonlySet<string>): string {
-  if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") value = (value as { toJSON(): unknown }).toJSON();
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map((v) => canonical(v, sensitive)).join(",")}]`;
-  const parts: string[] = [];
-  for (const k of Object.keys(value).sort()) {
-    const v = (value as Record<string, unknown>)[k];
-    if (v !== undefined) parts.push(`${JSON.stringify(k)}:${sensitive.has(k) ? '"[REDACTED]"' : canonical(v, sensitive)}`);
-  }
-  return `{${parts.join(",")}}`;
-}
-
-type NodeCrypto = { createHash(algorithm: string): { update(text: string): { digest(encoding: "hex"): string } } };
-const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.("node:crypto") as NodeCrypto | undefined;
-
-/**
- * SHA-256 of a text, in hex: node:crypto where the runtime has it (2 µs a call), WebCrypto elsewhere
- * (its digest hops to another thread and back: 50 µs, most of what the journal cost a call).
- */
-function sha256Hex(text: string): string | Promise<string> {
-  if (nodeCrypto) return nodeCrypto.createHash("sha256").update(text).digest("hex");
-  return crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)).then((d) => Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, "0")).join(""));
-}
-
-/** This program as a holder: unique among live ones, with what lets a store on this machine tell that it died. */
-export function processHolder(id?: string): Holder {
-  const proc = (globalThis as { process?: { pid?: number; getBuiltinModule?: (name: string) => unknown } }).process;
-  const os = proc?.getBuiltinModule?.("node:os") as { hostname(): string } | undefined;
-  const host = os?.hostname();
-  const pid = proc?.pid;
-  return { id: id ?? `${host ?? "browser"}/${pid ?? 0}/${randomUuid().slice(0, 8)}`, ...(host ? { host } : {}), ...(pid ? { pid } : {}) };
-}
-
-/** True only when the holder ran on this machine in a process that no longer exists. */
-export function holderIsGone(holder: Holder): boolean {
-  const proc = (globalThis as { process?: { pid?: number; kill?: (pid: number, signal: number) => void; getBuiltinModule?: (name: string) => unknown } }).process;
-  if (!holder.pid || !holder.host || !proc?.kill || holder.pid === proc.pid) return false;
-  const os = proc.getBuiltinModule?.("node:os") as { hostname(): string } | undefined;
-  if (os?.hostname() !== holder.host) return false;
-  try {
-    proc.kill(holder.pid, 0);
-    return false;
-  } catch (e) {
-    return (e as { code?: string }).code === "ESRCH";
   }
 }

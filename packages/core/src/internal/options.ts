@@ -4,8 +4,8 @@
 import type { ClientFunctions, ClientSettings, JournalFunctions, JournalSettings } from "../call.js";
 import { ConfigurationError } from "../errors.js";
 import { MemoryStore } from "../stores.js";
+import { processHolder } from "./holder.js";
 import type { InvokerOptions } from "./invoker.js";
-import { processHolder } from "./journal.js";
 import { type Validator, validatorIssues } from "./operation.js";
 
 /** Throws a ConfigurationError naming every wrong option. Returns nothing when all is well. */

@@ -1,0 +1,87 @@
+// What the journal needs to learn and record an outcome: whether an error is an answered refusal,
+// the refusal as it is kept, a call's default key, the status query's parameters, and the learning
+// itself (the chain under the register's lease, or the status query the spec names).
+import { APIError, NotFoundError, RedirectError, RequestValidationError, ServiceError } from "../errors.js";
+import { randomUuid } from "../ids.js";
+import type { JournalEntry, Settlement } from "../stores.js";
+import type { ChainTurn } from "./chain.js";
+import type { OperationSpec, OutcomeSpec } from "./operation.js";
+import { evaluatePointer, parsePointer } from "./pointer.js";
+
+/** A read-only operation of the spec, run with parameters: answers its unwrapped payload. */
+export type Query = (op: OperationSpec, params: Record<string, unknown>) => Promise<unknown>;
+type QueryOutcome = Extract<OutcomeSpec, { by: "query" }>;
+
+/** The key of a call the caller gave none: the parameter that names the request (`x-outcome` key), or a random one. */
+export function defaultKey(op: OperationSpec, encoded: Record<string, unknown>): string {
+  const pointer = op.outcome?.key;
+  const { found, value } = pointer ? evaluatePointer(encoded, parsePointer(pointer)) : { found: false, value: undefined };
+  return found && (typeof value === "string" || typeof value === "number") ? String(value) : randomUuid();
+}
+
+/**
+ * An answered refusal: an HTTP 4xx (a timeout's 408 aside), an envelope that says the service failed
+ * it, or a redirect (the request is wanted elsewhere, where it is not sent).
+ */
+export function isRefusal(e: unknown): e is APIError | ServiceError | RedirectError {
+  return (e instanceof APIError && e.status !== undefined && e.status >= 400 && e.status < 500 && e.status !== 408) || e instanceof ServiceError || e instanceof RedirectError;
+}
+
+export function refusalOf(e: APIError | ServiceError | RedirectError): Settlement["refusal"] {
+  return { name: e.name, message: e.message, status: e.status, serviceCode: e.serviceCode, serviceMessage: e.serviceMessage };
+}
+
+/** The status query's parameters, taken from the call, and (for `changed`) what it answers now, before sending. */
+export async function probeParams(
+  op: OperationSpec,
+  outcome: QueryOutcome,
+  encoded: Record<string, unknown>,
+  operations: Readonly<Record<string, OperationSpec>>,
+  query: Query,
+): Promise<JournalEntry["probe"]> {
+  const params: Record<string, unknown> = {};
+  for (const [name, pointer] of Object.entries(outcome.params)) {
+    const { found, value } = evaluatePointer(encoded, parsePointer(pointer));
+    if (!found) throw new RequestValidationError(op.id, [{ path: pointer, message: `is needed to learn the outcome if the answer is lost (${outcome.operation})` }]);
+    params[name] = value;
+  }
+  if (!("changed" in outcome.applied)) return { params };
+  const answer = await query(operations[outcome.operation]!, params);
+  return { params, before: evaluatePointer(answer, parsePointer(outcome.applied.changed)).value ?? null };
+}
+
+/**
+ * Whether an intent took effect: true, false, or undefined when it cannot be learnt now. Under the
+ * register's lease the chain tells (it moved past the presented link exactly when the call took
+ * effect); otherwise the status query the spec names.
+ */
+export async function learnOutcome(
+  operations: Readonly<Record<string, OperationSpec>>,
+  query: Query,
+  entry: JournalEntry,
+  turn: ChainTurn | undefined,
+): Promise<boolean | undefined> {
+  const outcome = operations[entry.operation]?.outcome;
+  try {
+    if (outcome?.by === "chain") {
+      if (!turn || turn.key !== entry.scope || entry.presented === undefined) return undefined;
+      return (await turn.current()) !== entry.presented;
+    }
+    if (outcome?.by === "query" && entry.probe) {
+      let answer: unknown;
+      try {
+        answer = await query(operations[outcome.operation]!, entry.probe.params);
+      } catch (e) {
+        if (e instanceof NotFoundError) return false;
+        throw e;
+      }
+      const rule = outcome.applied;
+      if ("found" in rule) return true;
+      const { value } = evaluatePointer(answer, parsePointer("equals" in rule ? rule.at : rule.changed));
+      return "equals" in rule ? value === rule.equals : (value ?? null) !== entry.probe.before;
+    }
+    return undefined;
+  } catch {
+    return undefined; // the question failed too: the outcome stays unknown, and is asked again later
+  }
+}
