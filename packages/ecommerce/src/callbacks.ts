@@ -1,16 +1,34 @@
 // Callbacks: the gateway tells the merchant a transaction's result by POSTing JSON to its
 // `callbackUrl`, and sends it again until it is answered `{"accepted": true}`. There is no
-// signature (no source shows one), so a callback is trusted by where it comes from (an allow-list
-// of addresses) and, if you ask, by confirming it with the status query. Each event is processed
-// once: deliveries are remembered in a store, and an event is acknowledged only after your own
-// function succeeded for it.
+// signature (no source shows one), so a callback is trusted only after it has proved itself: a body
+// not too large, from an allowed address, with every field the spec requires, for this merchant,
+// and (by default) borne out by the status query. Each event is processed once: deliveries are
+// remembered in a store, and an event is acknowledged only after your own function succeeded for
+// it. The store also keeps each order's last known status, so a callback that cannot follow it
+// (paid after refunded) reaches your function flagged.
 import { type LogEvent, WebhookError } from "@paysys/core";
 import { DEFAULT_INBOUND_MAX_BYTES, type Inbound, parseInbound } from "@paysys/core/internal";
 import { webhooks } from "./generated/operations.js";
 import type { CallbacksPaymentEvent } from "./generated/schema.js";
+import { canFollow, isKnownStatus } from "./order-status.js";
 
 /** A callback the gateway sent: checked against the spec, from an allowed address. */
 export type CallbackEvent = CallbacksPaymentEvent;
+
+/** What your function learns beside the event: where the order stood before it. */
+export interface CallbackContext {
+  /** The order's last known status before this callback, as the store recorded it (undefined: none yet). */
+  previousStatus: number | undefined;
+  /**
+   * True when this status cannot follow `previousStatus` (e.g. 1 "paid" after 3 "refunded"): a late
+   * delivery of an older event, or a forged one. The order's recorded status is not moved back.
+   * The transitions are the SDK's own reading (spec `CallbackStatus`); unknown statuses are never flagged.
+   */
+  impossibleTransition: boolean;
+}
+
+/** Your function: processes one event. Throw to have the gateway deliver it again. */
+export type CallbackProcessor = (event: CallbackEvent, context: CallbackContext) => unknown;
 
 /**
  * Where deliveries are remembered so that each event is processed once, across restarts and
@@ -28,15 +46,25 @@ export interface CallbackStore {
   complete(key: string): Promise<void>;
   /** Processing failed: the next delivery may try again. */
   release(key: string): Promise<void>;
+  /** The last known callback status recorded for an order (undefined: none yet). */
+  orderStatus(orderId: string): Promise<number | undefined>;
+  /**
+   * Records `status` as the order's status if the recorded one is still `expected` (undefined: none
+   * recorded), and answers true; false when it changed meanwhile (the receiver then reads it again).
+   * Over a database: `UPDATE … SET status = ? WHERE order_id = ? AND status = ?`, or an insert that
+   * fails on a duplicate key when `expected` is undefined.
+   */
+  recordOrderStatus(orderId: string, status: number, expected: number | undefined): Promise<boolean>;
 }
 
 /**
- * Remembers deliveries in this process, every processed event for the life of the process (a late
- * duplicate must still be recognised; the gateway does not say how long it retries). A long-running
- * server should use a store over its database.
+ * Remembers deliveries in this process, every processed event and every order's last status for
+ * the life of the process (a late duplicate must still be recognised; the gateway does not say how
+ * long it retries). A long-running server should use a store over its database.
  */
 export class MemoryCallbackStore implements CallbackStore {
   readonly #entries = new Map<string, { done: boolean; until: number }>();
+  readonly #orders = new Map<string, number>();
   async claim(key: string, leaseMs: number): Promise<"new" | "processing" | "done"> {
     const entry = this.#entries.get(key);
     if (entry?.done) return "done";
@@ -50,16 +78,47 @@ export class MemoryCallbackStore implements CallbackStore {
   async release(key: string): Promise<void> {
     this.#entries.delete(key);
   }
+  async orderStatus(orderId: string): Promise<number | undefined> {
+    return this.#orders.get(orderId);
+  }
+  async recordOrderStatus(orderId: string, status: number, expected: number | undefined): Promise<boolean> {
+    if (this.#orders.get(orderId) !== expected) return false;
+    this.#orders.set(orderId, status);
+    return true;
+  }
 }
 
-/** A callback that is not taken: from an address not allowed, not what the spec says, or not confirmed by the status query. */
+/** Why a callback is not taken, and the HTTP status it is answered with. */
+const refusalStatus = {
+  /** The body is larger than `maxBodyBytes`: checked first, before anything else is read or trusted. */
+  size: 413,
+  /** The sender's address is not allowed (or not given). */
+  address: 403,
+  /** Not JSON, or not what the spec says (a required field missing, a wrong type). */
+  body: 400,
+  /** The callback's `merchantId` is not the client's. */
+  merchant: 403,
+  /** The status query does not bear it out (no such transaction, another amount or status). */
+  unconfirmed: 400,
+  /** The status query could not be asked (the gateway did not answer): it comes again. */
+  "confirmation-failed": 503,
+} as const;
+
+/**
+ * A callback that is not taken: too large, from an address not allowed, not what the spec says,
+ * for another merchant, or not borne out by the status query. Nothing in it reached your function.
+ */
 export class CallbackRefusedError extends WebhookError {
   override name = "CallbackRefusedError";
-  readonly reason: "address" | "body" | "unconfirmed";
-  /** For `body`, the cause is the WebhookError with the issues the spec's validator found. */
+  readonly reason: keyof typeof refusalStatus;
+  /** For `body`, the cause is the WebhookError with the issues the spec's validator found; for `confirmation-failed`, the status query's error. */
   constructor(reason: CallbackRefusedError["reason"], message: string, operation: string, cause?: unknown) {
     super(message, [], { operation, cause });
     this.reason = reason;
+  }
+  /** The HTTP status a receiver answers this refusal with. */
+  get answerStatus(): number {
+    return refusalStatus[this.reason];
   }
 }
 
@@ -79,6 +138,8 @@ export interface CallbackReceiverOptions {
   maxBodyBytes: number;
   leaseMs: number;
   store: CallbackStore;
+  /** The merchant the callbacks must be for (the client's `merchantId`); undefined: not checked. */
+  merchantId?: string;
   /** Asks the gateway whether it says the same; undefined: not asked. */
   confirm?: (event: CallbackEvent) => Promise<boolean>;
   /** The client's logger: told when the store could not record an event as processed. */
@@ -92,19 +153,22 @@ export const DEFAULT_MAX_BODY = DEFAULT_INBOUND_MAX_BYTES;
 export const callbackSources: readonly string[] = webhooks["callbacks.payment"].sources ?? [];
 
 /**
- * Checks one callback without a client: from an allowed address (default `callbackSources`), a
- * body the spec accepts. Throws a `CallbackRefusedError` otherwise. Nothing is processed or
- * remembered: to process each event once, use a client's `callbacks.handle` or its handlers.
+ * Checks one callback without a client: not larger than `maxBodyBytes`, from an allowed address
+ * (default `callbackSources`), a body the spec accepts, and, when you pass `merchantId`, for that
+ * merchant. Throws a `CallbackRefusedError` otherwise. It cannot ask the status query (that needs
+ * the merchant's credentials) and nothing is processed or remembered: to confirm callbacks and
+ * process each event once, use a client's `callbacks.handle` or its handlers.
  */
 export function parseCallback(
   raw: string | Uint8Array | ArrayBuffer,
-  options: ReceiveOptions & { allowedAddresses?: readonly string[] | "any"; maxBodyBytes?: number } = {},
+  options: ReceiveOptions & { allowedAddresses?: readonly string[] | "any"; maxBodyBytes?: number; merchantId?: string } = {},
 ): Promise<CallbackEvent> {
   const receiver = createCallbackReceiver(webhooks["callbacks.payment"], {
     allowedAddresses: options.allowedAddresses ?? callbackSources,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
     leaseMs: 0,
     store: new MemoryCallbackStore(),
+    merchantId: options.merchantId,
   });
   return receiver.parse(raw, options);
 }
@@ -113,75 +177,143 @@ export function parseCallback(
 const plainAddress = (a: string) => a.replace(/^::ffff:/i, "").trim();
 
 /** The key of an event: the same transaction may call back again with another status (blocked, then paid, then refunded). */
-const eventKey = (e: CallbackEvent) => `${e.id}:${e.status ?? ""}:${e.errCode ?? ""}`;
+const eventKey = (e: CallbackEvent) => `${e.id}:${e.status}:${e.errCode ?? ""}`;
+
+/** The size of a raw body in bytes (a string is measured as the UTF-8 it arrived as). */
+const byteSize = (raw: string | Uint8Array | ArrayBuffer) => (typeof raw === "string" ? new TextEncoder().encode(raw).byteLength : raw.byteLength);
+
+/** The answer to a refusal, or the error itself when it is not one (the receiver's caller sees it). */
+function refusalAnswer(e: unknown): CallbackAnswer {
+  if (e instanceof CallbackRefusedError) return { status: e.answerStatus, body: { accepted: false } };
+  throw e;
+}
+
+/** A body that was not read to its end because it passed the limit. */
+const TOO_LARGE = Symbol("too large");
+type RawBody = string | Uint8Array | ArrayBuffer | typeof TOO_LARGE;
 
 export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: CallbackReceiverOptions) {
-  /** Checks where a callback comes from and what it says; throws a WebhookError otherwise. Nothing is processed. */
-  async function parse(raw: string | Uint8Array | ArrayBuffer, receive: ReceiveOptions = {}): Promise<CallbackEvent> {
-    if (options.allowedAddresses !== "any") {
-      if (!receive.remoteAddress) {
-        throw new CallbackRefusedError(
-          "address",
-          `${spec.id}: the sender's address is needed to check it against the allow-list; pass remoteAddress (or allow "any" and confirm callbacks)`,
-          spec.id,
-        );
-      }
-      if (!options.allowedAddresses.map(plainAddress).includes(plainAddress(receive.remoteAddress))) {
-        throw new CallbackRefusedError("address", `${spec.id}: a callback from ${plainAddress(receive.remoteAddress)}, which is not an allowed address`, spec.id);
-      }
-    }
-    let event: CallbackEvent;
+  const allowed = options.allowedAddresses === "any" ? "any" : options.allowedAddresses.map(plainAddress);
+  const refuse = (reason: CallbackRefusedError["reason"], message: string, cause?: unknown) => new CallbackRefusedError(reason, `${spec.id}: ${message}`, spec.id, cause);
+
+  // Size first: a body too large is refused as such whoever sent it, and nothing of it is parsed.
+  function checkSize(raw: RawBody): asserts raw is string | Uint8Array | ArrayBuffer {
+    if (raw === TOO_LARGE || byteSize(raw) > options.maxBodyBytes) throw refuse("size", `the body is larger than ${options.maxBodyBytes} bytes`);
+  }
+
+  function checkAddress(remoteAddress: string | undefined): void {
+    if (allowed === "any") return;
+    if (!remoteAddress) throw refuse("address", 'the sender\'s address is needed to check it against the allow-list; pass remoteAddress (or allow "any" and keep confirm on)');
+    if (!allowed.includes(plainAddress(remoteAddress))) throw refuse("address", `a callback from ${plainAddress(remoteAddress)}, which is not an allowed address`);
+  }
+
+  function checkBody(raw: string | Uint8Array | ArrayBuffer): CallbackEvent {
     try {
-      event = parseInbound(spec, raw, options.maxBodyBytes);
+      return parseInbound(spec, raw, options.maxBodyBytes);
     } catch (e) {
       throw new CallbackRefusedError("body", (e as Error).message, spec.id, e);
     }
-    if (options.confirm && !(await options.confirm(event))) {
-      throw new CallbackRefusedError("unconfirmed", `${spec.id}: the status query does not confirm the callback of transaction ${event.id}`, spec.id);
+  }
+
+  // The merchant id is not a secret (it is the login the gateway shows on its pages), so it is named.
+  function checkMerchant(event: CallbackEvent): void {
+    if (options.merchantId !== undefined && event.merchantId !== options.merchantId) {
+      throw refuse("merchant", `the callback of transaction ${event.id} is for merchant ${JSON.stringify(event.merchantId)}, not this client's`);
     }
+  }
+
+  async function checkConfirmed(event: CallbackEvent): Promise<void> {
+    if (!options.confirm) return;
+    let confirmed: boolean;
+    try {
+      confirmed = await options.confirm(event);
+    } catch (e) {
+      throw refuse("confirmation-failed", `the status query of transaction ${event.id} failed, so the callback cannot be confirmed now: ${(e as Error).message}`, e);
+    }
+    if (!confirmed) throw refuse("unconfirmed", `the status query does not confirm the callback of transaction ${event.id} (order ${event.orderId}, status ${event.status})`);
+  }
+
+  /** Checks a callback in the order that trusts nothing early; throws a CallbackRefusedError otherwise. Nothing is processed. */
+  async function parse(raw: string | Uint8Array | ArrayBuffer, receive: ReceiveOptions = {}): Promise<CallbackEvent> {
+    return checked(raw, receive);
+  }
+
+  async function checked(raw: RawBody, receive: ReceiveOptions): Promise<CallbackEvent> {
+    checkSize(raw);
+    checkAddress(receive.remoteAddress);
+    const event = checkBody(raw);
+    checkMerchant(event);
+    await checkConfirmed(event);
     return event;
+  }
+
+  /** Moves the order's recorded status on, never back: a compare-and-set, read again when another delivery moved it meanwhile. */
+  async function advanceOrder(event: CallbackEvent, seen: number | undefined): Promise<void> {
+    if (!isKnownStatus(event.status)) return;
+    let current = seen;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (current === event.status || !canFollow(current, event.status)) return;
+      if (await options.store.recordOrderStatus(event.orderId, event.status, current)) return;
+      current = await options.store.orderStatus(event.orderId);
+    }
+  }
+
+  /** The store failed after your function succeeded: the event is acknowledged all the same, and the logger is told. */
+  function storeFailed(key: string, e: unknown): void {
+    options.logger?.({
+      type: "error",
+      operation: "callbacks.handle",
+      error: { name: "CallbackStoreError", message: `event ${key} was processed; the store could not record it: ${e instanceof Error ? e.message : String(e)}` },
+    });
   }
 
   /**
    * Receives one delivery: checks it, processes a new event with `process`, and says what to answer.
    * The answer is `accepted: true` only once `process` succeeded for the event (now or before).
    */
-  async function handle(raw: string | Uint8Array | ArrayBuffer, receive: ReceiveOptions, process: (event: CallbackEvent) => unknown): Promise<CallbackAnswer> {
+  async function handle(raw: string | Uint8Array | ArrayBuffer, receive: ReceiveOptions, process: CallbackProcessor): Promise<CallbackAnswer> {
+    return received(raw, receive, process);
+  }
+
+  async function received(raw: RawBody, receive: ReceiveOptions, process: CallbackProcessor): Promise<CallbackAnswer> {
     let event: CallbackEvent;
     try {
-      event = await parse(raw, receive);
+      event = await checked(raw, receive);
     } catch (e) {
-      if (e instanceof CallbackRefusedError) return { status: e.reason === "address" ? 403 : 400, body: { accepted: false } };
-      throw e;
+      return refusalAnswer(e);
     }
     const key = eventKey(event);
     const claim = await options.store.claim(key, options.leaseMs);
     if (claim === "done") return { status: 200, body: { accepted: true } };
     if (claim === "processing") return { status: 409, body: { accepted: false } };
+    let previousStatus: number | undefined;
     try {
-      await process(event);
+      previousStatus = await options.store.orderStatus(event.orderId);
+      await process(event, { previousStatus, impossibleTransition: !canFollow(previousStatus, event.status) });
     } catch {
       await options.store.release(key);
       return { status: 500, body: { accepted: false } };
     }
+    // Processed: acknowledged whatever the store says now. A refusal would make the gateway send it
+    // again, and once the claim's lease ran out it would be processed twice.
     try {
       await options.store.complete(key);
     } catch (e) {
-      // Processed, but not recorded as done. Acknowledged all the same: a refusal would make the
-      // gateway send it again, and once the claim's lease ran out it would be processed twice.
-      options.logger?.({
-        type: "error",
-        operation: "callbacks.handle",
-        error: { name: "CallbackStoreError", message: `event ${key} was processed; the store could not record it: ${e instanceof Error ? e.message : String(e)}` },
-      });
+      storeFailed(key, e);
+    }
+    try {
+      await advanceOrder(event, previousStatus);
+    } catch (e) {
+      storeFailed(`${key} (order ${event.orderId}'s status)`, e);
     }
     return { status: 200, body: { accepted: true } };
   }
 
   /** A handler for web-standard servers (Next.js route handlers, Hono, Bun, Deno): `Request` in, `Response` out. */
-  function fetchHandler(process: (event: CallbackEvent) => unknown, handlerOptions: { remoteAddress?: (request: Request) => string | undefined } = {}) {
+  function fetchHandler(process: CallbackProcessor, handlerOptions: { remoteAddress?: (request: Request) => string | undefined } = {}) {
     return async (request: Request, context: ReceiveOptions = {}): Promise<Response> => {
-      const answer = await handle(new Uint8Array(await request.arrayBuffer()), { remoteAddress: context.remoteAddress ?? handlerOptions.remoteAddress?.(request) }, process);
+      const raw = declaredTooLarge(request.headers.get("content-length"), options.maxBodyBytes) ? TOO_LARGE : await readWebBody(request, options.maxBodyBytes);
+      const answer = await received(raw, { remoteAddress: context.remoteAddress ?? handlerOptions.remoteAddress?.(request) }, process);
       return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { "content-type": "application/json" } });
     };
   }
@@ -190,13 +322,11 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
    * A handler for Node's `http` and for Express (`app.post(path, handler)`). It reads the raw body
    * itself, or takes one a body parser already read.
    */
-  function nodeHandler(process: (event: CallbackEvent) => unknown, handlerOptions: { remoteAddress?: (request: NodeRequest) => string | undefined } = {}) {
+  function nodeHandler(process: CallbackProcessor, handlerOptions: { remoteAddress?: (request: NodeRequest) => string | undefined } = {}) {
     return async (request: NodeRequest, response: NodeResponse): Promise<void> => {
-      const answer = await handle(
-        await rawBody(request, options.maxBodyBytes),
-        { remoteAddress: handlerOptions.remoteAddress?.(request) ?? request.socket?.remoteAddress },
-        process,
-      );
+      const length = request.headers?.["content-length"];
+      const raw = declaredTooLarge(typeof length === "string" ? length : null, options.maxBodyBytes) ? TOO_LARGE : await rawBody(request, options.maxBodyBytes);
+      const answer = await received(raw, { remoteAddress: handlerOptions.remoteAddress?.(request) ?? request.socket?.remoteAddress }, process);
       response.statusCode = answer.status;
       response.setHeader("content-type", "application/json");
       response.end(JSON.stringify(answer.body));
@@ -209,6 +339,7 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
 /** The parts of Node's IncomingMessage the handler uses (Express's request is one). */
 export interface NodeRequest extends AsyncIterable<unknown> {
   socket?: { remoteAddress?: string };
+  headers?: { "content-length"?: string | string[] | undefined };
   /** A body a parser already read (Express): raw bytes, text, or parsed JSON. */
   body?: unknown;
 }
@@ -220,24 +351,53 @@ export interface NodeResponse {
   end(body: string): unknown;
 }
 
-async function rawBody(request: NodeRequest, limit: number): Promise<Uint8Array | string> {
+/** A declared length above the limit: refused before a byte of the body is read. */
+const declaredTooLarge = (contentLength: string | null, limit: number) => contentLength !== null && Number(contentLength) > limit;
+
+/** Keeps chunks up to a limit; past it, `add` answers false and keeps nothing more. */
+function collector(limit: number) {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  return {
+    add(chunk: unknown): boolean {
+      const bytes = typeof chunk === "string" ? new TextEncoder().encode(chunk) : (chunk as Uint8Array);
+      size += bytes.byteLength;
+      if (size > limit) return false;
+      chunks.push(bytes);
+      return true;
+    },
+    bytes(): Uint8Array {
+      const out = new Uint8Array(size);
+      let offset = 0;
+      for (const c of chunks) {
+        out.set(c, offset);
+        offset += c.byteLength;
+      }
+      return out;
+    },
+  };
+}
+
+async function rawBody(request: NodeRequest, limit: number): Promise<RawBody> {
   const { body } = request;
   if (typeof body === "string" || body instanceof Uint8Array) return body;
   if (body !== undefined && body !== null && typeof body === "object") return JSON.stringify(body);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    const bytes = typeof chunk === "string" ? new TextEncoder().encode(chunk) : (chunk as Uint8Array);
-    size += bytes.byteLength;
-    // Past the limit the body is not read further; the parser refuses it by its size.
-    if (size > limit) return new Uint8Array(limit + 1);
-    chunks.push(bytes);
+  const kept = collector(limit);
+  // Past the limit the body is not read further.
+  for await (const chunk of request) if (!kept.add(chunk)) return TOO_LARGE;
+  return kept.bytes();
+}
+
+async function readWebBody(request: Request, limit: number): Promise<RawBody> {
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const kept = collector(limit);
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return kept.bytes();
+    if (!kept.add(value)) {
+      await reader.cancel();
+      return TOO_LARGE;
+    }
   }
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.byteLength;
-  }
-  return out;
 }

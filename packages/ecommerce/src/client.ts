@@ -5,6 +5,7 @@
 import { type CallOptions, type ClientJournal, type IdempotencyOptions, NotFoundError } from "@paysys/core";
 import {
   basicScheme,
+  type Check,
   type Codec,
   checkClientOptions,
   createInvoker,
@@ -23,6 +24,7 @@ import { cryptogram, operations, sensitiveKeys, servers, webhooks } from "./gene
 import type { CreatePaymentResponse, PaymentsCreateParams, paths, TransactionState } from "./generated/schema.js";
 import { settings as settingsValidator } from "./generated/settings.js";
 import { type EcommerceClientOptions, functionOptionKeys } from "./options.js";
+import { confirms } from "./order-status.js";
 
 /** What `payments.create` takes: `merchantId` is the client's, `orderId` is made if you give none, `demo` follows the client. */
 export type CreatePaymentParams = Omit<PaymentsCreateParams, "merchantId" | "orderId" | "type"> & { merchantId?: string; orderId?: string };
@@ -60,6 +62,25 @@ export interface EcommerceClient extends Omit<EcommerceMethods, "payments"> {
   /** The low-level openapi-fetch client (same base URL and credentials; no automatic retries). */
   readonly raw: Client<paths>;
 }
+
+/** An absolute http or https address: what the gateway, calling from outside, can reach. */
+function isAbsoluteHttpUrl(value: string): boolean {
+  if (!/^https?:\/\//i.test(value)) return false;
+  try {
+    return new URL(value).hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `absolute-callback-url` (spec `x-checks`): a relative or schemeless `callbackUrl` can never be
+ * called back. The value is never shown: a callback address may carry credentials.
+ */
+const absoluteCallbackUrl: Check = (input) =>
+  input.callbackUrl === undefined || (typeof input.callbackUrl === "string" && isAbsoluteHttpUrl(input.callbackUrl))
+    ? []
+    : [{ path: "/callbackUrl", message: "must be an absolute http or https address, such as https://shop.example/callbacks (the gateway calls it from outside)" }];
 
 /**
  * Creates a client of the online payments gateway.
@@ -114,6 +135,7 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
     transport,
     operations,
     codecs: { "card-cryptogram": cardCodec },
+    checks: { "absolute-callback-url": absoluteCallbackUrl },
     validateRequests: options.validateRequests,
     journal: journalOptions(options, { interface: "ecommerce", baseUrl, account: options.merchantId }, sensitiveKeys),
   });
@@ -135,19 +157,22 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
     return { ...created, orderId };
   }
 
+  /** A callback is borne out when the gateway, asked itself, reports the same transaction and amount, and its status or one the callback's can become. */
+  async function confirmedByStatusQuery(event: CallbackEvent): Promise<boolean> {
+    const state = await reconcile(event.orderId, event.id);
+    return state !== undefined && (state.id === undefined || state.id === event.id) && state.amount === event.amount && confirms(state.status, event.status);
+  }
+
   const callbackSettings = options.callbacks ?? {};
   const callbacks = createCallbackReceiver(webhooks["callbacks.payment"], {
     allowedAddresses: callbackSettings.allowedAddresses ?? callbackSources,
     maxBodyBytes: callbackSettings.maxBodyBytes ?? DEFAULT_MAX_BODY,
     leaseMs: callbackSettings.leaseMs ?? 60_000,
     store: options.callbackStore ?? new MemoryCallbackStore(),
+    merchantId: options.merchantId,
     logger: options.logger,
-    confirm: callbackSettings.confirm
-      ? async (event: CallbackEvent) => {
-          const state = await reconcile(event.orderId ?? "", event.id);
-          return state !== undefined && state.status === event.status && (event.amount === undefined || state.amount === event.amount);
-        }
-      : undefined,
+    // On unless turned off: without a signature, the address is all a callback proves otherwise.
+    confirm: callbackSettings.confirm === false ? undefined : confirmedByStatusQuery,
   });
 
   return {

@@ -4,7 +4,9 @@
 export * from "@paysys/core";
 export {
   type CallbackAnswer,
+  type CallbackContext,
   type CallbackEvent,
+  type CallbackProcessor,
   CallbackRefusedError,
   type CallbackStore,
   callbackSources,

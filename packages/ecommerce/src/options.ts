@@ -23,10 +23,15 @@ export interface EcommerceClientSettings extends ClientSettings, Omit<JournalSet
 export interface CallbackSettings {
   /**
    * Addresses callbacks may come from. Default `callbackSources`: the gateway's address that
-   * clients check (`35.157.105.64`, spec `x-source-ip`). `"any"` turns the check off; then use `confirm`.
+   * clients check (`35.157.105.64`, spec `x-source-ip`). `"any"` turns the check off; then keep `confirm` on.
    */
   allowedAddresses?: string[] | "any";
-  /** Before trusting a callback, ask the gateway's status query whether it says the same. Default false. */
+  /**
+   * Before your function sees a callback, ask the gateway's status query whether it bears it out
+   * (the same transaction and amount; its status, or one the callback's can become). Default true.
+   * `false` trusts a callback on the sender's address alone, and callbacks carry no signature: see
+   * the package README for what that risks.
+   */
   confirm?: boolean;
   /**
    * Largest callback body, in bytes. Default 262144.

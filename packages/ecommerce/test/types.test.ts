@@ -13,9 +13,11 @@ describe("e-commerce facade types", () => {
     expectTypeOf<CreatePaymentResponse["id"]>().toEqualTypeOf<string>();
   });
 
-  it("the callback has a typed body", () => {
-    expectTypeOf<CallbacksPaymentEvent["amount"]>().toEqualTypeOf<number | undefined>();
-    expectTypeOf<CallbacksPaymentEvent["status"]>().toEqualTypeOf<number | undefined>();
+  it("the callback has a typed body, whose required fields are never undefined", () => {
+    expectTypeOf<CallbacksPaymentEvent["amount"]>().toEqualTypeOf<number>();
+    expectTypeOf<CallbacksPaymentEvent["status"]>().toEqualTypeOf<number>();
+    expectTypeOf<CallbacksPaymentEvent["orderId"]>().toEqualTypeOf<string>();
+    expectTypeOf<CallbacksPaymentEvent["errCode"]>().toEqualTypeOf<number | undefined>();
   });
 
   it("params: amounts are integers, query parameters by name", () => {

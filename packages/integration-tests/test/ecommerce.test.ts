@@ -7,7 +7,9 @@ import { inspect } from "node:util";
 import {
   AnswerLostError,
   AuthenticationError,
+  type CallbackContext,
   type CallbackEvent,
+  type CallbackProcessor,
   CallbackRefusedError,
   type CallbackStore,
   callbackSources,
@@ -54,7 +56,7 @@ const client = (extra: Partial<EcommerceClientOptions> = {}) =>
   });
 
 /** A merchant's callback endpoint: a real HTTP server with the client's Node handler. */
-async function callbackServer(shop: ReturnType<typeof client>, process: (event: CallbackEvent) => unknown) {
+async function callbackServer(shop: ReturnType<typeof client>, process: CallbackProcessor) {
   const server = createServer(shop.callbacks.nodeHandler(process));
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -335,6 +337,16 @@ describe("e-commerce: nothing is sent twice", () => {
   });
 });
 
+/** A whole callback body (every field the spec requires), for tests that deliver by hand. */
+const callbackBody = (fields: Record<string, unknown> = {}) =>
+  JSON.stringify({ id: "t-1", orderId: "o-1", merchantId: defaultMerchant.login, amount: 1_000, status: 1, errCode: 0, ...fields });
+
+/** POSTs a body to a merchant's callback endpoint as the gateway would. */
+const deliver = async (url: string, body: string | Uint8Array<ArrayBuffer>) => {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+  return { status: response.status, body: await response.json() };
+};
+
 describe("e-commerce: callbacks", () => {
   it("delivered twice, processed once; both deliveries acknowledged", async () => {
     const shop = client();
@@ -357,7 +369,7 @@ describe("e-commerce: callbacks", () => {
     const callbackUrl = await callbackServer(shop, (e) => {
       calls++;
       if (calls < 3) throw new Error("database is down");
-      processed.push(e.id!);
+      processed.push(e.id);
     });
     const { id } = await shop.payments.create({ amount: 1_000, callbackUrl, customerData: { cardData: card() } });
     await vi.waitFor(() => expect(processed).toEqual([id]));
@@ -368,46 +380,163 @@ describe("e-commerce: callbacks", () => {
     ]);
   });
 
-  it("refuses a callback from an address not allowed (403), one that breaks the spec (400), and, with confirm, one the status query does not confirm", async () => {
-    const shop = client({ callbacks: { allowedAddresses: ["35.157.105.64"] } });
-    const body = JSON.stringify({ id: "x", orderId: "o", status: 1, amount: 100 });
-    const refused = await shop.callbacks.handle(body, { remoteAddress: "203.0.113.9" }, () => {});
-    expect(refused).toEqual({ status: 403, body: { accepted: false } });
+  it("an empty or partial callback is refused (400) and never reaches the function; the refusal names the missing fields", async () => {
+    const shop = client({ callbacks: { allowedAddresses: ["127.0.0.1"], confirm: false } });
+    const seen: CallbackEvent[] = [];
+    const url = await callbackServer(shop, (e) => seen.push(e));
+    expect(await deliver(url, "{}")).toEqual({ status: 400, body: { accepted: false } });
+    expect(await deliver(url, '{"status":1}')).toEqual({ status: 400, body: { accepted: false } });
+    expect(seen).toEqual([]);
+    const refusal = await shop.callbacks.parse('{"status":1}', { remoteAddress: "127.0.0.1" }).catch((e) => e);
+    expect(refusal).toBeInstanceOf(CallbackRefusedError);
+    expect(refusal).toMatchObject({ reason: "body", operation: "callbacks.payment" });
+    for (const field of ["id", "orderId", "merchantId", "amount"]) expect(refusal.message).toContain(`'${field}'`);
+    expect(refusal.message).not.toContain("'status'");
+    const wrongType = await shop.callbacks.parse(callbackBody({ amount: "100" }), { remoteAddress: "127.0.0.1" }).catch((e) => e);
+    expect(wrongType).toMatchObject({ reason: "body", message: expect.stringContaining("/amount") });
+  });
+
+  it("a callback for another merchant is refused (403), even from an allowed address and for a real transaction", async () => {
+    const shop = client({ callbacks: { allowedAddresses: ["127.0.0.1"], confirm: false } });
+    const seen: CallbackEvent[] = [];
+    const url = await callbackServer(shop, (e) => seen.push(e));
+    expect(await deliver(url, callbackBody({ merchantId: "someone-else" }))).toEqual({ status: 403, body: { accepted: false } });
+    expect(seen).toEqual([]);
+    await expect(shop.callbacks.parse(callbackBody({ merchantId: "someone-else" }), { remoteAddress: "127.0.0.1" })).rejects.toMatchObject({
+      reason: "merchant",
+      message: expect.stringContaining('"someone-else"'),
+    });
+    // Without a client, checked only when the merchant is named.
+    await expect(parseCallback(callbackBody({ merchantId: "someone-else" }), { allowedAddresses: "any", merchantId: "shop01" })).rejects.toMatchObject({ reason: "merchant" });
+    expect(await parseCallback(callbackBody({ merchantId: "someone-else" }), { allowedAddresses: "any" })).toMatchObject({ merchantId: "someone-else" });
+  });
+
+  it("a body over the limit is 413 from any sender, before its address is looked at; a small one from a disallowed address is 403; neither reaches the function", async () => {
+    const shop = client({ callbacks: { allowedAddresses: ["35.157.105.64"], confirm: false } });
+    const seen: CallbackEvent[] = [];
+    const nodeUrl = await callbackServer(shop, (e) => seen.push(e));
+    const web = shop.callbacks.fetchHandler((e) => seen.push(e));
+    const huge = callbackBody({ errMessage: "x".repeat(2 * 1024 * 1024) });
+    expect(await deliver(nodeUrl, huge)).toEqual({ status: 413, body: { accepted: false } });
+    expect(await deliver(nodeUrl, callbackBody())).toEqual({ status: 403, body: { accepted: false } });
+    // The web handler, from the gateway's own address: the size still decides first.
+    const request = (body: string) => new Request("https://shop.example/callbacks", { method: "POST", body });
+    expect((await web(request(huge), { remoteAddress: "35.157.105.64" })).status).toBe(413);
+    expect((await web(request(callbackBody()), { remoteAddress: "203.0.113.9" })).status).toBe(403);
+    // A chunked body (no content-length) is read only up to the limit.
+    const chunked = new Request("https://shop.example/callbacks", {
+      method: "POST",
+      body: new ReadableStream({
+        pull(controller) {
+          controller.enqueue(new TextEncoder().encode("x".repeat(64 * 1024)));
+        },
+      }),
+      duplex: "half",
+    } as RequestInit);
+    expect((await web(chunked, { remoteAddress: "35.157.105.64" })).status).toBe(413);
+    expect(await shop.callbacks.handle(huge, { remoteAddress: "203.0.113.9" }, (e) => seen.push(e))).toEqual({ status: 413, body: { accepted: false } });
+    await expect(shop.callbacks.parse(huge, {})).rejects.toMatchObject({ reason: "size" });
+    expect(seen).toEqual([]);
+  });
+
+  it("refuses by address: none given, or not allowed (an IPv4-mapped IPv6 address is the same address)", async () => {
+    const shop = client({ callbacks: { allowedAddresses: ["35.157.105.64"], confirm: false } });
+    const body = callbackBody();
+    expect(await shop.callbacks.handle(body, { remoteAddress: "203.0.113.9" }, () => {})).toEqual({ status: 403, body: { accepted: false } });
     await expect(shop.callbacks.parse(body, { remoteAddress: "203.0.113.9" })).rejects.toMatchObject({ reason: "address" });
     await expect(shop.callbacks.parse(body, {})).rejects.toMatchObject({ reason: "address" });
-    expect(await shop.callbacks.parse(body, { remoteAddress: "::ffff:35.157.105.64" })).toMatchObject({ id: "x" });
-
-    const wrongType = await shop.callbacks.parse(JSON.stringify({ id: "x", amount: "100" }), { remoteAddress: "35.157.105.64" }).catch((e) => e);
-    expect(wrongType).toBeInstanceOf(CallbackRefusedError);
-    expect(wrongType.reason).toBe("body");
-    expect(wrongType.message).toContain("does not match the spec");
+    expect(await shop.callbacks.parse(body, { remoteAddress: "::ffff:35.157.105.64" })).toMatchObject({ id: "t-1" });
     expect((await shop.callbacks.handle("{", { remoteAddress: "35.157.105.64" }, () => {})).status).toBe(400);
+  });
 
-    // A forged "paid" callback for a payment nobody paid: the status query does not confirm it.
-    const confirming = client({ callbacks: { allowedAddresses: "any", confirm: true } });
-    const unpaid = await confirming.payments.create({ amount: 1_000 });
-    const forged = JSON.stringify({ id: unpaid.id, orderId: unpaid.orderId, amount: 1_000, status: 1 });
-    await expect(confirming.callbacks.parse(forged)).rejects.toMatchObject({ reason: "unconfirmed" });
+  it("confirmation by the status query is on by default: a forged 'paid' for an unpaid payment never reaches the function; confirm: false trusts it", async () => {
+    const shop = client({ callbacks: { allowedAddresses: "any" } });
+    const seen: CallbackEvent[] = [];
+    const url = await callbackServer(shop, (e) => seen.push(e));
+    const unpaid = await shop.payments.create({ amount: 1_000 });
+    const forged = callbackBody({ id: unpaid.id, orderId: unpaid.orderId, amount: 1_000, status: 1 });
+    expect(await deliver(url, forged)).toEqual({ status: 400, body: { accepted: false } });
+    await expect(shop.callbacks.parse(forged)).rejects.toMatchObject({ reason: "unconfirmed" });
+    // Another amount than the transaction's is not borne out either, once it is paid.
     sb.ecommerce.pay(unpaid.id, card());
-    expect(await confirming.callbacks.parse(forged)).toMatchObject({ status: 1 });
+    await expect(shop.callbacks.parse(callbackBody({ id: unpaid.id, orderId: unpaid.orderId, amount: 999_999 }))).rejects.toMatchObject({ reason: "unconfirmed" });
+    expect(await deliver(url, forged)).toEqual({ status: 200, body: { accepted: true } });
+    expect(seen.map((e) => e.id)).toEqual([unpaid.id]);
+
+    const trusting = client({ callbacks: { allowedAddresses: "any", confirm: false } });
+    const never = callbackBody({ id: "never-created", orderId: "never-created" });
+    expect(await trusting.callbacks.parse(never)).toMatchObject({ id: "never-created" });
+  });
+
+  it("a status query that cannot be asked answers 503, so the gateway delivers again", async () => {
+    const down = client({
+      callbacks: { allowedAddresses: "any" },
+      retry: { maxRetries: 0 },
+      fetch: async () => {
+        throw new TypeError("fetch failed: connect ECONNREFUSED");
+      },
+    });
+    let processed = 0;
+    expect(await down.callbacks.handle(callbackBody(), {}, () => processed++)).toEqual({ status: 503, body: { accepted: false } });
+    await expect(down.callbacks.parse(callbackBody())).rejects.toMatchObject({ reason: "confirmation-failed", message: expect.stringContaining("ECONNREFUSED") });
+    expect(processed).toBe(0);
+  });
+
+  it("the order's states: a 'paid' delivered late, after the refund, reaches the function flagged, and the order stays refunded", async () => {
+    const store = new MemoryCallbackStore();
+    const shop = client({ callbackStore: store });
+    const seen: [number, CallbackContext][] = [];
+    let refunded = false;
+    const callbackUrl = await callbackServer(shop, (e, context) => {
+      // The shop's database is down for the "paid" callback until the refund came through.
+      if (e.status === 1 && !refunded) throw new Error("database is down");
+      if (e.status === 3) refunded = true;
+      seen.push([e.status, context]);
+    });
+    const { id, orderId } = await shop.payments.create({ amount: 4_200, callbackUrl, customerData: { cardData: card() } });
+    await vi.waitFor(() => expect(sb.ecommerce.transaction(id)?.deliveries.length).toBeGreaterThan(0));
+    await shop.payments.cancel({ order_id: orderId });
+    await vi.waitFor(() => expect(seen.map(([status]) => status)).toEqual([3, 1]));
+    expect(seen[0]![1]).toEqual({ previousStatus: undefined, impossibleTransition: false });
+    expect(seen[1]![1]).toEqual({ previousStatus: 3, impossibleTransition: true });
+    expect(await store.orderStatus(orderId)).toBe(3);
+  });
+
+  it("the order's states by hand: blocked, paid, refunded follow each other; a second 'blocked' after the payment is flagged", async () => {
+    const shop = client({ callbacks: { allowedAddresses: "any", confirm: false } });
+    const contexts: CallbackContext[] = [];
+    const receive = (status: number) => shop.callbacks.handle(callbackBody({ id: "hold-1", orderId: "hold-order", status }), {}, (_e, c) => contexts.push(c));
+    for (const status of [2, 1, 2, 3, 31]) expect((await receive(status)).status).toBe(200);
+    // The second 2 is the same event as the first: acknowledged as a duplicate, without the function.
+    expect(contexts).toEqual([
+      { previousStatus: undefined, impossibleTransition: false },
+      { previousStatus: 2, impossibleTransition: false },
+      { previousStatus: 1, impossibleTransition: false },
+      // An unknown status is never judged.
+      { previousStatus: 3, impossibleTransition: false },
+    ]);
+    const other = client({ callbacks: { allowedAddresses: "any", confirm: false } });
+    const flagged: CallbackContext[] = [];
+    for (const status of [1, 2]) await other.callbacks.handle(callbackBody({ id: "p-9", orderId: "paid-order", status }), {}, (_e, c) => flagged.push(c));
+    expect(flagged[1]).toEqual({ previousStatus: 1, impossibleTransition: true });
   });
 
   it("parseCallback without a client: the spec's source address by default, a typed event or a typed refusal", async () => {
     expect(callbackSources).toEqual(["35.157.105.64"]);
-    const body = JSON.stringify({ id: "p-1", orderId: "o-1", amount: 100, status: 1, errCode: 0 });
-    expect(await parseCallback(body, { remoteAddress: "35.157.105.64" })).toEqual({ id: "p-1", orderId: "o-1", amount: 100, status: 1, errCode: 0 });
+    const body = callbackBody({ id: "p-1", orderId: "o-1", amount: 100 });
+    expect(await parseCallback(body, { remoteAddress: "35.157.105.64" })).toEqual(JSON.parse(body));
     await expect(parseCallback(body, { remoteAddress: "127.0.0.1" })).rejects.toMatchObject({ name: "CallbackRefusedError", reason: "address" });
     expect(await parseCallback(body, { remoteAddress: "127.0.0.1", allowedAddresses: ["127.0.0.1"] })).toMatchObject({ id: "p-1" });
-    await expect(parseCallback(JSON.stringify({ amount: 1.5 }), { allowedAddresses: "any" })).rejects.toMatchObject({ reason: "body" });
+    await expect(parseCallback(callbackBody({ amount: 1.5 }), { allowedAddresses: "any" })).rejects.toMatchObject({ reason: "body" });
   });
 
   it("the web-standard handler (Request → Response) acknowledges after processing, once", async () => {
-    const shop = client({ callbacks: { allowedAddresses: "any" } });
+    const shop = client({ callbacks: { allowedAddresses: "any", confirm: false } });
     const seen: string[] = [];
     const handler = shop.callbacks.fetchHandler((e) => {
       seen.push(`${e.id}:${e.status}`);
     });
-    const request = () => new Request("https://shop.example/callbacks", { method: "POST", body: JSON.stringify({ id: "web-1", orderId: "o-1", status: 1, errCode: 0 }) });
+    const request = () => new Request("https://shop.example/callbacks", { method: "POST", body: callbackBody({ id: "web-1" }) });
     const first = await handler(request());
     expect(first.status).toBe(200);
     expect(await first.json()).toEqual({ accepted: true });
@@ -416,13 +545,13 @@ describe("e-commerce: callbacks", () => {
   });
 
   it("two deliveries of one event at the same moment: one processes, the other is told to come back (409) until it is done", async () => {
-    const shop = client({ callbacks: { allowedAddresses: "any" } });
+    const shop = client({ callbacks: { allowedAddresses: "any", confirm: false } });
     let release!: () => void;
     const gate = new Promise<void>((r) => {
       release = r;
     });
     let processed = 0;
-    const body = JSON.stringify({ id: "same-1", status: 1 });
+    const body = callbackBody({ id: "same-1" });
     const first = shop.callbacks.handle(body, {}, async () => {
       await gate;
       processed++;
@@ -448,11 +577,13 @@ describe("e-commerce: callbacks", () => {
         throw new Error("database unavailable");
       },
       release: (key) => store.release(key),
+      orderStatus: (orderId) => store.orderStatus(orderId),
+      recordOrderStatus: (orderId, status, expected) => store.recordOrderStatus(orderId, status, expected),
     };
     const events: LogEvent[] = [];
-    const shop = client({ callbackStore: flaky, callbacks: { allowedAddresses: "any" }, logger: (e) => events.push(e) });
+    const shop = client({ callbackStore: flaky, callbacks: { allowedAddresses: "any", confirm: false }, logger: (e) => events.push(e) });
     let processed = 0;
-    const body = JSON.stringify({ id: "flaky-1", status: 1, errCode: 0 });
+    const body = callbackBody({ id: "flaky-1" });
     // A refusal would bring the event back, and once the lease ran out it would be processed twice.
     expect(await shop.callbacks.handle(body, {}, () => processed++)).toEqual({ status: 200, body: { accepted: true } });
     expect(processed).toBe(1);
@@ -466,7 +597,7 @@ describe("e-commerce: callbacks", () => {
     expect(processed).toBe(1);
   });
 
-  it("a custom store (as over a database) is used for every claim; a store shared by two clients processes an event once", async () => {
+  it("a custom store (as over a database) is used for every claim and the order's status; a store shared by two clients processes an event once", async () => {
     const store = new MemoryCallbackStore();
     const calls: string[] = [];
     const recording: CallbackStore = {
@@ -482,15 +613,41 @@ describe("e-commerce: callbacks", () => {
         calls.push(`release ${key}`);
         return store.release(key);
       },
+      orderStatus(orderId) {
+        calls.push(`orderStatus ${orderId}`);
+        return store.orderStatus(orderId);
+      },
+      recordOrderStatus(orderId, status, expected) {
+        calls.push(`recordOrderStatus ${orderId} ${status} ${expected}`);
+        return store.recordOrderStatus(orderId, status, expected);
+      },
     };
-    const a = client({ callbackStore: recording, callbacks: { allowedAddresses: "any" } });
-    const b = client({ callbackStore: recording, callbacks: { allowedAddresses: "any" } });
+    const a = client({ callbackStore: recording, callbacks: { allowedAddresses: "any", confirm: false } });
+    const b = client({ callbackStore: recording, callbacks: { allowedAddresses: "any", confirm: false } });
     let processed = 0;
-    const body = JSON.stringify({ id: "db-1", status: 1, errCode: 0 });
+    const body = callbackBody({ id: "db-1", orderId: "db-order" });
     await a.callbacks.handle(body, {}, () => processed++);
     await b.callbacks.handle(body, {}, () => processed++);
     expect(processed).toBe(1);
-    expect(calls).toEqual(["claim db-1:1:0", "complete db-1:1:0", "claim db-1:1:0"]);
+    expect(calls).toEqual(["claim db-1:1:0", "orderStatus db-order", "complete db-1:1:0", "recordOrderStatus db-order 1 undefined", "claim db-1:1:0"]);
+  });
+});
+
+describe("e-commerce: callbackUrl", () => {
+  it("must be absolute: a relative or schemeless address is refused before sending, naming /callbackUrl and never the address", async () => {
+    const requests = sb.ecommerce.stats.requests;
+    for (const validateRequests of [true, false]) {
+      const shop = client({ validateRequests });
+      for (const callbackUrl of ["/callbacks", "shop.example/callbacks", "ftp://shop.example/callbacks", "https://"]) {
+        const error = await shop.payments.create({ amount: 1_000, callbackUrl }).catch((e) => e);
+        expect(error, callbackUrl).toBeInstanceOf(RequestValidationError);
+        expect(error.issues).toEqual([{ path: "/callbackUrl", message: expect.stringContaining("absolute http or https address") }]);
+      }
+      const secret = await shop.payments.create({ amount: 1_000, callbackUrl: "user:S3cret-Pass@shop.example/cb" }).catch((e) => e);
+      expect(secret.message).not.toContain("S3cret-Pass");
+    }
+    expect(sb.ecommerce.stats.requests).toBe(requests);
+    expect(await client().payments.create({ amount: 1_000, callbackUrl: "https://shop.example/callbacks" })).toHaveProperty("id");
   });
 });
 

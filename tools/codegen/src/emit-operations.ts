@@ -23,6 +23,9 @@ export function emitOperations(model: SpecModel, head: string): string {
     (w) =>
       `  ${JSON.stringify(w.id)}: inbound<S.${names.event(w.id)}>({ id: ${JSON.stringify(w.id)}, validate: v.${ident(w.id)}_event${w.sources.length ? `, sources: ${JSON.stringify(w.sources)}` : ""} }),`,
   );
+  const keyCase = model.caseInsensitiveBodyKeys
+    ? `/** The service reads request-body keys regardless of case (x-key-case): the names a key in another case stands for. */\nexport const caseInsensitiveBodyKeys: readonly string[] = ${JSON.stringify(model.caseInsensitiveBodyKeys)};\n\n`
+    : "";
   const used = new Set(model.operations.flatMap((op) => optionsType(op).split(" & ")));
   return `${head}import type { ${[...used].sort().join(", ")} } from "@paysys/core";
 import { type ChainDefinition, inbound, operation, type SchemeFacts } from "@paysys/core/internal";
@@ -53,7 +56,7 @@ export const servers: readonly string[] = ${JSON.stringify(model.servers)};
 /** The security schemes, and the lifecycle of their credentials as the spec gives it. */
 export const securitySchemes: Readonly<Record<string, SchemeFacts>> = ${JSON.stringify(model.schemes)};
 
-${model.cryptogram ? `/** How card data is encrypted into a cryptogram (x-cryptogram). */\nexport const cryptogram = ${JSON.stringify(model.cryptogram)} as const;\n\n` : ""}/** Property names whose values are secrets (x-sensitive in the spec): redacted from logs and errors. */
+${model.cryptogram ? `/** How card data is encrypted into a cryptogram (x-cryptogram). */\nexport const cryptogram = ${JSON.stringify(model.cryptogram)} as const;\n\n` : ""}${keyCase}/** Property names whose values are secrets (x-sensitive in the spec): redacted from logs and errors. */
 export const sensitiveKeys: readonly string[] = ${JSON.stringify(model.sensitiveKeys)};
 `;
 }

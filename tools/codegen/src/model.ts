@@ -72,6 +72,12 @@ export interface SpecModel {
   cryptogramPlaintext: Record<string, Json>;
   /** The addresses of the spec's servers (templates such as `{fiscal_url}` stay as they are). */
   servers: string[];
+  /**
+   * The property names of the request bodies, when the spec says the service reads body keys
+   * regardless of case (`x-key-case: { request-bodies: insensitive }`): what a key in another case
+   * stands for. Undefined otherwise.
+   */
+  caseInsensitiveBodyKeys?: string[];
 }
 
 /** What the spec says of a security scheme: the runtime's own type, so the two cannot drift. */
@@ -438,7 +444,30 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
     servers: (doc.servers ?? []).map((server: Json) => server.url),
     cryptogramPlaintext: (plaintext ?? {}) as Record<string, Json>,
     ...(doc["x-cryptogram"] ? { cryptogram } : {}),
+    ...(doc["x-key-case"]?.["request-bodies"] === "insensitive" ? { caseInsensitiveBodyKeys: bodyKeys(doc, models, specPath) } : {}),
   };
+}
+
+/**
+ * Every property name of every request body, through references and nested objects and arrays.
+ * Two names that differ only in case would make a key in a third case ambiguous: that fails.
+ */
+function bodyKeys(doc: Json, models: readonly OperationModel[], where: string): string[] {
+  const names = new Map<string, string>();
+  const seen = new Set<Json>();
+  const visit = (node: Json) => {
+    if (node === null || typeof node !== "object" || seen.has(node)) return;
+    seen.add(node);
+    if (typeof node.$ref === "string") visit(resolveRef(doc, node.$ref));
+    for (const name of Object.keys(node.properties ?? {})) {
+      const other = names.get(name.toLowerCase());
+      if (other !== undefined && other !== name) fail(where, `x-key-case: the request-body keys ${other} and ${name} differ only in case`);
+      names.set(name.toLowerCase(), name);
+    }
+    for (const v of Object.values<Json>(node)) visit(v);
+  };
+  for (const op of models) visit(op.requestSchema);
+  return [...names.values()].sort();
 }
 
 /** Whether any schema reachable from `node` is marked x-sensitive (then no excerpt of the answer is ever shown). */

@@ -235,8 +235,8 @@ export interface components {
         CreatePaymentRequest: {
             /** @description Copy the login into this field. */
             merchantId: string;
-            /** @description Payment number in the merchant's system. Use a unique one per attempt. */
-            orderId: string;
+            /** @description Payment number in the merchant's system. Use a unique one per attempt. The SDK always sends one (it makes a UUID when you give none). */
+            orderId?: string;
             amount: components["schemas"]["money.PositiveTiyn"];
             /** @description Short payment description shown on the form. */
             description?: string;
@@ -246,7 +246,10 @@ export interface components {
             successUrl?: string;
             /** @description Where the user goes after an unsuccessful payment; given together with `returnUrl`, `returnUrl` is ignored. */
             failUrl?: string;
-            /** @description Receives the result after the payment status changes. */
+            /**
+             * Format: uri
+             * @description Receives the result after the payment status changes. An absolute http or https address (the SDK checks it, see `absolute-callback-url`).
+             */
             callbackUrl?: string;
             /**
              * @description Demo mode; no money moves.
@@ -359,12 +362,12 @@ export interface components {
         /** Callback body */
         Callback: {
             /** @description Transaction id. */
-            id?: string;
+            id: string;
             /** @description The merchant's order number. */
-            orderId?: string;
+            orderId: string;
             /** @description Merchant login. */
-            merchantId?: string;
-            amount?: components["schemas"]["money.Tiyn"];
+            merchantId: string;
+            amount: components["schemas"]["money.Tiyn"];
             commission?: components["schemas"]["money.Tiyn"];
             /** @description true = commission taken from the client, false = from the merchant. */
             commissionIncluded?: boolean;
@@ -377,7 +380,7 @@ export interface components {
             date?: string;
             dateOut?: string;
             demo?: boolean;
-            status?: components["schemas"]["CallbackStatus"];
+            status: components["schemas"]["CallbackStatus"];
             errCode?: components["schemas"]["CallbackErrCode"];
             errMessage?: string;
             /** @description Echoed unchanged from the create request. */
@@ -429,8 +432,8 @@ export interface components {
         PaymentsCreateParams: {
             /** @description Copy the login into this field. */
             merchantId: string;
-            /** @description Payment number in the merchant's system. Use a unique one per attempt. */
-            orderId: string;
+            /** @description Payment number in the merchant's system. Use a unique one per attempt. The SDK always sends one (it makes a UUID when you give none). */
+            orderId?: string;
             amount: components["schemas"]["money.PositiveTiyn"];
             /** @description Short payment description shown on the form. */
             description?: string;
@@ -440,7 +443,10 @@ export interface components {
             successUrl?: string;
             /** @description Where the user goes after an unsuccessful payment; given together with `returnUrl`, `returnUrl` is ignored. */
             failUrl?: string;
-            /** @description Receives the result after the payment status changes. */
+            /**
+             * Format: uri
+             * @description Receives the result after the payment status changes. An absolute http or https address (the SDK checks it, see `absolute-callback-url`).
+             */
             callbackUrl?: string;
             /**
              * @description Demo mode; no money moves.

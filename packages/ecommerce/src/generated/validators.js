@@ -2,7 +2,7 @@
 /* eslint-disable */
 "use strict";
 export const payments_create_input = validate0;
-const schema0 = {"type":"object","properties":{"merchantId":{"type":"string"},"orderId":{"type":"string"},"amount":{"type":"integer","minimum":1,"maximum":9007199254740991},"description":{"type":"string"},"returnUrl":{"type":"string"},"successUrl":{"type":"string"},"failUrl":{"type":"string"},"callbackUrl":{"type":"string"},"demo":{"type":"boolean"},"metadata":{"type":"object","additionalProperties":true},"customerData":{"type":"object","properties":{"email":{"type":"string"},"phone":{"type":"string"},"cardData":{"type":"string"},"cardToken":{"type":"string"}},"additionalProperties":true},"tokenization":{"type":"boolean"},"acquiringId":{"type":"integer"},"type":{"type":"integer","enum":[1]}},"required":["merchantId","amount","orderId"],"additionalProperties":false,"$id":"op-payments_create_input"};
+const schema0 = {"type":"object","properties":{"merchantId":{"type":"string"},"orderId":{"type":"string"},"amount":{"type":"integer","minimum":1,"maximum":9007199254740991},"description":{"type":"string"},"returnUrl":{"type":"string"},"successUrl":{"type":"string"},"failUrl":{"type":"string"},"callbackUrl":{"type":"string","format":"uri"},"demo":{"type":"boolean"},"metadata":{"type":"object","additionalProperties":true},"customerData":{"type":"object","properties":{"email":{"type":"string"},"phone":{"type":"string"},"cardData":{"type":"string"},"cardToken":{"type":"string"}},"additionalProperties":true},"tokenization":{"type":"boolean"},"acquiringId":{"type":"integer"},"type":{"type":"integer","enum":[1]}},"required":["merchantId","amount"],"additionalProperties":false,"$id":"op-payments_create_input"};
 const func0 = Object.prototype.hasOwnProperty;
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -30,8 +30,9 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.orderId === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "orderId"},message:"must have required property '"+"orderId"+"'"};
+for(const key0 in data){
+if(!(func0.call(schema0.properties, key0))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -40,9 +41,10 @@ vErrors.push(err2);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func0.call(schema0.properties, key0))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+}
+if(data.merchantId !== undefined){
+if(typeof data.merchantId !== "string"){
+const err3 = {instancePath:instancePath+"/merchantId",schemaPath:"#/properties/merchantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -52,9 +54,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.merchantId !== undefined){
-if(typeof data.merchantId !== "string"){
-const err4 = {instancePath:instancePath+"/merchantId",schemaPath:"#/properties/merchantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.orderId !== undefined){
+if(typeof data.orderId !== "string"){
+const err4 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -64,9 +66,10 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.orderId !== undefined){
-if(typeof data.orderId !== "string"){
-const err5 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.amount !== undefined){
+let data2 = data.amount;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err5 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -75,11 +78,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data.amount !== undefined){
-let data2 = data.amount;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err6 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(typeof data2 == "number"){
+if(data2 > 9007199254740991 || isNaN(data2)){
+const err6 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -88,9 +89,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(typeof data2 == "number"){
-if(data2 > 9007199254740991 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
+if(data2 < 1 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -99,8 +99,11 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data2 < 1 || isNaN(data2)){
-const err8 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err8 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -110,10 +113,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-}
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err9 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.returnUrl !== undefined){
+if(typeof data.returnUrl !== "string"){
+const err9 = {instancePath:instancePath+"/returnUrl",schemaPath:"#/properties/returnUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -123,9 +125,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.returnUrl !== undefined){
-if(typeof data.returnUrl !== "string"){
-const err10 = {instancePath:instancePath+"/returnUrl",schemaPath:"#/properties/returnUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.successUrl !== undefined){
+if(typeof data.successUrl !== "string"){
+const err10 = {instancePath:instancePath+"/successUrl",schemaPath:"#/properties/successUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -135,9 +137,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.successUrl !== undefined){
-if(typeof data.successUrl !== "string"){
-const err11 = {instancePath:instancePath+"/successUrl",schemaPath:"#/properties/successUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.failUrl !== undefined){
+if(typeof data.failUrl !== "string"){
+const err11 = {instancePath:instancePath+"/failUrl",schemaPath:"#/properties/failUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -147,9 +149,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.failUrl !== undefined){
-if(typeof data.failUrl !== "string"){
-const err12 = {instancePath:instancePath+"/failUrl",schemaPath:"#/properties/failUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.callbackUrl !== undefined){
+if(!(typeof data.callbackUrl === "string")){
+const err12 = {instancePath:instancePath+"/callbackUrl",schemaPath:"#/properties/callbackUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -159,9 +161,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.callbackUrl !== undefined){
-if(typeof data.callbackUrl !== "string"){
-const err13 = {instancePath:instancePath+"/callbackUrl",schemaPath:"#/properties/callbackUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.demo !== undefined){
+if(typeof data.demo !== "boolean"){
+const err13 = {instancePath:instancePath+"/demo",schemaPath:"#/properties/demo/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -171,9 +173,12 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.demo !== undefined){
-if(typeof data.demo !== "boolean"){
-const err14 = {instancePath:instancePath+"/demo",schemaPath:"#/properties/demo/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.metadata !== undefined){
+let data9 = data.metadata;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+}
+else {
+const err14 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -183,12 +188,12 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.metadata !== undefined){
-let data9 = data.metadata;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-}
-else {
-const err15 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.customerData !== undefined){
+let data10 = data.customerData;
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.email !== undefined){
+if(typeof data10.email !== "string"){
+const err15 = {instancePath:instancePath+"/customerData/email",schemaPath:"#/properties/customerData/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -198,12 +203,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.customerData !== undefined){
-let data10 = data.customerData;
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.email !== undefined){
-if(typeof data10.email !== "string"){
-const err16 = {instancePath:instancePath+"/customerData/email",schemaPath:"#/properties/customerData/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data10.phone !== undefined){
+if(typeof data10.phone !== "string"){
+const err16 = {instancePath:instancePath+"/customerData/phone",schemaPath:"#/properties/customerData/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -213,9 +215,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data10.phone !== undefined){
-if(typeof data10.phone !== "string"){
-const err17 = {instancePath:instancePath+"/customerData/phone",schemaPath:"#/properties/customerData/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data10.cardData !== undefined){
+if(typeof data10.cardData !== "string"){
+const err17 = {instancePath:instancePath+"/customerData/cardData",schemaPath:"#/properties/customerData/properties/cardData/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -225,9 +227,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data10.cardData !== undefined){
-if(typeof data10.cardData !== "string"){
-const err18 = {instancePath:instancePath+"/customerData/cardData",schemaPath:"#/properties/customerData/properties/cardData/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data10.cardToken !== undefined){
+if(typeof data10.cardToken !== "string"){
+const err18 = {instancePath:instancePath+"/customerData/cardToken",schemaPath:"#/properties/customerData/properties/cardToken/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -237,9 +239,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data10.cardToken !== undefined){
-if(typeof data10.cardToken !== "string"){
-const err19 = {instancePath:instancePath+"/customerData/cardToken",schemaPath:"#/properties/customerData/properties/cardToken/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err19 = {instancePath:instancePath+"/customerData",schemaPath:"#/properties/customerData/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -249,9 +251,9 @@ vErrors.push(err19);
 errors++;
 }
 }
-}
-else {
-const err20 = {instancePath:instancePath+"/customerData",schemaPath:"#/properties/customerData/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.tokenization !== undefined){
+if(typeof data.tokenization !== "boolean"){
+const err20 = {instancePath:instancePath+"/tokenization",schemaPath:"#/properties/tokenization/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -261,9 +263,10 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.tokenization !== undefined){
-if(typeof data.tokenization !== "boolean"){
-const err21 = {instancePath:instancePath+"/tokenization",schemaPath:"#/properties/tokenization/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.acquiringId !== undefined){
+let data16 = data.acquiringId;
+if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
+const err21 = {instancePath:instancePath+"/acquiringId",schemaPath:"#/properties/acquiringId/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -273,10 +276,10 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.acquiringId !== undefined){
-let data16 = data.acquiringId;
-if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
-const err22 = {instancePath:instancePath+"/acquiringId",schemaPath:"#/properties/acquiringId/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.type !== undefined){
+let data17 = data.type;
+if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+const err22 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -285,11 +288,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-if(data.type !== undefined){
-let data17 = data.type;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
-const err23 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!(data17 === 1)){
+const err23 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema0.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -298,25 +298,15 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(!(data17 === 1)){
-const err24 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema0.properties.type.enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err24];
 }
 else {
 vErrors.push(err24);
-}
-errors++;
-}
-}
-}
-else {
-const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
 }
 errors++;
 }
@@ -1232,16 +1222,15 @@ return errors === 0;
 }
 
 export const callbacks_payment_event = validate20;
-const schema24 = {"type":"object","properties":{"id":{"type":"string"},"orderId":{"type":"string"},"merchantId":{"type":"string"},"amount":{"type":"integer","minimum":0,"maximum":9007199254740991},"commission":{"type":"integer","minimum":0,"maximum":9007199254740991},"commissionIncluded":{"type":"boolean"},"attempt":{"type":"integer"},"returnUrl":{"type":"string"},"callbackUrl":{"type":"string"},"description":{"type":"string"},"invoiceId":{"type":["string","integer"]},"date":{"type":"string"},"dateOut":{"type":"string"},"demo":{"type":"boolean"},"status":{"type":"integer"},"errCode":{"type":"integer"},"errMessage":{"type":"string"},"metadata":{"type":"object","additionalProperties":true},"cardToken":{"type":"string"},"merchantCommission":{}},"additionalProperties":true,"$id":"op-callbacks_payment_event"};
+const schema24 = {"type":"object","required":["id","orderId","merchantId","amount","status"],"properties":{"id":{"type":"string"},"orderId":{"type":"string"},"merchantId":{"type":"string"},"amount":{"type":"integer","minimum":0,"maximum":9007199254740991},"commission":{"type":"integer","minimum":0,"maximum":9007199254740991},"commissionIncluded":{"type":"boolean"},"attempt":{"type":"integer"},"returnUrl":{"type":"string"},"callbackUrl":{"type":"string"},"description":{"type":"string"},"invoiceId":{"type":["string","integer"]},"date":{"type":"string"},"dateOut":{"type":"string"},"demo":{"type":"boolean"},"status":{"type":"integer"},"errCode":{"type":"integer"},"errMessage":{"type":"string"},"metadata":{"type":"object","additionalProperties":true},"cardToken":{"type":"string"},"merchantCommission":{}},"additionalProperties":true,"$id":"op-callbacks_payment_event"};
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-callbacks_payment_event" */;
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id !== undefined){
-if(typeof data.id !== "string"){
-const err0 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1250,10 +1239,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-}
-if(data.orderId !== undefined){
-if(typeof data.orderId !== "string"){
-const err1 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.orderId === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "orderId"},message:"must have required property '"+"orderId"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1262,10 +1249,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-if(data.merchantId !== undefined){
-if(typeof data.merchantId !== "string"){
-const err2 = {instancePath:instancePath+"/merchantId",schemaPath:"#/properties/merchantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.merchantId === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merchantId"},message:"must have required property '"+"merchantId"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1274,11 +1259,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.amount !== undefined){
-let data3 = data.amount;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err3 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.amount === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amount"},message:"must have required property '"+"amount"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1287,9 +1269,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(typeof data3 == "number"){
-if(data3 > 9007199254740991 || isNaN(data3)){
-const err4 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
+if(data.status === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1298,8 +1279,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data3 < 0 || isNaN(data3)){
-const err5 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data.id !== undefined){
+if(typeof data.id !== "string"){
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1309,11 +1291,9 @@ vErrors.push(err5);
 errors++;
 }
 }
-}
-if(data.commission !== undefined){
-let data4 = data.commission;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err6 = {instancePath:instancePath+"/commission",schemaPath:"#/properties/commission/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.orderId !== undefined){
+if(typeof data.orderId !== "string"){
+const err6 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1322,9 +1302,10 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(typeof data4 == "number"){
-if(data4 > 9007199254740991 || isNaN(data4)){
-const err7 = {instancePath:instancePath+"/commission",schemaPath:"#/properties/commission/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
+}
+if(data.merchantId !== undefined){
+if(typeof data.merchantId !== "string"){
+const err7 = {instancePath:instancePath+"/merchantId",schemaPath:"#/properties/merchantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1333,8 +1314,11 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data4 < 0 || isNaN(data4)){
-const err8 = {instancePath:instancePath+"/commission",schemaPath:"#/properties/commission/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.amount !== undefined){
+let data3 = data.amount;
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err8 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1343,11 +1327,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-}
-if(data.commissionIncluded !== undefined){
-if(typeof data.commissionIncluded !== "boolean"){
-const err9 = {instancePath:instancePath+"/commissionIncluded",schemaPath:"#/properties/commissionIncluded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data3 == "number"){
+if(data3 > 9007199254740991 || isNaN(data3)){
+const err9 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1356,11 +1338,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(data.attempt !== undefined){
-let data6 = data.attempt;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-const err10 = {instancePath:instancePath+"/attempt",schemaPath:"#/properties/attempt/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data3 < 0 || isNaN(data3)){
+const err10 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1370,9 +1349,11 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.returnUrl !== undefined){
-if(typeof data.returnUrl !== "string"){
-const err11 = {instancePath:instancePath+"/returnUrl",schemaPath:"#/properties/returnUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.commission !== undefined){
+let data4 = data.commission;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err11 = {instancePath:instancePath+"/commission",schemaPath:"#/properties/commission/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1381,10 +1362,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.callbackUrl !== undefined){
-if(typeof data.callbackUrl !== "string"){
-const err12 = {instancePath:instancePath+"/callbackUrl",schemaPath:"#/properties/callbackUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data4 == "number"){
+if(data4 > 9007199254740991 || isNaN(data4)){
+const err12 = {instancePath:instancePath+"/commission",schemaPath:"#/properties/commission/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1393,10 +1373,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err13 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4 < 0 || isNaN(data4)){
+const err13 = {instancePath:instancePath+"/commission",schemaPath:"#/properties/commission/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1406,10 +1384,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.invoiceId !== undefined){
-let data10 = data.invoiceId;
-if((typeof data10 !== "string") && (!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))))){
-const err14 = {instancePath:instancePath+"/invoiceId",schemaPath:"#/properties/invoiceId/type",keyword:"type",params:{type: schema24.properties.invoiceId.type},message:"must be string,integer"};
+}
+if(data.commissionIncluded !== undefined){
+if(typeof data.commissionIncluded !== "boolean"){
+const err14 = {instancePath:instancePath+"/commissionIncluded",schemaPath:"#/properties/commissionIncluded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1419,9 +1397,10 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.date !== undefined){
-if(typeof data.date !== "string"){
-const err15 = {instancePath:instancePath+"/date",schemaPath:"#/properties/date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.attempt !== undefined){
+let data6 = data.attempt;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+const err15 = {instancePath:instancePath+"/attempt",schemaPath:"#/properties/attempt/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1431,9 +1410,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.dateOut !== undefined){
-if(typeof data.dateOut !== "string"){
-const err16 = {instancePath:instancePath+"/dateOut",schemaPath:"#/properties/dateOut/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.returnUrl !== undefined){
+if(typeof data.returnUrl !== "string"){
+const err16 = {instancePath:instancePath+"/returnUrl",schemaPath:"#/properties/returnUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1443,9 +1422,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.demo !== undefined){
-if(typeof data.demo !== "boolean"){
-const err17 = {instancePath:instancePath+"/demo",schemaPath:"#/properties/demo/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.callbackUrl !== undefined){
+if(typeof data.callbackUrl !== "string"){
+const err17 = {instancePath:instancePath+"/callbackUrl",schemaPath:"#/properties/callbackUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1455,10 +1434,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.status !== undefined){
-let data14 = data.status;
-if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
-const err18 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err18 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1468,10 +1446,10 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.errCode !== undefined){
-let data15 = data.errCode;
-if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
-const err19 = {instancePath:instancePath+"/errCode",schemaPath:"#/properties/errCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.invoiceId !== undefined){
+let data10 = data.invoiceId;
+if((typeof data10 !== "string") && (!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))))){
+const err19 = {instancePath:instancePath+"/invoiceId",schemaPath:"#/properties/invoiceId/type",keyword:"type",params:{type: schema24.properties.invoiceId.type},message:"must be string,integer"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1481,9 +1459,9 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.errMessage !== undefined){
-if(typeof data.errMessage !== "string"){
-const err20 = {instancePath:instancePath+"/errMessage",schemaPath:"#/properties/errMessage/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.date !== undefined){
+if(typeof data.date !== "string"){
+const err20 = {instancePath:instancePath+"/date",schemaPath:"#/properties/date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1493,12 +1471,9 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.metadata !== undefined){
-let data17 = data.metadata;
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-}
-else {
-const err21 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.dateOut !== undefined){
+if(typeof data.dateOut !== "string"){
+const err21 = {instancePath:instancePath+"/dateOut",schemaPath:"#/properties/dateOut/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1508,9 +1483,9 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.cardToken !== undefined){
-if(typeof data.cardToken !== "string"){
-const err22 = {instancePath:instancePath+"/cardToken",schemaPath:"#/properties/cardToken/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.demo !== undefined){
+if(typeof data.demo !== "boolean"){
+const err22 = {instancePath:instancePath+"/demo",schemaPath:"#/properties/demo/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1520,14 +1495,79 @@ vErrors.push(err22);
 errors++;
 }
 }
-}
-else {
-const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.status !== undefined){
+let data14 = data.status;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+const err23 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
 }
 else {
 vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.errCode !== undefined){
+let data15 = data.errCode;
+if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+const err24 = {instancePath:instancePath+"/errCode",schemaPath:"#/properties/errCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.errMessage !== undefined){
+if(typeof data.errMessage !== "string"){
+const err25 = {instancePath:instancePath+"/errMessage",schemaPath:"#/properties/errMessage/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data.metadata !== undefined){
+let data17 = data.metadata;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+}
+else {
+const err26 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.cardToken !== undefined){
+if(typeof data.cardToken !== "string"){
+const err27 = {instancePath:instancePath+"/cardToken",schemaPath:"#/properties/cardToken/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+}
+else {
+const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
 }
 errors++;
 }

@@ -2,7 +2,7 @@
 /* eslint-disable */
 "use strict";
 export const payments_create_request = validate0;
-const schema0 = {"type":"object","required":["merchantId","amount","orderId"],"properties":{"merchantId":{"type":"string"},"orderId":{"type":"string"},"amount":{"type":"integer","minimum":1,"maximum":9007199254740991},"description":{"type":"string"},"returnUrl":{"type":"string"},"successUrl":{"type":"string"},"failUrl":{"type":"string"},"callbackUrl":{"type":"string"},"demo":{"type":"boolean"},"metadata":{"type":"object","additionalProperties":true},"customerData":{"type":"object","properties":{"email":{"type":"string"},"phone":{"type":"string"},"cardData":{"type":"string"},"cardToken":{"type":"string"}},"additionalProperties":true},"tokenization":{"type":"boolean"},"acquiringId":{"type":"integer"},"type":{"type":"integer","enum":[1]}},"additionalProperties":true,"$id":"op-payments_create_request"};
+const schema0 = {"type":"object","required":["merchantId","amount"],"properties":{"merchantId":{"type":"string"},"orderId":{"type":"string"},"amount":{"type":"integer","minimum":1,"maximum":9007199254740991},"description":{"type":"string"},"returnUrl":{"type":"string"},"successUrl":{"type":"string"},"failUrl":{"type":"string"},"callbackUrl":{"type":"string","format":"uri"},"demo":{"type":"boolean"},"metadata":{"type":"object","additionalProperties":true},"customerData":{"type":"object","properties":{"email":{"type":"string"},"phone":{"type":"string"},"cardData":{"type":"string"},"cardToken":{"type":"string"}},"additionalProperties":true},"tokenization":{"type":"boolean"},"acquiringId":{"type":"integer"},"type":{"type":"integer","enum":[1]}},"additionalProperties":true,"$id":"op-payments_create_request"};
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-payments_create_request" */;
@@ -29,8 +29,9 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.orderId === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "orderId"},message:"must have required property '"+"orderId"+"'"};
+if(data.merchantId !== undefined){
+if(typeof data.merchantId !== "string"){
+const err2 = {instancePath:instancePath+"/merchantId",schemaPath:"#/properties/merchantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -39,9 +40,10 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.merchantId !== undefined){
-if(typeof data.merchantId !== "string"){
-const err3 = {instancePath:instancePath+"/merchantId",schemaPath:"#/properties/merchantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.orderId !== undefined){
+if(typeof data.orderId !== "string"){
+const err3 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -51,9 +53,10 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.orderId !== undefined){
-if(typeof data.orderId !== "string"){
-const err4 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.amount !== undefined){
+let data2 = data.amount;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err4 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -62,11 +65,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.amount !== undefined){
-let data2 = data.amount;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err5 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(typeof data2 == "number"){
+if(data2 > 9007199254740991 || isNaN(data2)){
+const err5 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -75,9 +76,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(typeof data2 == "number"){
-if(data2 > 9007199254740991 || isNaN(data2)){
-const err6 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
+if(data2 < 1 || isNaN(data2)){
+const err6 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -86,8 +86,11 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data2 < 1 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err7 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -97,10 +100,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-}
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err8 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.returnUrl !== undefined){
+if(typeof data.returnUrl !== "string"){
+const err8 = {instancePath:instancePath+"/returnUrl",schemaPath:"#/properties/returnUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -110,9 +112,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.returnUrl !== undefined){
-if(typeof data.returnUrl !== "string"){
-const err9 = {instancePath:instancePath+"/returnUrl",schemaPath:"#/properties/returnUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.successUrl !== undefined){
+if(typeof data.successUrl !== "string"){
+const err9 = {instancePath:instancePath+"/successUrl",schemaPath:"#/properties/successUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -122,9 +124,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.successUrl !== undefined){
-if(typeof data.successUrl !== "string"){
-const err10 = {instancePath:instancePath+"/successUrl",schemaPath:"#/properties/successUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.failUrl !== undefined){
+if(typeof data.failUrl !== "string"){
+const err10 = {instancePath:instancePath+"/failUrl",schemaPath:"#/properties/failUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -134,9 +136,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.failUrl !== undefined){
-if(typeof data.failUrl !== "string"){
-const err11 = {instancePath:instancePath+"/failUrl",schemaPath:"#/properties/failUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.callbackUrl !== undefined){
+if(!(typeof data.callbackUrl === "string")){
+const err11 = {instancePath:instancePath+"/callbackUrl",schemaPath:"#/properties/callbackUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -146,9 +148,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.callbackUrl !== undefined){
-if(typeof data.callbackUrl !== "string"){
-const err12 = {instancePath:instancePath+"/callbackUrl",schemaPath:"#/properties/callbackUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.demo !== undefined){
+if(typeof data.demo !== "boolean"){
+const err12 = {instancePath:instancePath+"/demo",schemaPath:"#/properties/demo/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -158,9 +160,12 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.demo !== undefined){
-if(typeof data.demo !== "boolean"){
-const err13 = {instancePath:instancePath+"/demo",schemaPath:"#/properties/demo/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.metadata !== undefined){
+let data9 = data.metadata;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+}
+else {
+const err13 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -170,12 +175,12 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.metadata !== undefined){
-let data9 = data.metadata;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-}
-else {
-const err14 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.customerData !== undefined){
+let data10 = data.customerData;
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.email !== undefined){
+if(typeof data10.email !== "string"){
+const err14 = {instancePath:instancePath+"/customerData/email",schemaPath:"#/properties/customerData/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -185,12 +190,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.customerData !== undefined){
-let data10 = data.customerData;
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.email !== undefined){
-if(typeof data10.email !== "string"){
-const err15 = {instancePath:instancePath+"/customerData/email",schemaPath:"#/properties/customerData/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data10.phone !== undefined){
+if(typeof data10.phone !== "string"){
+const err15 = {instancePath:instancePath+"/customerData/phone",schemaPath:"#/properties/customerData/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -200,9 +202,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data10.phone !== undefined){
-if(typeof data10.phone !== "string"){
-const err16 = {instancePath:instancePath+"/customerData/phone",schemaPath:"#/properties/customerData/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data10.cardData !== undefined){
+if(typeof data10.cardData !== "string"){
+const err16 = {instancePath:instancePath+"/customerData/cardData",schemaPath:"#/properties/customerData/properties/cardData/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -212,9 +214,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data10.cardData !== undefined){
-if(typeof data10.cardData !== "string"){
-const err17 = {instancePath:instancePath+"/customerData/cardData",schemaPath:"#/properties/customerData/properties/cardData/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data10.cardToken !== undefined){
+if(typeof data10.cardToken !== "string"){
+const err17 = {instancePath:instancePath+"/customerData/cardToken",schemaPath:"#/properties/customerData/properties/cardToken/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -224,9 +226,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data10.cardToken !== undefined){
-if(typeof data10.cardToken !== "string"){
-const err18 = {instancePath:instancePath+"/customerData/cardToken",schemaPath:"#/properties/customerData/properties/cardToken/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err18 = {instancePath:instancePath+"/customerData",schemaPath:"#/properties/customerData/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -236,9 +238,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/customerData",schemaPath:"#/properties/customerData/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.tokenization !== undefined){
+if(typeof data.tokenization !== "boolean"){
+const err19 = {instancePath:instancePath+"/tokenization",schemaPath:"#/properties/tokenization/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -248,9 +250,10 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.tokenization !== undefined){
-if(typeof data.tokenization !== "boolean"){
-const err20 = {instancePath:instancePath+"/tokenization",schemaPath:"#/properties/tokenization/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.acquiringId !== undefined){
+let data16 = data.acquiringId;
+if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
+const err20 = {instancePath:instancePath+"/acquiringId",schemaPath:"#/properties/acquiringId/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -260,10 +263,10 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.acquiringId !== undefined){
-let data16 = data.acquiringId;
-if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
-const err21 = {instancePath:instancePath+"/acquiringId",schemaPath:"#/properties/acquiringId/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.type !== undefined){
+let data17 = data.type;
+if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+const err21 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -272,11 +275,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-if(data.type !== undefined){
-let data17 = data.type;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
-const err22 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!(data17 === 1)){
+const err22 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema0.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -285,25 +285,15 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(!(data17 === 1)){
-const err23 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema0.properties.type.enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err23];
 }
 else {
 vErrors.push(err23);
-}
-errors++;
-}
-}
-}
-else {
-const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
 }
 errors++;
 }

@@ -159,7 +159,7 @@ export const operations = {
     unwrap: {"at":["/Data"]},
     codecs: {"/Cash":"tenge","/NonCash":"tenge","/Mobile":"tenge","/Positions/*/Price":"tenge","/Positions/*/Markup":"tenge","/Positions/*/Discount":"tenge","/Total":"tenge","/ReceiptDate":"rfc3339"},
     openParams: true,
-    checks: ["receipt-totals","autonomous-receipt"],
+    checks: ["receipt-totals","receipt-lines","autonomous-receipt"],
     chain: {"key":"idKkm","presents":true,"returns":true},
     outcome: {"by":"chain"},
     validateInput: v.operations_sale_input,
@@ -178,7 +178,7 @@ export const operations = {
     unwrap: {"at":["/Data"]},
     codecs: {"/Cash":"tenge","/NonCash":"tenge","/Mobile":"tenge","/Positions/*/Price":"tenge","/Positions/*/Markup":"tenge","/Positions/*/Discount":"tenge","/Total":"tenge","/ReceiptDate":"rfc3339"},
     openParams: true,
-    checks: ["receipt-totals","autonomous-receipt"],
+    checks: ["receipt-totals","receipt-lines","autonomous-receipt"],
     chain: {"key":"idKkm","presents":true,"returns":true},
     outcome: {"by":"chain"},
     pathIsDefault: true,
@@ -198,7 +198,7 @@ export const operations = {
     unwrap: {"at":["/Data"]},
     codecs: {"/Cash":"tenge","/NonCash":"tenge","/Mobile":"tenge","/Positions/*/Price":"tenge","/Positions/*/Markup":"tenge","/Positions/*/Discount":"tenge","/Total":"tenge","/ReceiptDate":"rfc3339"},
     openParams: true,
-    checks: ["receipt-totals","autonomous-receipt"],
+    checks: ["receipt-totals","receipt-lines","autonomous-receipt"],
     chain: {"key":"idKkm","presents":true,"returns":true},
     outcome: {"by":"chain"},
     pathIsDefault: true,
@@ -218,7 +218,7 @@ export const operations = {
     unwrap: {"at":["/Data"]},
     codecs: {"/Cash":"tenge","/NonCash":"tenge","/Mobile":"tenge","/Positions/*/Price":"tenge","/Positions/*/Markup":"tenge","/Positions/*/Discount":"tenge","/Total":"tenge","/ReceiptDate":"rfc3339"},
     openParams: true,
-    checks: ["receipt-totals","autonomous-receipt"],
+    checks: ["receipt-totals","receipt-lines","autonomous-receipt"],
     chain: {"key":"idKkm","presents":true,"returns":true},
     outcome: {"by":"chain"},
     pathIsDefault: true,
@@ -278,6 +278,9 @@ export const servers: readonly string[] = ["{fiscal_test_url}","{fiscal_url}"];
 
 /** The security schemes, and the lifecycle of their credentials as the spec gives it. */
 export const securitySchemes: Readonly<Record<string, SchemeFacts>> = {"fiscalToken":{"type":"http","scheme":"bearer","obtainedBy":"auth.login","tokenLifetime":"P1D"}};
+
+/** The service reads request-body keys regardless of case (x-key-case): the names a key in another case stands for. */
+export const caseInsensitiveBodyKeys: readonly string[] = ["AFP","Amount","Cash","ChkLocation","CustomerIIN","Date","Discount","GenerateCheck","IdDomain","IdKkm","IdSection","IdUnit","Login","Markup","Mobile","Name","NonCash","Password","Positions","Price","ProductCode","Qty","ReceiptDate","Storno","Total"];
 
 /** Property names whose values are secrets (x-sensitive in the spec): redacted from logs and errors. */
 export const sensitiveKeys: readonly string[] = ["Password","Token","TokenCPCR"];
