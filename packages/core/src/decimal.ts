@@ -75,6 +75,42 @@ export function compareDecimal(a: Decimal, b: Decimal): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/**
+ * How a decimal is rounded to fewer places: `half-up` (a tie away from zero), `half-even` (a tie to
+ * the even neighbour, banker's rounding), `down` (toward zero) or `up` (away from zero).
+ */
+export type RoundingMode = "half-up" | "half-even" | "down" | "up";
+
+/** `d` with at most `places` digits after the point, rounded as `mode` says (exact: BigInt throughout). */
+export function roundDecimal(d: Decimal, places: number, mode: RoundingMode): Decimal {
+  if (d.scale <= places) return d;
+  const divisor = 10n ** BigInt(d.scale - places);
+  const negative = d.units < 0n;
+  const magnitude = negative ? -d.units : d.units;
+  let kept = magnitude / divisor;
+  const twice = (magnitude % divisor) * 2n;
+  const away =
+    twice !== 0n && (mode === "up" || (mode === "half-up" && twice >= divisor) || (mode === "half-even" && (twice > divisor || (twice === divisor && kept % 2n === 1n))));
+  if (away) kept += 1n;
+  return { units: negative ? -kept : kept, scale: places };
+}
+
+/**
+ * The sums `values` can come to when each is rounded to `places` in some way: from Σ rounded down
+ * to Σ rounded up (a receipt whose lines are weighed goods, when the rounding rule is not known).
+ */
+export function roundedSumRange(values: readonly Decimal[], places: number): { low: Decimal; high: Decimal } {
+  let low: Decimal = { units: 0n, scale: places };
+  let high: Decimal = low;
+  for (const v of values) {
+    // Toward zero is the lower neighbour of a positive value and the higher of a negative one.
+    const [below, above] = v.units < 0n ? (["up", "down"] as const) : (["down", "up"] as const);
+    low = addDecimal(low, roundDecimal(v, places, below));
+    high = addDecimal(high, roundDecimal(v, places, above));
+  }
+  return { low, high };
+}
+
 /** The plain decimal text of `d`, without trailing zeros after the point. */
 export function decimalToString(d: Decimal): string {
   const negative = d.units < 0n;

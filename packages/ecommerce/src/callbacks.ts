@@ -6,7 +6,7 @@
 // remembered in a store, and an event is acknowledged only after your own function succeeded for
 // it. The store also keeps each order's last known status, so a callback that cannot follow it
 // (paid after refunded) reaches your function flagged.
-import { type LogEvent, WebhookError } from "@paysys/core";
+import { type LogEvent, RequestValidationError, WebhookError } from "@paysys/core";
 import { DEFAULT_INBOUND_MAX_BYTES, type Inbound, parseInbound } from "@paysys/core/internal";
 import { webhooks } from "./generated/operations.js";
 import type { CallbacksPaymentEvent } from "./generated/schema.js";
@@ -238,7 +238,12 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     return checked(raw, receive);
   }
 
-  async function checked(raw: RawBody, receive: ReceiveOptions): Promise<CallbackEvent> {
+  async function checked(raw: RawBody, receive: ReceiveOptions | undefined): Promise<CallbackEvent> {
+    // What the caller passes is checked before anything of the delivery is: a typed error, never a TypeError.
+    if (receive !== undefined && (receive === null || typeof receive !== "object")) {
+      throw new RequestValidationError("callbacks", [{ path: "(options)", message: "must be an object such as { remoteAddress }" }]);
+    }
+    receive ??= {};
     checkSize(raw);
     checkAddress(receive.remoteAddress);
     const event = checkBody(raw);

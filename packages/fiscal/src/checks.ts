@@ -1,14 +1,23 @@
 // The receipt rules the service applies (server sample, fiscal_operations/sells.go), checked before
 // a receipt is sent, in exact decimals, so a wrong receipt is refused here with the field that is
-// wrong instead of by the service, after it cost a link of the chain. One more is the SDK's own:
-// the payment must cover the total (a negative change is refused).
+// wrong instead of by the service, after it cost a link of the chain. Some are the SDK's own (the
+// spec marks them `by: sdk`): the payment covers the total, every quantity is above 0, no discount
+// is above its line.
 import type { ValidationIssue } from "@paysys/core";
-import { addDecimal, type Check, compareDecimal, type Decimal, decimalToString, multiplyDecimal, subtractDecimal, toDecimal } from "@paysys/core/internal";
+import { addDecimal, type Check, compareDecimal, type Decimal, decimalToString, multiplyDecimal, roundedSumRange, subtractDecimal, toDecimal } from "@paysys/core/internal";
 
 const ZERO: Decimal = { units: 0n, scale: 0 };
-const amount = (v: unknown): Decimal => (typeof v === "number" || typeof v === "string" ? toDecimal(v) : ZERO);
+/** A plain decimal written the way JSON and people write it (a float drift or 1e+21 is not one). */
+const PLAIN = /^-?\d+(\.\d+)?$/;
 
-interface PositionValues {
+/** An amount as a decimal; absent is 0; undefined when it is not a plain decimal (the caller reports it). */
+function amount(v: unknown): Decimal | undefined {
+  if (v === undefined) return ZERO;
+  if (typeof v !== "number" && typeof v !== "string") return undefined;
+  return PLAIN.test(typeof v === "number" ? String(v) : v.trim()) ? toDecimal(v) : undefined;
+}
+
+export interface PositionValues {
   Price?: unknown;
   Markup?: unknown;
   Discount?: unknown;
@@ -16,13 +25,27 @@ interface PositionValues {
   Storno?: unknown;
 }
 
-/** Σ (Price + Markup − Discount) · Qty over the positions that are not storno, exactly. */
-export function exactTotal(positions: readonly PositionValues[]): Decimal {
-  let total = ZERO;
+/** (Price + Markup − Discount) · Qty exactly, or undefined when a value is not a plain decimal. */
+export function lineValue(p: PositionValues): Decimal | undefined {
+  const [price, markup, discount, qty] = [amount(p.Price), amount(p.Markup), amount(p.Discount), amount(p.Qty)];
+  if (!price || !markup || !discount || !qty) return undefined;
+  return multiplyDecimal(subtractDecimal(addDecimal(price, markup), discount), qty);
+}
+
+/**
+ * The totals the positions that are not storno allow: each line rounded to tiyn either way, since
+ * the service's rounding of a weighed line is not public (a point when every line is whole tiyn).
+ * Undefined when a value is not a plain decimal.
+ */
+export function totalRange(positions: readonly PositionValues[]): { low: Decimal; high: Decimal } | undefined {
+  const lines: Decimal[] = [];
   for (const p of positions) {
-    if (p.Storno !== true) total = addDecimal(total, multiplyDecimal(subtractDecimal(addDecimal(amount(p.Price), amount(p.Markup)), amount(p.Discount)), amount(p.Qty)));
+    if (p.Storno === true) continue;
+    const line = lineValue(p);
+    if (!line) return undefined;
+    lines.push(line);
   }
-  return total;
+  return roundedSumRange(lines, 2);
 }
 
 /**
@@ -68,31 +91,54 @@ export function totalsHoldInTiyn(input: Record<string, unknown>): boolean {
  */
 export const receiptTotals: Check = (input, ctx) => (totalsHoldInTiyn(input) ? [] : exactReceiptTotals(input, ctx));
 
+/** The `Total` against what its lines allow; nothing when a line cannot be read (`receipt-lines` names it). */
+function totalIssues(positions: readonly PositionValues[], total: Decimal): ValidationIssue[] {
+  const range = totalRange(positions);
+  if (!range || (compareDecimal(total, range.low) >= 0 && compareDecimal(total, range.high) <= 0)) return [];
+  const sum = "Σ (Price + Markup − Discount) · Qty of the positions that are not storno";
+  const got = `(got ${decimalToString(total)})`;
+  if (compareDecimal(range.low, range.high) === 0) return [{ path: "/Total", message: `must equal ${sum}, ${decimalToString(range.low)} ${got}` }];
+  return [
+    {
+      path: "/Total",
+      message: `must be ${sum} with each line rounded to tiyn, between ${decimalToString(range.low)} and ${decimalToString(range.high)} ${got}; the service's rounding is not public: compute it with receiptTotal(Positions, { rounding })`,
+    },
+  ];
+}
+
 /** The same rules in exact decimals, with a message for each one broken. */
 export const exactReceiptTotals: Check = (input) => {
-  const issues: ValidationIssue[] = [];
   const positions = Array.isArray(input.Positions) ? (input.Positions as PositionValues[]) : [];
-  const total = amount(input.Total);
-  const cash = amount(input.Cash);
-  const nonCash = amount(input.NonCash);
-  const expected = exactTotal(positions);
-  if (compareDecimal(expected, total) !== 0) {
-    issues.push({
-      path: "/Total",
-      message: `must equal Σ (Price + Markup − Discount) · Qty of the positions that are not storno, ${decimalToString(expected)} (got ${decimalToString(total)})`,
-    });
-  }
+  const [total, cash, nonCash] = [amount(input.Total) ?? ZERO, amount(input.Cash) ?? ZERO, amount(input.NonCash) ?? ZERO];
+  const issues = totalIssues(positions, total);
   if (compareDecimal(nonCash, total) > 0) issues.push({ path: "/NonCash", message: `must not exceed Total (${decimalToString(nonCash)} > ${decimalToString(total)})` });
   else if (compareDecimal(nonCash, total) === 0 && compareDecimal(cash, ZERO) > 0) issues.push({ path: "/Cash", message: "must be 0 when NonCash covers the Total" });
-  const change = subtractDecimal(addDecimal(cash, nonCash), total);
-  if (compareDecimal(change, ZERO) < 0) {
+  const paid = addDecimal(cash, nonCash);
+  if (compareDecimal(paid, total) < 0) {
     issues.push({
       path: "/Cash",
-      message: `Cash + NonCash (${decimalToString(addDecimal(cash, nonCash))}) must cover the Total (${decimalToString(total)}); the change cannot be negative`,
+      message: `Cash + NonCash (${decimalToString(paid)}) must cover the Total (${decimalToString(total)}); the change cannot be negative (the SDK's own rule)`,
     });
   }
   return issues;
 };
+
+/** Problems of one position: a quantity that is not a plain decimal above 0, a discount above its price and markup (the SDK's own rules). */
+export function positionIssues(p: PositionValues, at: string): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const qty = p.Qty === undefined ? undefined : amount(p.Qty);
+  if (!qty || compareDecimal(qty, ZERO) <= 0)
+    issues.push({ path: `${at}/Qty`, message: `must be a plain decimal number above 0 (got ${JSON.stringify(typeof p.Qty === "number" ? String(p.Qty) : p.Qty)})` });
+  const [price, markup, discount] = [amount(p.Price), amount(p.Markup), amount(p.Discount)];
+  if (price && markup && discount && compareDecimal(discount, addDecimal(price, markup)) > 0) {
+    issues.push({ path: `${at}/Discount`, message: `must not be above the line's Price + Markup (${decimalToString(discount)} > ${decimalToString(addDecimal(price, markup))})` });
+  }
+  return issues;
+}
+
+/** `receipt-lines`: every position's quantity above 0 and no discount above its line, with the position's path. */
+export const receiptLines: Check = (input) =>
+  Array.isArray(input.Positions) ? (input.Positions as PositionValues[]).flatMap((p, i) => (p && typeof p === "object" ? positionIssues(p, `/Positions/${i}`) : [])) : [];
 
 /** Which version of the official autonomous-mode rules to apply (see `x-autonomous-mode` in the spec). */
 export type AutonomousRules = "newer" | "older";

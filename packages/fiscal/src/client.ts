@@ -4,6 +4,7 @@
 // registers' `Uid`s are kept.
 
 import type { ClientJournal } from "@paysys/core";
+import { APIError, type CallOptions, UnexpectedResponseError } from "@paysys/core";
 import {
   asyncDispose,
   bearerScheme,
@@ -19,7 +20,8 @@ import {
   tengeCodec,
 } from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
-import { autonomousReceipt, receiptTotals } from "./checks.js";
+import { autonomousReceipt, receiptLines, receiptTotals } from "./checks.js";
+import { ShiftAlreadyOpenError } from "./errors.js";
 import { buildFiscalMethods, type FiscalMethods } from "./generated/client.js";
 import { chain, operations, securitySchemes, sensitiveKeys } from "./generated/operations.js";
 import type { paths } from "./generated/schema.js";
@@ -63,7 +65,10 @@ export function createFiscalClient(options: FiscalClientOptions): FiscalClient {
     obtain: async () => {
       const answer = await methods.auth.login({ Login: options.credentials.login, Password: options.credentials.password });
       const token = answer.Token;
-      if (typeof token !== "string" || token === "") throw new TypeError("auth.login: the answer carries no Token");
+      if (typeof token !== "string" || token === "") {
+        // The answer is not shown: it is the answer that should have carried the token.
+        throw new UnexpectedResponseError("auth.login: the answer carries no Data.Token", { operation: "auth.login", bodyExcerpt: "(not shown)" });
+      }
       return { accessToken: token };
     },
   });
@@ -78,7 +83,7 @@ export function createFiscalClient(options: FiscalClientOptions): FiscalClient {
     transport,
     operations,
     codecs: { tenge: tengeCodec, rfc3339: rfc3339Codec, "comma-list": commaListCodec },
-    checks: { "receipt-totals": receiptTotals, "autonomous-receipt": autonomousReceipt(options.autonomousRules ?? "newer") },
+    checks: { "receipt-totals": receiptTotals, "receipt-lines": receiptLines, "autonomous-receipt": autonomousReceipt(options.autonomousRules ?? "newer") },
     timeZone: options.timeZone,
     validateRequests: options.validateRequests,
     chain,
@@ -86,6 +91,16 @@ export function createFiscalClient(options: FiscalClientOptions): FiscalClient {
     paths: options.paths,
   });
   const methods = buildFiscalMethods(invoker.invoke);
+  const shifts: FiscalMethods["shifts"] = {
+    ...methods.shifts,
+    async open(params, callOptions?: CallOptions) {
+      try {
+        return await methods.shifts.open(params, callOptions);
+      } catch (e) {
+        throw e instanceof APIError && e.status === 424 ? new ShiftAlreadyOpenError(e, params.IdKkm) : e;
+      }
+    },
+  };
   const base = {
     async knownUid(idKkm: number) {
       return invoker.chain?.link(JSON.stringify(idKkm));
@@ -100,5 +115,5 @@ export function createFiscalClient(options: FiscalClientOptions): FiscalClient {
     },
     raw: transport.raw,
   };
-  return Object.assign(Object.create(base) as object, methods) as FiscalClient;
+  return Object.assign(Object.create(base) as object, methods, { shifts }) as FiscalClient;
 }

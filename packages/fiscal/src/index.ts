@@ -3,7 +3,8 @@
 export * from "@paysys/core";
 export type { AutonomousRules } from "./checks.js";
 export { createFiscalClient, type FiscalClient } from "./client.js";
+export { ShiftAlreadyOpenError } from "./errors.js";
 export type { FiscalMethods } from "./generated/client.js";
 export type * from "./generated/schema.js";
 export type { FiscalClientOptions, FiscalClientSettings, FiscalCredentials } from "./options.js";
-export { receiptChange, receiptTotal } from "./receipt.js";
+export { lineTotal, type RoundingMode, type RoundingOptions, receiptChange, receiptTotal } from "./receipt.js";

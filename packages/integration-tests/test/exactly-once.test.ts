@@ -56,9 +56,9 @@ interface Subject {
 let till: FiscalClient;
 const tillOf = () => till;
 const REGISTER = 107;
-/** Goods sold on the register before the cases, each refunded at most once. */
+/** Goods sold and bought on the register before the cases, each refunded at most once. */
 const SOLD = 60;
-let refunded = 0;
+const refunded = { saleRefund: 0, purchaseRefund: 0 };
 /** Makes every order id of the file new. */
 let n = 0;
 
@@ -82,7 +82,7 @@ const subjects = (): Subject[] => {
           kind === "cashIn" || kind === "cashOut"
             ? tillOf().operations[kind]({ idKkm: REGISTER, Amount: "1" })
             : kind === "saleRefund" || kind === "purchaseRefund"
-              ? tillOf().operations[kind](receipt(`sold-${refunded++}`))
+              ? tillOf().operations[kind](receipt(`${kind === "saleRefund" ? "sold" : "bought"}-${refunded[kind]++}`))
               : tillOf().operations[kind](receipt(`item-${++n}`)),
         done: documents,
         settle: fiscalSettle,
@@ -162,7 +162,10 @@ describe("hostile answers after the service applied the operation: sent once, re
     till = createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials, store: new MemoryStore(), lease: { lingerMs: 0 } });
     await till.shifts.open({ IdKkm: REGISTER });
     await till.operations.cashIn({ idKkm: REGISTER, Amount: "100000" });
-    for (let i = 0; i < SOLD; i++) await till.operations.sale(receiptFor(i));
+    for (let i = 0; i < SOLD; i++) {
+      await till.operations.sale(receiptFor(`sold-${i}`));
+      await till.operations.purchase(receiptFor(`bought-${i}`));
+    }
   });
   afterAll(() => till.close());
 
@@ -199,6 +202,6 @@ describe("hostile answers after the service applied the operation: sent once, re
   });
 });
 
-function receiptFor(i: number) {
-  return { idKkm: REGISTER, IdDomain: 1, Positions: [{ Name: `sold-${i}`, IdSection: 1, Price: "10", Qty: 1 }], Total: "10", Cash: "10" };
+function receiptFor(Name: string) {
+  return { idKkm: REGISTER, IdDomain: 1, Positions: [{ Name, IdSection: 1, Price: "10", Qty: 1 }], Total: "10", Cash: "10" };
 }

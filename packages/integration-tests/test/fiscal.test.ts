@@ -405,9 +405,47 @@ describe("fiscal: autonomous mode and the order of operations", () => {
     await using fiscal = client();
     await fiscal.shifts.open({ IdKkm: 110 });
     const above = (sb.fiscal.register(110)!.cash + 0.01).toFixed(2);
+    // Sold by card, so the cash drawer never had it; given back in cash, it is more than the drawer holds.
+    await fiscal.operations.sale(sale(110, [{ Name: "Everything", IdSection: 1, Price: above, Qty: 1 }], { NonCash: above }));
     const err = await fiscal.operations.saleRefund(sale(110, [{ Name: "Everything", IdSection: 1, Price: above, Qty: 1 }])).catch((e) => e);
     expect(err).toBeInstanceOf(BadRequestError);
     expect(err.serviceMessage).toBe("Сумма операции превышает баланс кассы");
+  });
+});
+
+describe("fiscal: the sandbox is as strict as the service is known to be", () => {
+  it("weighed goods: a line rounded to tiyn as the caller chose is taken end to end", async () => {
+    await using fiscal = client();
+    await openShift(fiscal, 104);
+    const Positions = [{ Name: "Cheese, kg", IdSection: 1, Price: "625.25", Qty: 0.75 }];
+    const Total = receiptTotal(Positions, { rounding: "half-up" });
+    expect(Total).toBe("468.94"); // exactly 468.9375
+    expect(await fiscal.operations.sale({ idKkm: 104, IdDomain: 1, Positions, Total, Cash: Total })).toHaveProperty("IdDocument");
+    // Without a rounding mode the helper refuses, naming the line, rather than choose one silently.
+    expect(() => receiptTotal(Positions)).toThrow(RequestValidationError);
+  });
+
+  it("refuses an unknown activity type or section, a refund of goods never sold, and a non-cash refund above the non-cash balance", async () => {
+    await using fiscal = client();
+    await openShift(fiscal, 103);
+    const domain = await fiscal.operations.sale({ ...sale(103), IdDomain: 99 }).catch((e) => e);
+    expect(domain).toBeInstanceOf(BadRequestError);
+    expect(domain.serviceMessage).toMatch(/unknown IdDomain/);
+    const section = await fiscal.operations.sale(sale(103, [{ Name: "Tea", IdSection: 42, Price: "10", Qty: 1 }])).catch((e) => e);
+    expect(section.serviceMessage).toMatch(/unknown IdSection/);
+    const neverSold = await fiscal.operations.saleRefund(sale(103, [{ Name: "Never sold here", IdSection: 1, Price: "10", Qty: 1 }])).catch((e) => e);
+    expect(neverSold.serviceMessage).toMatch(/never sold/);
+    // Sold once, refunded once: a second refund of it is more than was sold.
+    await fiscal.operations.sale(sale(103, [{ Name: "Scarf", IdSection: 1, Price: "10", Qty: 1 }], { NonCash: "10" }));
+    expect(await fiscal.operations.saleRefund(sale(103, [{ Name: "Scarf", IdSection: 1, Price: "10", Qty: 1 }], { NonCash: "10" }))).toHaveProperty("IdDocument");
+    const twice = await fiscal.operations.saleRefund(sale(103, [{ Name: "Scarf", IdSection: 1, Price: "10", Qty: 1 }], { NonCash: "10" })).catch((e) => e);
+    expect(twice.serviceMessage).toMatch(/never sold/);
+    // More back by card than the register took by card.
+    const nonCash = sb.fiscal.register(103)!.nonCash;
+    const big = (nonCash + 100).toFixed(2);
+    await fiscal.operations.sale(sale(103, [{ Name: "Coat", IdSection: 1, Price: big, Qty: 1 }]));
+    const aboveNonCash = await fiscal.operations.saleRefund(sale(103, [{ Name: "Coat", IdSection: 1, Price: big, Qty: 1 }], { NonCash: big })).catch((e) => e);
+    expect(aboveNonCash.serviceMessage).toBe("Сумма операции превышает баланс кассы");
   });
 });
 

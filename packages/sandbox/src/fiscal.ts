@@ -10,7 +10,9 @@
 // a second opening, wrong credentials and unknown ids have the sandbox's own messages (below); the
 // Z report's answer carries no new `Uid`; the X report answers the Z report's fields; a cash-out or
 // a purchase above the cash balance is refused like a refund; non-cash refunds lower the non-cash
-// balance. Money is summed in exact decimals.
+// balance, and one above it is refused too; a refund gives back only goods the register sold (or
+// bought), by name and quantity; only the sandbox's activity types and sections are known; a
+// weighed line may be rounded to tiyn either way. Money is summed in exact decimals.
 import { randomBytes, randomUUID } from "node:crypto";
 import {
   addDecimal,
@@ -20,6 +22,7 @@ import {
   multiplyDecimal,
   type OperationSpec,
   rfc3339Codec,
+  roundedSumRange,
   subtractDecimal,
   toDecimal,
   validatorIssues,
@@ -45,6 +48,9 @@ export const FiscalSandboxMessages = {
   noOpenShift: "the register has no open shift (sandbox message)",
   shiftAlreadyOpen: "the register already has an open shift (sandbox message)",
   wrongCredentials: "wrong login or password (sandbox message)",
+  unknownDomain: "unknown IdDomain: the register has no such type of activity (sandbox message; the real list is not shown)",
+  unknownSection: "unknown IdSection: the register has no such section (sandbox message; the real sections are not shown)",
+  neverSold: "a refund of goods this register never sold, or more of them than it sold (sandbox message)",
   unauthorized: "no valid token (sandbox message)",
   notFound: "not found (sandbox message)",
 } as const;
@@ -69,6 +75,10 @@ export interface FiscalSandboxOptions {
   tokenTtlMs?: number;
   /** Registers per company (company 1 and 2). Default 10 and 2. */
   registers?: [number, number];
+  /** The activity types (`IdDomain`) the sandbox knows. Default 1 to 5 (the real list is not shown). */
+  domains?: number[];
+  /** The sections (`IdSection`) of every register. Default 1 to 4 (the real ones are not shown). */
+  sections?: number[];
 }
 
 type Kind = "Sales" | "Purchases" | "Refunds" | "PurchaseRefunds" | "Incomes" | "Expenses";
@@ -122,6 +132,8 @@ interface Register {
   lastTime: number;
   afp: number;
   cumulative: Record<Kind, Decimal>;
+  /** Quantities sold (and bought) and not refunded yet, by position name: what a refund may give back. */
+  refundable: Record<"Sales" | "Purchases", Map<string, Decimal>>;
 }
 
 class Refusal extends Error {
@@ -183,6 +195,7 @@ export class FiscalSandbox implements SandboxModule {
           lastTime: 0,
           afp: 0,
           cumulative: Object.fromEntries(KINDS.map((k) => [k, ZERO])) as Record<Kind, Decimal>,
+          refundable: { Sales: new Map(), Purchases: new Map() },
         });
       }
     }
@@ -431,6 +444,7 @@ export class FiscalSandbox implements SandboxModule {
   }
 
   #receipt(r: Register, kind: Kind, body: Record<string, unknown>): Document {
+    this.#checkKnown(body);
     const positions = (body.Positions as Record<string, unknown>[]).filter((p) => p.Storno !== true);
     const lines = positions.map((p) => multiplyDecimal(subtractDecimal(addDecimal(dec(p.Price), dec(p.Markup)), dec(p.Discount)), dec(p.Qty)));
     const total = dec(body.Total);
@@ -438,18 +452,43 @@ export class FiscalSandbox implements SandboxModule {
     const nonCash = dec(body.NonCash);
     if (compareDecimal(nonCash, total) > 0) throw new Refusal(400, Documented.nonCashAboveTotal);
     if (compareDecimal(nonCash, total) === 0 && compareDecimal(cash, ZERO) > 0) throw new Refusal(400, Documented.cashWithFullNonCash);
-    if (compareDecimal(sum(lines), total) !== 0) throw new Refusal(400, Documented.wrongTotal);
+    // A weighed line is rounded to tiyn; how the service rounds is not shown, so either way is taken.
+    const { low, high } = roundedSumRange(lines, 2);
+    if (compareDecimal(total, low) < 0 || compareDecimal(total, high) > 0) throw new Refusal(400, Documented.wrongTotal);
+    const refunded = kind === "Refunds" ? "Sales" : kind === "PurchaseRefunds" ? "Purchases" : undefined;
+    if (refunded) this.#takeBack(r.refundable[refunded], positions);
     const afp = typeof body.AFP === "number" ? body.AFP : r.shift!.autonomous ? ++r.afp : 0;
     if (this.#options.autonomousRules === "older" && afp !== 0 && typeof body.ReceiptDate !== "string") throw new Refusal(400, Documented.autonomousWithoutDate);
     const receiptDate = this.#time(r, body.ReceiptDate);
     const change = subtractDecimal(addDecimal(cash, nonCash), total);
     const cashPart = subtractDecimal(cash, compareDecimal(change, ZERO) > 0 ? change : ZERO);
     const outgoing = kind === "Refunds" || kind === "Purchases";
-    if (outgoing && compareDecimal(cashPart, r.cash) > 0) throw new Refusal(400, Documented.overBalance);
+    if (outgoing && (compareDecimal(cashPart, r.cash) > 0 || compareDecimal(nonCash, r.nonCash) > 0)) throw new Refusal(400, Documented.overBalance);
+    if (kind === "Sales" || kind === "Purchases")
+      for (const p of positions) r.refundable[kind].set(String(p.Name), addDecimal(r.refundable[kind].get(String(p.Name)) ?? ZERO, dec(p.Qty)));
     r.cash = outgoing ? subtractDecimal(r.cash, cashPart) : addDecimal(r.cash, cashPart);
     r.nonCash = outgoing ? subtractDecimal(r.nonCash, nonCash) : addDecimal(r.nonCash, nonCash);
     const names = positions.map((p) => String(p.Name));
     return { IdDocument: this.#nextDocument++, kind, value: total, cash, nonCash, change, afp, receiptDate, uid: r.uid!, names };
+  }
+
+  /** Unknown activity types and sections are refused, as a real register knows only its own. */
+  #checkKnown(body: Record<string, unknown>): void {
+    if (!(this.#options.domains ?? [1, 2, 3, 4, 5]).includes(Number(body.IdDomain))) throw new Refusal(400, FiscalSandboxMessages.unknownDomain);
+    const sections = this.#options.sections ?? [1, 2, 3, 4];
+    for (const p of body.Positions as Record<string, unknown>[]) if (!sections.includes(Number(p.IdSection))) throw new Refusal(400, FiscalSandboxMessages.unknownSection);
+  }
+
+  /** A refund gives back what was sold (or bought), by name and quantity; nothing is changed unless all of it can be. */
+  #takeBack(left: Map<string, Decimal>, positions: Record<string, unknown>[]): void {
+    const after = new Map(left);
+    for (const p of positions) {
+      const name = String(p.Name);
+      const remaining = subtractDecimal(after.get(name) ?? ZERO, dec(p.Qty));
+      if (compareDecimal(remaining, ZERO) < 0) throw new Refusal(400, FiscalSandboxMessages.neverSold);
+      after.set(name, remaining);
+    }
+    for (const [name, qty] of after) left.set(name, qty);
   }
 
   #cashMovement(r: Register, kind: Kind, body: Record<string, unknown>): Document {

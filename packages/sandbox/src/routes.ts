@@ -47,14 +47,36 @@ export const describeIssues = (issues: readonly ValidationIssue[]) => issues.map
 /**
  * The JSON body of a request to `route`, checked with the spec's request validator. A problem is
  * turned into the module's own error by `refuse` (issues undefined: the body is not JSON), and thrown.
+ * `normalize` runs between parsing and checking (keys read regardless of case, for one).
  */
-export function requestBody(route: Route, raw: string, refuse: (issues: ValidationIssue[] | undefined) => Error): Record<string, unknown> {
+export function requestBody(
+  route: Route,
+  raw: string,
+  refuse: (issues: ValidationIssue[] | undefined) => Error,
+  normalize: (body: unknown) => unknown = (body) => body,
+): Record<string, unknown> {
   let body: Record<string, unknown>;
   try {
-    body = JSON.parse(raw);
+    body = normalize(JSON.parse(raw)) as Record<string, unknown>;
   } catch {
     throw refuse(undefined);
   }
   if (route.validateRequest && !route.validateRequest(body)) throw refuse(validatorIssues(route.validateRequest));
   return body;
+}
+
+/**
+ * Reads object keys regardless of case, as Go's encoding/json does: a key whose lower case is that of
+ * a known name becomes that name, at any depth; when two keys land on one name, the later one wins.
+ * Other keys stay as they are.
+ */
+export function caseInsensitiveKeys(names: readonly string[]): (value: unknown) => unknown {
+  const byLower = new Map(names.map((n) => [n.toLowerCase(), n]));
+  const canonical = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(canonical);
+    if (value === null || typeof value !== "object") return value;
+    // fromEntries defines properties (a "__proto__" key stays a key), and a later entry wins.
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [byLower.get(k.toLowerCase()) ?? k, canonical(v)]));
+  };
+  return canonical;
 }
