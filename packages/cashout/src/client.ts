@@ -100,9 +100,10 @@ export function createCashoutClient(options: CashoutClientOptions): CashoutClien
   const invoker = createInvoker({
     transport,
     operations,
+    sensitiveKeys,
     checks: { "maximum-amount": maximumAmount(options.maxAmount) },
     validateRequests: options.validateRequests,
-    journal: journalOptions(options, { interface: "cashout", baseUrl: options.baseUrl, account: "login" in credentials ? credentials.login : credentials.id }, sensitiveKeys),
+    journal: journalOptions(options, { interface: "cashout", baseUrl: options.baseUrl, account: "login" in credentials ? credentials.login : credentials.id }),
   });
   const methods = buildCashoutMethods(invoker.invoke);
 

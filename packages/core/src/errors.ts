@@ -75,6 +75,18 @@ export class RequestValidationError extends PaysysError {
   }
 }
 
+/**
+ * A helper (`tiyn`, `formatPortalDate`, `period.month`, `encryptCard`…) was given a value it cannot
+ * take. A RequestValidationError, so one `catch` covers every input the SDK refuses; nothing was sent.
+ */
+export class InvalidArgumentError extends RequestValidationError {
+  override name = "InvalidArgumentError";
+  constructor(helper: string, message: string, path = "") {
+    super(helper, [{ path, message }]);
+    this.message = `${helper}: ${message}`;
+  }
+}
+
 /** The operation does not exist in this version of the interface (e.g. `user.me` on portal v1). */
 export class UnsupportedOperationError extends PaysysError {
   override name = "UnsupportedOperationError";

@@ -163,6 +163,12 @@ export function parseCallback(
   raw: string | Uint8Array | ArrayBuffer,
   options: ReceiveOptions & { allowedAddresses?: readonly string[] | "any"; maxBodyBytes?: number; merchantId?: string } = {},
 ): Promise<CallbackEvent> {
+  const { allowedAddresses, maxBodyBytes } = (options ?? {}) as { allowedAddresses?: unknown; maxBodyBytes?: unknown };
+  const addressesOk = allowedAddresses === undefined || allowedAddresses === "any" || (Array.isArray(allowedAddresses) && allowedAddresses.every((a) => typeof a === "string"));
+  if (options === null || typeof options !== "object" || !addressesOk || (maxBodyBytes !== undefined && !(Number.isSafeInteger(maxBodyBytes) && (maxBodyBytes as number) > 0))) {
+    const issue = { path: "(options)", message: 'must be an object such as { remoteAddress, allowedAddresses: [...] | "any", maxBodyBytes: a positive integer }' };
+    return Promise.reject(new RequestValidationError("parseCallback", [issue]));
+  }
   const receiver = createCallbackReceiver(webhooks["callbacks.payment"], {
     allowedAddresses: options.allowedAddresses ?? callbackSources,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
@@ -244,6 +250,9 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
       throw new RequestValidationError("callbacks", [{ path: "(options)", message: "must be an object such as { remoteAddress }" }]);
     }
     receive ??= {};
+    if (raw !== TOO_LARGE && typeof raw !== "string" && !(raw instanceof Uint8Array) && !(raw instanceof ArrayBuffer)) {
+      throw new RequestValidationError("callbacks", [{ path: "(body)", message: "must be the raw body: a string, a Uint8Array or an ArrayBuffer" }]);
+    }
     checkSize(raw);
     checkAddress(receive.remoteAddress);
     const event = checkBody(raw);
@@ -281,6 +290,7 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
   }
 
   async function received(raw: RawBody, receive: ReceiveOptions, process: CallbackProcessor): Promise<CallbackAnswer> {
+    checkProcessor(process);
     let event: CallbackEvent;
     try {
       event = await checked(raw, receive);
@@ -316,6 +326,7 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
 
   /** A handler for web-standard servers (Next.js route handlers, Hono, Bun, Deno): `Request` in, `Response` out. */
   function fetchHandler(process: CallbackProcessor, handlerOptions: { remoteAddress?: (request: Request) => string | undefined } = {}) {
+    checkHandlerArguments(process, handlerOptions);
     return async (request: Request, context: ReceiveOptions = {}): Promise<Response> => {
       const raw = declaredTooLarge(request.headers.get("content-length"), options.maxBodyBytes) ? TOO_LARGE : await readWebBody(request, options.maxBodyBytes);
       const answer = await received(raw, { remoteAddress: context.remoteAddress ?? handlerOptions.remoteAddress?.(request) }, process);
@@ -328,6 +339,7 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
    * itself, or takes one a body parser already read.
    */
   function nodeHandler(process: CallbackProcessor, handlerOptions: { remoteAddress?: (request: NodeRequest) => string | undefined } = {}) {
+    checkHandlerArguments(process, handlerOptions);
     return async (request: NodeRequest, response: NodeResponse): Promise<void> => {
       const length = request.headers?.["content-length"];
       const raw = declaredTooLarge(typeof length === "string" ? length : null, options.maxBodyBytes) ? TOO_LARGE : await rawBody(request, options.maxBodyBytes);
@@ -339,6 +351,19 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
   }
 
   return { parse, handle, fetchHandler, nodeHandler };
+}
+
+/** The function that processes events is the caller's: a typed error when it is missing, at once, not on the first delivery. */
+function checkProcessor(process: unknown): void {
+  if (typeof process !== "function") throw new RequestValidationError("callbacks", [{ path: "(process)", message: "must be the function that processes an event" }]);
+}
+
+function checkHandlerArguments(process: unknown, handlerOptions: unknown): void {
+  checkProcessor(process);
+  const remoteAddress = (handlerOptions as { remoteAddress?: unknown } | null)?.remoteAddress;
+  if (handlerOptions === null || typeof handlerOptions !== "object" || (remoteAddress !== undefined && typeof remoteAddress !== "function")) {
+    throw new RequestValidationError("callbacks", [{ path: "(options)", message: "must be an object such as { remoteAddress: (request) => address }" }]);
+  }
 }
 
 /** The parts of Node's IncomingMessage the handler uses (Express's request is one). */

@@ -7,7 +7,7 @@
 // string values, encrypted with RSA-OAEP, SHA-256 for OAEP and MGF1, empty label, then standard Base64.
 //
 // No error message and no issue ever contains the card number or the CVV.
-import { ConfigurationError, RequestValidationError, type ValidationIssue } from "@paysys/core";
+import { ConfigurationError, InvalidArgumentError, RequestValidationError, type ValidationIssue } from "@paysys/core";
 
 /** A card for a payment: what the buyer types. */
 export interface PaymentCard {
@@ -34,10 +34,15 @@ export type CardDataInput = string | PaymentCard | PayoutCard;
 /** The gateway's public key: PEM text, a JSON Web Key, or a key already imported. */
 export type GatewayKey = string | JsonWebKey | CryptoKey;
 
-const digits = (s: unknown) => String(s ?? "").replace(/[\s-]/g, "");
+/** A field as text: only strings and numbers are card data; anything else reads as empty (and is refused). */
+const text = (s: unknown) => (typeof s === "string" || typeof s === "number" ? String(s) : "");
+const digits = (s: unknown) => text(s).replace(/[\s-]/g, "");
 
-/** The Luhn check of a card number. */
+/** The Luhn check of a card number: false for anything that is not digits (spaces and dashes aside). */
 export function luhn(pan: string): boolean {
+  if (typeof pan !== "string") throw new InvalidArgumentError("luhn", "the card number must be a string of digits");
+  pan = digits(pan);
+  if (!/^\d+$/.test(pan)) return false;
   let sum = 0;
   for (let i = 0; i < pan.length; i++) {
     let d = Number(pan[pan.length - 1 - i]);
@@ -51,17 +56,19 @@ const isPayment = (card: PaymentCard | PayoutCard): card is PaymentCard => "cvv"
 
 /** What is wrong with a card, field by field; empty when nothing is. */
 export function checkCard(card: PaymentCard | PayoutCard, now: Date = new Date()): ValidationIssue[] {
+  if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new InvalidArgumentError("checkCard", "now must be a valid Date");
+  if (card === null || typeof card !== "object" || Array.isArray(card)) return [{ path: "", message: "must be a card: { pan, month, year, cvv } or { pan }" }];
   const issues: ValidationIssue[] = [];
   const pan = digits(card.pan);
   if (!/^\d{12,19}$/.test(pan)) issues.push({ path: "/pan", message: "must be 12 to 19 digits" });
   else if (!luhn(pan)) issues.push({ path: "/pan", message: "is not a valid card number (its check digit is wrong)" });
   if (!isPayment(card)) return issues;
-  const month = Number(card.month);
-  const year = Number(digits(card.year).length === 2 ? `20${digits(card.year)}` : digits(card.year));
+  const month = Number(text(card.month) || Number.NaN);
+  const year = Number(digits(card.year).length === 2 ? `20${digits(card.year)}` : digits(card.year) || Number.NaN);
   if (!Number.isInteger(month) || month < 1 || month > 12) issues.push({ path: "/month", message: "must be a month from 1 to 12" });
   if (!Number.isInteger(year) || year < 2000 || year > 2100) issues.push({ path: "/year", message: "must be a year such as 2027" });
   else if (Number.isInteger(month) && year * 12 + month < now.getUTCFullYear() * 12 + now.getUTCMonth() + 1) issues.push({ path: "/year", message: "the card has expired" });
-  if (!/^\d{3,4}$/.test(String(card.cvv ?? ""))) issues.push({ path: "/cvv", message: "must be 3 or 4 digits" });
+  if (!/^\d{3,4}$/.test(text(card.cvv))) issues.push({ path: "/cvv", message: "must be 3 or 4 digits" });
   return issues;
 }
 
@@ -83,11 +90,22 @@ function subtle(): SubtleCrypto {
 
 /** Imports the gateway's key for RSA-OAEP with SHA-256. */
 export async function importGatewayKey(key: GatewayKey): Promise<CryptoKey> {
-  if (typeof key !== "string" && !("kty" in key)) return key as CryptoKey;
+  if (typeof CryptoKey === "function" && key instanceof CryptoKey) return key;
+  try {
+    return await importKeyText(key);
+  } catch (e) {
+    if (e instanceof ConfigurationError) throw e;
+    // WebCrypto's own errors (DataError, a failed atob) name no field: this one says what was wrong.
+    throw new ConfigurationError("card: the gateway's key is not an RSA public key (PEM text, a JSON Web Key or an imported CryptoKey)", { operation: "card" });
+  }
+}
+
+async function importKeyText(key: GatewayKey): Promise<CryptoKey> {
+  if (key === null || (typeof key !== "string" && typeof key !== "object")) throw new TypeError("not a key");
   const algorithm = { name: "RSA-OAEP", hash: "SHA-256" };
   if (typeof key !== "string") {
     // The key's own `alg` may name another hash; the recipe is SHA-256, so it is set here.
-    const { alg: _alg, key_ops: _ops, use: _use, ...jwk } = key;
+    const { alg: _alg, key_ops: _ops, use: _use, ...jwk } = key as JsonWebKey;
     return subtle().importKey("jwk", { ...jwk, alg: "RSA-OAEP-256", ext: true }, algorithm, false, ["encrypt"]);
   }
   const body = key.replace(/-----(BEGIN|END) PUBLIC KEY-----/g, "").replace(/\s+/g, "");

@@ -120,13 +120,9 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
   const cardCodec: Codec = {
     async encode(value) {
       if (typeof value !== "object" || value === null) return value;
-      try {
-        return await encryptCard(value as PaymentCard | PayoutCard, await gatewayKey());
-      } catch (e) {
-        // The card's own issues, by field; none of them carries the number or the CVV.
-        const issues = (e as { issues?: { path: string; message: string }[] }).issues;
-        throw issues ? new RangeError(issues.map((i) => `${i.path.slice(1)} ${i.message}`).join("; ")) : e;
-      }
+      // The card's own issues come as a RequestValidationError, by field (none carries the number
+      // or the CVV): the invoker reports them under the card's place in the parameters.
+      return encryptCard(value as PaymentCard | PayoutCard, await gatewayKey());
     },
   };
 
@@ -134,10 +130,11 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
   const invoker = createInvoker({
     transport,
     operations,
+    sensitiveKeys,
     codecs: { "card-cryptogram": cardCodec },
     checks: { "absolute-callback-url": absoluteCallbackUrl },
     validateRequests: options.validateRequests,
-    journal: journalOptions(options, { interface: "ecommerce", baseUrl, account: options.merchantId }, sensitiveKeys),
+    journal: journalOptions(options, { interface: "ecommerce", baseUrl, account: options.merchantId }),
   });
   const methods = buildEcommerceMethods(invoker.invoke);
 
@@ -151,6 +148,8 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
   }
 
   async function create(params: CreatePaymentParams & { type?: 1 }, callOptions?: CallOptions & IdempotencyOptions): Promise<CreatedPayment> {
+    // What is not an object of parameters goes to the invoker as it is, which refuses it by name.
+    if (params === null || typeof params !== "object" || Array.isArray(params)) return methods.payments.create(params as never, callOptions) as never;
     const orderId = params.orderId ?? newOrderId();
     const input = { demo: options.demo ?? false, ...params, merchantId: params.merchantId ?? options.merchantId, orderId };
     const created = await methods.payments.create(input as PaymentsCreateParams, callOptions);
@@ -178,7 +177,10 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
   return {
     ...methods,
     payments: { ...methods.payments, create, reconcile },
-    payouts: { create: (params, callOptions) => create({ ...(params as CreatePaymentParams), type: 1 }, callOptions) },
+    payouts: {
+      create: (params, callOptions) =>
+        params === null || typeof params !== "object" ? create(params, callOptions) : create({ ...(params as CreatePaymentParams), type: 1 }, callOptions),
+    },
     encryptCard: async (card) => encryptCard(card, await gatewayKey()),
     callbacks,
     journal: invoker.journal!,

@@ -82,12 +82,13 @@ export function createFiscalClient(options: FiscalClientOptions): FiscalClient {
   const invoker = createInvoker({
     transport,
     operations,
+    sensitiveKeys,
     codecs: { tenge: tengeCodec, rfc3339: rfc3339Codec, "comma-list": commaListCodec },
     checks: { "receipt-totals": receiptTotals, "receipt-lines": receiptLines, "autonomous-receipt": autonomousReceipt(options.autonomousRules ?? "newer") },
     timeZone: options.timeZone,
     validateRequests: options.validateRequests,
     chain,
-    journal: journalOptions(options, { interface: "fiscal", baseUrl: options.baseUrl, account: options.credentials.login }, sensitiveKeys),
+    journal: journalOptions(options, { interface: "fiscal", baseUrl: options.baseUrl, account: options.credentials.login }),
     paths: options.paths,
   });
   const methods = buildFiscalMethods(invoker.invoke);

@@ -1,7 +1,7 @@
 // Type tests of the generated facade: `tsc --noEmit` (part of the test script) fails if a line
 // marked with a ts-expect-error directive compiles, or if an expectTypeOf does not hold.
 import { describe, expectTypeOf, it } from "vitest";
-import type { Company, FiscalMethods, Kkm, Shift, ZReport } from "../src/index.js";
+import type { Company, FiscalClient, FiscalMethods, Kkm, Shift, ZReport } from "../src/index.js";
 
 type Resolved<F> = F extends (...args: never[]) => Promise<infer R> ? R : never;
 
@@ -26,5 +26,21 @@ describe("fiscal facade types", () => {
     expectTypeOf<NonNullable<List>["companies"]>().toEqualTypeOf<readonly (number | string)[] | string | undefined>();
     // @ts-expect-error: a misspelt field is not a parameter
     expectTypeOf<Sale>().toMatchTypeOf<{ Totl: number }>();
+  });
+
+  it("positions are closed: Discont, MarkUp and storno do not compile (a lost discount, a cancelled line charged)", () => {
+    // Never called: the compiler checks the calls.
+    const calls = (till: FiscalClient) => {
+      const line = { Name: "Bread", IdSection: 1, Price: 100, Qty: 1 };
+      const sale = { idKkm: 1, IdDomain: 1, Total: 100, Cash: 100, NonCash: 0 };
+      // @ts-expect-error: `Discont` is not a field of a position (it is Discount)
+      void till.operations.sale({ ...sale, Positions: [{ ...line, Discont: 10 }] });
+      // @ts-expect-error: `MarkUp` is not a field of a position (it is Markup)
+      void till.operations.sale({ ...sale, Positions: [{ ...line, MarkUp: 10 }] });
+      // @ts-expect-error: `storno` is not a field of a position (it is Storno)
+      void till.operations.sale({ ...sale, Positions: [{ ...line, storno: true }] });
+      void till.operations.sale({ ...sale, Positions: [{ ...line, Discount: 10, Markup: 5, Storno: false }] });
+    };
+    expectTypeOf(calls).toBeFunction();
   });
 });

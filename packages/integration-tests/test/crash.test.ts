@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cashoutCredentials, fiscalCredentials, merchant } from "./credentials.js";
 
 const KILLS = 20;
-const COUNT = 160;
+const COUNT = 300;
 const REGISTER = 109;
 
 let sb: Sandbox;

@@ -106,6 +106,7 @@ export function createPortalClient(options: PortalClientOptions): PortalV1Client
   const invoker = createInvoker({
     transport,
     operations: spec.operations,
+    sensitiveKeys: spec.sensitiveKeys,
     codecs: portalCodecs,
     timeZone: options.timeZone,
     validateRequests: options.validateRequests,

@@ -8,7 +8,8 @@
 // - a string of 8 or 14 digits is already the service's own form and is sent as it is.
 // `new Date("2024-05-01")` is UTC midnight, 05:00 in Almaty: a period built from it silently drops
 // the first hours of the day, which is why calendar dates exist.
-import { type Codec, instantOf, pad, wallClock } from "@paysys/core/internal";
+import { InvalidArgumentError } from "@paysys/core";
+import { type Codec, instantOf, pad, shownValue, wallClock } from "@paysys/core/internal";
 
 export const DEFAULT_TIME_ZONE = "Asia/Almaty";
 
@@ -46,7 +47,7 @@ function isRealTime(y: number, mo: number, d: number, h = 0, mi = 0, s = 0): boo
 
 /** True when the string is a valid `yyyyMMddHHmmss` or `yyyyMMdd` calendar value. */
 export function isPortalDate(value: string): boolean {
-  const m = DIGITS.exec(value);
+  const m = typeof value === "string" ? DIGITS.exec(value) : null;
   if (!m) return false;
   const n = (i: number) => (m[i] === undefined ? undefined : Number(m[i]));
   return isRealTime(Number(m[1]), Number(m[2]), Number(m[3]), n(4), n(5), n(6));
@@ -65,6 +66,17 @@ function calendarDate(value: unknown): CalendarDate | undefined {
   return undefined;
 }
 
+/** Runs `f` in the time zone a helper was given: an unknown zone is an InvalidArgumentError that names the helper, never a bare RangeError from Intl. */
+function inZone<T>(helper: string, timeZone: unknown, f: (zone: string) => T): T {
+  const refuse = () => new InvalidArgumentError(helper, `not an IANA time zone: ${shownValue(timeZone)}`, "/timeZone");
+  if (timeZone !== undefined && typeof timeZone !== "string") throw refuse();
+  try {
+    return f(timeZone ?? DEFAULT_TIME_ZONE);
+  } catch (e) {
+    throw e instanceof RangeError ? refuse() : e;
+  }
+}
+
 export interface DateFormatOptions {
   timeZone?: string;
   /** For a calendar date: the start of the day (00:00:00, default) or its end (23:59:59). */
@@ -76,17 +88,18 @@ export interface DateFormatOptions {
  * its wall-clock time in the service's zone, the service's own digits unchanged (after checking).
  */
 export function formatPortalDate(value: PortalDateInput, options: DateFormatOptions = {}): string {
+  const fail = (message: string) => new InvalidArgumentError("formatPortalDate", message);
   if (typeof value === "string" && isPortalDate(value)) return value;
-  if (typeof value === "string" && DIGITS.test(value)) throw new RangeError(`not a real date or time: ${JSON.stringify(value)}`);
+  if (typeof value === "string" && DIGITS.test(value)) throw fail(`not a real date or time: ${JSON.stringify(value)}`);
   if (value instanceof Date) {
-    if (Number.isNaN(value.getTime())) throw new RangeError("an invalid Date");
-    const w = wallClock(value, options.timeZone ?? DEFAULT_TIME_ZONE);
+    if (Number.isNaN(value.getTime())) throw fail("an invalid Date");
+    const w = inZone("formatPortalDate", options?.timeZone, (zone) => wallClock(value, zone));
     return `${pad(w.year, 4)}${pad(w.month)}${pad(w.day)}${pad(w.hour)}${pad(w.minute)}${pad(w.second)}`;
   }
   const day = calendarDate(value);
-  if (!day) throw new RangeError(`${EXPECTED} (got ${typeof value === "string" ? JSON.stringify(value) : typeof value})`);
-  if (!isRealTime(day.year, day.month, day.day)) throw new RangeError(`not a real day: ${day.year}-${pad(day.month)}-${pad(day.day)}`);
-  return `${pad(day.year, 4)}${pad(day.month)}${pad(day.day)}${options.bound === "end" ? "235959" : "000000"}`;
+  if (!day) throw fail(`${EXPECTED} (got ${shownValue(value)})`);
+  if (!isRealTime(day.year, day.month, day.day)) throw fail(`not a real day: ${day.year}-${pad(day.month)}-${pad(day.day)}`);
+  return `${pad(day.year, 4)}${pad(day.month)}${pad(day.day)}${options?.bound === "end" ? "235959" : "000000"}`;
 }
 
 /**
@@ -95,12 +108,12 @@ export function formatPortalDate(value: PortalDateInput, options: DateFormatOpti
  * fall-back), the earlier instant; for one that does not occur, the instant one gap later.
  */
 export function parsePortalDate(value: string, timeZone: string = DEFAULT_TIME_ZONE, bound: "start" | "end" = "start"): Date {
-  const m = DIGITS.exec(value);
-  if (!m || !isPortalDate(value)) throw new RangeError(`not a yyyyMMddHHmmss or yyyyMMdd date: ${JSON.stringify(value)}`);
+  const m = typeof value === "string" ? DIGITS.exec(value) : null;
+  if (!m || !isPortalDate(value)) throw new InvalidArgumentError("parsePortalDate", `not a yyyyMMddHHmmss or yyyyMMdd date: ${shownValue(value)}`);
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const end = m[4] === undefined && bound === "end";
   const [hour, minute, second] = m[4] === undefined ? (end ? [23, 59, 59] : [0, 0, 0]) : [Number(m[4]), Number(m[5]), Number(m[6])];
-  return new Date(instantOf({ year, month, day, hour, minute, second }, timeZone));
+  return new Date(inZone("parsePortalDate", timeZone, (zone) => instantOf({ year, month, day, hour, minute, second }, zone)));
 }
 
 /**
@@ -127,9 +140,9 @@ export interface Period {
   dateTo: CalendarDate;
 }
 
-function day(value: CalendarDate | string): CalendarDate {
+function day(helper: string, value: CalendarDate | string): CalendarDate {
   const d = calendarDate(value);
-  if (!d || !isRealTime(d.year, d.month, d.day)) throw new RangeError(`not a calendar date: ${JSON.stringify(value)}`);
+  if (!d || !isRealTime(d.year, d.month, d.day)) throw new InvalidArgumentError(helper, `not a calendar date: ${shownValue(value)}`);
   return d;
 }
 
@@ -140,19 +153,20 @@ function day(value: CalendarDate | string): CalendarDate {
 export const period = {
   /** One calendar month: its first day to its last. */
   month(year: number, month: number): Period {
-    if (!Number.isInteger(year) || !Number.isInteger(month) || month < 1 || month > 12) throw new RangeError(`not a month: ${year}-${month}`);
+    if (!Number.isInteger(year) || !Number.isInteger(month) || month < 1 || month > 12)
+      throw new InvalidArgumentError("period.month", `not a month: ${shownValue(year)}-${shownValue(month)}`);
     return { dateFrom: { year, month, day: 1 }, dateTo: { year, month, day: lastDay(year, month) } };
   },
   /** One day, whole. */
   day(date: CalendarDate | string): Period {
-    const d = day(date);
+    const d = day("period.day", date);
     return { dateFrom: d, dateTo: d };
   },
   /** From the first day to the last, both whole. Refuses a reversed range. */
   days(from: CalendarDate | string, to: CalendarDate | string): Period {
-    const a = day(from);
-    const b = day(to);
-    if (Date.UTC(a.year, a.month - 1, a.day) > Date.UTC(b.year, b.month - 1, b.day)) throw new RangeError("the first day is after the last");
+    const a = day("period.days", from);
+    const b = day("period.days", to);
+    if (Date.UTC(a.year, a.month - 1, a.day) > Date.UTC(b.year, b.month - 1, b.day)) throw new InvalidArgumentError("period.days", "the first day is after the last");
     return { dateFrom: a, dateTo: b };
   },
 };

@@ -178,6 +178,25 @@ function codecsIn(doc: Json, node: Json, path: string, out: Record<string, strin
   for (const k of ["allOf", "anyOf", "oneOf"]) for (const s of node[k] ?? []) codecsIn(doc, s, path, out, stack);
 }
 
+/**
+ * Where the input holds objects that take any property (`x-open`, or a body whose fields are not
+ * shown), by JSON pointer: the only places a name the spec does not know can be, which the card
+ * guard searches for card data.
+ */
+function openObjectsIn(doc: Json, node: Json, path: string, out: Record<string, string[]>, stack: string[] = []): void {
+  if (!node || typeof node !== "object") return;
+  if (typeof node.$ref === "string") {
+    if (stack.includes(node.$ref)) return;
+    openObjectsIn(doc, resolveRef(doc, node.$ref), path, out, [...stack, node.$ref]);
+    return;
+  }
+  const isObject = node.type === "object" || node.properties !== undefined || node.additionalProperties !== undefined;
+  // The names the object declares are left to their own schemas (a barcode may pass the Luhn check).
+  if (isObject && node.additionalProperties !== false && !(path in out)) out[path] = Object.keys(node.properties ?? {});
+  for (const [name, s] of Object.entries<Json>(node.properties ?? {})) openObjectsIn(doc, s, `${path}/${escapePointer(name)}`, out, stack);
+  if (node.items) openObjectsIn(doc, node.items, `${path}/*`, out, stack);
+}
+
 /** Whether a schema reaches a codec (then its type variant differs from the wire type). */
 function reachesCodec(doc: Json, node: Json): boolean {
   const out: Record<string, string> = {};
@@ -330,6 +349,8 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
     };
     const codecs: Record<string, string> = {};
     codecsIn(doc, inputSchema, "", codecs);
+    const openAt: Record<string, string[]> = {};
+    openObjectsIn(doc, inputSchema, "", openAt);
     const patternCodecs: Record<string, string> = {};
     const prefixParams: [string, string][] = [];
     for (const [pattern, s] of Object.entries<Json>(patternProperties ?? {})) {
@@ -385,6 +406,7 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
       ...(Object.keys(patternCodecs).length ? { patternCodecs } : {}),
       ...(period ? { period } : {}),
       ...(openParams ? { openParams: true } : {}),
+      ...(Object.keys(openAt).length ? { openAt } : {}),
       ...(checks.length ? { checks } : {}),
       ...(chainKey ? { chain: { key: chainKey, presents: presentsChain, returns: returnsChain } } : {}),
       ...(outcome ? { outcome } : {}),

@@ -4,5 +4,6 @@
 // them imports this one (no import circle).
 export { type AjvOptions, createAjv } from "./ajv.js";
 export { gapReport, type InterfaceReport } from "./report.js";
+export { closeRequests, requestObjects, unexplainedOpenRequests } from "./requests.js";
 export * from "./specs.js";
 export { envelopeProblems, readUnwrap, type UnwrapSpec } from "./vocabulary.js";

@@ -1,6 +1,7 @@
 // Our own spec rules, beyond what Redocly's configurable rules can express. Each returns a list of
 // problems ("<spec>: <where>: <what>"); `pnpm lint:specs` fails when any list is non-empty.
 import { checkExamples } from "./examples.js";
+import { unexplainedOpenRequests } from "./requests.js";
 import { bundle, classifySource, commonSchemaFiles, type Json, loadFile, loadSpec, operations, type SpecInfo, specs, walk } from "./specs.js";
 import { envelopeProblems, readUnwrap } from "./vocabulary.js";
 
@@ -11,7 +12,7 @@ const placeholder = /\b(TODO|TBD|FIXME|XXX)\b|\?\?/;
 export function checkWording(label: string, doc: Json): string[] {
   const problems: string[] = [];
   walk(doc, (node, pointer) => {
-    for (const key of ["x-gap", "x-note"]) {
+    for (const key of ["x-gap", "x-note", "x-open"]) {
       if (!(key in node)) continue;
       const text = node[key];
       if (typeof text !== "string" || !worded.test(text.trim()) || placeholder.test(text)) {
@@ -131,6 +132,7 @@ export function lintAll(): string[] {
       ...checkOperations(spec, doc),
       ...checkSensitiveNames(spec.name, doc),
       ...checkKeywords(spec.name, doc),
+      ...unexplainedOpenRequests(bundle(spec)).map((p) => `${spec.name}: ${p}`),
     );
     problems.push(...checkExamples(spec.name, bundle(spec)));
   }

@@ -110,8 +110,16 @@ function apply(job: Job, name: string, value: unknown): unknown {
   return out;
 }
 
-/** A codec says a value is wrong with a RangeError or TypeError; anything else (a key that could not be fetched, say) is not the caller's input and passes through as it is. */
+/**
+ * A codec says a value is wrong with a RequestValidationError (whose issues are placed under the
+ * value's own path: the public helpers codecs share throw these), a RangeError or a TypeError;
+ * anything else (a key that could not be fetched, say) is not the caller's input and passes through.
+ */
 function fail(job: Job, path: string, e: unknown): undefined {
+  if (e instanceof RequestValidationError) {
+    for (const issue of e.issues) job.issues.push({ path: `${path}${issue.path}`, message: issue.message });
+    return undefined;
+  }
   if (e instanceof Error && !(e instanceof RangeError || e instanceof TypeError)) throw e;
   job.issues.push({ path, message: e instanceof Error ? e.message : String(e) });
   return undefined;

@@ -3,9 +3,11 @@
 
 export * from "../decimal.js";
 export { randomUuid } from "../ids.js";
+export { shownValue } from "../shown.js";
 export { fenceHolds, isUnresolved, leaseIsTakable, leaseLost } from "../stores.js";
 export { base64 } from "./base64.js";
 export { commaListCodec, rfc3339Codec, tengeCodec } from "./builtin-codecs.js";
+export { cardDataIssues, looksLikeCardNumber } from "./card-guard.js";
 export { type ChainTurn, HeaderChain, type LeaseOptions, storeCall } from "./chain.js";
 export type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./client-journal.js";
 export type { Codec, CodecContext, CodecRegistry } from "./codecs.js";

@@ -7,6 +7,7 @@ import type { CallOptions, IdempotencyOptions, OpenParamsOptions, RowsOption, St
 import { ConfigurationError, RequestValidationError, RowValidationError, type ValidationIssue } from "../errors.js";
 import type { BinaryFile } from "../file.js";
 import type { ChainStore, Holder, JournalStore, LeaseStore } from "../stores.js";
+import { cardDataIssues } from "./card-guard.js";
 import { HeaderChain, type LeaseOptions } from "./chain.js";
 import { type CodecContext, type CodecRegistry, checkPeriod, encodeInput, missingCodecs } from "./codecs.js";
 import { checkFailure, unwrap, wrapParams } from "./envelope.js";
@@ -55,12 +56,13 @@ export interface InvokerOptions {
     lease?: LeaseOptions;
     /** The client's per-attempt timeout in ms. */
     timeoutMs: number;
-    sensitiveKeys: ReadonlySet<string>;
   };
   /** Paths for operations whose path is the SDK's default rather than a documented one. */
   paths?: Readonly<Record<string, string>>;
   /** Runs before every call; throws when the client may not be used any more. */
   guard?: () => void;
+  /** Property names whose values are secrets (the spec's x-sensitive): the card guard's cryptogram fields among them. */
+  sensitiveKeys?: readonly string[];
 }
 
 export interface Invoker {
@@ -82,6 +84,7 @@ const placeholders = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m
 export function createInvoker(options: InvokerOptions): Invoker {
   const { transport, codecs = {}, checks = {}, operations } = options;
   const timeZone = options.timeZone ?? "Asia/Almaty";
+  const sensitive = new Set(options.sensitiveKeys ?? []);
   const problems = [
     ...missingCodecs(Object.values(operations), codecs).map((c) => `no codec ${c}`),
     ...Object.values(operations).flatMap((op) => (op.checks ?? []).filter((c) => !checks[c]).map((c) => `no check ${c} (${op.id})`)),
@@ -129,15 +132,17 @@ export function createInvoker(options: InvokerOptions): Invoker {
       holder,
       operations,
       chain,
-      sensitiveKeys: j.sensitiveKeys,
+      sensitiveKeys: sensitive,
       timeoutMs: j.timeoutMs,
       query: (op, params) => invoke(op, params),
     });
 
-  async function invoke(op: OperationSpec, params: unknown, callOptions: InvokeOptions = {}): Promise<unknown> {
+  async function invoke(op: OperationSpec, params: unknown, given?: InvokeOptions): Promise<unknown> {
+    const callOptions = given ?? {};
     options.guard?.();
     const input = params === undefined ? {} : params;
     if (!isPlainObject(input)) throw new RequestValidationError(op.id, [{ path: "", message: "parameters must be a plain object" }]);
+    checkCallOptions(op, callOptions);
     const { extraParams, rows, idempotencyKey } = callOptions;
     if (idempotencyKey !== undefined && !op.outcome) {
       throw new RequestValidationError(op.id, [
@@ -155,6 +160,8 @@ export function createInvoker(options: InvokerOptions): Invoker {
     }
     const issues = unsendable(encoded, "");
     if (extraParams) unsendable(extraParams, "(extraParams)", [], issues);
+    // Card data never in the clear, where the validator cannot see it (open objects, extraParams) or in a cryptogram's place.
+    if (issues.length === 0) issues.push(...cardDataIssues(encoded, op.openAt, extraParams, sensitive));
     for (const name of op.checks ?? []) issues.push(...checks[name]!(encoded, ctx));
     if (issues.length) throw new RequestValidationError(op.id, issues);
     const http = split(op, encoded, extraParams);
@@ -252,6 +259,44 @@ function unsendable(value: unknown, prefix: string, keys: string[] = [], issues:
 /** Adds a problem at the path the walk is at. */
 function refuse(issues: ValidationIssue[], prefix: string, keys: string[], message: string): void {
   issues.push({ path: prefix + pointerOf(keys), message });
+}
+
+/** A header name (an HTTP token), and a value without line breaks: what HTTP can carry at all. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HEADER_VALUE = /^[^\r\n\0]*$/;
+
+/**
+ * The call options, checked like the parameters: an object of the options the operation takes,
+ * each of its type. A misspelt option (`timeout`, `idempotency_key`) is refused, never ignored.
+ */
+function checkCallOptions(op: OperationSpec, options: unknown): void {
+  if (!isPlainObject(options)) throw new RequestValidationError(op.id, [{ path: "(options)", message: "must be an object of call options (signal, timeoutMs, headers…)" }]);
+  const issues: ValidationIssue[] = [];
+  const wrong = (name: string, message: string) => issues.push({ path: `(options)/${name}`, message });
+  for (const [name, value] of Object.entries(options)) {
+    if (value === undefined) continue;
+    switch (name) {
+      case "signal":
+        if (typeof AbortSignal !== "undefined" && !(value instanceof AbortSignal)) wrong(name, "must be an AbortSignal");
+        break;
+      case "timeoutMs":
+        if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) wrong(name, "must be a number of milliseconds above 0");
+        break;
+      case "headers":
+        if (!isPlainObject(value)) wrong(name, "must be an object of header names and string values");
+        else
+          for (const [h, v] of Object.entries(value))
+            if (!HEADER_NAME.test(h) || typeof v !== "string" || !HEADER_VALUE.test(v)) wrong(`${name}/${h}`, "must be a header name with a string value on one line");
+        break;
+      case "extraParams":
+      case "rows":
+      case "idempotencyKey":
+        break; // checked where they are used, with what the operation allows
+      default:
+        wrong(name, "is not a call option (misspelt?): signal, timeoutMs, headers, and where the operation takes them extraParams, rows, idempotencyKey");
+    }
+  }
+  if (issues.length) throw new RequestValidationError(op.id, issues);
 }
 
 function checkRowSchema(op: OperationSpec, rows: unknown): void {

@@ -121,6 +121,11 @@ export interface OperationSpec {
   /** The document says the parameter list is open: unknown parameters may go through `extraParams`. */
   openParams?: boolean;
   /**
+   * Where the input holds objects that take any property (JSON pointers, `*` for array items), each
+   * with the names it declares: the card guard searches the other names, which no schema checks.
+   */
+  openAt?: Readonly<Record<string, readonly string[]>>;
+  /**
    * The input parameter that names the operation's chain key; whether the call presents the current
    * link, and whether the spec says its answer returns the next one (the chain takes one wherever it comes).
    */

@@ -55,7 +55,6 @@ export const journalFunctionKeys = { store: "object" } as const;
 export function journalOptions(
   o: JournalSettings & JournalFunctions & ClientSettings,
   where: { interface: string; baseUrl: string; account: string },
-  sensitiveKeys: readonly string[],
 ): NonNullable<InvokerOptions["journal"]> {
   const service = `${where.interface} ${where.baseUrl.replace(/\/+$/, "")}`;
   return {
@@ -65,6 +64,5 @@ export function journalOptions(
     holder: processHolder(o.holder),
     lease: o.lease,
     timeoutMs: o.timeoutMs ?? 30_000,
-    sensitiveKeys: new Set(sensitiveKeys),
   };
 }

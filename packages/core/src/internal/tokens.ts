@@ -186,7 +186,9 @@ function parseStored(value: string | undefined): TokenSet | undefined {
  * `refreshToken` and `expiresIn` (seconds) when present. The error names the fields, never a value,
  * and the option that reads another shape.
  */
-export function tokensFromAnswer(operation: string, option: string, result: Record<string, unknown>, now: number = Date.now()): TokenSet {
+export function tokensFromAnswer(operation: string, option: string, answer: Record<string, unknown>, now: number = Date.now()): TokenSet {
+  // An answer that is not an object has no fields: the same refusal, never a TypeError.
+  const result: Record<string, unknown> = answer !== null && typeof answer === "object" ? answer : {};
   const access = result.accessToken ?? result.token;
   if (typeof access !== "string" || access === "") {
     throw new UnexpectedResponseError(
@@ -199,6 +201,6 @@ export function tokensFromAnswer(operation: string, option: string, result: Reco
   return {
     accessToken: access,
     refreshToken: typeof refresh === "string" ? refresh : undefined,
-    expiresAt: typeof expiresIn === "number" ? now + expiresIn * 1000 : undefined,
+    expiresAt: typeof expiresIn === "number" && Number.isFinite(expiresIn) && Number.isFinite(now) ? now + expiresIn * 1000 : undefined,
   };
 }

@@ -38,7 +38,7 @@ const methods = (fetch: (url: string, init: RequestInit) => Promise<Response>, l
       transport: new Transport({ baseUrl: "http://fixture.test", fetch }),
       operations,
       chain,
-      journal: { store: new MemoryStore(), namespace: "fixture", timeoutMs: 1000, sensitiveKeys: new Set(), lease: { lingerMs } },
+      journal: { store: new MemoryStore(), namespace: "fixture", timeoutMs: 1000, lease: { lingerMs } },
     }).invoke,
   );
 

@@ -1,0 +1,102 @@
+// The card guard: card data never leaves in the clear. Requests are closed, so a name the spec does
+// not know can only be inside an object the spec leaves open (`openAt`) or in `extraParams`; there
+// the guard refuses a property named like card data (`pan`, `cvv`, `card`, `cardNumber`…) and any
+// value that is a card number (13 to 19 digits that pass the Luhn check). In the fields the spec
+// declares as secrets (the cryptogram's `cardData`), a card number is refused too: only a cryptogram
+// goes there. Fields the spec declares otherwise are left alone (a barcode may pass the Luhn check).
+// The value is never shown: the error names the path only.
+import type { ValidationIssue } from "../errors.js";
+import { pointerOf } from "./pointer.js";
+
+/** Property names that carry card data: what a form or a careless copy of one would send. */
+const CARD_NAME =
+  /^(pan|cvv2?|cvc2?|cvn|cid|card|cards|carddata|card_?(no|num|number|pan|data|cvv|cvc|holder)|cc|ccn|cc_?(num|number|cvv)|credit_?card(_?number)?|security_?code|primary_?account_?number)$/i;
+
+/** True when a value is written like a card number: 13 to 19 digits (spaces and dashes aside) that pass the Luhn check. */
+export function looksLikeCardNumber(value: unknown): boolean {
+  if (typeof value !== "string" && typeof value !== "number") return false;
+  const digits = String(value).replace(/[\s-]/g, "");
+  if (!/^\d{13,19}$/.test(digits)) return false;
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+const NEVER = "card data is sent only as the gateway's cryptogram (customerData.cardData), never in the clear; the value is not shown";
+
+/**
+ * Searches an open part of a request, at any depth, for names and values of card data; the names the
+ * open object itself declares (`declared`) are left to their schemas.
+ */
+function searchOpen(value: unknown, keys: string[], prefix: string, issues: ValidationIssue[], declared: readonly string[] = [], within: unknown[] = []): void {
+  if (within.length > 0 && looksLikeCardNumber(value)) {
+    issues.push({ path: prefix + pointerOf(keys), message: `looks like a card number: ${NEVER}` });
+    return;
+  }
+  if (value === null || typeof value !== "object" || within.includes(value)) return;
+  within.push(value);
+  for (const [k, v] of Object.entries(value)) {
+    if (within.length === 1 && declared.includes(k)) continue;
+    keys.push(k);
+    if (CARD_NAME.test(k)) issues.push({ path: prefix + pointerOf(keys), message: `is named like card data: ${NEVER}` });
+    else searchOpen(v, keys, prefix, issues, [], within);
+    keys.pop();
+  }
+  within.pop();
+}
+
+/** The values at a pointer with `*` for every array item (or every property of an open object). */
+function at(value: unknown, keys: readonly string[], path: string[] = [], out: { keys: string[]; value: unknown }[] = []) {
+  if (keys.length === 0) {
+    out.push({ keys: path, value });
+    return out;
+  }
+  if (value === null || typeof value !== "object") return out;
+  const [key, ...rest] = keys as [string, ...string[]];
+  const entries = key === "*" ? Object.entries(value) : Object.hasOwn(value, key) ? [[key, (value as Record<string, unknown>)[key]] as const] : [];
+  for (const [k, v] of entries) at(v, rest, [...path, k], out);
+  return out;
+}
+
+/**
+ * Card data found where it must not be: in the input's open objects (`openAt`, JSON pointers), in
+ * `extraParams`, and in the declared secret fields named like card data (of the spec's `sensitive`
+ * names, `cardData`) other than as a cryptogram.
+ */
+export function cardDataIssues(
+  input: Record<string, unknown>,
+  openAt: Readonly<Record<string, readonly string[]>> | undefined,
+  extra: Record<string, unknown> | undefined,
+  sensitive: ReadonlySet<string>,
+): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  for (const [pointer, declared] of Object.entries(openAt ?? {})) {
+    const keys = pointer === "" ? [] : pointer.slice(1).split("/");
+    for (const found of at(input, keys)) searchOpen(found.value, found.keys, "", issues, declared);
+  }
+  if (extra) searchOpen(extra, [], "(extraParams)", issues);
+  const cardFields = new Set([...sensitive].filter((name) => CARD_NAME.test(name)));
+  if (cardFields.size > 0) searchSecrets(input, [], cardFields, issues);
+  return dedupe(issues);
+}
+
+/** A declared secret field holding a card number in the clear (a cryptogram never looks like one). */
+function searchSecrets(value: unknown, keys: string[], sensitive: ReadonlySet<string>, issues: ValidationIssue[]): void {
+  if (value === null || typeof value !== "object") return;
+  for (const [k, v] of Object.entries(value)) {
+    keys.push(k);
+    if (sensitive.has(k) && looksLikeCardNumber(v)) issues.push({ path: pointerOf(keys), message: `is a card number: ${NEVER}` });
+    else if (typeof v === "object") searchSecrets(v, keys, sensitive, issues);
+    keys.pop();
+  }
+}
+
+/** An open object inside another open one is searched twice: each place is reported once. */
+function dedupe(issues: ValidationIssue[]): ValidationIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((i) => !seen.has(i.path) && seen.add(i.path));
+}
