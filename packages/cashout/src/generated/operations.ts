@@ -39,6 +39,7 @@ export const operations = {
     body: true,
     envelope: envelope,
     unwrap: {"at":[""]},
+    openAt: {"":["Accept"]},
     checks: ["maximum-amount"],
     outcome: {"by":"none"},
     validateInput: v.requests_create_input,

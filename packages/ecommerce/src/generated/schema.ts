@@ -192,8 +192,6 @@ export interface components {
             cardData?: string;
             /** @description A saved-card token; send it with the same `phone` used when the card was bound. */
             cardToken?: string;
-        } & {
-            [key: string]: unknown;
         };
         /**
          * Card data of a payment (cryptogram plaintext)
@@ -426,8 +424,6 @@ export interface components {
             cardData?: CardDataInput;
             /** @description A saved-card token; send it with the same `phone` used when the card was bound. */
             cardToken?: string;
-        } & {
-            [key: string]: unknown;
         };
         PaymentsCreateParams: {
             /** @description Copy the login into this field. */

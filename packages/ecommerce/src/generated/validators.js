@@ -2,7 +2,7 @@
 /* eslint-disable */
 "use strict";
 export const payments_create_input = validate0;
-const schema0 = {"type":"object","properties":{"merchantId":{"type":"string"},"orderId":{"type":"string"},"amount":{"type":"integer","minimum":1,"maximum":9007199254740991},"description":{"type":"string"},"returnUrl":{"type":"string"},"successUrl":{"type":"string"},"failUrl":{"type":"string"},"callbackUrl":{"type":"string","format":"uri"},"demo":{"type":"boolean"},"metadata":{"type":"object","additionalProperties":true},"customerData":{"type":"object","properties":{"email":{"type":"string"},"phone":{"type":"string"},"cardData":{"type":"string"},"cardToken":{"type":"string"}},"additionalProperties":true},"tokenization":{"type":"boolean"},"acquiringId":{"type":"integer"},"type":{"type":"integer","enum":[1]}},"required":["merchantId","amount"],"additionalProperties":false,"$id":"op-payments_create_input"};
+const schema0 = {"type":"object","properties":{"merchantId":{"type":"string"},"orderId":{"type":"string"},"amount":{"type":"integer","minimum":1,"maximum":9007199254740991},"description":{"type":"string"},"returnUrl":{"type":"string"},"successUrl":{"type":"string"},"failUrl":{"type":"string"},"callbackUrl":{"type":"string","format":"uri"},"demo":{"type":"boolean"},"metadata":{"type":"object","additionalProperties":true},"customerData":{"type":"object","properties":{"email":{"type":"string"},"phone":{"type":"string"},"cardData":{"type":"string"},"cardToken":{"type":"string"}},"additionalProperties":false},"tokenization":{"type":"boolean"},"acquiringId":{"type":"integer"},"type":{"type":"integer","enum":[1]}},"required":["merchantId","amount"],"additionalProperties":false,"$id":"op-payments_create_input"};
 const func0 = Object.prototype.hasOwnProperty;
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -191,9 +191,9 @@ errors++;
 if(data.customerData !== undefined){
 let data10 = data.customerData;
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.email !== undefined){
-if(typeof data10.email !== "string"){
-const err15 = {instancePath:instancePath+"/customerData/email",schemaPath:"#/properties/customerData/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key1 in data10){
+if(!((((key1 === "email") || (key1 === "phone")) || (key1 === "cardData")) || (key1 === "cardToken"))){
+const err15 = {instancePath:instancePath+"/customerData",schemaPath:"#/properties/customerData/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -203,9 +203,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data10.phone !== undefined){
-if(typeof data10.phone !== "string"){
-const err16 = {instancePath:instancePath+"/customerData/phone",schemaPath:"#/properties/customerData/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data10.email !== undefined){
+if(typeof data10.email !== "string"){
+const err16 = {instancePath:instancePath+"/customerData/email",schemaPath:"#/properties/customerData/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -215,9 +215,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data10.cardData !== undefined){
-if(typeof data10.cardData !== "string"){
-const err17 = {instancePath:instancePath+"/customerData/cardData",schemaPath:"#/properties/customerData/properties/cardData/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data10.phone !== undefined){
+if(typeof data10.phone !== "string"){
+const err17 = {instancePath:instancePath+"/customerData/phone",schemaPath:"#/properties/customerData/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -227,9 +227,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data10.cardToken !== undefined){
-if(typeof data10.cardToken !== "string"){
-const err18 = {instancePath:instancePath+"/customerData/cardToken",schemaPath:"#/properties/customerData/properties/cardToken/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data10.cardData !== undefined){
+if(typeof data10.cardData !== "string"){
+const err18 = {instancePath:instancePath+"/customerData/cardData",schemaPath:"#/properties/customerData/properties/cardData/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -239,9 +239,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/customerData",schemaPath:"#/properties/customerData/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data10.cardToken !== undefined){
+if(typeof data10.cardToken !== "string"){
+const err19 = {instancePath:instancePath+"/customerData/cardToken",schemaPath:"#/properties/customerData/properties/cardToken/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -251,9 +251,9 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.tokenization !== undefined){
-if(typeof data.tokenization !== "boolean"){
-const err20 = {instancePath:instancePath+"/tokenization",schemaPath:"#/properties/tokenization/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err20 = {instancePath:instancePath+"/customerData",schemaPath:"#/properties/customerData/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -263,10 +263,9 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.acquiringId !== undefined){
-let data16 = data.acquiringId;
-if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
-const err21 = {instancePath:instancePath+"/acquiringId",schemaPath:"#/properties/acquiringId/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.tokenization !== undefined){
+if(typeof data.tokenization !== "boolean"){
+const err21 = {instancePath:instancePath+"/tokenization",schemaPath:"#/properties/tokenization/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -276,10 +275,10 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.type !== undefined){
-let data17 = data.type;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
-const err22 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.acquiringId !== undefined){
+let data16 = data.acquiringId;
+if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
+const err22 = {instancePath:instancePath+"/acquiringId",schemaPath:"#/properties/acquiringId/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -288,8 +287,11 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(!(data17 === 1)){
-const err23 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema0.properties.type.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.type !== undefined){
+let data17 = data.type;
+if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+const err23 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -298,15 +300,25 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-}
-else {
-const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(data17 === 1)){
+const err24 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema0.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
 else {
 vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+else {
+const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
 }
 errors++;
 }

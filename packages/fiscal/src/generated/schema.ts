@@ -555,8 +555,6 @@ export interface components {
             ProductCode?: string;
             /** @description Unit of measure. */
             IdUnit?: number;
-        } & {
-            [key: string]: unknown;
         };
         /** Receipt operation (sale, purchase, and their refunds) */
         Receipt: {
@@ -654,8 +652,6 @@ export interface components {
             ProductCode?: string;
             /** @description Unit of measure. */
             IdUnit?: number;
-        } & {
-            [key: string]: unknown;
         };
         AuthLoginParams: {
             /**

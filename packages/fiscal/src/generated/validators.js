@@ -3521,7 +3521,7 @@ return errors === 0;
 }
 
 export const operations_sale_input = validate49;
-const schema78 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":true}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-operations_sale_input"};
+const schema78 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-operations_sale_input"};
 const func0 = Object.prototype.hasOwnProperty;
 const pattern8 = new RegExp("^-?\\d+(\\.\\d{1,2})?$", "");
 
@@ -3770,9 +3770,9 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(data6.Name !== undefined){
-if(typeof data6.Name !== "string"){
-const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key1 in data6){
+if(!(func0.call(schema78.properties.Positions.items.properties, key1))){
+const err21 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3782,10 +3782,9 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data6.IdSection !== undefined){
-let data8 = data6.IdSection;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err22 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data6.Name !== undefined){
+if(typeof data6.Name !== "string"){
+const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3795,11 +3794,10 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data6.Price !== undefined){
-let data9 = data6.Price;
-if(typeof data9 == "number"){
-if(data9 < 0 || isNaN(data9)){
-const err23 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data6.IdSection !== undefined){
+let data8 = data6.IdSection;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err23 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3808,8 +3806,12 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(!pattern8.test(String(data9))){
-const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data6.Price !== undefined){
+let data9 = data6.Price;
+if(typeof data9 == "number"){
+if(data9 < 0 || isNaN(data9)){
+const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -3818,9 +3820,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-else {
-const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern8.test(String(data9))){
+const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -3830,11 +3831,8 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data6.Markup !== undefined){
-let data10 = data6.Markup;
-if(typeof data10 == "number"){
-if(data10 < 0 || isNaN(data10)){
-const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -3843,8 +3841,12 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(!pattern8.test(String(data10))){
-const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data6.Markup !== undefined){
+let data10 = data6.Markup;
+if(typeof data10 == "number"){
+if(data10 < 0 || isNaN(data10)){
+const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -3853,9 +3855,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern8.test(String(data10))){
+const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -3865,11 +3866,8 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data6.Discount !== undefined){
-let data11 = data6.Discount;
-if(typeof data11 == "number"){
-if(data11 < 0 || isNaN(data11)){
-const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -3878,8 +3876,12 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(!pattern8.test(String(data11))){
-const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data6.Discount !== undefined){
+let data11 = data6.Discount;
+if(typeof data11 == "number"){
+if(data11 < 0 || isNaN(data11)){
+const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -3888,9 +3890,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-}
-else {
-const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern8.test(String(data11))){
+const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3900,11 +3901,8 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data6.Qty !== undefined){
-let data12 = data6.Qty;
-if(typeof data12 == "number"){
-if(data12 < 0 || isNaN(data12)){
-const err32 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err32 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3914,8 +3912,11 @@ vErrors.push(err32);
 errors++;
 }
 }
-else {
-const err33 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data6.Qty !== undefined){
+let data12 = data6.Qty;
+if(typeof data12 == "number"){
+if(data12 < 0 || isNaN(data12)){
+const err33 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -3925,9 +3926,8 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data6.Storno !== undefined){
-if(typeof data6.Storno !== "boolean"){
-const err34 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err34 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -3937,9 +3937,9 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data6.ProductCode !== undefined){
-if(typeof data6.ProductCode !== "string"){
-const err35 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data6.Storno !== undefined){
+if(typeof data6.Storno !== "boolean"){
+const err35 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -3949,10 +3949,9 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data6.IdUnit !== undefined){
-let data15 = data6.IdUnit;
-if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
-const err36 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data6.ProductCode !== undefined){
+if(typeof data6.ProductCode !== "string"){
+const err36 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -3962,9 +3961,10 @@ vErrors.push(err36);
 errors++;
 }
 }
-}
-else {
-const err37 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data6.IdUnit !== undefined){
+let data15 = data6.IdUnit;
+if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+const err37 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -3976,7 +3976,7 @@ errors++;
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err38 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -3986,11 +3986,9 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data.Total !== undefined){
-let data16 = data.Total;
-if(typeof data16 == "number"){
-if(data16 < 0 || isNaN(data16)){
-const err39 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err39 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -3999,8 +3997,12 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(!pattern8.test(String(data16))){
-const err40 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data.Total !== undefined){
+let data16 = data.Total;
+if(typeof data16 == "number"){
+if(data16 < 0 || isNaN(data16)){
+const err40 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -4009,9 +4011,8 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-else {
-const err41 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern8.test(String(data16))){
+const err41 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -4021,9 +4022,8 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(data.GenerateCheck !== undefined){
-if(typeof data.GenerateCheck !== "boolean"){
-const err42 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err42 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -4033,10 +4033,9 @@ vErrors.push(err42);
 errors++;
 }
 }
-if(data.AFP !== undefined){
-let data18 = data.AFP;
-if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
-const err43 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err43 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -4045,9 +4044,11 @@ vErrors.push(err43);
 }
 errors++;
 }
-if(typeof data18 == "number"){
-if(data18 > 4294967295 || isNaN(data18)){
-const err44 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+}
+if(data.AFP !== undefined){
+let data18 = data.AFP;
+if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
+const err44 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -4056,8 +4057,9 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(data18 < 0 || isNaN(data18)){
-const err45 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(typeof data18 == "number"){
+if(data18 > 4294967295 || isNaN(data18)){
+const err45 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -4066,13 +4068,8 @@ vErrors.push(err45);
 }
 errors++;
 }
-}
-}
-if(data.ReceiptDate !== undefined){
-let data19 = data.ReceiptDate;
-if(typeof data19 === "string"){
-if(!pattern1.test(data19)){
-const err46 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(data18 < 0 || isNaN(data18)){
+const err46 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -4082,8 +4079,12 @@ vErrors.push(err46);
 errors++;
 }
 }
-else {
-const err47 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.ReceiptDate !== undefined){
+let data19 = data.ReceiptDate;
+if(typeof data19 === "string"){
+if(!pattern1.test(data19)){
+const err47 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -4093,9 +4094,8 @@ vErrors.push(err47);
 errors++;
 }
 }
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err48 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err48 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -4105,9 +4105,9 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err49 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err49 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -4117,14 +4117,26 @@ vErrors.push(err49);
 errors++;
 }
 }
-}
-else {
-const err50 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err50 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err50];
 }
 else {
 vErrors.push(err50);
+}
+errors++;
+}
+}
+}
+else {
+const err51 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
 }
 errors++;
 }
@@ -4340,7 +4352,7 @@ return errors === 0;
 }
 
 export const operations_purchase_input = validate53;
-const schema82 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":true}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-operations_purchase_input"};
+const schema82 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-operations_purchase_input"};
 
 function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_purchase_input" */;
@@ -4587,9 +4599,9 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(data6.Name !== undefined){
-if(typeof data6.Name !== "string"){
-const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key1 in data6){
+if(!(func0.call(schema82.properties.Positions.items.properties, key1))){
+const err21 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -4599,10 +4611,9 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data6.IdSection !== undefined){
-let data8 = data6.IdSection;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err22 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data6.Name !== undefined){
+if(typeof data6.Name !== "string"){
+const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -4612,11 +4623,10 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data6.Price !== undefined){
-let data9 = data6.Price;
-if(typeof data9 == "number"){
-if(data9 < 0 || isNaN(data9)){
-const err23 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data6.IdSection !== undefined){
+let data8 = data6.IdSection;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err23 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -4625,8 +4635,12 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(!pattern8.test(String(data9))){
-const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data6.Price !== undefined){
+let data9 = data6.Price;
+if(typeof data9 == "number"){
+if(data9 < 0 || isNaN(data9)){
+const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -4635,9 +4649,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-else {
-const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern8.test(String(data9))){
+const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -4647,11 +4660,8 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data6.Markup !== undefined){
-let data10 = data6.Markup;
-if(typeof data10 == "number"){
-if(data10 < 0 || isNaN(data10)){
-const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -4660,8 +4670,12 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(!pattern8.test(String(data10))){
-const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data6.Markup !== undefined){
+let data10 = data6.Markup;
+if(typeof data10 == "number"){
+if(data10 < 0 || isNaN(data10)){
+const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -4670,9 +4684,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern8.test(String(data10))){
+const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -4682,11 +4695,8 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data6.Discount !== undefined){
-let data11 = data6.Discount;
-if(typeof data11 == "number"){
-if(data11 < 0 || isNaN(data11)){
-const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -4695,8 +4705,12 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(!pattern8.test(String(data11))){
-const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data6.Discount !== undefined){
+let data11 = data6.Discount;
+if(typeof data11 == "number"){
+if(data11 < 0 || isNaN(data11)){
+const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -4705,9 +4719,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-}
-else {
-const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern8.test(String(data11))){
+const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -4717,11 +4730,8 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data6.Qty !== undefined){
-let data12 = data6.Qty;
-if(typeof data12 == "number"){
-if(data12 < 0 || isNaN(data12)){
-const err32 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err32 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -4731,8 +4741,11 @@ vErrors.push(err32);
 errors++;
 }
 }
-else {
-const err33 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data6.Qty !== undefined){
+let data12 = data6.Qty;
+if(typeof data12 == "number"){
+if(data12 < 0 || isNaN(data12)){
+const err33 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -4742,9 +4755,8 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data6.Storno !== undefined){
-if(typeof data6.Storno !== "boolean"){
-const err34 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err34 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -4754,9 +4766,9 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data6.ProductCode !== undefined){
-if(typeof data6.ProductCode !== "string"){
-const err35 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data6.Storno !== undefined){
+if(typeof data6.Storno !== "boolean"){
+const err35 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -4766,10 +4778,9 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data6.IdUnit !== undefined){
-let data15 = data6.IdUnit;
-if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
-const err36 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data6.ProductCode !== undefined){
+if(typeof data6.ProductCode !== "string"){
+const err36 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -4779,9 +4790,10 @@ vErrors.push(err36);
 errors++;
 }
 }
-}
-else {
-const err37 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data6.IdUnit !== undefined){
+let data15 = data6.IdUnit;
+if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+const err37 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -4793,7 +4805,7 @@ errors++;
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err38 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -4803,11 +4815,9 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data.Total !== undefined){
-let data16 = data.Total;
-if(typeof data16 == "number"){
-if(data16 < 0 || isNaN(data16)){
-const err39 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err39 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -4816,8 +4826,12 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(!pattern8.test(String(data16))){
-const err40 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data.Total !== undefined){
+let data16 = data.Total;
+if(typeof data16 == "number"){
+if(data16 < 0 || isNaN(data16)){
+const err40 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -4826,9 +4840,8 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-else {
-const err41 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern8.test(String(data16))){
+const err41 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -4838,9 +4851,8 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(data.GenerateCheck !== undefined){
-if(typeof data.GenerateCheck !== "boolean"){
-const err42 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err42 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -4850,10 +4862,9 @@ vErrors.push(err42);
 errors++;
 }
 }
-if(data.AFP !== undefined){
-let data18 = data.AFP;
-if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
-const err43 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err43 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -4862,9 +4873,11 @@ vErrors.push(err43);
 }
 errors++;
 }
-if(typeof data18 == "number"){
-if(data18 > 4294967295 || isNaN(data18)){
-const err44 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+}
+if(data.AFP !== undefined){
+let data18 = data.AFP;
+if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
+const err44 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -4873,8 +4886,9 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(data18 < 0 || isNaN(data18)){
-const err45 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(typeof data18 == "number"){
+if(data18 > 4294967295 || isNaN(data18)){
+const err45 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -4883,13 +4897,8 @@ vErrors.push(err45);
 }
 errors++;
 }
-}
-}
-if(data.ReceiptDate !== undefined){
-let data19 = data.ReceiptDate;
-if(typeof data19 === "string"){
-if(!pattern1.test(data19)){
-const err46 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(data18 < 0 || isNaN(data18)){
+const err46 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -4899,8 +4908,12 @@ vErrors.push(err46);
 errors++;
 }
 }
-else {
-const err47 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.ReceiptDate !== undefined){
+let data19 = data.ReceiptDate;
+if(typeof data19 === "string"){
+if(!pattern1.test(data19)){
+const err47 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -4910,9 +4923,8 @@ vErrors.push(err47);
 errors++;
 }
 }
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err48 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err48 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -4922,9 +4934,9 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err49 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err49 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -4934,14 +4946,26 @@ vErrors.push(err49);
 errors++;
 }
 }
-}
-else {
-const err50 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err50 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err50];
 }
 else {
 vErrors.push(err50);
+}
+errors++;
+}
+}
+}
+else {
+const err51 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
 }
 errors++;
 }
@@ -5156,7 +5180,7 @@ return errors === 0;
 }
 
 export const operations_saleRefund_input = validate57;
-const schema86 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":true}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-operations_saleRefund_input"};
+const schema86 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-operations_saleRefund_input"};
 
 function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_saleRefund_input" */;
@@ -5403,9 +5427,9 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(data6.Name !== undefined){
-if(typeof data6.Name !== "string"){
-const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key1 in data6){
+if(!(func0.call(schema86.properties.Positions.items.properties, key1))){
+const err21 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -5415,10 +5439,9 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data6.IdSection !== undefined){
-let data8 = data6.IdSection;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err22 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data6.Name !== undefined){
+if(typeof data6.Name !== "string"){
+const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -5428,11 +5451,10 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data6.Price !== undefined){
-let data9 = data6.Price;
-if(typeof data9 == "number"){
-if(data9 < 0 || isNaN(data9)){
-const err23 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data6.IdSection !== undefined){
+let data8 = data6.IdSection;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err23 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -5441,8 +5463,12 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(!pattern8.test(String(data9))){
-const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data6.Price !== undefined){
+let data9 = data6.Price;
+if(typeof data9 == "number"){
+if(data9 < 0 || isNaN(data9)){
+const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -5451,9 +5477,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-else {
-const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern8.test(String(data9))){
+const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -5463,11 +5488,8 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data6.Markup !== undefined){
-let data10 = data6.Markup;
-if(typeof data10 == "number"){
-if(data10 < 0 || isNaN(data10)){
-const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -5476,8 +5498,12 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(!pattern8.test(String(data10))){
-const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data6.Markup !== undefined){
+let data10 = data6.Markup;
+if(typeof data10 == "number"){
+if(data10 < 0 || isNaN(data10)){
+const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -5486,9 +5512,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern8.test(String(data10))){
+const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -5498,11 +5523,8 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data6.Discount !== undefined){
-let data11 = data6.Discount;
-if(typeof data11 == "number"){
-if(data11 < 0 || isNaN(data11)){
-const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -5511,8 +5533,12 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(!pattern8.test(String(data11))){
-const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data6.Discount !== undefined){
+let data11 = data6.Discount;
+if(typeof data11 == "number"){
+if(data11 < 0 || isNaN(data11)){
+const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -5521,9 +5547,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-}
-else {
-const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern8.test(String(data11))){
+const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -5533,11 +5558,8 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data6.Qty !== undefined){
-let data12 = data6.Qty;
-if(typeof data12 == "number"){
-if(data12 < 0 || isNaN(data12)){
-const err32 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err32 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -5547,8 +5569,11 @@ vErrors.push(err32);
 errors++;
 }
 }
-else {
-const err33 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data6.Qty !== undefined){
+let data12 = data6.Qty;
+if(typeof data12 == "number"){
+if(data12 < 0 || isNaN(data12)){
+const err33 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -5558,9 +5583,8 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data6.Storno !== undefined){
-if(typeof data6.Storno !== "boolean"){
-const err34 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err34 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -5570,9 +5594,9 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data6.ProductCode !== undefined){
-if(typeof data6.ProductCode !== "string"){
-const err35 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data6.Storno !== undefined){
+if(typeof data6.Storno !== "boolean"){
+const err35 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -5582,10 +5606,9 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data6.IdUnit !== undefined){
-let data15 = data6.IdUnit;
-if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
-const err36 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data6.ProductCode !== undefined){
+if(typeof data6.ProductCode !== "string"){
+const err36 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -5595,9 +5618,10 @@ vErrors.push(err36);
 errors++;
 }
 }
-}
-else {
-const err37 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data6.IdUnit !== undefined){
+let data15 = data6.IdUnit;
+if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+const err37 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -5609,7 +5633,7 @@ errors++;
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err38 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -5619,11 +5643,9 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data.Total !== undefined){
-let data16 = data.Total;
-if(typeof data16 == "number"){
-if(data16 < 0 || isNaN(data16)){
-const err39 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err39 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -5632,8 +5654,12 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(!pattern8.test(String(data16))){
-const err40 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data.Total !== undefined){
+let data16 = data.Total;
+if(typeof data16 == "number"){
+if(data16 < 0 || isNaN(data16)){
+const err40 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -5642,9 +5668,8 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-else {
-const err41 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern8.test(String(data16))){
+const err41 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -5654,9 +5679,8 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(data.GenerateCheck !== undefined){
-if(typeof data.GenerateCheck !== "boolean"){
-const err42 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err42 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -5666,10 +5690,9 @@ vErrors.push(err42);
 errors++;
 }
 }
-if(data.AFP !== undefined){
-let data18 = data.AFP;
-if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
-const err43 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err43 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -5678,9 +5701,11 @@ vErrors.push(err43);
 }
 errors++;
 }
-if(typeof data18 == "number"){
-if(data18 > 4294967295 || isNaN(data18)){
-const err44 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+}
+if(data.AFP !== undefined){
+let data18 = data.AFP;
+if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
+const err44 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -5689,8 +5714,9 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(data18 < 0 || isNaN(data18)){
-const err45 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(typeof data18 == "number"){
+if(data18 > 4294967295 || isNaN(data18)){
+const err45 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -5699,13 +5725,8 @@ vErrors.push(err45);
 }
 errors++;
 }
-}
-}
-if(data.ReceiptDate !== undefined){
-let data19 = data.ReceiptDate;
-if(typeof data19 === "string"){
-if(!pattern1.test(data19)){
-const err46 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(data18 < 0 || isNaN(data18)){
+const err46 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -5715,8 +5736,12 @@ vErrors.push(err46);
 errors++;
 }
 }
-else {
-const err47 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.ReceiptDate !== undefined){
+let data19 = data.ReceiptDate;
+if(typeof data19 === "string"){
+if(!pattern1.test(data19)){
+const err47 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -5726,9 +5751,8 @@ vErrors.push(err47);
 errors++;
 }
 }
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err48 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err48 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -5738,9 +5762,9 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err49 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err49 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -5750,14 +5774,26 @@ vErrors.push(err49);
 errors++;
 }
 }
-}
-else {
-const err50 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err50 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err50];
 }
 else {
 vErrors.push(err50);
+}
+errors++;
+}
+}
+}
+else {
+const err51 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
 }
 errors++;
 }
@@ -5972,7 +6008,7 @@ return errors === 0;
 }
 
 export const operations_purchaseRefund_input = validate61;
-const schema90 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":true}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-operations_purchaseRefund_input"};
+const schema90 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-operations_purchaseRefund_input"};
 
 function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_purchaseRefund_input" */;
@@ -6219,9 +6255,9 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(data6.Name !== undefined){
-if(typeof data6.Name !== "string"){
-const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key1 in data6){
+if(!(func0.call(schema90.properties.Positions.items.properties, key1))){
+const err21 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -6231,10 +6267,9 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data6.IdSection !== undefined){
-let data8 = data6.IdSection;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-const err22 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data6.Name !== undefined){
+if(typeof data6.Name !== "string"){
+const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -6244,11 +6279,10 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data6.Price !== undefined){
-let data9 = data6.Price;
-if(typeof data9 == "number"){
-if(data9 < 0 || isNaN(data9)){
-const err23 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data6.IdSection !== undefined){
+let data8 = data6.IdSection;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err23 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -6257,8 +6291,12 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(!pattern8.test(String(data9))){
-const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data6.Price !== undefined){
+let data9 = data6.Price;
+if(typeof data9 == "number"){
+if(data9 < 0 || isNaN(data9)){
+const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -6267,9 +6305,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-else {
-const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern8.test(String(data9))){
+const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -6279,11 +6316,8 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data6.Markup !== undefined){
-let data10 = data6.Markup;
-if(typeof data10 == "number"){
-if(data10 < 0 || isNaN(data10)){
-const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -6292,8 +6326,12 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(!pattern8.test(String(data10))){
-const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data6.Markup !== undefined){
+let data10 = data6.Markup;
+if(typeof data10 == "number"){
+if(data10 < 0 || isNaN(data10)){
+const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -6302,9 +6340,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern8.test(String(data10))){
+const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -6314,11 +6351,8 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data6.Discount !== undefined){
-let data11 = data6.Discount;
-if(typeof data11 == "number"){
-if(data11 < 0 || isNaN(data11)){
-const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -6327,8 +6361,12 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(!pattern8.test(String(data11))){
-const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data6.Discount !== undefined){
+let data11 = data6.Discount;
+if(typeof data11 == "number"){
+if(data11 < 0 || isNaN(data11)){
+const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -6337,9 +6375,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-}
-else {
-const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern8.test(String(data11))){
+const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -6349,11 +6386,8 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data6.Qty !== undefined){
-let data12 = data6.Qty;
-if(typeof data12 == "number"){
-if(data12 < 0 || isNaN(data12)){
-const err32 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err32 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -6363,8 +6397,11 @@ vErrors.push(err32);
 errors++;
 }
 }
-else {
-const err33 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data6.Qty !== undefined){
+let data12 = data6.Qty;
+if(typeof data12 == "number"){
+if(data12 < 0 || isNaN(data12)){
+const err33 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -6374,9 +6411,8 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data6.Storno !== undefined){
-if(typeof data6.Storno !== "boolean"){
-const err34 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err34 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -6386,9 +6422,9 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data6.ProductCode !== undefined){
-if(typeof data6.ProductCode !== "string"){
-const err35 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data6.Storno !== undefined){
+if(typeof data6.Storno !== "boolean"){
+const err35 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -6398,10 +6434,9 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data6.IdUnit !== undefined){
-let data15 = data6.IdUnit;
-if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
-const err36 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data6.ProductCode !== undefined){
+if(typeof data6.ProductCode !== "string"){
+const err36 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -6411,9 +6446,10 @@ vErrors.push(err36);
 errors++;
 }
 }
-}
-else {
-const err37 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data6.IdUnit !== undefined){
+let data15 = data6.IdUnit;
+if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+const err37 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -6425,7 +6461,7 @@ errors++;
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err38 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -6435,11 +6471,9 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data.Total !== undefined){
-let data16 = data.Total;
-if(typeof data16 == "number"){
-if(data16 < 0 || isNaN(data16)){
-const err39 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err39 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -6448,8 +6482,12 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(!pattern8.test(String(data16))){
-const err40 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data.Total !== undefined){
+let data16 = data.Total;
+if(typeof data16 == "number"){
+if(data16 < 0 || isNaN(data16)){
+const err40 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -6458,9 +6496,8 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-else {
-const err41 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern8.test(String(data16))){
+const err41 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -6470,9 +6507,8 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(data.GenerateCheck !== undefined){
-if(typeof data.GenerateCheck !== "boolean"){
-const err42 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err42 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -6482,10 +6518,9 @@ vErrors.push(err42);
 errors++;
 }
 }
-if(data.AFP !== undefined){
-let data18 = data.AFP;
-if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
-const err43 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err43 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -6494,9 +6529,11 @@ vErrors.push(err43);
 }
 errors++;
 }
-if(typeof data18 == "number"){
-if(data18 > 4294967295 || isNaN(data18)){
-const err44 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+}
+if(data.AFP !== undefined){
+let data18 = data.AFP;
+if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
+const err44 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -6505,8 +6542,9 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(data18 < 0 || isNaN(data18)){
-const err45 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(typeof data18 == "number"){
+if(data18 > 4294967295 || isNaN(data18)){
+const err45 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -6515,13 +6553,8 @@ vErrors.push(err45);
 }
 errors++;
 }
-}
-}
-if(data.ReceiptDate !== undefined){
-let data19 = data.ReceiptDate;
-if(typeof data19 === "string"){
-if(!pattern1.test(data19)){
-const err46 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(data18 < 0 || isNaN(data18)){
+const err46 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -6531,8 +6564,12 @@ vErrors.push(err46);
 errors++;
 }
 }
-else {
-const err47 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.ReceiptDate !== undefined){
+let data19 = data.ReceiptDate;
+if(typeof data19 === "string"){
+if(!pattern1.test(data19)){
+const err47 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -6542,9 +6579,8 @@ vErrors.push(err47);
 errors++;
 }
 }
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err48 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err48 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -6554,9 +6590,9 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err49 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err49 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -6566,14 +6602,26 @@ vErrors.push(err49);
 errors++;
 }
 }
-}
-else {
-const err50 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err50 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err50];
 }
 else {
 vErrors.push(err50);
+}
+errors++;
+}
+}
+}
+else {
+const err51 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
 }
 errors++;
 }

@@ -308,8 +308,9 @@ return errors === 0;
 }
 
 export const operations_sale_request = validate4;
-const schema4 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":true}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_sale_request"};
+const schema4 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_sale_request"};
 const pattern3 = new RegExp("^-?\\d+(\\.\\d{1,2})?$", "");
+const func0 = Object.prototype.hasOwnProperty;
 
 function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_sale_request" */;
@@ -521,9 +522,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(data5.Name !== undefined){
-if(typeof data5.Name !== "string"){
-const err18 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data5){
+if(!(func0.call(schema4.properties.Positions.items.properties, key0))){
+const err18 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -533,10 +534,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data5.IdSection !== undefined){
-let data7 = data5.IdSection;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
-const err19 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data5.Name !== undefined){
+if(typeof data5.Name !== "string"){
+const err19 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -546,11 +546,10 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data5.Price !== undefined){
-let data8 = data5.Price;
-if(typeof data8 == "number"){
-if(data8 < 0 || isNaN(data8)){
-const err20 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data5.IdSection !== undefined){
+let data7 = data5.IdSection;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err20 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -559,8 +558,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(!pattern3.test(String(data8))){
-const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data5.Price !== undefined){
+let data8 = data5.Price;
+if(typeof data8 == "number"){
+if(data8 < 0 || isNaN(data8)){
+const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -569,9 +572,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-else {
-const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern3.test(String(data8))){
+const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -581,11 +583,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data5.Markup !== undefined){
-let data9 = data5.Markup;
-if(typeof data9 == "number"){
-if(data9 < 0 || isNaN(data9)){
-const err23 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err23 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -594,8 +593,12 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(!pattern3.test(String(data9))){
-const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data5.Markup !== undefined){
+let data9 = data5.Markup;
+if(typeof data9 == "number"){
+if(data9 < 0 || isNaN(data9)){
+const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -604,9 +607,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-else {
-const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern3.test(String(data9))){
+const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -616,11 +618,8 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data5.Discount !== undefined){
-let data10 = data5.Discount;
-if(typeof data10 == "number"){
-if(data10 < 0 || isNaN(data10)){
-const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -629,8 +628,12 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(!pattern3.test(String(data10))){
-const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data5.Discount !== undefined){
+let data10 = data5.Discount;
+if(typeof data10 == "number"){
+if(data10 < 0 || isNaN(data10)){
+const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -639,9 +642,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern3.test(String(data10))){
+const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -651,11 +653,8 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data5.Qty !== undefined){
-let data11 = data5.Qty;
-if(typeof data11 == "number"){
-if(data11 < 0 || isNaN(data11)){
-const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -665,8 +664,11 @@ vErrors.push(err29);
 errors++;
 }
 }
-else {
-const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data5.Qty !== undefined){
+let data11 = data5.Qty;
+if(typeof data11 == "number"){
+if(data11 < 0 || isNaN(data11)){
+const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -676,9 +678,8 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data5.Storno !== undefined){
-if(typeof data5.Storno !== "boolean"){
-const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -688,9 +689,9 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data5.ProductCode !== undefined){
-if(typeof data5.ProductCode !== "string"){
-const err32 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5.Storno !== undefined){
+if(typeof data5.Storno !== "boolean"){
+const err32 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -700,10 +701,9 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data5.IdUnit !== undefined){
-let data14 = data5.IdUnit;
-if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
-const err33 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data5.ProductCode !== undefined){
+if(typeof data5.ProductCode !== "string"){
+const err33 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -713,9 +713,10 @@ vErrors.push(err33);
 errors++;
 }
 }
-}
-else {
-const err34 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data5.IdUnit !== undefined){
+let data14 = data5.IdUnit;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+const err34 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -727,7 +728,7 @@ errors++;
 }
 }
 else {
-const err35 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err35 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -737,11 +738,9 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data.Total !== undefined){
-let data15 = data.Total;
-if(typeof data15 == "number"){
-if(data15 < 0 || isNaN(data15)){
-const err36 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err36 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -750,8 +749,12 @@ vErrors.push(err36);
 }
 errors++;
 }
-if(!pattern3.test(String(data15))){
-const err37 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data.Total !== undefined){
+let data15 = data.Total;
+if(typeof data15 == "number"){
+if(data15 < 0 || isNaN(data15)){
+const err37 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -760,9 +763,8 @@ vErrors.push(err37);
 }
 errors++;
 }
-}
-else {
-const err38 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern3.test(String(data15))){
+const err38 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -772,9 +774,8 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data.GenerateCheck !== undefined){
-if(typeof data.GenerateCheck !== "boolean"){
-const err39 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err39 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -784,10 +785,9 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data.AFP !== undefined){
-let data17 = data.AFP;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
-const err40 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err40 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -796,9 +796,11 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(typeof data17 == "number"){
-if(data17 > 4294967295 || isNaN(data17)){
-const err41 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+}
+if(data.AFP !== undefined){
+let data17 = data.AFP;
+if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+const err41 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -807,8 +809,9 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(data17 < 0 || isNaN(data17)){
-const err42 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(typeof data17 == "number"){
+if(data17 > 4294967295 || isNaN(data17)){
+const err42 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -817,13 +820,8 @@ vErrors.push(err42);
 }
 errors++;
 }
-}
-}
-if(data.ReceiptDate !== undefined){
-let data18 = data.ReceiptDate;
-if(typeof data18 === "string"){
-if(!pattern0.test(data18)){
-const err43 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(data17 < 0 || isNaN(data17)){
+const err43 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -833,8 +831,12 @@ vErrors.push(err43);
 errors++;
 }
 }
-else {
-const err44 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.ReceiptDate !== undefined){
+let data18 = data.ReceiptDate;
+if(typeof data18 === "string"){
+if(!pattern0.test(data18)){
+const err44 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -844,9 +846,8 @@ vErrors.push(err44);
 errors++;
 }
 }
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err45 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err45 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -856,9 +857,9 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err46 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err46 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -868,9 +869,9 @@ vErrors.push(err46);
 errors++;
 }
 }
-}
-else {
-const err47 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err47 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -879,12 +880,24 @@ vErrors.push(err47);
 }
 errors++;
 }
+}
+}
+else {
+const err48 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
 validate4.errors = vErrors;
 return errors === 0;
 }
 
 export const operations_purchase_request = validate5;
-const schema5 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":true}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_purchase_request"};
+const schema5 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_purchase_request"};
 
 function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_purchase_request" */;
@@ -1096,9 +1109,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(data5.Name !== undefined){
-if(typeof data5.Name !== "string"){
-const err18 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data5){
+if(!(func0.call(schema5.properties.Positions.items.properties, key0))){
+const err18 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1108,10 +1121,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data5.IdSection !== undefined){
-let data7 = data5.IdSection;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
-const err19 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data5.Name !== undefined){
+if(typeof data5.Name !== "string"){
+const err19 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1121,11 +1133,10 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data5.Price !== undefined){
-let data8 = data5.Price;
-if(typeof data8 == "number"){
-if(data8 < 0 || isNaN(data8)){
-const err20 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data5.IdSection !== undefined){
+let data7 = data5.IdSection;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err20 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1134,8 +1145,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(!pattern3.test(String(data8))){
-const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data5.Price !== undefined){
+let data8 = data5.Price;
+if(typeof data8 == "number"){
+if(data8 < 0 || isNaN(data8)){
+const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1144,9 +1159,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-else {
-const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern3.test(String(data8))){
+const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1156,11 +1170,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data5.Markup !== undefined){
-let data9 = data5.Markup;
-if(typeof data9 == "number"){
-if(data9 < 0 || isNaN(data9)){
-const err23 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err23 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1169,8 +1180,12 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(!pattern3.test(String(data9))){
-const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data5.Markup !== undefined){
+let data9 = data5.Markup;
+if(typeof data9 == "number"){
+if(data9 < 0 || isNaN(data9)){
+const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1179,9 +1194,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-else {
-const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern3.test(String(data9))){
+const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1191,11 +1205,8 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data5.Discount !== undefined){
-let data10 = data5.Discount;
-if(typeof data10 == "number"){
-if(data10 < 0 || isNaN(data10)){
-const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1204,8 +1215,12 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(!pattern3.test(String(data10))){
-const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data5.Discount !== undefined){
+let data10 = data5.Discount;
+if(typeof data10 == "number"){
+if(data10 < 0 || isNaN(data10)){
+const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1214,9 +1229,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern3.test(String(data10))){
+const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1226,11 +1240,8 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data5.Qty !== undefined){
-let data11 = data5.Qty;
-if(typeof data11 == "number"){
-if(data11 < 0 || isNaN(data11)){
-const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1240,8 +1251,11 @@ vErrors.push(err29);
 errors++;
 }
 }
-else {
-const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data5.Qty !== undefined){
+let data11 = data5.Qty;
+if(typeof data11 == "number"){
+if(data11 < 0 || isNaN(data11)){
+const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -1251,9 +1265,8 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data5.Storno !== undefined){
-if(typeof data5.Storno !== "boolean"){
-const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1263,9 +1276,9 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data5.ProductCode !== undefined){
-if(typeof data5.ProductCode !== "string"){
-const err32 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5.Storno !== undefined){
+if(typeof data5.Storno !== "boolean"){
+const err32 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -1275,10 +1288,9 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data5.IdUnit !== undefined){
-let data14 = data5.IdUnit;
-if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
-const err33 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data5.ProductCode !== undefined){
+if(typeof data5.ProductCode !== "string"){
+const err33 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -1288,9 +1300,10 @@ vErrors.push(err33);
 errors++;
 }
 }
-}
-else {
-const err34 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data5.IdUnit !== undefined){
+let data14 = data5.IdUnit;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+const err34 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1302,7 +1315,7 @@ errors++;
 }
 }
 else {
-const err35 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err35 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1312,11 +1325,9 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data.Total !== undefined){
-let data15 = data.Total;
-if(typeof data15 == "number"){
-if(data15 < 0 || isNaN(data15)){
-const err36 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err36 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1325,8 +1336,12 @@ vErrors.push(err36);
 }
 errors++;
 }
-if(!pattern3.test(String(data15))){
-const err37 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data.Total !== undefined){
+let data15 = data.Total;
+if(typeof data15 == "number"){
+if(data15 < 0 || isNaN(data15)){
+const err37 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1335,9 +1350,8 @@ vErrors.push(err37);
 }
 errors++;
 }
-}
-else {
-const err38 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern3.test(String(data15))){
+const err38 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1347,9 +1361,8 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data.GenerateCheck !== undefined){
-if(typeof data.GenerateCheck !== "boolean"){
-const err39 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err39 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1359,10 +1372,9 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data.AFP !== undefined){
-let data17 = data.AFP;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
-const err40 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err40 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1371,9 +1383,11 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(typeof data17 == "number"){
-if(data17 > 4294967295 || isNaN(data17)){
-const err41 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+}
+if(data.AFP !== undefined){
+let data17 = data.AFP;
+if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+const err41 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1382,8 +1396,9 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(data17 < 0 || isNaN(data17)){
-const err42 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(typeof data17 == "number"){
+if(data17 > 4294967295 || isNaN(data17)){
+const err42 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1392,13 +1407,8 @@ vErrors.push(err42);
 }
 errors++;
 }
-}
-}
-if(data.ReceiptDate !== undefined){
-let data18 = data.ReceiptDate;
-if(typeof data18 === "string"){
-if(!pattern0.test(data18)){
-const err43 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(data17 < 0 || isNaN(data17)){
+const err43 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1408,8 +1418,12 @@ vErrors.push(err43);
 errors++;
 }
 }
-else {
-const err44 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.ReceiptDate !== undefined){
+let data18 = data.ReceiptDate;
+if(typeof data18 === "string"){
+if(!pattern0.test(data18)){
+const err44 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1419,9 +1433,8 @@ vErrors.push(err44);
 errors++;
 }
 }
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err45 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err45 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1431,9 +1444,9 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err46 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err46 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1443,9 +1456,9 @@ vErrors.push(err46);
 errors++;
 }
 }
-}
-else {
-const err47 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err47 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1454,12 +1467,24 @@ vErrors.push(err47);
 }
 errors++;
 }
+}
+}
+else {
+const err48 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
 validate5.errors = vErrors;
 return errors === 0;
 }
 
 export const operations_saleRefund_request = validate6;
-const schema6 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":true}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_saleRefund_request"};
+const schema6 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_saleRefund_request"};
 
 function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_saleRefund_request" */;
@@ -1671,9 +1696,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(data5.Name !== undefined){
-if(typeof data5.Name !== "string"){
-const err18 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data5){
+if(!(func0.call(schema6.properties.Positions.items.properties, key0))){
+const err18 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1683,10 +1708,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data5.IdSection !== undefined){
-let data7 = data5.IdSection;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
-const err19 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data5.Name !== undefined){
+if(typeof data5.Name !== "string"){
+const err19 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1696,11 +1720,10 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data5.Price !== undefined){
-let data8 = data5.Price;
-if(typeof data8 == "number"){
-if(data8 < 0 || isNaN(data8)){
-const err20 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data5.IdSection !== undefined){
+let data7 = data5.IdSection;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err20 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1709,8 +1732,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(!pattern3.test(String(data8))){
-const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data5.Price !== undefined){
+let data8 = data5.Price;
+if(typeof data8 == "number"){
+if(data8 < 0 || isNaN(data8)){
+const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1719,9 +1746,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-else {
-const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern3.test(String(data8))){
+const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1731,11 +1757,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data5.Markup !== undefined){
-let data9 = data5.Markup;
-if(typeof data9 == "number"){
-if(data9 < 0 || isNaN(data9)){
-const err23 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err23 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1744,8 +1767,12 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(!pattern3.test(String(data9))){
-const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data5.Markup !== undefined){
+let data9 = data5.Markup;
+if(typeof data9 == "number"){
+if(data9 < 0 || isNaN(data9)){
+const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1754,9 +1781,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-else {
-const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern3.test(String(data9))){
+const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1766,11 +1792,8 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data5.Discount !== undefined){
-let data10 = data5.Discount;
-if(typeof data10 == "number"){
-if(data10 < 0 || isNaN(data10)){
-const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1779,8 +1802,12 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(!pattern3.test(String(data10))){
-const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data5.Discount !== undefined){
+let data10 = data5.Discount;
+if(typeof data10 == "number"){
+if(data10 < 0 || isNaN(data10)){
+const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1789,9 +1816,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern3.test(String(data10))){
+const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1801,11 +1827,8 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data5.Qty !== undefined){
-let data11 = data5.Qty;
-if(typeof data11 == "number"){
-if(data11 < 0 || isNaN(data11)){
-const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1815,8 +1838,11 @@ vErrors.push(err29);
 errors++;
 }
 }
-else {
-const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data5.Qty !== undefined){
+let data11 = data5.Qty;
+if(typeof data11 == "number"){
+if(data11 < 0 || isNaN(data11)){
+const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -1826,9 +1852,8 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data5.Storno !== undefined){
-if(typeof data5.Storno !== "boolean"){
-const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1838,9 +1863,9 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data5.ProductCode !== undefined){
-if(typeof data5.ProductCode !== "string"){
-const err32 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5.Storno !== undefined){
+if(typeof data5.Storno !== "boolean"){
+const err32 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -1850,10 +1875,9 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data5.IdUnit !== undefined){
-let data14 = data5.IdUnit;
-if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
-const err33 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data5.ProductCode !== undefined){
+if(typeof data5.ProductCode !== "string"){
+const err33 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -1863,9 +1887,10 @@ vErrors.push(err33);
 errors++;
 }
 }
-}
-else {
-const err34 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data5.IdUnit !== undefined){
+let data14 = data5.IdUnit;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+const err34 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1877,7 +1902,7 @@ errors++;
 }
 }
 else {
-const err35 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err35 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1887,11 +1912,9 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data.Total !== undefined){
-let data15 = data.Total;
-if(typeof data15 == "number"){
-if(data15 < 0 || isNaN(data15)){
-const err36 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err36 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1900,8 +1923,12 @@ vErrors.push(err36);
 }
 errors++;
 }
-if(!pattern3.test(String(data15))){
-const err37 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data.Total !== undefined){
+let data15 = data.Total;
+if(typeof data15 == "number"){
+if(data15 < 0 || isNaN(data15)){
+const err37 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1910,9 +1937,8 @@ vErrors.push(err37);
 }
 errors++;
 }
-}
-else {
-const err38 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern3.test(String(data15))){
+const err38 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1922,9 +1948,8 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data.GenerateCheck !== undefined){
-if(typeof data.GenerateCheck !== "boolean"){
-const err39 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err39 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1934,10 +1959,9 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data.AFP !== undefined){
-let data17 = data.AFP;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
-const err40 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err40 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1946,9 +1970,11 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(typeof data17 == "number"){
-if(data17 > 4294967295 || isNaN(data17)){
-const err41 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+}
+if(data.AFP !== undefined){
+let data17 = data.AFP;
+if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+const err41 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1957,8 +1983,9 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(data17 < 0 || isNaN(data17)){
-const err42 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(typeof data17 == "number"){
+if(data17 > 4294967295 || isNaN(data17)){
+const err42 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1967,13 +1994,8 @@ vErrors.push(err42);
 }
 errors++;
 }
-}
-}
-if(data.ReceiptDate !== undefined){
-let data18 = data.ReceiptDate;
-if(typeof data18 === "string"){
-if(!pattern0.test(data18)){
-const err43 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(data17 < 0 || isNaN(data17)){
+const err43 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1983,8 +2005,12 @@ vErrors.push(err43);
 errors++;
 }
 }
-else {
-const err44 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.ReceiptDate !== undefined){
+let data18 = data.ReceiptDate;
+if(typeof data18 === "string"){
+if(!pattern0.test(data18)){
+const err44 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1994,9 +2020,8 @@ vErrors.push(err44);
 errors++;
 }
 }
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err45 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err45 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -2006,9 +2031,9 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err46 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err46 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -2018,9 +2043,9 @@ vErrors.push(err46);
 errors++;
 }
 }
-}
-else {
-const err47 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err47 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -2029,12 +2054,24 @@ vErrors.push(err47);
 }
 errors++;
 }
+}
+}
+else {
+const err48 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
 validate6.errors = vErrors;
 return errors === 0;
 }
 
 export const operations_purchaseRefund_request = validate7;
-const schema7 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":true}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_purchaseRefund_request"};
+const schema7 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_purchaseRefund_request"};
 
 function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_purchaseRefund_request" */;
@@ -2246,9 +2283,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(data5.Name !== undefined){
-if(typeof data5.Name !== "string"){
-const err18 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data5){
+if(!(func0.call(schema7.properties.Positions.items.properties, key0))){
+const err18 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2258,10 +2295,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data5.IdSection !== undefined){
-let data7 = data5.IdSection;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
-const err19 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data5.Name !== undefined){
+if(typeof data5.Name !== "string"){
+const err19 = {instancePath:instancePath+"/Positions/" + i0+"/Name",schemaPath:"#/properties/Positions/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2271,11 +2307,10 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data5.Price !== undefined){
-let data8 = data5.Price;
-if(typeof data8 == "number"){
-if(data8 < 0 || isNaN(data8)){
-const err20 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data5.IdSection !== undefined){
+let data7 = data5.IdSection;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err20 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2284,8 +2319,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(!pattern3.test(String(data8))){
-const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data5.Price !== undefined){
+let data8 = data5.Price;
+if(typeof data8 == "number"){
+if(data8 < 0 || isNaN(data8)){
+const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2294,9 +2333,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-else {
-const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern3.test(String(data8))){
+const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2306,11 +2344,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data5.Markup !== undefined){
-let data9 = data5.Markup;
-if(typeof data9 == "number"){
-if(data9 < 0 || isNaN(data9)){
-const err23 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err23 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -2319,8 +2354,12 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(!pattern3.test(String(data9))){
-const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data5.Markup !== undefined){
+let data9 = data5.Markup;
+if(typeof data9 == "number"){
+if(data9 < 0 || isNaN(data9)){
+const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -2329,9 +2368,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-else {
-const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern3.test(String(data9))){
+const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -2341,11 +2379,8 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data5.Discount !== undefined){
-let data10 = data5.Discount;
-if(typeof data10 == "number"){
-if(data10 < 0 || isNaN(data10)){
-const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err26 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -2354,8 +2389,12 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(!pattern3.test(String(data10))){
-const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data5.Discount !== undefined){
+let data10 = data5.Discount;
+if(typeof data10 == "number"){
+if(data10 < 0 || isNaN(data10)){
+const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -2364,9 +2403,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern3.test(String(data10))){
+const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -2376,11 +2414,8 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data5.Qty !== undefined){
-let data11 = data5.Qty;
-if(typeof data11 == "number"){
-if(data11 < 0 || isNaN(data11)){
-const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err29 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -2390,8 +2425,11 @@ vErrors.push(err29);
 errors++;
 }
 }
-else {
-const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data5.Qty !== undefined){
+let data11 = data5.Qty;
+if(typeof data11 == "number"){
+if(data11 < 0 || isNaN(data11)){
+const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -2401,9 +2439,8 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data5.Storno !== undefined){
-if(typeof data5.Storno !== "boolean"){
-const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err31 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -2413,9 +2450,9 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data5.ProductCode !== undefined){
-if(typeof data5.ProductCode !== "string"){
-const err32 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5.Storno !== undefined){
+if(typeof data5.Storno !== "boolean"){
+const err32 = {instancePath:instancePath+"/Positions/" + i0+"/Storno",schemaPath:"#/properties/Positions/items/properties/Storno/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -2425,10 +2462,9 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data5.IdUnit !== undefined){
-let data14 = data5.IdUnit;
-if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
-const err33 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data5.ProductCode !== undefined){
+if(typeof data5.ProductCode !== "string"){
+const err33 = {instancePath:instancePath+"/Positions/" + i0+"/ProductCode",schemaPath:"#/properties/Positions/items/properties/ProductCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -2438,9 +2474,10 @@ vErrors.push(err33);
 errors++;
 }
 }
-}
-else {
-const err34 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data5.IdUnit !== undefined){
+let data14 = data5.IdUnit;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+const err34 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -2452,7 +2489,7 @@ errors++;
 }
 }
 else {
-const err35 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err35 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -2462,11 +2499,9 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data.Total !== undefined){
-let data15 = data.Total;
-if(typeof data15 == "number"){
-if(data15 < 0 || isNaN(data15)){
-const err36 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err36 = {instancePath:instancePath+"/Positions",schemaPath:"#/properties/Positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -2475,8 +2510,12 @@ vErrors.push(err36);
 }
 errors++;
 }
-if(!pattern3.test(String(data15))){
-const err37 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
+}
+if(data.Total !== undefined){
+let data15 = data.Total;
+if(typeof data15 == "number"){
+if(data15 < 0 || isNaN(data15)){
+const err37 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -2485,9 +2524,8 @@ vErrors.push(err37);
 }
 errors++;
 }
-}
-else {
-const err38 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(!pattern3.test(String(data15))){
+const err38 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -2497,9 +2535,8 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data.GenerateCheck !== undefined){
-if(typeof data.GenerateCheck !== "boolean"){
-const err39 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err39 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -2509,10 +2546,9 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data.AFP !== undefined){
-let data17 = data.AFP;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
-const err40 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.GenerateCheck !== undefined){
+if(typeof data.GenerateCheck !== "boolean"){
+const err40 = {instancePath:instancePath+"/GenerateCheck",schemaPath:"#/properties/GenerateCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -2521,9 +2557,11 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(typeof data17 == "number"){
-if(data17 > 4294967295 || isNaN(data17)){
-const err41 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+}
+if(data.AFP !== undefined){
+let data17 = data.AFP;
+if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+const err41 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -2532,8 +2570,9 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(data17 < 0 || isNaN(data17)){
-const err42 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(typeof data17 == "number"){
+if(data17 > 4294967295 || isNaN(data17)){
+const err42 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -2542,13 +2581,8 @@ vErrors.push(err42);
 }
 errors++;
 }
-}
-}
-if(data.ReceiptDate !== undefined){
-let data18 = data.ReceiptDate;
-if(typeof data18 === "string"){
-if(!pattern0.test(data18)){
-const err43 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(data17 < 0 || isNaN(data17)){
+const err43 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -2558,8 +2592,12 @@ vErrors.push(err43);
 errors++;
 }
 }
-else {
-const err44 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.ReceiptDate !== undefined){
+let data18 = data.ReceiptDate;
+if(typeof data18 === "string"){
+if(!pattern0.test(data18)){
+const err44 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -2569,9 +2607,8 @@ vErrors.push(err44);
 errors++;
 }
 }
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err45 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err45 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -2581,9 +2618,9 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err46 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err46 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -2593,14 +2630,26 @@ vErrors.push(err46);
 errors++;
 }
 }
-}
-else {
-const err47 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err47 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err47];
 }
 else {
 vErrors.push(err47);
+}
+errors++;
+}
+}
+}
+else {
+const err48 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
 }
 errors++;
 }
