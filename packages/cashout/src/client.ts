@@ -8,20 +8,17 @@ import {
   bearerScheme,
   type Check,
   checkClientOptions,
-  createInvoker,
+  defineClient,
   evaluatePointer,
-  journalOptions,
   parsePointer,
   processStore,
   SecretSet,
-  sharedTransportOptions,
   TokenManager,
-  Transport,
   tokensFromAnswer,
 } from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
-import { buildCashoutMethods, type CashoutMethods } from "./generated/client.js";
-import { operations, securitySchemes, sensitiveKeys } from "./generated/operations.js";
+import { type CashoutMethods, spec } from "./generated/client.js";
+import { securitySchemes } from "./generated/operations.js";
 import type { paths } from "./generated/schema.js";
 import { settings as settingsValidator } from "./generated/settings.js";
 import { type CashoutClientOptions, type CashoutCredentials, functionOptionKeys, type MaximumAmount } from "./options.js";
@@ -90,22 +87,15 @@ export function createCashoutClient(options: CashoutClientOptions): CashoutClien
     obtain: async () => extract(await methods.auth.authorize(body)),
     shared: { store: options.store ?? processStore, key: credentialId(options.baseUrl, credentials) },
   });
-  const transport = new Transport<paths>({
-    ...sharedTransportOptions(options),
+  const { methods, invoker, transport } = defineClient(spec, {
+    options,
     baseUrl: options.baseUrl,
-    schemes: { cashoutToken: bearerScheme(tokens, options.authorize) },
-    sensitiveKeys,
     secrets,
-  });
-  const invoker = createInvoker({
-    transport,
-    operations,
-    sensitiveKeys,
+    schemes: { cashoutToken: bearerScheme(tokens, options.authorize) },
+    codecs: {},
     checks: { "maximum-amount": maximumAmount(options.maxAmount) },
-    validateRequests: options.validateRequests,
-    journal: journalOptions(options, { interface: "cashout", baseUrl: options.baseUrl, account: "login" in credentials ? credentials.login : credentials.id }),
+    journal: { interface: "cashout", account: "login" in credentials ? credentials.login : credentials.id },
   });
-  const methods = buildCashoutMethods(invoker.invoke);
 
   return {
     requests: {

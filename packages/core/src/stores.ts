@@ -7,6 +7,7 @@
 // - LeaseStore: exclusive, expiring leases with a fencing value (one holder of a register at a time).
 // - JournalStore: the write-ahead journal of operations that move money or change a register.
 // - TokenStore: one token per credential, updated with no other writer in between.
+// - CallbackStore: each webhook event processed once, and each order's last known status.
 import { LeaseLostError } from "./errors.js";
 import { KeyedQueue } from "./queue.js";
 
@@ -289,5 +290,65 @@ export class MemoryStore implements Store {
       this.#journal.delete(key);
       this.#settledAt.delete(key);
     }
+  }
+}
+
+/**
+ * Where a webhook receiver remembers deliveries so that each event is processed once, across
+ * restarts and processes if the store is shared (e-commerce callbacks). Over a database: `claim` is
+ * an insert that fails on a duplicate key (and takes over a row whose claim ran out), `complete`
+ * marks the row done, `release` deletes it. A done key is remembered at least for the store's
+ * retention (the memory store: for the life of the process); after it, a very late duplicate
+ * would be processed again, so keep the retention longer than the sender retries.
+ */
+export interface CallbackStore {
+  /**
+   * Claims an event for processing. `"new"`: yours to process now; `"processing"`: another delivery
+   * holds it (answer "not accepted", the gateway sends it again); `"done"`: processed before.
+   */
+  claim(key: string, leaseMs: number): Promise<"new" | "processing" | "done">;
+  /** The event was processed. */
+  complete(key: string): Promise<void>;
+  /** Processing failed: the next delivery may try again. */
+  release(key: string): Promise<void>;
+  /** The last known callback status recorded for an order (undefined: none yet). */
+  orderStatus(orderId: string): Promise<number | undefined>;
+  /**
+   * Records `status` as the order's status if the recorded one is still `expected` (undefined: none
+   * recorded), and answers true; false when it changed meanwhile (the receiver then reads it again).
+   * Over a database: `UPDATE … SET status = ? WHERE order_id = ? AND status = ?`, or an insert that
+   * fails on a duplicate key when `expected` is undefined.
+   */
+  recordOrderStatus(orderId: string, status: number, expected: number | undefined): Promise<boolean>;
+}
+
+/**
+ * Remembers webhook deliveries in this process, every processed event and every order's last status for
+ * the life of the process (a late duplicate must still be recognised; the gateway does not say how
+ * long it retries). A long-running server should use a store over its database.
+ */
+export class MemoryCallbackStore implements CallbackStore {
+  readonly #entries = new Map<string, { done: boolean; until: number }>();
+  readonly #orders = new Map<string, number>();
+  async claim(key: string, leaseMs: number): Promise<"new" | "processing" | "done"> {
+    const entry = this.#entries.get(key);
+    if (entry?.done) return "done";
+    if (entry && entry.until > Date.now()) return "processing";
+    this.#entries.set(key, { done: false, until: Date.now() + leaseMs });
+    return "new";
+  }
+  async complete(key: string): Promise<void> {
+    this.#entries.set(key, { done: true, until: Number.POSITIVE_INFINITY });
+  }
+  async release(key: string): Promise<void> {
+    this.#entries.delete(key);
+  }
+  async orderStatus(orderId: string): Promise<number | undefined> {
+    return this.#orders.get(orderId);
+  }
+  async recordOrderStatus(orderId: string, status: number, expected: number | undefined): Promise<boolean> {
+    if (this.#orders.get(orderId) !== expected) return false;
+    this.#orders.set(orderId, status);
+    return true;
   }
 }

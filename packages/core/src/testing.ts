@@ -7,7 +7,7 @@
 // Each check is self-contained (its own keys and lease names), throws an Error saying what the store
 // did wrong, and never assumes more than the contracts in `stores.ts` promise.
 import { LeaseLostError } from "./errors.js";
-import type { Fence, Holder, JournalEntry, Settlement, Store } from "./stores.js";
+import type { CallbackStore, Fence, Holder, JournalEntry, Settlement, Store } from "./stores.js";
 
 export interface StoreFactory {
   /** A store over storage no other check uses (or shares safely: every check uses keys of its own). */
@@ -216,6 +216,65 @@ export function storeConformance(factory: StoreFactory): ConformanceCheck[] {
       check((await store.update(key, () => "t1")) === "t1", "update must answer the value it stored");
       check((await store.update(key, (current) => (current === "t1" ? undefined : "wrong"))) === "t1", "undefined must leave the value, and update answer it");
       check((await store.get(key)) === "t1", "the value must be kept");
+    },
+  };
+  return Object.entries(checks).map(([name, run]) => ({ name, run }));
+}
+
+export interface CallbackStoreFactory {
+  /** A callback store over storage no other check uses (or shares safely: every check uses keys of its own). */
+  fresh(): CallbackStore | Promise<CallbackStore>;
+  /** Another handle on the same storage, as another process would open it. */
+  again?(store: CallbackStore): CallbackStore | Promise<CallbackStore>;
+}
+
+/** The checks every callback store must pass (each webhook event processed once; each order's status moved by compare-and-set). */
+export function callbackStoreConformance(factory: CallbackStoreFactory): ConformanceCheck[] {
+  const two = async (): Promise<[CallbackStore, CallbackStore]> => {
+    const a = await factory.fresh();
+    return [a, factory.again ? await factory.again(a) : a];
+  };
+  const checks: Record<string, () => Promise<void>> = {
+    "callbacks: a claimed event is processing for every other delivery, done once completed": async () => {
+      const [a, b] = await two();
+      const key = unique("event");
+      check((await a.claim(key, 5_000)) === "new", "an event never seen must be claimed as new");
+      check((await b.claim(key, 5_000)) === "processing", "an event claimed by another delivery must answer processing");
+      await a.complete(key);
+      check((await b.claim(key, 5_000)) === "done", "a completed event must answer done, from another handle too");
+      check((await a.claim(key, 5_000)) === "done", "a completed event stays done");
+    },
+
+    "callbacks: a released claim, or one whose time ran out, is claimed again": async () => {
+      const [a, b] = await two();
+      const released = unique("event-released");
+      await a.claim(released, 5_000);
+      await a.release(released);
+      check((await b.claim(released, 5_000)) === "new", "a released event must be claimable again");
+      const lapsed = unique("event-lapsed");
+      check((await a.claim(lapsed, 150)) === "new", "an event never seen must be claimed as new");
+      await sleep(250);
+      check((await b.claim(lapsed, 5_000)) === "new", "a claim whose time ran out must be taken over (its holder died)");
+    },
+
+    "callbacks: of ten deliveries of one event racing, exactly one claims it": async () => {
+      const [a, b] = await two();
+      const key = unique("event-race");
+      const got = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).claim(key, 5_000)));
+      check(got.filter((x) => x === "new").length === 1, `exactly one delivery must claim the event, got ${got.filter((x) => x === "new").length}`);
+    },
+
+    "callbacks: an order's status moves only from the status expected; of ten racing moves one wins": async () => {
+      const [a, b] = await two();
+      const order = unique("order");
+      check((await a.orderStatus(order)) === undefined, "an order never recorded has no status");
+      check((await a.recordOrderStatus(order, 1, undefined)) === true, "the first status of an order must be recorded");
+      check((await b.recordOrderStatus(order, 2, undefined)) === false, "a move that expects no status must fail once one is recorded");
+      check((await b.orderStatus(order)) === 1, "a status recorded must be read back by another handle");
+      const moves = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).recordOrderStatus(order, 10 + i, 1)));
+      check(moves.filter(Boolean).length === 1, `exactly one move from the expected status must win, got ${moves.filter(Boolean).length}`);
+      const winner = 10 + moves.indexOf(true);
+      check((await a.orderStatus(order)) === winner, "the status kept must be the winning move's");
     },
   };
   return Object.entries(checks).map(([name, run]) => ({ name, run }));

@@ -7,9 +7,9 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node
 import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type Holder, MemoryStore, PaysysError, StoreCorruptError, StoreUnavailableError } from "../src/index.js";
+import { type Holder, MemoryCallbackStore, MemoryStore, PaysysError, StoreCorruptError, StoreUnavailableError } from "../src/index.js";
 import { FileStore } from "../src/node.js";
-import { storeConformance } from "../src/testing.js";
+import { callbackStoreConformance, storeConformance } from "../src/testing.js";
 
 const folders: string[] = [];
 afterAll(() => {
@@ -29,7 +29,28 @@ describe("FileStore passes the conformance kit, with a second handle on the same
   for (const c of storeConformance({ fresh: () => new FileStore(join(folder(), "store.json")), again: (s) => new FileStore((s as FileStore).path) })) it(c.name, c.run);
 });
 
+describe("MemoryCallbackStore passes the callback conformance kit", () => {
+  for (const c of callbackStoreConformance({ fresh: () => new MemoryCallbackStore() })) it(c.name, c.run);
+});
+
 describe("the kit fails stores that break the contracts", () => {
+  const callbackCheck = (name: string, store: () => MemoryCallbackStore) => callbackStoreConformance({ fresh: store }).find((c) => c.name.startsWith(name))!;
+  it("a callback store that lets every delivery claim an event", async () => {
+    class Amnesiac extends MemoryCallbackStore {
+      override async claim() {
+        return "new" as const;
+      }
+    }
+    await expect(callbackCheck("callbacks: a claimed event", () => new Amnesiac()).run()).rejects.toThrow(/must answer processing/);
+  });
+  it("a callback store whose status moves are not compare-and-set", async () => {
+    class Blind extends MemoryCallbackStore {
+      override async recordOrderStatus(orderId: string, status: number) {
+        return super.recordOrderStatus(orderId, status, await this.orderStatus(orderId));
+      }
+    }
+    await expect(callbackCheck("callbacks: an order's status", () => new Blind()).run()).rejects.toThrow(/must fail once one is recorded/);
+  });
   const byName = (name: string, store: () => MemoryStore) => storeConformance({ fresh: store }).find((c) => c.name.startsWith(name))!;
   it("a store that hands a held lease to anyone", async () => {
     class Careless extends MemoryStore {

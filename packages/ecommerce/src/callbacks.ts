@@ -6,7 +6,7 @@
 // remembered in a store, and an event is acknowledged only after your own function succeeded for
 // it. The store also keeps each order's last known status, so a callback that cannot follow it
 // (paid after refunded) reaches your function flagged.
-import { type LogEvent, RequestValidationError, WebhookError } from "@paysys/core";
+import { type CallbackStore, type LogEvent, MemoryCallbackStore, RequestValidationError, WebhookError } from "@paysys/core";
 import { DEFAULT_INBOUND_MAX_BYTES, type Inbound, parseInbound } from "@paysys/core/internal";
 import { webhooks } from "./generated/operations.js";
 import type { CallbacksPaymentEvent } from "./generated/schema.js";
@@ -29,64 +29,6 @@ export interface CallbackContext {
 
 /** Your function: processes one event. Throw to have the gateway deliver it again. */
 export type CallbackProcessor = (event: CallbackEvent, context: CallbackContext) => unknown;
-
-/**
- * Where deliveries are remembered so that each event is processed once, across restarts and
- * processes if the store is shared. Over a database: `claim` is an insert that fails on a
- * duplicate key (and takes over a row whose lease ran out), `complete` marks the row done, `release`
- * deletes it.
- */
-export interface CallbackStore {
-  /**
-   * Claims an event for processing. `"new"`: yours to process now; `"processing"`: another delivery
-   * holds it (answer "not accepted", the gateway sends it again); `"done"`: processed before.
-   */
-  claim(key: string, leaseMs: number): Promise<"new" | "processing" | "done">;
-  /** The event was processed. */
-  complete(key: string): Promise<void>;
-  /** Processing failed: the next delivery may try again. */
-  release(key: string): Promise<void>;
-  /** The last known callback status recorded for an order (undefined: none yet). */
-  orderStatus(orderId: string): Promise<number | undefined>;
-  /**
-   * Records `status` as the order's status if the recorded one is still `expected` (undefined: none
-   * recorded), and answers true; false when it changed meanwhile (the receiver then reads it again).
-   * Over a database: `UPDATE … SET status = ? WHERE order_id = ? AND status = ?`, or an insert that
-   * fails on a duplicate key when `expected` is undefined.
-   */
-  recordOrderStatus(orderId: string, status: number, expected: number | undefined): Promise<boolean>;
-}
-
-/**
- * Remembers deliveries in this process, every processed event and every order's last status for
- * the life of the process (a late duplicate must still be recognised; the gateway does not say how
- * long it retries). A long-running server should use a store over its database.
- */
-export class MemoryCallbackStore implements CallbackStore {
-  readonly #entries = new Map<string, { done: boolean; until: number }>();
-  readonly #orders = new Map<string, number>();
-  async claim(key: string, leaseMs: number): Promise<"new" | "processing" | "done"> {
-    const entry = this.#entries.get(key);
-    if (entry?.done) return "done";
-    if (entry && entry.until > Date.now()) return "processing";
-    this.#entries.set(key, { done: false, until: Date.now() + leaseMs });
-    return "new";
-  }
-  async complete(key: string): Promise<void> {
-    this.#entries.set(key, { done: true, until: Number.POSITIVE_INFINITY });
-  }
-  async release(key: string): Promise<void> {
-    this.#entries.delete(key);
-  }
-  async orderStatus(orderId: string): Promise<number | undefined> {
-    return this.#orders.get(orderId);
-  }
-  async recordOrderStatus(orderId: string, status: number, expected: number | undefined): Promise<boolean> {
-    if (this.#orders.get(orderId) !== expected) return false;
-    this.#orders.set(orderId, status);
-    return true;
-  }
-}
 
 /** Why a callback is not taken, and the HTTP status it is answered with. */
 const refusalStatus = {

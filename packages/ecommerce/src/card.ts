@@ -139,24 +139,29 @@ interface NodeCrypto {
   constants: { RSA_PKCS1_OAEP_PADDING: number };
 }
 /** node:crypto where the runtime has it, taken at run time so no browser bundler meets a `node:` import. */
-const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.("node:crypto") as NodeCrypto | undefined;
+let nodeCryptoModule: NodeCrypto | null | undefined;
+/** Taken on the first card rather than at import (loading node:crypto costs a process ~5 ms); null where the runtime has none. */
+const nodeCrypto = (): NodeCrypto | null =>
+  (nodeCryptoModule ??=
+    ((globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.("node:crypto") as NodeCrypto | undefined) ?? null);
 /** Each WebCrypto key as node:crypto's, made once (null: this runtime cannot convert it). */
 const nodeKeys = new WeakMap<CryptoKey, unknown>();
 
 /** RSA-OAEP with SHA-256 by node:crypto on the same key, in Base64; undefined where it cannot. */
 function nodeEncrypt(key: CryptoKey, plaintext: Uint8Array): string | undefined {
-  if (!nodeCrypto) return undefined;
+  const node = nodeCrypto();
+  if (!node) return undefined;
   let converted = nodeKeys.get(key);
   if (converted === undefined) {
     try {
-      converted = nodeCrypto.KeyObject.from(key);
+      converted = node.KeyObject.from(key);
     } catch {
       converted = null;
     }
     nodeKeys.set(key, converted);
   }
   if (converted === null) return undefined;
-  return nodeCrypto.publicEncrypt({ key: converted, padding: nodeCrypto.constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, plaintext).toString("base64");
+  return node.publicEncrypt({ key: converted, padding: node.constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, plaintext).toString("base64");
 }
 
 /** How long a fetched key may be used: the gateway says no longer than one day. */

@@ -2,25 +2,13 @@
 // the spec cannot say is written here: the merchant id and `demo` filled in, an `orderId` made when
 // you give none (a lost answer can only be checked by it), payouts as payments of type 1, the
 // gateway's key fetched once a day for the card cryptogram, and callbacks.
-import { type CallOptions, type ClientJournal, type IdempotencyOptions, NotFoundError } from "@paysys/core";
-import {
-  basicScheme,
-  type Check,
-  type Codec,
-  checkClientOptions,
-  createInvoker,
-  durationMs,
-  journalOptions,
-  randomUuid,
-  SecretSet,
-  sharedTransportOptions,
-  Transport,
-} from "@paysys/core/internal";
+import { type CallOptions, type ClientJournal, type IdempotencyOptions, MemoryCallbackStore, NotFoundError, RequestValidationError } from "@paysys/core";
+import { basicScheme, type Check, type Codec, checkClientOptions, defineClient, durationMs, randomUuid, SecretSet } from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
-import { type CallbackEvent, callbackSources, createCallbackReceiver, DEFAULT_MAX_BODY, MemoryCallbackStore } from "./callbacks.js";
+import { type CallbackEvent, callbackSources, createCallbackReceiver, DEFAULT_MAX_BODY } from "./callbacks.js";
 import { encryptCard, importGatewayKey, type PaymentCard, type PayoutCard } from "./card.js";
-import { buildEcommerceMethods, type EcommerceMethods } from "./generated/client.js";
-import { cryptogram, operations, sensitiveKeys, servers, webhooks } from "./generated/operations.js";
+import { type EcommerceMethods, spec } from "./generated/client.js";
+import { cryptogram, servers, webhooks } from "./generated/operations.js";
 import type { CreatePaymentResponse, PaymentsCreateParams, paths, TransactionState } from "./generated/schema.js";
 import { settings as settingsValidator } from "./generated/settings.js";
 import { type EcommerceClientOptions, functionOptionKeys } from "./options.js";
@@ -94,14 +82,6 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
   const secrets = new SecretSet();
   secrets.pin(options.password);
   const baseUrl = options.baseUrl ?? servers[0]!;
-  const transport = new Transport<paths>({
-    ...sharedTransportOptions(options),
-    baseUrl,
-    schemes: { merchantBasic: basicScheme(options.merchantId, options.password) },
-    sensitiveKeys,
-    secrets,
-  });
-
   // The gateway's key: fetched as JWK when a card is first encrypted, kept no longer than the spec
   // allows, one fetch for any number of cards at once.
   const keyMaxAge = durationMs(cryptogram.key.cacheMaxAge);
@@ -120,23 +100,26 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
   const cardCodec: Codec = {
     async encode(value) {
       if (typeof value !== "object" || value === null) return value;
-      // The card's own issues come as a RequestValidationError, by field (none carries the number
-      // or the CVV): the invoker reports them under the card's place in the parameters.
-      return encryptCard(value as PaymentCard | PayoutCard, await gatewayKey());
+      try {
+        return await encryptCard(value as PaymentCard | PayoutCard, await gatewayKey());
+      } catch (e) {
+        // The card's own issues, one line at the card's place (none of them carries the number or the CVV).
+        if (!(e instanceof RequestValidationError)) throw e;
+        throw new RangeError(e.issues.map((i) => `${i.path.slice(1) || "the card"} ${i.message}`).join("; "));
+      }
     },
   };
 
   const newOrderId = options.newOrderId ?? randomUuid;
-  const invoker = createInvoker({
-    transport,
-    operations,
-    sensitiveKeys,
+  const { methods, invoker, transport } = defineClient(spec, {
+    options,
+    baseUrl,
+    secrets,
+    schemes: { merchantBasic: basicScheme(options.merchantId, options.password) },
     codecs: { "card-cryptogram": cardCodec },
     checks: { "absolute-callback-url": absoluteCallbackUrl },
-    validateRequests: options.validateRequests,
-    journal: journalOptions(options, { interface: "ecommerce", baseUrl, account: options.merchantId }),
+    journal: { interface: "ecommerce", account: options.merchantId },
   });
-  const methods = buildEcommerceMethods(invoker.invoke);
 
   async function reconcile(orderId: string, id?: string, callOptions?: CallOptions): Promise<TransactionState | undefined> {
     try {

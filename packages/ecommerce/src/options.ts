@@ -1,9 +1,8 @@
 // Options of `createEcommerceClient`. The plain-data part is an interface on purpose: the code
 // generator turns it into a JSON Schema (typescript-json-schema) and a precompiled validator, so
 // options passed from plain JavaScript are checked as strictly as TypeScript checks them.
-import type { ClientFunctions, ClientSettings, JournalFunctions, JournalSettings, RetryOptions } from "@paysys/core";
+import type { CallbackStore, ClientFunctions, ClientSettings, JournalFunctions, JournalSettings, RetryOptions } from "@paysys/core";
 import { clientFunctionKeys, journalFunctionKeys } from "@paysys/core/internal";
-import type { CallbackStore } from "./callbacks.js";
 
 /** E-commerce client settings that are plain data. */
 export interface EcommerceClientSettings extends ClientSettings, Omit<JournalSettings, "lease"> {

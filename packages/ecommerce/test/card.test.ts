@@ -5,7 +5,7 @@ import { constants, generateKeyPairSync, privateDecrypt } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { cardPlaintext, checkCard, encryptCard, importGatewayKey, luhn } from "../src/card.js";
-import { payments_create_input } from "../src/generated/validators.js";
+import { input as payments_create_input } from "../src/generated/validators/payments_create.js";
 import { cryptogram_payment, cryptogram_payout } from "../src/generated/wire-validators.js";
 
 const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });

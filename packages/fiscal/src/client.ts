@@ -5,25 +5,12 @@
 
 import type { ClientJournal } from "@paysys/core";
 import { APIError, type CallOptions, UnexpectedResponseError } from "@paysys/core";
-import {
-  asyncDispose,
-  bearerScheme,
-  checkClientOptions,
-  commaListCodec,
-  createInvoker,
-  journalOptions,
-  rfc3339Codec,
-  SecretSet,
-  sharedTransportOptions,
-  TokenManager,
-  Transport,
-  tengeCodec,
-} from "@paysys/core/internal";
+import { asyncDispose, bearerScheme, checkClientOptions, commaListCodec, defineClient, rfc3339Codec, SecretSet, TokenManager, tengeCodec } from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
 import { autonomousReceipt, receiptLines, receiptTotals } from "./checks.js";
 import { ShiftAlreadyOpenError } from "./errors.js";
-import { buildFiscalMethods, type FiscalMethods } from "./generated/client.js";
-import { chain, operations, securitySchemes, sensitiveKeys } from "./generated/operations.js";
+import { type FiscalMethods, spec } from "./generated/client.js";
+import { securitySchemes } from "./generated/operations.js";
 import type { paths } from "./generated/schema.js";
 import { settings as settingsValidator } from "./generated/settings.js";
 import { type FiscalClientOptions, functionOptionKeys } from "./options.js";
@@ -72,26 +59,15 @@ export function createFiscalClient(options: FiscalClientOptions): FiscalClient {
       return { accessToken: token };
     },
   });
-  const transport = new Transport({
-    ...sharedTransportOptions(options),
+  const { methods, invoker, transport } = defineClient(spec, {
+    options,
     baseUrl: options.baseUrl,
-    schemes: { fiscalToken: bearerScheme(tokens) },
-    sensitiveKeys,
     secrets,
-  });
-  const invoker = createInvoker({
-    transport,
-    operations,
-    sensitiveKeys,
+    schemes: { fiscalToken: bearerScheme(tokens) },
     codecs: { tenge: tengeCodec, rfc3339: rfc3339Codec, "comma-list": commaListCodec },
     checks: { "receipt-totals": receiptTotals, "receipt-lines": receiptLines, "autonomous-receipt": autonomousReceipt(options.autonomousRules ?? "newer") },
-    timeZone: options.timeZone,
-    validateRequests: options.validateRequests,
-    chain,
-    journal: journalOptions(options, { interface: "fiscal", baseUrl: options.baseUrl, account: options.credentials.login }),
-    paths: options.paths,
+    journal: { interface: "fiscal", account: options.credentials.login },
   });
-  const methods = buildFiscalMethods(invoker.invoke);
   const shifts: FiscalMethods["shifts"] = {
     ...methods.shifts,
     async open(params, callOptions?: CallOptions) {

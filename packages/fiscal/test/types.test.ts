@@ -1,6 +1,10 @@
 // Type tests of the generated facade: `tsc --noEmit` (part of the test script) fails if a line
 // marked with a ts-expect-error directive compiles, or if an expectTypeOf does not hold.
+
+import { type Check, type ClientParts, type Codec, defineClient, type SecurityScheme } from "@paysys/core/internal";
 import { describe, expectTypeOf, it } from "vitest";
+import { spec } from "../src/generated/client.js";
+import type { SpecNames } from "../src/generated/operations.js";
 import type { Company, FiscalClient, FiscalMethods, Kkm, Shift, ZReport } from "../src/index.js";
 
 type Resolved<F> = F extends (...args: never[]) => Promise<infer R> ? R : never;
@@ -42,5 +46,23 @@ describe("fiscal facade types", () => {
       void till.operations.sale({ ...sale, Positions: [{ ...line, Discount: 10, Markup: 5, Storno: false }] });
     };
     expectTypeOf(calls).toBeFunction();
+  });
+});
+
+describe("the client's wiring is checked by the compiler", () => {
+  it("a codec, check or security scheme the spec names and the client does not bring does not compile", () => {
+    // Never called: the compiler checks the calls.
+    const wirings = (parts: ClientParts<SpecNames>, check: Check, codec: Codec, scheme: SecurityScheme) => {
+      const codecs = { tenge: codec, rfc3339: codec, "comma-list": codec };
+      const checks = { "receipt-totals": check, "receipt-lines": check, "autonomous-receipt": check };
+      void defineClient(spec, { ...parts, codecs, checks, schemes: { fiscalToken: scheme } });
+      // @ts-expect-error: the spec's check "receipt-lines" has no handler
+      void defineClient(spec, { ...parts, codecs, checks: { "receipt-totals": check, "autonomous-receipt": check }, schemes: { fiscalToken: scheme } });
+      // @ts-expect-error: the spec's codec "tenge" has no handler
+      void defineClient(spec, { ...parts, codecs: { rfc3339: codec, "comma-list": codec }, checks, schemes: { fiscalToken: scheme } });
+      // @ts-expect-error: the spec's security scheme "fiscalToken" has no handler
+      void defineClient(spec, { ...parts, codecs, checks, schemes: {} });
+    };
+    expectTypeOf(wirings).toBeFunction();
   });
 });

@@ -2,26 +2,13 @@
 // cannot say is written here and nowhere else: the captcha sign-in, reading the token answer
 // (whose fields the document does not show), logout on close, and v1's missing `user.me`.
 import { type CallOptions, ClientClosedError, ConfigurationError, type TokenSet, UnsupportedOperationError } from "@paysys/core";
-import {
-  asyncDispose,
-  bearerScheme,
-  checkClientOptions,
-  createInvoker,
-  randomUuid,
-  SecretSet,
-  sharedTransportOptions,
-  TokenManager,
-  Transport,
-  tokensFromAnswer,
-} from "@paysys/core/internal";
+import { asyncDispose, bearerScheme, checkClientOptions, defineClient, randomUuid, SecretSet, TokenManager, tokensFromAnswer } from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
 import { portalCodecs } from "./codecs.js";
 import { settings as settingsValidator } from "./generated/settings.js";
-import { buildPortalV1Methods, type PortalV1Methods } from "./generated/v1/client.js";
-import * as v1 from "./generated/v1/operations.js";
+import { type PortalV1Methods, spec as v1 } from "./generated/v1/client.js";
 import type { paths as V1Paths } from "./generated/v1/schema.js";
-import { buildPortalV2Methods, type PortalV2Methods } from "./generated/v2/client.js";
-import * as v2 from "./generated/v2/operations.js";
+import { type PortalV2Methods, spec as v2 } from "./generated/v2/client.js";
 import type { paths as V2Paths } from "./generated/v2/schema.js";
 import { type CaptchaChallenge, functionOptionKeys, type PortalClientOptions, type PortalCredentials } from "./options.js";
 
@@ -69,7 +56,6 @@ export function createPortalClient(options: PortalClientOptions): PortalV1Client
     throw new ConfigurationError("createPortalClient: credentials need solveCaptcha: every sign-in asks for a captcha, which a person (or your solver) must read");
   }
   const version = options.version ?? "v2";
-  const spec = version === "v2" ? v2 : v1;
   const extract = options.extractTokens ?? ((r: Record<string, unknown>) => defaultExtractTokens(r));
   const newSession = options.newCaptchaSession ?? randomUuid;
   // Every secret the client holds, so no error or log line can show one whatever the server echoes.
@@ -96,26 +82,18 @@ export function createPortalClient(options: PortalClientOptions): PortalV1Client
     },
   });
 
-  const transport = new Transport({
-    ...sharedTransportOptions(options),
+  const parts = {
+    options,
     baseUrl: options.baseUrl,
-    schemes: { portalToken: bearerScheme(tokens, options.authorize) },
-    sensitiveKeys: spec.sensitiveKeys,
     secrets,
-  });
-  const invoker = createInvoker({
-    transport,
-    operations: spec.operations,
-    sensitiveKeys: spec.sensitiveKeys,
+    schemes: { portalToken: bearerScheme(tokens, options.authorize) },
     codecs: portalCodecs,
-    timeZone: options.timeZone,
-    validateRequests: options.validateRequests,
+    checks: {},
     guard: () => {
       if (closed) throw new ClientClosedError("the portal client was closed (logged out); create a new client to sign in again");
     },
-  });
-
-  const methods: PortalV2Methods | PortalV1Methods = version === "v2" ? buildPortalV2Methods(invoker.invoke) : buildPortalV1Methods(invoker.invoke);
+  };
+  const { methods, transport } = version === "v2" ? defineClient(v2, parts) : defineClient(v1, parts);
 
   async function requestCaptcha(callOptions?: CallOptions): Promise<CaptchaChallenge> {
     const captchaSession = newSession();
@@ -129,7 +107,7 @@ export function createPortalClient(options: PortalClientOptions): PortalV1Client
     });
   }
 
-  const base: PortalClientBase<Record<string, never>> = {
+  const base = {
     version,
     requestCaptcha,
     async signIn(input, callOptions) {
@@ -155,6 +133,6 @@ export function createPortalClient(options: PortalClientOptions): PortalV1Client
       return this.close();
     },
     raw: transport.raw,
-  };
+  } satisfies Omit<PortalClientBase<object>, "raw"> & { raw: PortalV1Client["raw"] | PortalV2Client["raw"] };
   return Object.assign(Object.create(base) as object, methods) as PortalV1Client | PortalV2Client;
 }

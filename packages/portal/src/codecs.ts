@@ -10,8 +10,8 @@ const flagCodec: Codec = {
   encode: (value) => (typeof value === "boolean" ? (value ? 1 : 0) : value),
 };
 
-export const portalCodecs: CodecRegistry = {
+export const portalCodecs = {
   "portal-date": portalDateCodec("start"),
   "portal-date-end": portalDateCodec("end"),
   flag: flagCodec,
-};
+} satisfies CodecRegistry;

@@ -234,9 +234,9 @@ export class EcommerceSandbox implements SandboxModule {
       const body = op.body ? requestBody(found.route, request.body, refusal) : {};
       const answer = this.#dispatch(op, request, body, merchant);
       if (typeof answer === "string") return { status: 200, body: answer, contentType: "application/x-pem-file" };
-      if (op.validateResponse && !op.validateResponse(answer)) {
+      if (found.route.validateResponse && !found.route.validateResponse(answer)) {
         // An answer that breaks the spec is a sandbox bug: fail loudly.
-        return json(500, { error: `sandbox bug: the answer of ${op.id} does not match the spec: ${describeIssues(validatorIssues(op.validateResponse))}` });
+        return json(500, { error: `sandbox bug: the answer of ${op.id} does not match the spec: ${describeIssues(validatorIssues(found.route.validateResponse))}` });
       }
       return json(200, answer);
     } catch (e) {

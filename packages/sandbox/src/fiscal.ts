@@ -282,11 +282,11 @@ export class FiscalSandbox implements SandboxModule {
         : {};
       const { data, uid } = this.#dispatch(op, found.params, request, body, user);
       const answer = { Status: 200, Message: "OK", Data: data };
-      if (op.validateResponse && !op.validateResponse(answer)) {
+      if (found.route.validateResponse && !found.route.validateResponse(answer)) {
         // A sandbox answer that breaks the spec is a sandbox bug: fail loudly.
         return json(500, {
           Status: 500,
-          Message: `sandbox bug: the answer of ${op.id} does not match the spec: ${describeIssues(validatorIssues(op.validateResponse))}`,
+          Message: `sandbox bug: the answer of ${op.id} does not match the spec: ${describeIssues(validatorIssues(found.route.validateResponse))}`,
         });
       }
       return json(200, answer, uid ? { uid } : undefined);

@@ -90,10 +90,16 @@ const DAY_MS = 86_400_000;
 interface Route {
   op: OperationSpec;
   validateRequest: Validator | undefined;
+  validateResponse: Validator | undefined;
 }
 
 const routes = (ops: Record<string, OperationSpec>, validators: Record<string, Validator>) =>
-  new Map(Object.values(ops).map((op) => [op.path, { op, validateRequest: validators[`${op.id.replace(/\./g, "_")}_request`] }]));
+  new Map<string, Route>(
+    Object.values(ops).map((op) => {
+      const id = op.id.replace(/\./g, "_");
+      return [op.path, { op, validateRequest: validators[`${id}_request`], validateResponse: validators[`${id}_response`] }];
+    }),
+  );
 
 export class PortalSandbox implements SandboxModule {
   readonly name = "portal";
@@ -165,7 +171,7 @@ export class PortalSandbox implements SandboxModule {
     try {
       if (!route) throw new PortalError(SandboxCodes.NOT_FOUND, `no such request: ${path}`, 404);
       if (request.method !== "POST") throw new PortalError(SandboxCodes.MALFORMED, "portal requests are POST", 405);
-      const { op, validateRequest } = route;
+      const { op, validateRequest, validateResponse } = route;
       let body: unknown;
       try {
         body = JSON.parse(request.body);
@@ -183,9 +189,9 @@ export class PortalSandbox implements SandboxModule {
         return { status: 200, body: payload, contentType: XLSX, headers: { "content-disposition": `attachment; filename="${op.id}.xlsx"` } };
       }
       const answer = this.#envelope(version, op, payload);
-      if (op.validateResponse && !op.validateResponse(answer)) {
+      if (validateResponse && !validateResponse(answer)) {
         // A sandbox answer that breaks the spec is a sandbox bug: fail loudly.
-        const issues = validatorIssues(op.validateResponse).map((i) => `${i.path} ${i.message}`);
+        const issues = validatorIssues(validateResponse).map((i) => `${i.path} ${i.message}`);
         return json(500, { error: `sandbox bug: the answer of ${op.id} does not match the spec: ${issues.join("; ")}` });
       }
       return json(200, answer);

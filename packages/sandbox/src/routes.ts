@@ -9,6 +9,8 @@ export interface Route {
   op: OperationSpec;
   /** Checks the whole request body as sent (the spec's request schema). */
   validateRequest: Validator | undefined;
+  /** Checks the whole answer the sandbox gives (the spec's response schema): one that breaks the spec is a sandbox bug. */
+  validateResponse: Validator | undefined;
   pattern: RegExp;
   names: string[];
 }
@@ -19,7 +21,7 @@ export interface Match {
   params: Record<string, string>;
 }
 
-/** The routes of an operation table; `wire` holds the generated wire validators (`<id>_request`). */
+/** The routes of an operation table; `wire` holds the generated wire validators (`<id>_request`, `<id>_response`). */
 export function routesOf(operations: Readonly<Record<string, OperationSpec>>, wire: Readonly<Record<string, Validator>>): Route[] {
   return Object.values(operations).map((op) => {
     const names: string[] = [];
@@ -27,7 +29,8 @@ export function routesOf(operations: Readonly<Record<string, OperationSpec>>, wi
       names.push(a ?? b);
       return "([^/]+)";
     });
-    return { op, validateRequest: wire[`${op.id.replace(/\./g, "_")}_request`], pattern: new RegExp(`^${source}$`), names };
+    const id = op.id.replace(/[.-]/g, "_");
+    return { op, validateRequest: wire[`${id}_request`], validateResponse: wire[`${id}_response`], pattern: new RegExp(`^${source}$`), names };
   });
 }
 

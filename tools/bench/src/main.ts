@@ -22,7 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MemoryStore } from "@paysys/core";
-import { hashOf } from "@paysys/core/internal";
+import { hashOf, loadValidators } from "@paysys/core/internal";
 import { FileStore } from "@paysys/core/node";
 import { createEcommerceClient } from "@paysys/ecommerce";
 import { createFiscalClient } from "@paysys/fiscal";
@@ -303,12 +303,14 @@ try {
     StatusKKM: { Id: 2, Name: "Ready" },
   });
   const registers = JSON.stringify({ Status: 200, Message: "OK", Data: { Kkms: Array.from({ length: 20_000 }, (_, i) => kkm(i + 1)) } });
+  await loadValidators(fiscalOperations["kkms.list"]);
   await ratio("fiscal registers list, 20k registers with typed fields", registers, fiscalOperations["kkms.list"].validateResponse!);
 
   const data = createDataSet({ paymentsPerDay: 1000 });
   const payments = [];
   for (let d = 1; payments.length < 100_000; d++) payments.push(...data.paymentsOn(`202401${String(1 + (d % 28)).padStart(2, "0")}`));
   const report100k = JSON.stringify({ code: 0, message: "OK", data: payments.slice(0, 100_000) });
+  await loadValidators(v2Operations["reports.payments"]);
   await ratio("portal payments, 100k rows (fields undocumented)", report100k, v2Operations["reports.payments"].validateResponse!);
 }
 

@@ -9,7 +9,7 @@
 // the same build in a process of its own read 0.86–0.93. A till runs one client over one HTTP; so
 // does each pair here. A fresh sandbox per pair also spares each pair the state (and the garbage
 // collections) of the ones before it.
-import { addDecimal, compareDecimal, multiplyDecimal, tengeCodec, toDecimal } from "@paysys/core/internal";
+import { addDecimal, compareDecimal, loadValidators, multiplyDecimal, tengeCodec, toDecimal } from "@paysys/core/internal";
 import { createEcommerceClient } from "@paysys/ecommerce";
 import { createFiscalClient } from "@paysys/fiscal";
 import { operations as fiscalOperations } from "@paysys/fiscal/spec";
@@ -160,6 +160,7 @@ async function handWrittenReceipt(fiscalUrl: string, headers: Record<string, str
   const uids = new Map([[202, opened.headers.get("uid")!]]);
   await opened.json();
   const queues = new Map<number, Promise<unknown>>();
+  await loadValidators(fiscalOperations["operations.sale"]);
   const validate = fiscalOperations["operations.sale"].validateInput!;
   const ctx = { operation: "operations.sale", timeZone: "Asia/Almaty" };
   const utf8 = new TextDecoder("utf-8", { fatal: true });

@@ -21,7 +21,13 @@ export const edits = {
       "      required: [id]\n      properties:\n        id: { type: string, description: Transaction id. }\n        link:",
     ),
   },
-  requestFieldRequired: { spec: "ecommerce/openapi.yaml", apply: replace("      required: [merchantId, amount]\n      x-checks: [absolute-callback-url]", "      required: [merchantId, amount, description]\n      x-checks: [absolute-callback-url]") },
+  requestFieldRequired: {
+    spec: "ecommerce/openapi.yaml",
+    apply: replace(
+      "      required: [merchantId, amount]\n      x-checks: [absolute-callback-url]",
+      "      required: [merchantId, amount, description]\n      x-checks: [absolute-callback-url]",
+    ),
+  },
   requestEnumValueAdded: {
     spec: "ecommerce/openapi.yaml",
     apply: replace("          enum: [1]\n          description: 1 = payout.", "          enum: [1, 2]\n          description: 1 = payout."),

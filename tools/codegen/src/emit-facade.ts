@@ -74,10 +74,10 @@ export function emitFacade(model: SpecModel, prefix: string, head: string): stri
     .filter(Boolean)
     .join(", ");
   const byName = (a: string, b: string) => a.replace("type ", "").localeCompare(b.replace("type ", ""));
-  const internals = [...factories, "type Invoke"].sort(byName).join(", ");
+  const internals = [...factories, "type GeneratedSpec", "type Invoke"].sort(byName).join(", ");
   return `${head}import type { ${coreTypes} } from "@paysys/core";
 import { ${internals} } from "@paysys/core/internal";
-import { operations } from "./operations.js";
+import { chain, operations, type SpecNames, sensitiveKeys } from "./operations.js";
 import type * as S from "./schema.js";
 
 /** The methods of the ${model.doc.info.title}, grouped as in the spec's operation ids. */
@@ -91,5 +91,8 @@ export function build${prefix}Methods(invoke: Invoke): ${prefix}Methods {
 ${[...groups].map(([group, ms]) => `    ${group}: {\n${ms.map((m) => m.build).join("\n")}\n    },`).join("\n")}
   };
 }
+
+/** The interface as \`defineClient\` takes it: what the spec says, and the names of what the client must bring. */
+export const spec: GeneratedSpec<SpecNames, ${prefix}Methods, S.paths> = { operations, sensitiveKeys, chain, build: build${prefix}Methods };
 `;
 }

@@ -9,14 +9,23 @@ export function optionsType(op: SpecModel["operations"][number]): string {
   return [op.openParams ? "OpenParamsOptions" : "CallOptions", ...(op.journaled ? ["IdempotencyOptions"] : [])].join(" & ");
 }
 
+/** A field of an operation's row, as the emitter wrote it. */
+const rowField = <T>(op: SpecModel["operations"][number], name: string) => op.row[name] as T | undefined;
+
+/** A union of string literal types, sorted; \`never\` when there are none. */
+const union = (names: readonly string[]) =>
+  [...new Set(names)]
+    .sort()
+    .map((n) => JSON.stringify(n))
+    .join(" | ") || "never";
+
 export function emitOperations(model: SpecModel, head: string): string {
   const shared = JSON.stringify(model.envelope);
   const rows = model.operations.map((op) => {
     const options = optionsType(op);
     const file = op.fileWhen ? `, ${JSON.stringify(op.fileWhen)}` : "";
     const fields = Object.entries(op.row).map(([k, v]) => `    ${k}: ${k === "envelope" && JSON.stringify(v) === shared ? "envelope" : JSON.stringify(v)},`);
-    fields.push(`    validateInput: v.${ident(op.id)}_input,`);
-    if (op.responseSchema) fields.push(`    validateResponse: v.${ident(op.id)}_response,`);
+    fields.push(`    validators: () => import("./validators/${ident(op.id)}.js"),`);
     return `  ${JSON.stringify(op.id)}: operation<S.${names.params(op.id)}, S.${names.result(op.id)}, ${options}${file}>({\n${fields.join("\n")}\n  }),`;
   });
   const hooks = model.webhooks.map(
@@ -30,8 +39,7 @@ export function emitOperations(model: SpecModel, head: string): string {
   return `${head}import type { ${[...used].sort().join(", ")} } from "@paysys/core";
 import { type ChainDefinition, inbound, operation, type SchemeFacts } from "@paysys/core/internal";
 import type * as S from "./schema.js";
-import * as v from "./validators.js";
-
+${model.webhooks.length ? 'import * as v from "./validators.js";\n' : ""}
 /** How the interface wraps requests and answers (x-envelope). */
 const envelope = ${shared};
 
@@ -41,6 +49,16 @@ ${rows.join("\n")}
 };
 
 export type OperationId = keyof typeof operations;
+
+/**
+ * The names the spec gives to what the client brings: codecs (\`x-codec\`), checks (\`x-checks\`) and
+ * security schemes. \`defineClient\` takes a handler for each, so a missing one does not compile.
+ */
+export interface SpecNames {
+  codec: ${union(model.operations.flatMap((op) => [...Object.values(rowField<Record<string, string>>(op, "codecs") ?? {}), ...Object.values(rowField<Record<string, string>>(op, "patternCodecs") ?? {})]))};
+  check: ${union(model.operations.flatMap((op) => rowField<string[]>(op, "checks") ?? []))};
+  scheme: ${union(model.operations.flatMap((op) => rowField<string[]>(op, "security") ?? []))};
+}
 
 /** What the service sends to you (the spec's webhooks), with the validator of each body and the addresses it comes from. */
 export const webhooks = {

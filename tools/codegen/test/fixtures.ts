@@ -2,7 +2,7 @@
 // test/<feature>/generated/, with the same emitters `pnpm generate` uses. Run before the type
 // check and the tests (`pnpm --filter @paysys/codegen test`); the output is not committed.
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundle, type SpecInfo } from "@paysys/spec-tools";
 import { generateSpecFiles } from "../src/generate-spec.js";
@@ -31,7 +31,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const out = join(here, feature, "generated");
     rmSync(out, { recursive: true, force: true });
     mkdirSync(out, { recursive: true });
-    for (const [name, content] of Object.entries(await generateFixture(feature))) writeFileSync(join(out, name), content);
+    for (const [name, content] of Object.entries(await generateFixture(feature))) {
+      mkdirSync(dirname(join(out, name)), { recursive: true });
+      writeFileSync(join(out, name), content);
+    }
   }
   console.log(`fixtures generated: ${features.join(", ")}`);
 }

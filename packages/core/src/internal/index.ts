@@ -11,6 +11,7 @@ export { cardDataIssues, looksLikeCardNumber } from "./card-guard.js";
 export { type ChainTurn, HeaderChain, type LeaseOptions, storeCall } from "./chain.js";
 export type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./client-journal.js";
 export type { Codec, CodecContext, CodecRegistry } from "./codecs.js";
+export { type ClientCore, type ClientParts, defineClient, type GeneratedSpec, type SharedClientOptions, type SpecNames } from "./define-client.js";
 export { asyncDispose } from "./dispose.js";
 export { type Answer, checkFailure, unwrap, wrapParams } from "./envelope.js";
 export { holderIsGone, processHolder } from "./holder.js";
@@ -36,6 +37,7 @@ export {
   durationMs,
   type Envelope,
   type HttpMethod,
+  loadValidators,
   type Operation,
   type OperationSpec,
   type OutcomeSpec,

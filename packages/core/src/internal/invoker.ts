@@ -13,7 +13,7 @@ import { type CodecContext, type CodecRegistry, checkPeriod, encodeInput, missin
 import { checkFailure, unwrap, wrapParams } from "./envelope.js";
 import { processHolder } from "./holder.js";
 import { Journal } from "./journal.js";
-import { type ChainDefinition, type Operation, type OperationSpec, validatorIssues } from "./operation.js";
+import { type ChainDefinition, loadValidators, type Operation, type OperationSpec, validatorIssues } from "./operation.js";
 import { pointerOf, put } from "./pointer.js";
 import type { AttemptStep } from "./steps.js";
 import type { CallResult, HttpInput, SendWatch, Transport } from "./transport.js";
@@ -155,6 +155,7 @@ export function createInvoker(options: InvokerOptions): Invoker {
     let encoded = encodeInput(op, input, codecs, ctx);
     if (encoded instanceof Promise) encoded = await encoded;
     checkPeriod(op, encoded, codecs, ctx);
+    if (op.validators) await loadValidators(op);
     if (options.validateRequests !== false && op.validateInput && !op.validateInput(encoded)) {
       throw new RequestValidationError(op.id, validatorIssues(op.validateInput));
     }

@@ -4,6 +4,7 @@
 // nothing about an operation is decided twice, and no client holds envelope code of its own.
 
 import type { CallOptions } from "../call.js";
+import { ConfigurationError } from "../errors.js";
 import { pointerOf } from "./pointer.js";
 
 /** An Ajv standalone validator (precompiled, no `eval` at run time). */
@@ -142,6 +143,38 @@ export interface OperationSpec {
   validateInput?: Validator;
   /** Checks the whole answer against the spec (when the client validates answers). */
   validateResponse?: Validator;
+  /**
+   * Loads the two validators above on the operation's first call (generated rows: one module per
+   * operation, so a client loads the checks of what it calls). `loadValidators` runs it once.
+   */
+  validators?: () => Promise<{ input?: Validator; response?: Validator }>;
+}
+
+const loading = new WeakMap<OperationSpec, Promise<void>>();
+
+/**
+ * Brings an operation's validators in, once for every client of the process: the row keeps them and
+ * forgets its loader, so later calls do not wait. A load that fails (a browser that could not fetch
+ * the chunk) is tried again on the next call.
+ */
+export function loadValidators(op: OperationSpec): Promise<void> {
+  let load = loading.get(op);
+  if (!load) {
+    const loader = op.validators!;
+    load = loader().then(
+      (m) => {
+        op.validateInput = m.input;
+        op.validateResponse = m.response;
+        op.validators = undefined;
+      },
+      (e: unknown) => {
+        loading.delete(op);
+        throw new ConfigurationError(`${op.id}: the operation's validators could not be loaded (${e instanceof Error ? e.message : String(e)})`, { operation: op.id });
+      },
+    );
+    loading.set(op, load);
+  }
+  return load;
 }
 
 /**

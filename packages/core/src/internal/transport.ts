@@ -23,7 +23,7 @@ import { BinaryFile } from "../file.js";
 import { type AttemptContext, asPaysysError, attempts, type CallState, callState, isTimeout, type Prepared, retryWait, type SendWatch } from "./attempt.js";
 import { serviceFields } from "./envelope.js";
 import type { HttpAnswer } from "./http.js";
-import { type OperationSpec, outcomeNote, validatorIssues } from "./operation.js";
+import { loadValidators, type OperationSpec, outcomeNote, validatorIssues } from "./operation.js";
 import { httpFor } from "./platform.js";
 import { put } from "./pointer.js";
 import { ERROR_BODY_LIMIT, excerptOf, jsonOrUndefined, parseJson, readBody, strictText } from "./read.js";
@@ -230,6 +230,8 @@ export class Transport<Paths extends {} = Record<string, never>> {
   /** Sends a request `prepare` made; see `call`. */
   async send(ready: ReadyRequest, options: CallOptions = {}, extra: SendExtras = {}): Promise<CallResult> {
     const { op, input, prepared } = ready;
+    // The invoker loads an operation's validators before it checks the input; a call made here directly may be the first.
+    if (op.validators && this.#options.validateResponses) await loadValidators(op);
     const state = this.#state(op, input, prepared, options.timeoutMs, extra.steps ?? [], extra.once);
     for (;;) {
       let answer: HttpAnswer;
