@@ -2,7 +2,6 @@
 import type { CallOptions, IdempotencyOptions, OpenParamsOptions } from "@paysys/core";
 import { type ChainDefinition, inbound, operation, type SchemeFacts } from "@paysys/core/internal";
 import type * as S from "./schema.js";
-import * as v from "./validators.js";
 
 /** How the interface wraps requests and answers (x-envelope). */
 const envelope = {"params":""};
@@ -24,8 +23,7 @@ export const operations = {
     unwrap: {"at":[""]},
     openParams: true,
     secretAnswer: true,
-    validateInput: v.auth_authorize_input,
-    validateResponse: v.auth_authorize_response,
+    validators: () => import("./validators/auth_authorize.js"),
   }),
   "requests.create": operation<S.RequestsCreateParams, S.RequestsCreateResult, CallOptions & IdempotencyOptions>({
     id: "requests.create",
@@ -42,12 +40,21 @@ export const operations = {
     openAt: {"":["Accept"]},
     checks: ["maximum-amount"],
     outcome: {"by":"none"},
-    validateInput: v.requests_create_input,
-    validateResponse: v.requests_create_response,
+    validators: () => import("./validators/requests_create.js"),
   }),
 };
 
 export type OperationId = keyof typeof operations;
+
+/**
+ * The names the spec gives to what the client brings: codecs (`x-codec`), checks (`x-checks`) and
+ * security schemes. `defineClient` takes a handler for each, so a missing one does not compile.
+ */
+export interface SpecNames {
+  codec: never;
+  check: "maximum-amount";
+  scheme: "cashoutToken";
+}
 
 /** What the service sends to you (the spec's webhooks), with the validator of each body and the addresses it comes from. */
 export const webhooks = {

@@ -71,11 +71,11 @@ validate0.errors = vErrors;
 return errors === 0;
 }
 
-export const requests_create_request = validate1;
-const schema1 = {"type":"object","additionalProperties":true,"$id":"op-requests_create_request"};
+export const auth_authorize_response = validate1;
+const schema1 = {"type":"object","additionalProperties":true,"$id":"op-auth_authorize_response"};
 
 function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="op-requests_create_request" */;
+/*# sourceURL="op-auth_authorize_response" */;
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -91,6 +91,52 @@ vErrors.push(err0);
 errors++;
 }
 validate1.errors = vErrors;
+return errors === 0;
+}
+
+export const requests_create_request = validate2;
+const schema2 = {"type":"object","additionalProperties":true,"$id":"op-requests_create_request"};
+
+function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-requests_create_request" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate2.errors = vErrors;
+return errors === 0;
+}
+
+export const requests_create_response = validate3;
+const schema3 = {"type":"object","additionalProperties":true,"$id":"op-requests_create_response"};
+
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-requests_create_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate3.errors = vErrors;
 return errors === 0;
 }
 

@@ -24,8 +24,7 @@ export const operations = {
     openAt: {"/metadata":[]},
     checks: ["absolute-callback-url"],
     outcome: {"by":"query","operation":"payments.status","params":{"orderid":"/orderId"},"applied":{"found":true},"key":"/orderId"},
-    validateInput: v.payments_create_input,
-    validateResponse: v.payments_create_response,
+    validators: () => import("./validators/payments_create.js"),
   }),
   "payments.status": operation<S.PaymentsStatusParams, S.PaymentsStatusResult, CallOptions>({
     id: "payments.status",
@@ -38,8 +37,7 @@ export const operations = {
     body: false,
     envelope: envelope,
     unwrap: {"at":[""]},
-    validateInput: v.payments_status_input,
-    validateResponse: v.payments_status_response,
+    validators: () => import("./validators/payments_status.js"),
   }),
   "payments.approve": operation<S.PaymentsApproveParams, S.PaymentsApproveResult, CallOptions & IdempotencyOptions>({
     id: "payments.approve",
@@ -52,8 +50,7 @@ export const operations = {
     envelope: envelope,
     unwrap: {"at":[""]},
     outcome: {"by":"none"},
-    validateInput: v.payments_approve_input,
-    validateResponse: v.payments_approve_response,
+    validators: () => import("./validators/payments_approve.js"),
   }),
   "payments.cancel": operation<S.PaymentsCancelParams, S.PaymentsCancelResult, CallOptions & IdempotencyOptions>({
     id: "payments.cancel",
@@ -66,8 +63,7 @@ export const operations = {
     envelope: envelope,
     unwrap: {"at":[""]},
     outcome: {"by":"query","operation":"payments.status","params":{"orderid":"/order_id"},"applied":{"at":"/status","equals":3},"key":"/order_id"},
-    validateInput: v.payments_cancel_input,
-    validateResponse: v.payments_cancel_response,
+    validators: () => import("./validators/payments_cancel.js"),
   }),
   "publicKey.pem": operation<S.PublicKeyPemParams, S.PublicKeyPemResult, CallOptions>({
     id: "publicKey.pem",
@@ -80,7 +76,7 @@ export const operations = {
     envelope: envelope,
     unwrap: {"at":[""]},
     textAnswer: true,
-    validateInput: v.publicKey_pem_input,
+    validators: () => import("./validators/publicKey_pem.js"),
   }),
   "publicKey.jwk": operation<S.PublicKeyJwkParams, S.PublicKeyJwkResult, CallOptions>({
     id: "publicKey.jwk",
@@ -92,8 +88,7 @@ export const operations = {
     body: false,
     envelope: envelope,
     unwrap: {"at":[""]},
-    validateInput: v.publicKey_jwk_input,
-    validateResponse: v.publicKey_jwk_response,
+    validators: () => import("./validators/publicKey_jwk.js"),
   }),
   "cardTokens.list": operation<S.CardTokensListParams, S.CardTokensListResult, CallOptions>({
     id: "cardTokens.list",
@@ -107,8 +102,7 @@ export const operations = {
     envelope: envelope,
     unwrap: {"at":[""]},
     secretAnswer: true,
-    validateInput: v.cardTokens_list_input,
-    validateResponse: v.cardTokens_list_response,
+    validators: () => import("./validators/cardTokens_list.js"),
   }),
   "cardTokens.remove": operation<S.CardTokensRemoveParams, S.CardTokensRemoveResult, CallOptions>({
     id: "cardTokens.remove",
@@ -120,12 +114,21 @@ export const operations = {
     body: true,
     envelope: envelope,
     unwrap: {"at":[""]},
-    validateInput: v.cardTokens_remove_input,
-    validateResponse: v.cardTokens_remove_response,
+    validators: () => import("./validators/cardTokens_remove.js"),
   }),
 };
 
 export type OperationId = keyof typeof operations;
+
+/**
+ * The names the spec gives to what the client brings: codecs (`x-codec`), checks (`x-checks`) and
+ * security schemes. `defineClient` takes a handler for each, so a missing one does not compile.
+ */
+export interface SpecNames {
+  codec: "card-cryptogram";
+  check: "absolute-callback-url";
+  scheme: "merchantBasic";
+}
 
 /** What the service sends to you (the spec's webhooks), with the validator of each body and the addresses it comes from. */
 export const webhooks = {

@@ -313,10 +313,196 @@ validate0.errors = vErrors;
 return errors === 0;
 }
 
-export const payments_approve_request = validate1;
-const schema1 = {"type":"object","required":["ID","action"],"properties":{"ID":{"type":"string"},"action":{"type":"string"}},"additionalProperties":false,"$id":"op-payments_approve_request"};
+export const payments_create_response = validate1;
+const schema1 = {"type":"object","required":["id","url"],"properties":{"id":{"type":"string"},"url":{"type":"string"}},"additionalProperties":true,"$id":"op-payments_create_response"};
 
 function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-payments_create_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.url === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.id !== undefined){
+if(typeof data.id !== "string"){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.url !== undefined){
+if(typeof data.url !== "string"){
+const err3 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate1.errors = vErrors;
+return errors === 0;
+}
+
+export const payments_status_response = validate2;
+const schema2 = {"type":"object","properties":{"id":{"type":"string"},"orderId":{"type":"string"},"merchantId":{"type":"string"},"amount":{"type":"integer","minimum":0,"maximum":9007199254740991},"demo":{"type":"boolean"},"status":{"type":"integer"}},"additionalProperties":true,"$id":"op-payments_status_response"};
+
+function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-payments_status_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id !== undefined){
+if(typeof data.id !== "string"){
+const err0 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.orderId !== undefined){
+if(typeof data.orderId !== "string"){
+const err1 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.merchantId !== undefined){
+if(typeof data.merchantId !== "string"){
+const err2 = {instancePath:instancePath+"/merchantId",schemaPath:"#/properties/merchantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.amount !== undefined){
+let data3 = data.amount;
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err3 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(typeof data3 == "number"){
+if(data3 > 9007199254740991 || isNaN(data3)){
+const err4 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data3 < 0 || isNaN(data3)){
+const err5 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+if(data.demo !== undefined){
+if(typeof data.demo !== "boolean"){
+const err6 = {instancePath:instancePath+"/demo",schemaPath:"#/properties/demo/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data5 = data.status;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err7 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate2.errors = vErrors;
+return errors === 0;
+}
+
+export const payments_approve_request = validate3;
+const schema3 = {"type":"object","required":["ID","action"],"properties":{"ID":{"type":"string"},"action":{"type":"string"}},"additionalProperties":false,"$id":"op-payments_approve_request"};
+
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-payments_approve_request" */;
 let vErrors = null;
 let errors = 0;
@@ -388,14 +574,128 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate1.errors = vErrors;
+validate3.errors = vErrors;
 return errors === 0;
 }
 
-export const payments_cancel_request = validate2;
-const schema2 = {"type":"object","required":["order_id"],"properties":{"order_id":{"type":"string"}},"additionalProperties":false,"$id":"op-payments_cancel_request"};
+export const payments_approve_response = validate4;
+const schema4 = {"type":"object","properties":{"status":{"anyOf":[{"type":"integer","const":1},{"type":"integer"},{"type":"integer"}]},"error":{"type":"string"}},"additionalProperties":true,"$id":"op-payments_approve_response"};
 
-function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-payments_approve_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.status !== undefined){
+let data0 = data.status;
+const _errs3 = errors;
+let valid1 = false;
+const _errs4 = errors;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err0 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(1 !== data0){
+const err1 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: 1},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs4 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _errs6 = errors;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err2 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs6 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _errs8 = errors;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err3 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf/2/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+}
+}
+if(!valid1){
+const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+else {
+errors = _errs3;
+if(vErrors !== null){
+if(_errs3){
+vErrors.length = _errs3;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.error !== undefined){
+if(typeof data.error !== "string"){
+const err5 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate4.errors = vErrors;
+return errors === 0;
+}
+
+export const payments_cancel_request = validate5;
+const schema5 = {"type":"object","required":["order_id"],"properties":{"order_id":{"type":"string"}},"additionalProperties":false,"$id":"op-payments_cancel_request"};
+
+function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-payments_cancel_request" */;
 let vErrors = null;
 let errors = 0;
@@ -445,14 +745,169 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate2.errors = vErrors;
+validate5.errors = vErrors;
 return errors === 0;
 }
 
-export const cardTokens_remove_request = validate3;
-const schema3 = {"type":"object","required":["id"],"properties":{"id":{"type":"string"}},"additionalProperties":false,"$id":"op-cardTokens_remove_request"};
+export const payments_cancel_response = validate6;
+const schema6 = {"type":"object","additionalProperties":true,"$id":"op-payments_cancel_response"};
 
-function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-payments_cancel_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate6.errors = vErrors;
+return errors === 0;
+}
+
+export const publicKey_jwk_response = validate7;
+const schema7 = {"type":"object","required":["kty"],"properties":{"kty":{"type":"string"},"n":{"type":"string"},"e":{"type":"string"}},"additionalProperties":true,"$id":"op-publicKey_jwk_response"};
+
+function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-publicKey_jwk_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.kty === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kty"},message:"must have required property '"+"kty"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.kty !== undefined){
+if(typeof data.kty !== "string"){
+const err1 = {instancePath:instancePath+"/kty",schemaPath:"#/properties/kty/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.n !== undefined){
+if(typeof data.n !== "string"){
+const err2 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.e !== undefined){
+if(typeof data.e !== "string"){
+const err3 = {instancePath:instancePath+"/e",schemaPath:"#/properties/e/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate7.errors = vErrors;
+return errors === 0;
+}
+
+export const cardTokens_list_response = validate8;
+const schema8 = {"type":"array","items":{"type":"object","properties":{"ID":{"type":"string"},"Pan":{"type":"string"}},"additionalProperties":true},"$id":"op-cardTokens_list_response"};
+
+function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-cardTokens_list_response" */;
+let vErrors = null;
+let errors = 0;
+if(Array.isArray(data)){
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(data0.ID !== undefined){
+if(typeof data0.ID !== "string"){
+const err0 = {instancePath:instancePath+"/" + i0+"/ID",schemaPath:"#/items/properties/ID/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data0.Pan !== undefined){
+if(typeof data0.Pan !== "string"){
+const err1 = {instancePath:instancePath+"/" + i0+"/Pan",schemaPath:"#/items/properties/Pan/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate8.errors = vErrors;
+return errors === 0;
+}
+
+export const cardTokens_remove_request = validate9;
+const schema9 = {"type":"object","required":["id"],"properties":{"id":{"type":"string"}},"additionalProperties":false,"$id":"op-cardTokens_remove_request"};
+
+function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-cardTokens_remove_request" */;
 let vErrors = null;
 let errors = 0;
@@ -502,14 +957,49 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate3.errors = vErrors;
+validate9.errors = vErrors;
 return errors === 0;
 }
 
-export const callbacks_payment_ack = validate4;
-const schema4 = {"type":"object","required":["accepted"],"properties":{"accepted":{"type":"boolean"}},"additionalProperties":false,"$id":"op-callbacks_payment_ack"};
+export const cardTokens_remove_response = validate10;
+const schema10 = {"type":"object","properties":{"removed":{"type":"boolean"}},"additionalProperties":true,"$id":"op-cardTokens_remove_response"};
 
-function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-cardTokens_remove_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.removed !== undefined){
+if(typeof data.removed !== "boolean"){
+const err0 = {instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate10.errors = vErrors;
+return errors === 0;
+}
+
+export const callbacks_payment_ack = validate11;
+const schema11 = {"type":"object","required":["accepted"],"properties":{"accepted":{"type":"boolean"}},"additionalProperties":false,"$id":"op-callbacks_payment_ack"};
+
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-callbacks_payment_ack" */;
 let vErrors = null;
 let errors = 0;
@@ -559,14 +1049,14 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate4.errors = vErrors;
+validate11.errors = vErrors;
 return errors === 0;
 }
 
-export const cryptogram_payment = validate5;
-const schema5 = {"type":"object","required":["pan","month","year","cvv"],"properties":{"cardholder":{"type":"string"},"month":{"type":"string"},"pan":{"type":"string"},"validity":{"type":"string"},"year":{"type":"string"},"cvv":{"type":"string"},"ip":{"type":"string"}},"additionalProperties":false,"$id":"op-cryptogram_payment"};
+export const cryptogram_payment = validate12;
+const schema12 = {"type":"object","required":["pan","month","year","cvv"],"properties":{"cardholder":{"type":"string"},"month":{"type":"string"},"pan":{"type":"string"},"validity":{"type":"string"},"year":{"type":"string"},"cvv":{"type":"string"},"ip":{"type":"string"}},"additionalProperties":false,"$id":"op-cryptogram_payment"};
 
-function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-cryptogram_payment" */;
 let vErrors = null;
 let errors = 0;
@@ -718,14 +1208,14 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate5.errors = vErrors;
+validate12.errors = vErrors;
 return errors === 0;
 }
 
-export const cryptogram_payout = validate6;
-const schema6 = {"type":"object","required":["pan"],"properties":{"pan":{"type":"string"}},"additionalProperties":false,"$id":"op-cryptogram_payout"};
+export const cryptogram_payout = validate13;
+const schema13 = {"type":"object","required":["pan"],"properties":{"pan":{"type":"string"}},"additionalProperties":false,"$id":"op-cryptogram_payout"};
 
-function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-cryptogram_payout" */;
 let vErrors = null;
 let errors = 0;
@@ -775,7 +1265,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate6.errors = vErrors;
+validate13.errors = vErrors;
 return errors === 0;
 }
 

@@ -2,7 +2,6 @@
 import type { CallOptions, IdempotencyOptions, OpenParamsOptions } from "@paysys/core";
 import { type ChainDefinition, inbound, operation, type SchemeFacts } from "@paysys/core/internal";
 import type * as S from "./schema.js";
-import * as v from "./validators.js";
 
 /** How the interface wraps requests and answers (x-envelope). */
 const envelope = {"params":"","code":"/Status","success":[200],"message":"/Message"};
@@ -21,8 +20,7 @@ export const operations = {
     envelope: envelope,
     unwrap: {"at":["/Data"]},
     secretAnswer: true,
-    validateInput: v.auth_login_input,
-    validateResponse: v.auth_login_response,
+    validators: () => import("./validators/auth_login.js"),
   }),
   "companies.list": operation<S.CompaniesListParams, S.CompaniesListResult, CallOptions>({
     id: "companies.list",
@@ -34,8 +32,7 @@ export const operations = {
     body: false,
     envelope: envelope,
     unwrap: {"at":["/Data/Companies"],"list":true},
-    validateInput: v.companies_list_input,
-    validateResponse: v.companies_list_response,
+    validators: () => import("./validators/companies_list.js"),
   }),
   "kkms.list": operation<S.KkmsListParams, S.KkmsListResult, CallOptions>({
     id: "kkms.list",
@@ -50,8 +47,7 @@ export const operations = {
     unwrap: {"at":["/Data/Kkms"],"list":true},
     codecs: {"/companies":"comma-list"},
     secretAnswer: true,
-    validateInput: v.kkms_list_input,
-    validateResponse: v.kkms_list_response,
+    validators: () => import("./validators/kkms_list.js"),
   }),
   "kkms.get": operation<S.KkmsGetParams, S.KkmsGetResult, CallOptions>({
     id: "kkms.get",
@@ -65,8 +61,7 @@ export const operations = {
     envelope: envelope,
     unwrap: {"at":["/Data/Kkm"]},
     secretAnswer: true,
-    validateInput: v.kkms_get_input,
-    validateResponse: v.kkms_get_response,
+    validators: () => import("./validators/kkms_get.js"),
   }),
   "shifts.open": operation<S.ShiftsOpenParams, S.ShiftsOpenResult, CallOptions & IdempotencyOptions>({
     id: "shifts.open",
@@ -81,8 +76,7 @@ export const operations = {
     codecs: {"/Date":"rfc3339"},
     chain: {"key":"IdKkm","presents":false,"returns":true},
     outcome: {"by":"query","operation":"kkms.get","params":{"idKkm":"/IdKkm"},"applied":{"changed":"/IdShift"}},
-    validateInput: v.shifts_open_input,
-    validateResponse: v.shifts_open_response,
+    validators: () => import("./validators/shifts_open.js"),
   }),
   "shifts.get": operation<S.ShiftsGetParams, S.ShiftsGetResult, CallOptions>({
     id: "shifts.get",
@@ -95,8 +89,7 @@ export const operations = {
     body: false,
     envelope: envelope,
     unwrap: {"at":["/Data"]},
-    validateInput: v.shifts_get_input,
-    validateResponse: v.shifts_get_response,
+    validators: () => import("./validators/shifts_get.js"),
   }),
   "shifts.xReport": operation<S.ShiftsXReportParams, S.ShiftsXReportResult, CallOptions & IdempotencyOptions>({
     id: "shifts.xReport",
@@ -112,8 +105,7 @@ export const operations = {
     codecs: {"/Date":"rfc3339"},
     outcome: {"by":"none"},
     pathIsDefault: true,
-    validateInput: v.shifts_xReport_input,
-    validateResponse: v.shifts_xReport_response,
+    validators: () => import("./validators/shifts_xReport.js"),
   }),
   "shifts.closeWithZReport": operation<S.ShiftsCloseWithZReportParams, S.ShiftsCloseWithZReportResult, CallOptions & IdempotencyOptions>({
     id: "shifts.closeWithZReport",
@@ -129,8 +121,7 @@ export const operations = {
     codecs: {"/Date":"rfc3339"},
     chain: {"key":"IdKkm","presents":true,"returns":false},
     outcome: {"by":"query","operation":"shifts.get","params":{"idShift":"/idShift"},"applied":{"at":"/IdStatusShift","equals":2}},
-    validateInput: v.shifts_closeWithZReport_input,
-    validateResponse: v.shifts_closeWithZReport_response,
+    validators: () => import("./validators/shifts_closeWithZReport.js"),
   }),
   "uid.get": operation<S.UidGetParams, S.UidGetResult, CallOptions>({
     id: "uid.get",
@@ -143,8 +134,7 @@ export const operations = {
     body: false,
     envelope: envelope,
     unwrap: {"at":["/Data/Uid"]},
-    validateInput: v.uid_get_input,
-    validateResponse: v.uid_get_response,
+    validators: () => import("./validators/uid_get.js"),
   }),
   "operations.sale": operation<S.OperationsSaleParams, S.OperationsSaleResult, OpenParamsOptions & IdempotencyOptions>({
     id: "operations.sale",
@@ -162,8 +152,7 @@ export const operations = {
     checks: ["receipt-totals","receipt-lines","autonomous-receipt"],
     chain: {"key":"idKkm","presents":true,"returns":true},
     outcome: {"by":"chain"},
-    validateInput: v.operations_sale_input,
-    validateResponse: v.operations_sale_response,
+    validators: () => import("./validators/operations_sale.js"),
   }),
   "operations.purchase": operation<S.OperationsPurchaseParams, S.OperationsPurchaseResult, OpenParamsOptions & IdempotencyOptions>({
     id: "operations.purchase",
@@ -182,8 +171,7 @@ export const operations = {
     chain: {"key":"idKkm","presents":true,"returns":true},
     outcome: {"by":"chain"},
     pathIsDefault: true,
-    validateInput: v.operations_purchase_input,
-    validateResponse: v.operations_purchase_response,
+    validators: () => import("./validators/operations_purchase.js"),
   }),
   "operations.saleRefund": operation<S.OperationsSaleRefundParams, S.OperationsSaleRefundResult, OpenParamsOptions & IdempotencyOptions>({
     id: "operations.saleRefund",
@@ -202,8 +190,7 @@ export const operations = {
     chain: {"key":"idKkm","presents":true,"returns":true},
     outcome: {"by":"chain"},
     pathIsDefault: true,
-    validateInput: v.operations_saleRefund_input,
-    validateResponse: v.operations_saleRefund_response,
+    validators: () => import("./validators/operations_saleRefund.js"),
   }),
   "operations.purchaseRefund": operation<S.OperationsPurchaseRefundParams, S.OperationsPurchaseRefundResult, OpenParamsOptions & IdempotencyOptions>({
     id: "operations.purchaseRefund",
@@ -222,8 +209,7 @@ export const operations = {
     chain: {"key":"idKkm","presents":true,"returns":true},
     outcome: {"by":"chain"},
     pathIsDefault: true,
-    validateInput: v.operations_purchaseRefund_input,
-    validateResponse: v.operations_purchaseRefund_response,
+    validators: () => import("./validators/operations_purchaseRefund.js"),
   }),
   "operations.cashIn": operation<S.OperationsCashInParams, S.OperationsCashInResult, CallOptions & IdempotencyOptions>({
     id: "operations.cashIn",
@@ -240,8 +226,7 @@ export const operations = {
     chain: {"key":"idKkm","presents":true,"returns":true},
     outcome: {"by":"chain"},
     pathIsDefault: true,
-    validateInput: v.operations_cashIn_input,
-    validateResponse: v.operations_cashIn_response,
+    validators: () => import("./validators/operations_cashIn.js"),
   }),
   "operations.cashOut": operation<S.OperationsCashOutParams, S.OperationsCashOutResult, CallOptions & IdempotencyOptions>({
     id: "operations.cashOut",
@@ -258,12 +243,21 @@ export const operations = {
     chain: {"key":"idKkm","presents":true,"returns":true},
     outcome: {"by":"chain"},
     pathIsDefault: true,
-    validateInput: v.operations_cashOut_input,
-    validateResponse: v.operations_cashOut_response,
+    validators: () => import("./validators/operations_cashOut.js"),
   }),
 };
 
 export type OperationId = keyof typeof operations;
+
+/**
+ * The names the spec gives to what the client brings: codecs (`x-codec`), checks (`x-checks`) and
+ * security schemes. `defineClient` takes a handler for each, so a missing one does not compile.
+ */
+export interface SpecNames {
+  codec: "comma-list" | "rfc3339" | "tenge";
+  check: "autonomous-receipt" | "receipt-lines" | "receipt-totals";
+  scheme: "fiscalToken";
+}
 
 /** What the service sends to you (the spec's webhooks), with the validator of each body and the addresses it comes from. */
 export const webhooks = {

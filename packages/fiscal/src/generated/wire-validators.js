@@ -80,11 +80,3506 @@ validate0.errors = vErrors;
 return errors === 0;
 }
 
-export const shifts_open_request = validate1;
-const schema1 = {"type":"object","required":["IdKkm"],"properties":{"IdKkm":{"type":"integer"},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"additionalProperties":false,"$id":"op-shifts_open_request"};
-const pattern0 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$", "");
+export const auth_login_response = validate1;
+const schema1 = {"allOf":[{"type":"object","required":["Status"],"properties":{"Status":{"type":"integer"},"Message":{"type":"string"},"Data":{"type":"object","additionalProperties":true}},"additionalProperties":true},{"type":"object","properties":{"Data":{"type":"object","properties":{"Token":{"type":"string"},"User":{"type":"object","properties":{"Id":{"type":"integer"},"PhoneLogin":{"type":"string"},"Name":{"type":"string"},"Lock":{"type":"boolean"},"IdShift":{"type":"integer"}},"additionalProperties":true}},"additionalProperties":true}}}],"$id":"op-auth_login_response"};
 
 function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-auth_login_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/allOf/0/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/0/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.Token !== undefined){
+if(typeof data3.Token !== "string"){
+const err5 = {instancePath:instancePath+"/Data/Token",schemaPath:"#/allOf/1/properties/Data/properties/Token/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data3.User !== undefined){
+let data5 = data3.User;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.Id !== undefined){
+let data6 = data5.Id;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+const err6 = {instancePath:instancePath+"/Data/User/Id",schemaPath:"#/allOf/1/properties/Data/properties/User/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data5.PhoneLogin !== undefined){
+if(typeof data5.PhoneLogin !== "string"){
+const err7 = {instancePath:instancePath+"/Data/User/PhoneLogin",schemaPath:"#/allOf/1/properties/Data/properties/User/properties/PhoneLogin/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data5.Name !== undefined){
+if(typeof data5.Name !== "string"){
+const err8 = {instancePath:instancePath+"/Data/User/Name",schemaPath:"#/allOf/1/properties/Data/properties/User/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data5.Lock !== undefined){
+if(typeof data5.Lock !== "boolean"){
+const err9 = {instancePath:instancePath+"/Data/User/Lock",schemaPath:"#/allOf/1/properties/Data/properties/User/properties/Lock/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data5.IdShift !== undefined){
+let data10 = data5.IdShift;
+if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
+const err10 = {instancePath:instancePath+"/Data/User/IdShift",schemaPath:"#/allOf/1/properties/Data/properties/User/properties/IdShift/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/Data/User",schemaPath:"#/allOf/1/properties/Data/properties/User/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate1.errors = vErrors;
+return errors === 0;
+}
+
+export const companies_list_response = validate2;
+const schema2 = {"allOf":[{"type":"object","required":["Status"],"properties":{"Status":{"type":"integer"},"Message":{"type":"string"},"Data":{"type":"object","additionalProperties":true}},"additionalProperties":true},{"type":"object","properties":{"Data":{"type":"object","properties":{"Companies":{"type":"array","items":{"type":"object","properties":{"Id":{"anyOf":[{"type":"integer"},{"type":"string","const":""}]},"IdUser":{"anyOf":[{"type":"integer"},{"type":"string","const":""}]},"IdOwnership":{"anyOf":[{"type":"integer"},{"type":"string","const":""}]},"IdAddress":{"type":"integer"},"Bin":{"anyOf":[{"type":"string"},{"type":"integer","const":0}]},"ShortName":{"anyOf":[{"type":"string"},{"type":"integer","const":0}]},"FullName":{"anyOf":[{"type":"string"},{"type":"integer","const":0}]},"Fio":{"anyOf":[{"type":"string"},{"type":"integer","const":0}]},"Nds":{"anyOf":[{"type":"string"},{"type":"integer","const":0}]},"Ownership":{"type":"object","properties":{"Id":{"type":"integer"},"Name":{"type":"string"}},"additionalProperties":true},"Address":{"type":"object","properties":{"Id":{"type":"integer"},"IdTown":{"type":"integer"},"Street":{"type":"string"},"House":{"type":"string"},"Flat":{"type":"string"},"Town":{"type":"object","additionalProperties":true}},"additionalProperties":true}},"additionalProperties":true}}},"additionalProperties":true}}}],"$id":"op-companies_list_response"};
+
+function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-companies_list_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/allOf/0/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/0/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.Companies !== undefined){
+let data4 = data3.Companies;
+if(Array.isArray(data4)){
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.Id !== undefined){
+let data6 = data5.Id;
+const _errs21 = errors;
+let valid7 = false;
+const _errs22 = errors;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+const err5 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Id",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Id/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+var _valid0 = _errs22 === errors;
+valid7 = valid7 || _valid0;
+if(!valid7){
+const _errs24 = errors;
+if(typeof data6 !== "string"){
+const err6 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Id",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Id/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if("" !== data6){
+const err7 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Id",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Id/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+var _valid0 = _errs24 === errors;
+valid7 = valid7 || _valid0;
+}
+if(!valid7){
+const err8 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Id",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+else {
+errors = _errs21;
+if(vErrors !== null){
+if(_errs21){
+vErrors.length = _errs21;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data5.IdUser !== undefined){
+let data7 = data5.IdUser;
+const _errs27 = errors;
+let valid8 = false;
+const _errs28 = errors;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err9 = {instancePath:instancePath+"/Data/Companies/" + i0+"/IdUser",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/IdUser/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+var _valid1 = _errs28 === errors;
+valid8 = valid8 || _valid1;
+if(!valid8){
+const _errs30 = errors;
+if(typeof data7 !== "string"){
+const err10 = {instancePath:instancePath+"/Data/Companies/" + i0+"/IdUser",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/IdUser/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if("" !== data7){
+const err11 = {instancePath:instancePath+"/Data/Companies/" + i0+"/IdUser",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/IdUser/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+var _valid1 = _errs30 === errors;
+valid8 = valid8 || _valid1;
+}
+if(!valid8){
+const err12 = {instancePath:instancePath+"/Data/Companies/" + i0+"/IdUser",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/IdUser/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+else {
+errors = _errs27;
+if(vErrors !== null){
+if(_errs27){
+vErrors.length = _errs27;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data5.IdOwnership !== undefined){
+let data8 = data5.IdOwnership;
+const _errs33 = errors;
+let valid9 = false;
+const _errs34 = errors;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err13 = {instancePath:instancePath+"/Data/Companies/" + i0+"/IdOwnership",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/IdOwnership/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+var _valid2 = _errs34 === errors;
+valid9 = valid9 || _valid2;
+if(!valid9){
+const _errs36 = errors;
+if(typeof data8 !== "string"){
+const err14 = {instancePath:instancePath+"/Data/Companies/" + i0+"/IdOwnership",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/IdOwnership/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if("" !== data8){
+const err15 = {instancePath:instancePath+"/Data/Companies/" + i0+"/IdOwnership",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/IdOwnership/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+var _valid2 = _errs36 === errors;
+valid9 = valid9 || _valid2;
+}
+if(!valid9){
+const err16 = {instancePath:instancePath+"/Data/Companies/" + i0+"/IdOwnership",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/IdOwnership/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+else {
+errors = _errs33;
+if(vErrors !== null){
+if(_errs33){
+vErrors.length = _errs33;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data5.IdAddress !== undefined){
+let data9 = data5.IdAddress;
+if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
+const err17 = {instancePath:instancePath+"/Data/Companies/" + i0+"/IdAddress",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/IdAddress/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data5.Bin !== undefined){
+let data10 = data5.Bin;
+const _errs41 = errors;
+let valid10 = false;
+const _errs42 = errors;
+if(typeof data10 !== "string"){
+const err18 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Bin",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Bin/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+var _valid3 = _errs42 === errors;
+valid10 = valid10 || _valid3;
+if(!valid10){
+const _errs44 = errors;
+if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
+const err19 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Bin",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Bin/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(0 !== data10){
+const err20 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Bin",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Bin/anyOf/1/const",keyword:"const",params:{allowedValue: 0},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+var _valid3 = _errs44 === errors;
+valid10 = valid10 || _valid3;
+}
+if(!valid10){
+const err21 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Bin",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Bin/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+else {
+errors = _errs41;
+if(vErrors !== null){
+if(_errs41){
+vErrors.length = _errs41;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data5.ShortName !== undefined){
+let data11 = data5.ShortName;
+const _errs47 = errors;
+let valid11 = false;
+const _errs48 = errors;
+if(typeof data11 !== "string"){
+const err22 = {instancePath:instancePath+"/Data/Companies/" + i0+"/ShortName",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/ShortName/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+var _valid4 = _errs48 === errors;
+valid11 = valid11 || _valid4;
+if(!valid11){
+const _errs50 = errors;
+if(!((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11)))){
+const err23 = {instancePath:instancePath+"/Data/Companies/" + i0+"/ShortName",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/ShortName/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(0 !== data11){
+const err24 = {instancePath:instancePath+"/Data/Companies/" + i0+"/ShortName",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/ShortName/anyOf/1/const",keyword:"const",params:{allowedValue: 0},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+var _valid4 = _errs50 === errors;
+valid11 = valid11 || _valid4;
+}
+if(!valid11){
+const err25 = {instancePath:instancePath+"/Data/Companies/" + i0+"/ShortName",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/ShortName/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+else {
+errors = _errs47;
+if(vErrors !== null){
+if(_errs47){
+vErrors.length = _errs47;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data5.FullName !== undefined){
+let data12 = data5.FullName;
+const _errs53 = errors;
+let valid12 = false;
+const _errs54 = errors;
+if(typeof data12 !== "string"){
+const err26 = {instancePath:instancePath+"/Data/Companies/" + i0+"/FullName",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/FullName/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+var _valid5 = _errs54 === errors;
+valid12 = valid12 || _valid5;
+if(!valid12){
+const _errs56 = errors;
+if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
+const err27 = {instancePath:instancePath+"/Data/Companies/" + i0+"/FullName",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/FullName/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+if(0 !== data12){
+const err28 = {instancePath:instancePath+"/Data/Companies/" + i0+"/FullName",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/FullName/anyOf/1/const",keyword:"const",params:{allowedValue: 0},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+var _valid5 = _errs56 === errors;
+valid12 = valid12 || _valid5;
+}
+if(!valid12){
+const err29 = {instancePath:instancePath+"/Data/Companies/" + i0+"/FullName",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/FullName/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+else {
+errors = _errs53;
+if(vErrors !== null){
+if(_errs53){
+vErrors.length = _errs53;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data5.Fio !== undefined){
+let data13 = data5.Fio;
+const _errs59 = errors;
+let valid13 = false;
+const _errs60 = errors;
+if(typeof data13 !== "string"){
+const err30 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Fio",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Fio/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+var _valid6 = _errs60 === errors;
+valid13 = valid13 || _valid6;
+if(!valid13){
+const _errs62 = errors;
+if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
+const err31 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Fio",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Fio/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if(0 !== data13){
+const err32 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Fio",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Fio/anyOf/1/const",keyword:"const",params:{allowedValue: 0},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+var _valid6 = _errs62 === errors;
+valid13 = valid13 || _valid6;
+}
+if(!valid13){
+const err33 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Fio",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Fio/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+else {
+errors = _errs59;
+if(vErrors !== null){
+if(_errs59){
+vErrors.length = _errs59;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data5.Nds !== undefined){
+let data14 = data5.Nds;
+const _errs65 = errors;
+let valid14 = false;
+const _errs66 = errors;
+if(typeof data14 !== "string"){
+const err34 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Nds",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Nds/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+var _valid7 = _errs66 === errors;
+valid14 = valid14 || _valid7;
+if(!valid14){
+const _errs68 = errors;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+const err35 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Nds",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Nds/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+if(0 !== data14){
+const err36 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Nds",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Nds/anyOf/1/const",keyword:"const",params:{allowedValue: 0},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+var _valid7 = _errs68 === errors;
+valid14 = valid14 || _valid7;
+}
+if(!valid14){
+const err37 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Nds",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Nds/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+else {
+errors = _errs65;
+if(vErrors !== null){
+if(_errs65){
+vErrors.length = _errs65;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data5.Ownership !== undefined){
+let data15 = data5.Ownership;
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+if(data15.Id !== undefined){
+let data16 = data15.Id;
+if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
+const err38 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Ownership/Id",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Ownership/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data15.Name !== undefined){
+if(typeof data15.Name !== "string"){
+const err39 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Ownership/Name",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Ownership/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Ownership",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Ownership/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+if(data5.Address !== undefined){
+let data18 = data5.Address;
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+if(data18.Id !== undefined){
+let data19 = data18.Id;
+if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
+const err41 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Address/Id",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Address/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+if(data18.IdTown !== undefined){
+let data20 = data18.IdTown;
+if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
+const err42 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Address/IdTown",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Address/properties/IdTown/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+if(data18.Street !== undefined){
+if(typeof data18.Street !== "string"){
+const err43 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Address/Street",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Address/properties/Street/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+if(data18.House !== undefined){
+if(typeof data18.House !== "string"){
+const err44 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Address/House",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Address/properties/House/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+if(data18.Flat !== undefined){
+if(typeof data18.Flat !== "string"){
+const err45 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Address/Flat",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Address/properties/Flat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+if(data18.Town !== undefined){
+let data24 = data18.Town;
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+}
+else {
+const err46 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Address/Town",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Address/properties/Town/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Address",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Address/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/Data/Companies/" + i0,schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+}
+else {
+const err49 = {instancePath:instancePath+"/Data/Companies",schemaPath:"#/allOf/1/properties/Data/properties/Companies/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+}
+else {
+const err50 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+}
+else {
+const err51 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+validate2.errors = vErrors;
+return errors === 0;
+}
+
+export const kkms_list_response = validate3;
+const schema3 = {"allOf":[{"type":"object","required":["Status"],"properties":{"Status":{"type":"integer"},"Message":{"type":"string"},"Data":{"type":"object","additionalProperties":true}},"additionalProperties":true},{"type":"object","properties":{"Data":{"type":"object","properties":{"Kkms":{"type":"array","items":{"type":"object","properties":{"Id":{"type":"integer"},"IdCompany":{"type":"integer"},"Name":{"type":"string"},"Rnm":{"type":"string"},"Znm":{"type":["integer","string"]},"IdStatusKkm":{"type":"integer"},"IdShift":{"type":"integer"},"Allowed":{"type":"boolean"},"Lock":{"type":"boolean"},"IdModeKkm":{"type":"integer"},"IdOfd":{"type":"integer"},"IdNk":{"type":"integer"},"IdPlaceUsed":{"type":"integer"},"IdAddress":{"type":"integer"},"IdSection":{"type":"integer"},"ShiftIndex":{"type":"integer"},"OfflineQueue":{"type":"integer","minimum":0},"IdCPCR":{"type":"integer"},"TokenCPCR":{"type":"integer"},"IsActive":{"type":"boolean"},"Autorenew":{"type":"boolean"},"OfdCode":{"type":"integer"},"Address":{"type":"object","properties":{"Id":{"type":"integer"},"IdTown":{"type":"integer"},"Street":{"type":"string"},"House":{"type":"string"},"Flat":{"type":"string"},"Town":{"type":"object","additionalProperties":true}},"additionalProperties":true},"Company":{"type":"object","properties":{"Id":{"anyOf":[{"type":"integer"},{"type":"string","const":""}]},"IdUser":{"anyOf":[{"type":"integer"},{"type":"string","const":""}]},"IdOwnership":{"anyOf":[{"type":"integer"},{"type":"string","const":""}]},"IdAddress":{"type":"integer"},"Bin":{"anyOf":[{"type":"string"},{"type":"integer","const":0}]},"ShortName":{"anyOf":[{"type":"string"},{"type":"integer","const":0}]},"FullName":{"anyOf":[{"type":"string"},{"type":"integer","const":0}]},"Fio":{"anyOf":[{"type":"string"},{"type":"integer","const":0}]},"Nds":{"anyOf":[{"type":"string"},{"type":"integer","const":0}]},"Ownership":{"type":"object","properties":{"Id":{"type":"integer"},"Name":{"type":"string"}},"additionalProperties":true},"Address":{"type":"object","properties":{"Id":{"type":"integer"},"IdTown":{"type":"integer"},"Street":{"type":"string"},"House":{"type":"string"},"Flat":{"type":"string"},"Town":{"type":"object","additionalProperties":true}},"additionalProperties":true}},"additionalProperties":true},"Ofd":{"type":"object","properties":{"Id":{"type":"integer"},"Name":{"type":"string"}},"additionalProperties":true},"StatusKKM":{"type":"object","properties":{"Id":{"type":"integer"},"Name":{"type":"string"}},"additionalProperties":true}},"additionalProperties":true}}},"additionalProperties":true}}}],"$id":"op-kkms_list_response"};
+
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-kkms_list_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/allOf/0/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/0/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.Kkms !== undefined){
+let data4 = data3.Kkms;
+if(Array.isArray(data4)){
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.Id !== undefined){
+let data6 = data5.Id;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+const err5 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data5.IdCompany !== undefined){
+let data7 = data5.IdCompany;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err6 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/IdCompany",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/IdCompany/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data5.Name !== undefined){
+if(typeof data5.Name !== "string"){
+const err7 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Name",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data5.Rnm !== undefined){
+if(typeof data5.Rnm !== "string"){
+const err8 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Rnm",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Rnm/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data5.Znm !== undefined){
+let data10 = data5.Znm;
+if((!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))) && (typeof data10 !== "string")){
+const err9 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Znm",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Znm/type",keyword:"type",params:{type: schema3.allOf[1].properties.Data.properties.Kkms.items.properties.Znm.type},message:"must be integer,string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data5.IdStatusKkm !== undefined){
+let data11 = data5.IdStatusKkm;
+if(!((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11)))){
+const err10 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/IdStatusKkm",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/IdStatusKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data5.IdShift !== undefined){
+let data12 = data5.IdShift;
+if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
+const err11 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/IdShift",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/IdShift/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data5.Allowed !== undefined){
+if(typeof data5.Allowed !== "boolean"){
+const err12 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Allowed",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Allowed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data5.Lock !== undefined){
+if(typeof data5.Lock !== "boolean"){
+const err13 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Lock",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Lock/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data5.IdModeKkm !== undefined){
+let data15 = data5.IdModeKkm;
+if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+const err14 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/IdModeKkm",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/IdModeKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data5.IdOfd !== undefined){
+let data16 = data5.IdOfd;
+if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
+const err15 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/IdOfd",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/IdOfd/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data5.IdNk !== undefined){
+let data17 = data5.IdNk;
+if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+const err16 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/IdNk",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/IdNk/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data5.IdPlaceUsed !== undefined){
+let data18 = data5.IdPlaceUsed;
+if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
+const err17 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/IdPlaceUsed",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/IdPlaceUsed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data5.IdAddress !== undefined){
+let data19 = data5.IdAddress;
+if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
+const err18 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/IdAddress",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/IdAddress/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data5.IdSection !== undefined){
+let data20 = data5.IdSection;
+if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
+const err19 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/IdSection",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data5.ShiftIndex !== undefined){
+let data21 = data5.ShiftIndex;
+if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
+const err20 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/ShiftIndex",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/ShiftIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data5.OfflineQueue !== undefined){
+let data22 = data5.OfflineQueue;
+if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
+const err21 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/OfflineQueue",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/OfflineQueue/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if(typeof data22 == "number"){
+if(data22 < 0 || isNaN(data22)){
+const err22 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/OfflineQueue",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/OfflineQueue/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+if(data5.IdCPCR !== undefined){
+let data23 = data5.IdCPCR;
+if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
+const err23 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/IdCPCR",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/IdCPCR/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data5.TokenCPCR !== undefined){
+let data24 = data5.TokenCPCR;
+if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
+const err24 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/TokenCPCR",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/TokenCPCR/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data5.IsActive !== undefined){
+if(typeof data5.IsActive !== "boolean"){
+const err25 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/IsActive",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/IsActive/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data5.Autorenew !== undefined){
+if(typeof data5.Autorenew !== "boolean"){
+const err26 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Autorenew",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Autorenew/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data5.OfdCode !== undefined){
+let data27 = data5.OfdCode;
+if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
+const err27 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/OfdCode",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/OfdCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data5.Address !== undefined){
+let data28 = data5.Address;
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+if(data28.Id !== undefined){
+let data29 = data28.Id;
+if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
+const err28 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Address/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Address/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data28.IdTown !== undefined){
+let data30 = data28.IdTown;
+if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
+const err29 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Address/IdTown",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Address/properties/IdTown/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data28.Street !== undefined){
+if(typeof data28.Street !== "string"){
+const err30 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Address/Street",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Address/properties/Street/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data28.House !== undefined){
+if(typeof data28.House !== "string"){
+const err31 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Address/House",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Address/properties/House/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data28.Flat !== undefined){
+if(typeof data28.Flat !== "string"){
+const err32 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Address/Flat",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Address/properties/Flat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data28.Town !== undefined){
+let data34 = data28.Town;
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+}
+else {
+const err33 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Address/Town",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Address/properties/Town/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Address",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Address/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data5.Company !== undefined){
+let data35 = data5.Company;
+if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
+if(data35.Id !== undefined){
+let data36 = data35.Id;
+const _errs84 = errors;
+let valid9 = false;
+const _errs85 = errors;
+if(!((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36)))){
+const err35 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Id/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+var _valid0 = _errs85 === errors;
+valid9 = valid9 || _valid0;
+if(!valid9){
+const _errs87 = errors;
+if(typeof data36 !== "string"){
+const err36 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Id/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if("" !== data36){
+const err37 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Id/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+var _valid0 = _errs87 === errors;
+valid9 = valid9 || _valid0;
+}
+if(!valid9){
+const err38 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+else {
+errors = _errs84;
+if(vErrors !== null){
+if(_errs84){
+vErrors.length = _errs84;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data35.IdUser !== undefined){
+let data37 = data35.IdUser;
+const _errs90 = errors;
+let valid10 = false;
+const _errs91 = errors;
+if(!((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37)))){
+const err39 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/IdUser",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/IdUser/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+var _valid1 = _errs91 === errors;
+valid10 = valid10 || _valid1;
+if(!valid10){
+const _errs93 = errors;
+if(typeof data37 !== "string"){
+const err40 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/IdUser",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/IdUser/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+if("" !== data37){
+const err41 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/IdUser",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/IdUser/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+var _valid1 = _errs93 === errors;
+valid10 = valid10 || _valid1;
+}
+if(!valid10){
+const err42 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/IdUser",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/IdUser/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+else {
+errors = _errs90;
+if(vErrors !== null){
+if(_errs90){
+vErrors.length = _errs90;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data35.IdOwnership !== undefined){
+let data38 = data35.IdOwnership;
+const _errs96 = errors;
+let valid11 = false;
+const _errs97 = errors;
+if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
+const err43 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/IdOwnership",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/IdOwnership/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+var _valid2 = _errs97 === errors;
+valid11 = valid11 || _valid2;
+if(!valid11){
+const _errs99 = errors;
+if(typeof data38 !== "string"){
+const err44 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/IdOwnership",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/IdOwnership/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+if("" !== data38){
+const err45 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/IdOwnership",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/IdOwnership/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+var _valid2 = _errs99 === errors;
+valid11 = valid11 || _valid2;
+}
+if(!valid11){
+const err46 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/IdOwnership",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/IdOwnership/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+else {
+errors = _errs96;
+if(vErrors !== null){
+if(_errs96){
+vErrors.length = _errs96;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data35.IdAddress !== undefined){
+let data39 = data35.IdAddress;
+if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
+const err47 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/IdAddress",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/IdAddress/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+if(data35.Bin !== undefined){
+let data40 = data35.Bin;
+const _errs104 = errors;
+let valid12 = false;
+const _errs105 = errors;
+if(typeof data40 !== "string"){
+const err48 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Bin",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Bin/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+var _valid3 = _errs105 === errors;
+valid12 = valid12 || _valid3;
+if(!valid12){
+const _errs107 = errors;
+if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
+const err49 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Bin",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Bin/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+if(0 !== data40){
+const err50 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Bin",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Bin/anyOf/1/const",keyword:"const",params:{allowedValue: 0},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+var _valid3 = _errs107 === errors;
+valid12 = valid12 || _valid3;
+}
+if(!valid12){
+const err51 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Bin",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Bin/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+else {
+errors = _errs104;
+if(vErrors !== null){
+if(_errs104){
+vErrors.length = _errs104;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data35.ShortName !== undefined){
+let data41 = data35.ShortName;
+const _errs110 = errors;
+let valid13 = false;
+const _errs111 = errors;
+if(typeof data41 !== "string"){
+const err52 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/ShortName",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/ShortName/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+var _valid4 = _errs111 === errors;
+valid13 = valid13 || _valid4;
+if(!valid13){
+const _errs113 = errors;
+if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
+const err53 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/ShortName",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/ShortName/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+if(0 !== data41){
+const err54 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/ShortName",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/ShortName/anyOf/1/const",keyword:"const",params:{allowedValue: 0},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+var _valid4 = _errs113 === errors;
+valid13 = valid13 || _valid4;
+}
+if(!valid13){
+const err55 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/ShortName",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/ShortName/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+else {
+errors = _errs110;
+if(vErrors !== null){
+if(_errs110){
+vErrors.length = _errs110;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data35.FullName !== undefined){
+let data42 = data35.FullName;
+const _errs116 = errors;
+let valid14 = false;
+const _errs117 = errors;
+if(typeof data42 !== "string"){
+const err56 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/FullName",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/FullName/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+var _valid5 = _errs117 === errors;
+valid14 = valid14 || _valid5;
+if(!valid14){
+const _errs119 = errors;
+if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
+const err57 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/FullName",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/FullName/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+if(0 !== data42){
+const err58 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/FullName",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/FullName/anyOf/1/const",keyword:"const",params:{allowedValue: 0},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+var _valid5 = _errs119 === errors;
+valid14 = valid14 || _valid5;
+}
+if(!valid14){
+const err59 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/FullName",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/FullName/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+else {
+errors = _errs116;
+if(vErrors !== null){
+if(_errs116){
+vErrors.length = _errs116;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data35.Fio !== undefined){
+let data43 = data35.Fio;
+const _errs122 = errors;
+let valid15 = false;
+const _errs123 = errors;
+if(typeof data43 !== "string"){
+const err60 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Fio",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Fio/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+var _valid6 = _errs123 === errors;
+valid15 = valid15 || _valid6;
+if(!valid15){
+const _errs125 = errors;
+if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
+const err61 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Fio",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Fio/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+if(0 !== data43){
+const err62 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Fio",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Fio/anyOf/1/const",keyword:"const",params:{allowedValue: 0},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+var _valid6 = _errs125 === errors;
+valid15 = valid15 || _valid6;
+}
+if(!valid15){
+const err63 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Fio",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Fio/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+else {
+errors = _errs122;
+if(vErrors !== null){
+if(_errs122){
+vErrors.length = _errs122;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data35.Nds !== undefined){
+let data44 = data35.Nds;
+const _errs128 = errors;
+let valid16 = false;
+const _errs129 = errors;
+if(typeof data44 !== "string"){
+const err64 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Nds",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Nds/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+var _valid7 = _errs129 === errors;
+valid16 = valid16 || _valid7;
+if(!valid16){
+const _errs131 = errors;
+if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
+const err65 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Nds",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Nds/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+if(0 !== data44){
+const err66 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Nds",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Nds/anyOf/1/const",keyword:"const",params:{allowedValue: 0},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+var _valid7 = _errs131 === errors;
+valid16 = valid16 || _valid7;
+}
+if(!valid16){
+const err67 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Nds",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Nds/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+else {
+errors = _errs128;
+if(vErrors !== null){
+if(_errs128){
+vErrors.length = _errs128;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data35.Ownership !== undefined){
+let data45 = data35.Ownership;
+if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+if(data45.Id !== undefined){
+let data46 = data45.Id;
+if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
+const err68 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Ownership/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Ownership/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+}
+if(data45.Name !== undefined){
+if(typeof data45.Name !== "string"){
+const err69 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Ownership/Name",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Ownership/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+}
+else {
+const err70 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Ownership",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Ownership/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+}
+if(data35.Address !== undefined){
+let data48 = data35.Address;
+if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
+if(data48.Id !== undefined){
+let data49 = data48.Id;
+if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
+const err71 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Address/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Address/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+if(data48.IdTown !== undefined){
+let data50 = data48.IdTown;
+if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
+const err72 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Address/IdTown",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Address/properties/IdTown/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+if(data48.Street !== undefined){
+if(typeof data48.Street !== "string"){
+const err73 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Address/Street",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Address/properties/Street/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+}
+if(data48.House !== undefined){
+if(typeof data48.House !== "string"){
+const err74 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Address/House",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Address/properties/House/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+}
+if(data48.Flat !== undefined){
+if(typeof data48.Flat !== "string"){
+const err75 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Address/Flat",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Address/properties/Flat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+}
+if(data48.Town !== undefined){
+let data54 = data48.Town;
+if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
+}
+else {
+const err76 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Address/Town",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Address/properties/Town/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+}
+}
+else {
+const err77 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Address",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Address/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+}
+}
+else {
+const err78 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+}
+if(data5.Ofd !== undefined){
+let data55 = data5.Ofd;
+if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
+if(data55.Id !== undefined){
+let data56 = data55.Id;
+if(!((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56)))){
+const err79 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Ofd/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Ofd/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+}
+if(data55.Name !== undefined){
+if(typeof data55.Name !== "string"){
+const err80 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Ofd/Name",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Ofd/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+}
+}
+}
+else {
+const err81 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Ofd",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Ofd/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+}
+}
+if(data5.StatusKKM !== undefined){
+let data58 = data5.StatusKKM;
+if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
+if(data58.Id !== undefined){
+let data59 = data58.Id;
+if(!((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59)))){
+const err82 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/StatusKKM/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/StatusKKM/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
+}
+errors++;
+}
+}
+if(data58.Name !== undefined){
+if(typeof data58.Name !== "string"){
+const err83 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/StatusKKM/Name",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/StatusKKM/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+}
+}
+else {
+const err84 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/StatusKKM",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/StatusKKM/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
+}
+}
+else {
+const err85 = {instancePath:instancePath+"/Data/Kkms/" + i0,schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
+}
+}
+}
+else {
+const err86 = {instancePath:instancePath+"/Data/Kkms",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err86];
+}
+else {
+vErrors.push(err86);
+}
+errors++;
+}
+}
+}
+else {
+const err87 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err87];
+}
+else {
+vErrors.push(err87);
+}
+errors++;
+}
+}
+}
+else {
+const err88 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err88];
+}
+else {
+vErrors.push(err88);
+}
+errors++;
+}
+validate3.errors = vErrors;
+return errors === 0;
+}
+
+export const kkms_get_response = validate4;
+const schema4 = {"allOf":[{"type":"object","required":["Status"],"properties":{"Status":{"type":"integer"},"Message":{"type":"string"},"Data":{"type":"object","additionalProperties":true}},"additionalProperties":true},{"type":"object","properties":{"Data":{"type":"object","properties":{"Kkm":{"type":"object","properties":{"Id":{"type":"integer"},"IdCompany":{"type":"integer"},"Name":{"type":"string"},"Rnm":{"type":"string"},"Znm":{"type":["integer","string"]},"IdStatusKkm":{"type":"integer"},"IdShift":{"type":"integer"},"Allowed":{"type":"boolean"},"Lock":{"type":"boolean"},"IdModeKkm":{"type":"integer"},"IdOfd":{"type":"integer"},"IdNk":{"type":"integer"},"IdPlaceUsed":{"type":"integer"},"IdAddress":{"type":"integer"},"IdSection":{"type":"integer"},"ShiftIndex":{"type":"integer"},"OfflineQueue":{"type":"integer","minimum":0},"IdCPCR":{"type":"integer"},"TokenCPCR":{"type":"integer"},"IsActive":{"type":"boolean"},"Autorenew":{"type":"boolean"},"OfdCode":{"type":"integer"},"Address":{"type":"object","properties":{"Id":{"type":"integer"},"IdTown":{"type":"integer"},"Street":{"type":"string"},"House":{"type":"string"},"Flat":{"type":"string"},"Town":{"type":"object","additionalProperties":true}},"additionalProperties":true},"Company":{"type":"object","properties":{"Id":{"anyOf":[{"type":"integer"},{"type":"string","const":""}]},"IdUser":{"anyOf":[{"type":"integer"},{"type":"string","const":""}]},"IdOwnership":{"anyOf":[{"type":"integer"},{"type":"string","const":""}]},"IdAddress":{"type":"integer"},"Bin":{"anyOf":[{"type":"string"},{"type":"integer","const":0}]},"ShortName":{"anyOf":[{"type":"string"},{"type":"integer","const":0}]},"FullName":{"anyOf":[{"type":"string"},{"type":"integer","const":0}]},"Fio":{"anyOf":[{"type":"string"},{"type":"integer","const":0}]},"Nds":{"anyOf":[{"type":"string"},{"type":"integer","const":0}]},"Ownership":{"type":"object","properties":{"Id":{"type":"integer"},"Name":{"type":"string"}},"additionalProperties":true},"Address":{"type":"object","properties":{"Id":{"type":"integer"},"IdTown":{"type":"integer"},"Street":{"type":"string"},"House":{"type":"string"},"Flat":{"type":"string"},"Town":{"type":"object","additionalProperties":true}},"additionalProperties":true}},"additionalProperties":true},"Ofd":{"type":"object","properties":{"Id":{"type":"integer"},"Name":{"type":"string"}},"additionalProperties":true},"StatusKKM":{"type":"object","properties":{"Id":{"type":"integer"},"Name":{"type":"string"}},"additionalProperties":true}},"additionalProperties":true}},"additionalProperties":true}}}],"$id":"op-kkms_get_response"};
+
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-kkms_get_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/allOf/0/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/0/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.Kkm !== undefined){
+let data4 = data3.Kkm;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(data4.Id !== undefined){
+let data5 = data4.Id;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err5 = {instancePath:instancePath+"/Data/Kkm/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data4.IdCompany !== undefined){
+let data6 = data4.IdCompany;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+const err6 = {instancePath:instancePath+"/Data/Kkm/IdCompany",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/IdCompany/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data4.Name !== undefined){
+if(typeof data4.Name !== "string"){
+const err7 = {instancePath:instancePath+"/Data/Kkm/Name",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data4.Rnm !== undefined){
+if(typeof data4.Rnm !== "string"){
+const err8 = {instancePath:instancePath+"/Data/Kkm/Rnm",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Rnm/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data4.Znm !== undefined){
+let data9 = data4.Znm;
+if((!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))) && (typeof data9 !== "string")){
+const err9 = {instancePath:instancePath+"/Data/Kkm/Znm",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Znm/type",keyword:"type",params:{type: schema4.allOf[1].properties.Data.properties.Kkm.properties.Znm.type},message:"must be integer,string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data4.IdStatusKkm !== undefined){
+let data10 = data4.IdStatusKkm;
+if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
+const err10 = {instancePath:instancePath+"/Data/Kkm/IdStatusKkm",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/IdStatusKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data4.IdShift !== undefined){
+let data11 = data4.IdShift;
+if(!((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11)))){
+const err11 = {instancePath:instancePath+"/Data/Kkm/IdShift",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/IdShift/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data4.Allowed !== undefined){
+if(typeof data4.Allowed !== "boolean"){
+const err12 = {instancePath:instancePath+"/Data/Kkm/Allowed",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Allowed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data4.Lock !== undefined){
+if(typeof data4.Lock !== "boolean"){
+const err13 = {instancePath:instancePath+"/Data/Kkm/Lock",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Lock/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data4.IdModeKkm !== undefined){
+let data14 = data4.IdModeKkm;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+const err14 = {instancePath:instancePath+"/Data/Kkm/IdModeKkm",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/IdModeKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data4.IdOfd !== undefined){
+let data15 = data4.IdOfd;
+if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+const err15 = {instancePath:instancePath+"/Data/Kkm/IdOfd",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/IdOfd/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data4.IdNk !== undefined){
+let data16 = data4.IdNk;
+if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
+const err16 = {instancePath:instancePath+"/Data/Kkm/IdNk",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/IdNk/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data4.IdPlaceUsed !== undefined){
+let data17 = data4.IdPlaceUsed;
+if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+const err17 = {instancePath:instancePath+"/Data/Kkm/IdPlaceUsed",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/IdPlaceUsed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data4.IdAddress !== undefined){
+let data18 = data4.IdAddress;
+if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
+const err18 = {instancePath:instancePath+"/Data/Kkm/IdAddress",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/IdAddress/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data4.IdSection !== undefined){
+let data19 = data4.IdSection;
+if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
+const err19 = {instancePath:instancePath+"/Data/Kkm/IdSection",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data4.ShiftIndex !== undefined){
+let data20 = data4.ShiftIndex;
+if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
+const err20 = {instancePath:instancePath+"/Data/Kkm/ShiftIndex",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/ShiftIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data4.OfflineQueue !== undefined){
+let data21 = data4.OfflineQueue;
+if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
+const err21 = {instancePath:instancePath+"/Data/Kkm/OfflineQueue",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/OfflineQueue/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if(typeof data21 == "number"){
+if(data21 < 0 || isNaN(data21)){
+const err22 = {instancePath:instancePath+"/Data/Kkm/OfflineQueue",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/OfflineQueue/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+if(data4.IdCPCR !== undefined){
+let data22 = data4.IdCPCR;
+if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
+const err23 = {instancePath:instancePath+"/Data/Kkm/IdCPCR",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/IdCPCR/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data4.TokenCPCR !== undefined){
+let data23 = data4.TokenCPCR;
+if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
+const err24 = {instancePath:instancePath+"/Data/Kkm/TokenCPCR",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/TokenCPCR/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data4.IsActive !== undefined){
+if(typeof data4.IsActive !== "boolean"){
+const err25 = {instancePath:instancePath+"/Data/Kkm/IsActive",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/IsActive/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data4.Autorenew !== undefined){
+if(typeof data4.Autorenew !== "boolean"){
+const err26 = {instancePath:instancePath+"/Data/Kkm/Autorenew",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Autorenew/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data4.OfdCode !== undefined){
+let data26 = data4.OfdCode;
+if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
+const err27 = {instancePath:instancePath+"/Data/Kkm/OfdCode",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/OfdCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data4.Address !== undefined){
+let data27 = data4.Address;
+if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+if(data27.Id !== undefined){
+let data28 = data27.Id;
+if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
+const err28 = {instancePath:instancePath+"/Data/Kkm/Address/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Address/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data27.IdTown !== undefined){
+let data29 = data27.IdTown;
+if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
+const err29 = {instancePath:instancePath+"/Data/Kkm/Address/IdTown",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Address/properties/IdTown/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data27.Street !== undefined){
+if(typeof data27.Street !== "string"){
+const err30 = {instancePath:instancePath+"/Data/Kkm/Address/Street",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Address/properties/Street/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data27.House !== undefined){
+if(typeof data27.House !== "string"){
+const err31 = {instancePath:instancePath+"/Data/Kkm/Address/House",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Address/properties/House/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data27.Flat !== undefined){
+if(typeof data27.Flat !== "string"){
+const err32 = {instancePath:instancePath+"/Data/Kkm/Address/Flat",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Address/properties/Flat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data27.Town !== undefined){
+let data33 = data27.Town;
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+}
+else {
+const err33 = {instancePath:instancePath+"/Data/Kkm/Address/Town",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Address/properties/Town/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/Data/Kkm/Address",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Address/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data4.Company !== undefined){
+let data34 = data4.Company;
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+if(data34.Id !== undefined){
+let data35 = data34.Id;
+const _errs82 = errors;
+let valid7 = false;
+const _errs83 = errors;
+if(!((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35)))){
+const err35 = {instancePath:instancePath+"/Data/Kkm/Company/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Id/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+var _valid0 = _errs83 === errors;
+valid7 = valid7 || _valid0;
+if(!valid7){
+const _errs85 = errors;
+if(typeof data35 !== "string"){
+const err36 = {instancePath:instancePath+"/Data/Kkm/Company/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Id/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if("" !== data35){
+const err37 = {instancePath:instancePath+"/Data/Kkm/Company/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Id/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+var _valid0 = _errs85 === errors;
+valid7 = valid7 || _valid0;
+}
+if(!valid7){
+const err38 = {instancePath:instancePath+"/Data/Kkm/Company/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+else {
+errors = _errs82;
+if(vErrors !== null){
+if(_errs82){
+vErrors.length = _errs82;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data34.IdUser !== undefined){
+let data36 = data34.IdUser;
+const _errs88 = errors;
+let valid8 = false;
+const _errs89 = errors;
+if(!((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36)))){
+const err39 = {instancePath:instancePath+"/Data/Kkm/Company/IdUser",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/IdUser/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+var _valid1 = _errs89 === errors;
+valid8 = valid8 || _valid1;
+if(!valid8){
+const _errs91 = errors;
+if(typeof data36 !== "string"){
+const err40 = {instancePath:instancePath+"/Data/Kkm/Company/IdUser",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/IdUser/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+if("" !== data36){
+const err41 = {instancePath:instancePath+"/Data/Kkm/Company/IdUser",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/IdUser/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+var _valid1 = _errs91 === errors;
+valid8 = valid8 || _valid1;
+}
+if(!valid8){
+const err42 = {instancePath:instancePath+"/Data/Kkm/Company/IdUser",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/IdUser/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+else {
+errors = _errs88;
+if(vErrors !== null){
+if(_errs88){
+vErrors.length = _errs88;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data34.IdOwnership !== undefined){
+let data37 = data34.IdOwnership;
+const _errs94 = errors;
+let valid9 = false;
+const _errs95 = errors;
+if(!((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37)))){
+const err43 = {instancePath:instancePath+"/Data/Kkm/Company/IdOwnership",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/IdOwnership/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+var _valid2 = _errs95 === errors;
+valid9 = valid9 || _valid2;
+if(!valid9){
+const _errs97 = errors;
+if(typeof data37 !== "string"){
+const err44 = {instancePath:instancePath+"/Data/Kkm/Company/IdOwnership",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/IdOwnership/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+if("" !== data37){
+const err45 = {instancePath:instancePath+"/Data/Kkm/Company/IdOwnership",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/IdOwnership/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+var _valid2 = _errs97 === errors;
+valid9 = valid9 || _valid2;
+}
+if(!valid9){
+const err46 = {instancePath:instancePath+"/Data/Kkm/Company/IdOwnership",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/IdOwnership/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+else {
+errors = _errs94;
+if(vErrors !== null){
+if(_errs94){
+vErrors.length = _errs94;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data34.IdAddress !== undefined){
+let data38 = data34.IdAddress;
+if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
+const err47 = {instancePath:instancePath+"/Data/Kkm/Company/IdAddress",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/IdAddress/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+if(data34.Bin !== undefined){
+let data39 = data34.Bin;
+const _errs102 = errors;
+let valid10 = false;
+const _errs103 = errors;
+if(typeof data39 !== "string"){
+const err48 = {instancePath:instancePath+"/Data/Kkm/Company/Bin",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Bin/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+var _valid3 = _errs103 === errors;
+valid10 = valid10 || _valid3;
+if(!valid10){
+const _errs105 = errors;
+if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
+const err49 = {instancePath:instancePath+"/Data/Kkm/Company/Bin",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Bin/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+if(0 !== data39){
+const err50 = {instancePath:instancePath+"/Data/Kkm/Company/Bin",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Bin/anyOf/1/const",keyword:"const",params:{allowedValue: 0},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+var _valid3 = _errs105 === errors;
+valid10 = valid10 || _valid3;
+}
+if(!valid10){
+const err51 = {instancePath:instancePath+"/Data/Kkm/Company/Bin",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Bin/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+else {
+errors = _errs102;
+if(vErrors !== null){
+if(_errs102){
+vErrors.length = _errs102;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data34.ShortName !== undefined){
+let data40 = data34.ShortName;
+const _errs108 = errors;
+let valid11 = false;
+const _errs109 = errors;
+if(typeof data40 !== "string"){
+const err52 = {instancePath:instancePath+"/Data/Kkm/Company/ShortName",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/ShortName/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+var _valid4 = _errs109 === errors;
+valid11 = valid11 || _valid4;
+if(!valid11){
+const _errs111 = errors;
+if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
+const err53 = {instancePath:instancePath+"/Data/Kkm/Company/ShortName",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/ShortName/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+if(0 !== data40){
+const err54 = {instancePath:instancePath+"/Data/Kkm/Company/ShortName",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/ShortName/anyOf/1/const",keyword:"const",params:{allowedValue: 0},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+var _valid4 = _errs111 === errors;
+valid11 = valid11 || _valid4;
+}
+if(!valid11){
+const err55 = {instancePath:instancePath+"/Data/Kkm/Company/ShortName",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/ShortName/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+else {
+errors = _errs108;
+if(vErrors !== null){
+if(_errs108){
+vErrors.length = _errs108;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data34.FullName !== undefined){
+let data41 = data34.FullName;
+const _errs114 = errors;
+let valid12 = false;
+const _errs115 = errors;
+if(typeof data41 !== "string"){
+const err56 = {instancePath:instancePath+"/Data/Kkm/Company/FullName",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/FullName/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+var _valid5 = _errs115 === errors;
+valid12 = valid12 || _valid5;
+if(!valid12){
+const _errs117 = errors;
+if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
+const err57 = {instancePath:instancePath+"/Data/Kkm/Company/FullName",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/FullName/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+if(0 !== data41){
+const err58 = {instancePath:instancePath+"/Data/Kkm/Company/FullName",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/FullName/anyOf/1/const",keyword:"const",params:{allowedValue: 0},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+var _valid5 = _errs117 === errors;
+valid12 = valid12 || _valid5;
+}
+if(!valid12){
+const err59 = {instancePath:instancePath+"/Data/Kkm/Company/FullName",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/FullName/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+else {
+errors = _errs114;
+if(vErrors !== null){
+if(_errs114){
+vErrors.length = _errs114;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data34.Fio !== undefined){
+let data42 = data34.Fio;
+const _errs120 = errors;
+let valid13 = false;
+const _errs121 = errors;
+if(typeof data42 !== "string"){
+const err60 = {instancePath:instancePath+"/Data/Kkm/Company/Fio",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Fio/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+var _valid6 = _errs121 === errors;
+valid13 = valid13 || _valid6;
+if(!valid13){
+const _errs123 = errors;
+if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
+const err61 = {instancePath:instancePath+"/Data/Kkm/Company/Fio",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Fio/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+if(0 !== data42){
+const err62 = {instancePath:instancePath+"/Data/Kkm/Company/Fio",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Fio/anyOf/1/const",keyword:"const",params:{allowedValue: 0},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+var _valid6 = _errs123 === errors;
+valid13 = valid13 || _valid6;
+}
+if(!valid13){
+const err63 = {instancePath:instancePath+"/Data/Kkm/Company/Fio",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Fio/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+else {
+errors = _errs120;
+if(vErrors !== null){
+if(_errs120){
+vErrors.length = _errs120;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data34.Nds !== undefined){
+let data43 = data34.Nds;
+const _errs126 = errors;
+let valid14 = false;
+const _errs127 = errors;
+if(typeof data43 !== "string"){
+const err64 = {instancePath:instancePath+"/Data/Kkm/Company/Nds",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Nds/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+var _valid7 = _errs127 === errors;
+valid14 = valid14 || _valid7;
+if(!valid14){
+const _errs129 = errors;
+if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
+const err65 = {instancePath:instancePath+"/Data/Kkm/Company/Nds",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Nds/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+if(0 !== data43){
+const err66 = {instancePath:instancePath+"/Data/Kkm/Company/Nds",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Nds/anyOf/1/const",keyword:"const",params:{allowedValue: 0},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+var _valid7 = _errs129 === errors;
+valid14 = valid14 || _valid7;
+}
+if(!valid14){
+const err67 = {instancePath:instancePath+"/Data/Kkm/Company/Nds",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Nds/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+else {
+errors = _errs126;
+if(vErrors !== null){
+if(_errs126){
+vErrors.length = _errs126;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data34.Ownership !== undefined){
+let data44 = data34.Ownership;
+if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
+if(data44.Id !== undefined){
+let data45 = data44.Id;
+if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
+const err68 = {instancePath:instancePath+"/Data/Kkm/Company/Ownership/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Ownership/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+}
+if(data44.Name !== undefined){
+if(typeof data44.Name !== "string"){
+const err69 = {instancePath:instancePath+"/Data/Kkm/Company/Ownership/Name",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Ownership/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+}
+else {
+const err70 = {instancePath:instancePath+"/Data/Kkm/Company/Ownership",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Ownership/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+}
+if(data34.Address !== undefined){
+let data47 = data34.Address;
+if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
+if(data47.Id !== undefined){
+let data48 = data47.Id;
+if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
+const err71 = {instancePath:instancePath+"/Data/Kkm/Company/Address/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Address/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+if(data47.IdTown !== undefined){
+let data49 = data47.IdTown;
+if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
+const err72 = {instancePath:instancePath+"/Data/Kkm/Company/Address/IdTown",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Address/properties/IdTown/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+if(data47.Street !== undefined){
+if(typeof data47.Street !== "string"){
+const err73 = {instancePath:instancePath+"/Data/Kkm/Company/Address/Street",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Address/properties/Street/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+}
+if(data47.House !== undefined){
+if(typeof data47.House !== "string"){
+const err74 = {instancePath:instancePath+"/Data/Kkm/Company/Address/House",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Address/properties/House/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+}
+if(data47.Flat !== undefined){
+if(typeof data47.Flat !== "string"){
+const err75 = {instancePath:instancePath+"/Data/Kkm/Company/Address/Flat",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Address/properties/Flat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+}
+if(data47.Town !== undefined){
+let data53 = data47.Town;
+if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
+}
+else {
+const err76 = {instancePath:instancePath+"/Data/Kkm/Company/Address/Town",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Address/properties/Town/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+}
+}
+else {
+const err77 = {instancePath:instancePath+"/Data/Kkm/Company/Address",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Address/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+}
+}
+else {
+const err78 = {instancePath:instancePath+"/Data/Kkm/Company",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+}
+if(data4.Ofd !== undefined){
+let data54 = data4.Ofd;
+if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
+if(data54.Id !== undefined){
+let data55 = data54.Id;
+if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
+const err79 = {instancePath:instancePath+"/Data/Kkm/Ofd/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Ofd/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+}
+if(data54.Name !== undefined){
+if(typeof data54.Name !== "string"){
+const err80 = {instancePath:instancePath+"/Data/Kkm/Ofd/Name",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Ofd/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+}
+}
+}
+else {
+const err81 = {instancePath:instancePath+"/Data/Kkm/Ofd",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Ofd/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+}
+}
+if(data4.StatusKKM !== undefined){
+let data57 = data4.StatusKKM;
+if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+if(data57.Id !== undefined){
+let data58 = data57.Id;
+if(!((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58)))){
+const err82 = {instancePath:instancePath+"/Data/Kkm/StatusKKM/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/StatusKKM/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
+}
+errors++;
+}
+}
+if(data57.Name !== undefined){
+if(typeof data57.Name !== "string"){
+const err83 = {instancePath:instancePath+"/Data/Kkm/StatusKKM/Name",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/StatusKKM/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+}
+}
+else {
+const err84 = {instancePath:instancePath+"/Data/Kkm/StatusKKM",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/StatusKKM/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
+}
+}
+else {
+const err85 = {instancePath:instancePath+"/Data/Kkm",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
+}
+}
+}
+else {
+const err86 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err86];
+}
+else {
+vErrors.push(err86);
+}
+errors++;
+}
+}
+}
+else {
+const err87 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err87];
+}
+else {
+vErrors.push(err87);
+}
+errors++;
+}
+validate4.errors = vErrors;
+return errors === 0;
+}
+
+export const shifts_open_request = validate5;
+const schema5 = {"type":"object","required":["IdKkm"],"properties":{"IdKkm":{"type":"integer"},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"additionalProperties":false,"$id":"op-shifts_open_request"};
+const pattern0 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$", "");
+
+function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-shifts_open_request" */;
 let vErrors = null;
 let errors = 0;
@@ -160,14 +3655,342 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate1.errors = vErrors;
+validate5.errors = vErrors;
 return errors === 0;
 }
 
-export const shifts_xReport_request = validate2;
-const schema2 = {"type":"object","properties":{"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"additionalProperties":false,"$id":"op-shifts_xReport_request"};
+export const shifts_open_response = validate6;
+const schema6 = {"allOf":[{"type":"object","required":["Status"],"properties":{"Status":{"type":"integer"},"Message":{"type":"string"},"Data":{"type":"object","additionalProperties":true}},"additionalProperties":true},{"type":"object","properties":{"Data":{"type":"object","properties":{"Shift":{"type":"object","required":["Id"],"properties":{"Id":{"type":"integer"},"IdUser":{"type":"integer"},"IdKkm":{"type":"integer"},"IdStatusShift":{"type":"integer"},"DateOpen":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"additionalProperties":true}},"additionalProperties":true}}}],"$id":"op-shifts_open_response"};
 
-function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-shifts_open_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/allOf/0/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/0/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.Shift !== undefined){
+let data4 = data3.Shift;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(data4.Id === undefined){
+const err5 = {instancePath:instancePath+"/Data/Shift",schemaPath:"#/allOf/1/properties/Data/properties/Shift/required",keyword:"required",params:{missingProperty: "Id"},message:"must have required property '"+"Id"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data4.Id !== undefined){
+let data5 = data4.Id;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err6 = {instancePath:instancePath+"/Data/Shift/Id",schemaPath:"#/allOf/1/properties/Data/properties/Shift/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data4.IdUser !== undefined){
+let data6 = data4.IdUser;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+const err7 = {instancePath:instancePath+"/Data/Shift/IdUser",schemaPath:"#/allOf/1/properties/Data/properties/Shift/properties/IdUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data4.IdKkm !== undefined){
+let data7 = data4.IdKkm;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err8 = {instancePath:instancePath+"/Data/Shift/IdKkm",schemaPath:"#/allOf/1/properties/Data/properties/Shift/properties/IdKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data4.IdStatusShift !== undefined){
+let data8 = data4.IdStatusShift;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err9 = {instancePath:instancePath+"/Data/Shift/IdStatusShift",schemaPath:"#/allOf/1/properties/Data/properties/Shift/properties/IdStatusShift/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data4.DateOpen !== undefined){
+let data9 = data4.DateOpen;
+if(typeof data9 === "string"){
+if(!pattern0.test(data9)){
+const err10 = {instancePath:instancePath+"/Data/Shift/DateOpen",schemaPath:"#/allOf/1/properties/Data/properties/Shift/properties/DateOpen/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/Data/Shift/DateOpen",schemaPath:"#/allOf/1/properties/Data/properties/Shift/properties/DateOpen/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Data/Shift",schemaPath:"#/allOf/1/properties/Data/properties/Shift/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+validate6.errors = vErrors;
+return errors === 0;
+}
+
+export const shifts_get_response = validate7;
+const schema7 = {"allOf":[{"type":"object","required":["Status"],"properties":{"Status":{"type":"integer"},"Message":{"type":"string"},"Data":{"type":"object","additionalProperties":true}},"additionalProperties":true},{"type":"object","properties":{"Data":{"type":"object","properties":{"Id":{"type":"integer"},"IdStatusShift":{"type":"integer"}},"additionalProperties":true}}}],"$id":"op-shifts_get_response"};
+
+function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-shifts_get_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/allOf/0/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/0/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.Id !== undefined){
+let data4 = data3.Id;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err5 = {instancePath:instancePath+"/Data/Id",schemaPath:"#/allOf/1/properties/Data/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data3.IdStatusShift !== undefined){
+let data5 = data3.IdStatusShift;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err6 = {instancePath:instancePath+"/Data/IdStatusShift",schemaPath:"#/allOf/1/properties/Data/properties/IdStatusShift/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate7.errors = vErrors;
+return errors === 0;
+}
+
+export const shifts_xReport_request = validate8;
+const schema8 = {"type":"object","properties":{"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"additionalProperties":false,"$id":"op-shifts_xReport_request"};
+
+function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-shifts_xReport_request" */;
 let vErrors = null;
 let errors = 0;
@@ -220,14 +4043,114 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate2.errors = vErrors;
+validate8.errors = vErrors;
 return errors === 0;
 }
 
-export const shifts_closeWithZReport_request = validate3;
-const schema3 = {"type":"object","required":["IdKkm"],"properties":{"IdKkm":{"type":"integer"},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"additionalProperties":false,"$id":"op-shifts_closeWithZReport_request"};
+export const shifts_xReport_response = validate9;
+const schema9 = {"allOf":[{"type":"object","required":["Status"],"properties":{"Status":{"type":"integer"},"Message":{"type":"string"},"Data":{"type":"object","additionalProperties":true}},"additionalProperties":true},{"type":"object","properties":{"Data":{"type":"object","additionalProperties":true}}}],"$id":"op-shifts_xReport_response"};
 
-function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-shifts_xReport_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/allOf/0/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/0/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+}
+else {
+const err5 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate9.errors = vErrors;
+return errors === 0;
+}
+
+export const shifts_closeWithZReport_request = validate10;
+const schema10 = {"type":"object","required":["IdKkm"],"properties":{"IdKkm":{"type":"integer"},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"additionalProperties":false,"$id":"op-shifts_closeWithZReport_request"};
+
+function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-shifts_closeWithZReport_request" */;
 let vErrors = null;
 let errors = 0;
@@ -303,16 +4226,615 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate3.errors = vErrors;
+validate10.errors = vErrors;
 return errors === 0;
 }
 
-export const operations_sale_request = validate4;
-const schema4 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_sale_request"};
-const pattern3 = new RegExp("^-?\\d+(\\.\\d{1,2})?$", "");
+export const shifts_closeWithZReport_response = validate11;
+const schema11 = {"allOf":[{"type":"object","required":["Status"],"properties":{"Status":{"type":"integer"},"Message":{"type":"string"},"Data":{"type":"object","additionalProperties":true}},"additionalProperties":true},{"type":"object","properties":{"Data":{"type":"object","properties":{"ShiftIndex":{"type":"integer"},"IdShift":{"type":"integer"},"IdKkm":{"type":"integer"},"IdUser":{"type":"integer"},"DateOpen":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"DateClose":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"BalanceOpen":{"type":"number"},"BalanceClose":{"type":"number"},"BalanceCloseNonCash":{"type":"number"},"Count":{"type":"integer"},"SalesQty":{"type":"integer"},"SalesAmount":{"type":"number"},"CumulativeSales":{"type":"number"},"PurchasesQty":{"type":"integer"},"PurchasesAmount":{"type":"number"},"CumulativePurchases":{"type":"number"},"ExpensesQty":{"type":"integer"},"ExpensesAmount":{"type":"number"},"CumulativeExpenses":{"type":"number"},"RefundsQty":{"type":"integer"},"RefundsAmount":{"type":"number"},"CumulativeRefunds":{"type":"number"},"PurchaseRefundsQty":{"type":"integer"},"PurchaseRefundsAmount":{"type":"number"},"CumulativePurchaseRefunds":{"type":"number"},"IncomesQty":{"type":"integer"},"IncomesAmount":{"type":"number"},"CumulativeIncomes":{"type":"number"}},"additionalProperties":true}}}],"$id":"op-shifts_closeWithZReport_response"};
+
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-shifts_closeWithZReport_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/allOf/0/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/0/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.ShiftIndex !== undefined){
+let data4 = data3.ShiftIndex;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err5 = {instancePath:instancePath+"/Data/ShiftIndex",schemaPath:"#/allOf/1/properties/Data/properties/ShiftIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data3.IdShift !== undefined){
+let data5 = data3.IdShift;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err6 = {instancePath:instancePath+"/Data/IdShift",schemaPath:"#/allOf/1/properties/Data/properties/IdShift/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data3.IdKkm !== undefined){
+let data6 = data3.IdKkm;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+const err7 = {instancePath:instancePath+"/Data/IdKkm",schemaPath:"#/allOf/1/properties/Data/properties/IdKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data3.IdUser !== undefined){
+let data7 = data3.IdUser;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err8 = {instancePath:instancePath+"/Data/IdUser",schemaPath:"#/allOf/1/properties/Data/properties/IdUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data3.DateOpen !== undefined){
+let data8 = data3.DateOpen;
+if(typeof data8 === "string"){
+if(!pattern0.test(data8)){
+const err9 = {instancePath:instancePath+"/Data/DateOpen",schemaPath:"#/allOf/1/properties/Data/properties/DateOpen/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/Data/DateOpen",schemaPath:"#/allOf/1/properties/Data/properties/DateOpen/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.DateClose !== undefined){
+let data9 = data3.DateClose;
+if(typeof data9 === "string"){
+if(!pattern0.test(data9)){
+const err11 = {instancePath:instancePath+"/Data/DateClose",schemaPath:"#/allOf/1/properties/Data/properties/DateClose/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Data/DateClose",schemaPath:"#/allOf/1/properties/Data/properties/DateClose/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.BalanceOpen !== undefined){
+if(!(typeof data3.BalanceOpen == "number")){
+const err13 = {instancePath:instancePath+"/Data/BalanceOpen",schemaPath:"#/allOf/1/properties/Data/properties/BalanceOpen/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data3.BalanceClose !== undefined){
+if(!(typeof data3.BalanceClose == "number")){
+const err14 = {instancePath:instancePath+"/Data/BalanceClose",schemaPath:"#/allOf/1/properties/Data/properties/BalanceClose/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data3.BalanceCloseNonCash !== undefined){
+if(!(typeof data3.BalanceCloseNonCash == "number")){
+const err15 = {instancePath:instancePath+"/Data/BalanceCloseNonCash",schemaPath:"#/allOf/1/properties/Data/properties/BalanceCloseNonCash/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data3.Count !== undefined){
+let data13 = data3.Count;
+if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
+const err16 = {instancePath:instancePath+"/Data/Count",schemaPath:"#/allOf/1/properties/Data/properties/Count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data3.SalesQty !== undefined){
+let data14 = data3.SalesQty;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+const err17 = {instancePath:instancePath+"/Data/SalesQty",schemaPath:"#/allOf/1/properties/Data/properties/SalesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data3.SalesAmount !== undefined){
+if(!(typeof data3.SalesAmount == "number")){
+const err18 = {instancePath:instancePath+"/Data/SalesAmount",schemaPath:"#/allOf/1/properties/Data/properties/SalesAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data3.CumulativeSales !== undefined){
+if(!(typeof data3.CumulativeSales == "number")){
+const err19 = {instancePath:instancePath+"/Data/CumulativeSales",schemaPath:"#/allOf/1/properties/Data/properties/CumulativeSales/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data3.PurchasesQty !== undefined){
+let data17 = data3.PurchasesQty;
+if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+const err20 = {instancePath:instancePath+"/Data/PurchasesQty",schemaPath:"#/allOf/1/properties/Data/properties/PurchasesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data3.PurchasesAmount !== undefined){
+if(!(typeof data3.PurchasesAmount == "number")){
+const err21 = {instancePath:instancePath+"/Data/PurchasesAmount",schemaPath:"#/allOf/1/properties/Data/properties/PurchasesAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data3.CumulativePurchases !== undefined){
+if(!(typeof data3.CumulativePurchases == "number")){
+const err22 = {instancePath:instancePath+"/Data/CumulativePurchases",schemaPath:"#/allOf/1/properties/Data/properties/CumulativePurchases/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data3.ExpensesQty !== undefined){
+let data20 = data3.ExpensesQty;
+if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
+const err23 = {instancePath:instancePath+"/Data/ExpensesQty",schemaPath:"#/allOf/1/properties/Data/properties/ExpensesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data3.ExpensesAmount !== undefined){
+if(!(typeof data3.ExpensesAmount == "number")){
+const err24 = {instancePath:instancePath+"/Data/ExpensesAmount",schemaPath:"#/allOf/1/properties/Data/properties/ExpensesAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data3.CumulativeExpenses !== undefined){
+if(!(typeof data3.CumulativeExpenses == "number")){
+const err25 = {instancePath:instancePath+"/Data/CumulativeExpenses",schemaPath:"#/allOf/1/properties/Data/properties/CumulativeExpenses/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data3.RefundsQty !== undefined){
+let data23 = data3.RefundsQty;
+if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
+const err26 = {instancePath:instancePath+"/Data/RefundsQty",schemaPath:"#/allOf/1/properties/Data/properties/RefundsQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data3.RefundsAmount !== undefined){
+if(!(typeof data3.RefundsAmount == "number")){
+const err27 = {instancePath:instancePath+"/Data/RefundsAmount",schemaPath:"#/allOf/1/properties/Data/properties/RefundsAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data3.CumulativeRefunds !== undefined){
+if(!(typeof data3.CumulativeRefunds == "number")){
+const err28 = {instancePath:instancePath+"/Data/CumulativeRefunds",schemaPath:"#/allOf/1/properties/Data/properties/CumulativeRefunds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data3.PurchaseRefundsQty !== undefined){
+let data26 = data3.PurchaseRefundsQty;
+if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
+const err29 = {instancePath:instancePath+"/Data/PurchaseRefundsQty",schemaPath:"#/allOf/1/properties/Data/properties/PurchaseRefundsQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data3.PurchaseRefundsAmount !== undefined){
+if(!(typeof data3.PurchaseRefundsAmount == "number")){
+const err30 = {instancePath:instancePath+"/Data/PurchaseRefundsAmount",schemaPath:"#/allOf/1/properties/Data/properties/PurchaseRefundsAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data3.CumulativePurchaseRefunds !== undefined){
+if(!(typeof data3.CumulativePurchaseRefunds == "number")){
+const err31 = {instancePath:instancePath+"/Data/CumulativePurchaseRefunds",schemaPath:"#/allOf/1/properties/Data/properties/CumulativePurchaseRefunds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data3.IncomesQty !== undefined){
+let data29 = data3.IncomesQty;
+if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
+const err32 = {instancePath:instancePath+"/Data/IncomesQty",schemaPath:"#/allOf/1/properties/Data/properties/IncomesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data3.IncomesAmount !== undefined){
+if(!(typeof data3.IncomesAmount == "number")){
+const err33 = {instancePath:instancePath+"/Data/IncomesAmount",schemaPath:"#/allOf/1/properties/Data/properties/IncomesAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data3.CumulativeIncomes !== undefined){
+if(!(typeof data3.CumulativeIncomes == "number")){
+const err34 = {instancePath:instancePath+"/Data/CumulativeIncomes",schemaPath:"#/allOf/1/properties/Data/properties/CumulativeIncomes/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+}
+else {
+const err36 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+validate11.errors = vErrors;
+return errors === 0;
+}
+
+export const uid_get_response = validate12;
+const schema12 = {"allOf":[{"type":"object","required":["Status"],"properties":{"Status":{"type":"integer"},"Message":{"type":"string"},"Data":{"type":"object","additionalProperties":true}},"additionalProperties":true},{"type":"object","properties":{"Data":{"type":"object","properties":{"Uid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"}},"additionalProperties":true}}}],"$id":"op-uid_get_response"};
+const pattern6 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "");
+
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-uid_get_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/allOf/0/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/0/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.Uid !== undefined){
+let data4 = data3.Uid;
+if(typeof data4 === "string"){
+if(!pattern6.test(data4)){
+const err5 = {instancePath:instancePath+"/Data/Uid",schemaPath:"#/allOf/1/properties/Data/properties/Uid/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"},message:"must match pattern \""+"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/Data/Uid",schemaPath:"#/allOf/1/properties/Data/properties/Uid/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate12.errors = vErrors;
+return errors === 0;
+}
+
+export const operations_sale_request = validate13;
+const schema13 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_sale_request"};
+const pattern7 = new RegExp("^-?\\d+(\\.\\d{1,2})?$", "");
 const func0 = Object.prototype.hasOwnProperty;
 
-function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_sale_request" */;
 let vErrors = null;
 let errors = 0;
@@ -373,7 +4895,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern3.test(String(data1))){
+if(!pattern7.test(String(data1))){
 const err5 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err5];
@@ -408,7 +4930,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern3.test(String(data2))){
+if(!pattern7.test(String(data2))){
 const err8 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err8];
@@ -443,7 +4965,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern3.test(String(data3))){
+if(!pattern7.test(String(data3))){
 const err11 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err11];
@@ -523,7 +5045,7 @@ vErrors.push(err17);
 errors++;
 }
 for(const key0 in data5){
-if(!(func0.call(schema4.properties.Positions.items.properties, key0))){
+if(!(func0.call(schema13.properties.Positions.items.properties, key0))){
 const err18 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err18];
@@ -572,7 +5094,7 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!pattern3.test(String(data8))){
+if(!pattern7.test(String(data8))){
 const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err22];
@@ -607,7 +5129,7 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!pattern3.test(String(data9))){
+if(!pattern7.test(String(data9))){
 const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err25];
@@ -642,7 +5164,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!pattern3.test(String(data10))){
+if(!pattern7.test(String(data10))){
 const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err28];
@@ -763,7 +5285,7 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(!pattern3.test(String(data15))){
+if(!pattern7.test(String(data15))){
 const err38 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err38];
@@ -892,14 +5414,208 @@ vErrors.push(err48);
 }
 errors++;
 }
-validate4.errors = vErrors;
+validate13.errors = vErrors;
 return errors === 0;
 }
 
-export const operations_purchase_request = validate5;
-const schema5 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_purchase_request"};
+export const operations_sale_response = validate14;
+const schema14 = {"allOf":[{"type":"object","required":["Status"],"properties":{"Status":{"type":"integer"},"Message":{"type":"string"},"Data":{"type":"object","additionalProperties":true}},"additionalProperties":true},{"type":"object","properties":{"Data":{"type":"object","properties":{"IdDocument":{"type":"integer"},"Receipt":{"type":"string"},"Location":{"type":"string"},"FiscalNumber":{"type":"integer"},"AutonomousNumber":{"type":"integer"},"Balances":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}}],"$id":"op-operations_sale_response"};
 
-function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_sale_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/allOf/0/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/0/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.IdDocument !== undefined){
+let data4 = data3.IdDocument;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data3.Receipt !== undefined){
+if(typeof data3.Receipt !== "string"){
+const err6 = {instancePath:instancePath+"/Data/Receipt",schemaPath:"#/allOf/1/properties/Data/properties/Receipt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data3.Location !== undefined){
+if(typeof data3.Location !== "string"){
+const err7 = {instancePath:instancePath+"/Data/Location",schemaPath:"#/allOf/1/properties/Data/properties/Location/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data3.FiscalNumber !== undefined){
+let data7 = data3.FiscalNumber;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data3.AutonomousNumber !== undefined){
+let data8 = data3.AutonomousNumber;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.Balances !== undefined){
+let data9 = data3.Balances;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+}
+else {
+const err10 = {instancePath:instancePath+"/Data/Balances/" + i0,schemaPath:"#/allOf/1/properties/Data/properties/Balances/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/Data/Balances",schemaPath:"#/allOf/1/properties/Data/properties/Balances/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate14.errors = vErrors;
+return errors === 0;
+}
+
+export const operations_purchase_request = validate15;
+const schema15 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_purchase_request"};
+
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_purchase_request" */;
 let vErrors = null;
 let errors = 0;
@@ -960,7 +5676,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern3.test(String(data1))){
+if(!pattern7.test(String(data1))){
 const err5 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err5];
@@ -995,7 +5711,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern3.test(String(data2))){
+if(!pattern7.test(String(data2))){
 const err8 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err8];
@@ -1030,7 +5746,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern3.test(String(data3))){
+if(!pattern7.test(String(data3))){
 const err11 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err11];
@@ -1110,7 +5826,7 @@ vErrors.push(err17);
 errors++;
 }
 for(const key0 in data5){
-if(!(func0.call(schema5.properties.Positions.items.properties, key0))){
+if(!(func0.call(schema15.properties.Positions.items.properties, key0))){
 const err18 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err18];
@@ -1159,7 +5875,7 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!pattern3.test(String(data8))){
+if(!pattern7.test(String(data8))){
 const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err22];
@@ -1194,7 +5910,7 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!pattern3.test(String(data9))){
+if(!pattern7.test(String(data9))){
 const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err25];
@@ -1229,7 +5945,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!pattern3.test(String(data10))){
+if(!pattern7.test(String(data10))){
 const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err28];
@@ -1350,7 +6066,7 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(!pattern3.test(String(data15))){
+if(!pattern7.test(String(data15))){
 const err38 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err38];
@@ -1479,14 +6195,208 @@ vErrors.push(err48);
 }
 errors++;
 }
-validate5.errors = vErrors;
+validate15.errors = vErrors;
 return errors === 0;
 }
 
-export const operations_saleRefund_request = validate6;
-const schema6 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_saleRefund_request"};
+export const operations_purchase_response = validate16;
+const schema16 = {"allOf":[{"type":"object","required":["Status"],"properties":{"Status":{"type":"integer"},"Message":{"type":"string"},"Data":{"type":"object","additionalProperties":true}},"additionalProperties":true},{"type":"object","properties":{"Data":{"type":"object","properties":{"IdDocument":{"type":"integer"},"Receipt":{"type":"string"},"Location":{"type":"string"},"FiscalNumber":{"type":"integer"},"AutonomousNumber":{"type":"integer"},"Balances":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}}],"$id":"op-operations_purchase_response"};
 
-function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_purchase_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/allOf/0/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/0/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.IdDocument !== undefined){
+let data4 = data3.IdDocument;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data3.Receipt !== undefined){
+if(typeof data3.Receipt !== "string"){
+const err6 = {instancePath:instancePath+"/Data/Receipt",schemaPath:"#/allOf/1/properties/Data/properties/Receipt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data3.Location !== undefined){
+if(typeof data3.Location !== "string"){
+const err7 = {instancePath:instancePath+"/Data/Location",schemaPath:"#/allOf/1/properties/Data/properties/Location/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data3.FiscalNumber !== undefined){
+let data7 = data3.FiscalNumber;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data3.AutonomousNumber !== undefined){
+let data8 = data3.AutonomousNumber;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.Balances !== undefined){
+let data9 = data3.Balances;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+}
+else {
+const err10 = {instancePath:instancePath+"/Data/Balances/" + i0,schemaPath:"#/allOf/1/properties/Data/properties/Balances/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/Data/Balances",schemaPath:"#/allOf/1/properties/Data/properties/Balances/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate16.errors = vErrors;
+return errors === 0;
+}
+
+export const operations_saleRefund_request = validate17;
+const schema17 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_saleRefund_request"};
+
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_saleRefund_request" */;
 let vErrors = null;
 let errors = 0;
@@ -1547,7 +6457,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern3.test(String(data1))){
+if(!pattern7.test(String(data1))){
 const err5 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err5];
@@ -1582,7 +6492,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern3.test(String(data2))){
+if(!pattern7.test(String(data2))){
 const err8 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err8];
@@ -1617,7 +6527,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern3.test(String(data3))){
+if(!pattern7.test(String(data3))){
 const err11 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err11];
@@ -1697,7 +6607,7 @@ vErrors.push(err17);
 errors++;
 }
 for(const key0 in data5){
-if(!(func0.call(schema6.properties.Positions.items.properties, key0))){
+if(!(func0.call(schema17.properties.Positions.items.properties, key0))){
 const err18 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err18];
@@ -1746,7 +6656,7 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!pattern3.test(String(data8))){
+if(!pattern7.test(String(data8))){
 const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err22];
@@ -1781,7 +6691,7 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!pattern3.test(String(data9))){
+if(!pattern7.test(String(data9))){
 const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err25];
@@ -1816,7 +6726,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!pattern3.test(String(data10))){
+if(!pattern7.test(String(data10))){
 const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err28];
@@ -1937,7 +6847,7 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(!pattern3.test(String(data15))){
+if(!pattern7.test(String(data15))){
 const err38 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err38];
@@ -2066,14 +6976,208 @@ vErrors.push(err48);
 }
 errors++;
 }
-validate6.errors = vErrors;
+validate17.errors = vErrors;
 return errors === 0;
 }
 
-export const operations_purchaseRefund_request = validate7;
-const schema7 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_purchaseRefund_request"};
+export const operations_saleRefund_response = validate18;
+const schema18 = {"allOf":[{"type":"object","required":["Status"],"properties":{"Status":{"type":"integer"},"Message":{"type":"string"},"Data":{"type":"object","additionalProperties":true}},"additionalProperties":true},{"type":"object","properties":{"Data":{"type":"object","properties":{"IdDocument":{"type":"integer"},"Receipt":{"type":"string"},"Location":{"type":"string"},"FiscalNumber":{"type":"integer"},"AutonomousNumber":{"type":"integer"},"Balances":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}}],"$id":"op-operations_saleRefund_response"};
 
-function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_saleRefund_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/allOf/0/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/0/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.IdDocument !== undefined){
+let data4 = data3.IdDocument;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data3.Receipt !== undefined){
+if(typeof data3.Receipt !== "string"){
+const err6 = {instancePath:instancePath+"/Data/Receipt",schemaPath:"#/allOf/1/properties/Data/properties/Receipt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data3.Location !== undefined){
+if(typeof data3.Location !== "string"){
+const err7 = {instancePath:instancePath+"/Data/Location",schemaPath:"#/allOf/1/properties/Data/properties/Location/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data3.FiscalNumber !== undefined){
+let data7 = data3.FiscalNumber;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data3.AutonomousNumber !== undefined){
+let data8 = data3.AutonomousNumber;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.Balances !== undefined){
+let data9 = data3.Balances;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+}
+else {
+const err10 = {instancePath:instancePath+"/Data/Balances/" + i0,schemaPath:"#/allOf/1/properties/Data/properties/Balances/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/Data/Balances",schemaPath:"#/allOf/1/properties/Data/properties/Balances/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate18.errors = vErrors;
+return errors === 0;
+}
+
+export const operations_purchaseRefund_request = validate19;
+const schema19 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_purchaseRefund_request"};
+
+function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_purchaseRefund_request" */;
 let vErrors = null;
 let errors = 0;
@@ -2134,7 +7238,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern3.test(String(data1))){
+if(!pattern7.test(String(data1))){
 const err5 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err5];
@@ -2169,7 +7273,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern3.test(String(data2))){
+if(!pattern7.test(String(data2))){
 const err8 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err8];
@@ -2204,7 +7308,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern3.test(String(data3))){
+if(!pattern7.test(String(data3))){
 const err11 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err11];
@@ -2284,7 +7388,7 @@ vErrors.push(err17);
 errors++;
 }
 for(const key0 in data5){
-if(!(func0.call(schema7.properties.Positions.items.properties, key0))){
+if(!(func0.call(schema19.properties.Positions.items.properties, key0))){
 const err18 = {instancePath:instancePath+"/Positions/" + i0,schemaPath:"#/properties/Positions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err18];
@@ -2333,7 +7437,7 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!pattern3.test(String(data8))){
+if(!pattern7.test(String(data8))){
 const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err22];
@@ -2368,7 +7472,7 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!pattern3.test(String(data9))){
+if(!pattern7.test(String(data9))){
 const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err25];
@@ -2403,7 +7507,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!pattern3.test(String(data10))){
+if(!pattern7.test(String(data10))){
 const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err28];
@@ -2524,7 +7628,7 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(!pattern3.test(String(data15))){
+if(!pattern7.test(String(data15))){
 const err38 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err38];
@@ -2653,14 +7757,208 @@ vErrors.push(err48);
 }
 errors++;
 }
-validate7.errors = vErrors;
+validate19.errors = vErrors;
 return errors === 0;
 }
 
-export const operations_cashIn_request = validate8;
-const schema8 = {"type":"object","required":["Amount"],"properties":{"Amount":{"type":"number","minimum":0,"x-decimals":2},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"additionalProperties":false,"$id":"op-operations_cashIn_request"};
+export const operations_purchaseRefund_response = validate20;
+const schema20 = {"allOf":[{"type":"object","required":["Status"],"properties":{"Status":{"type":"integer"},"Message":{"type":"string"},"Data":{"type":"object","additionalProperties":true}},"additionalProperties":true},{"type":"object","properties":{"Data":{"type":"object","properties":{"IdDocument":{"type":"integer"},"Receipt":{"type":"string"},"Location":{"type":"string"},"FiscalNumber":{"type":"integer"},"AutonomousNumber":{"type":"integer"},"Balances":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}}],"$id":"op-operations_purchaseRefund_response"};
 
-function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_purchaseRefund_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/allOf/0/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/0/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.IdDocument !== undefined){
+let data4 = data3.IdDocument;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data3.Receipt !== undefined){
+if(typeof data3.Receipt !== "string"){
+const err6 = {instancePath:instancePath+"/Data/Receipt",schemaPath:"#/allOf/1/properties/Data/properties/Receipt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data3.Location !== undefined){
+if(typeof data3.Location !== "string"){
+const err7 = {instancePath:instancePath+"/Data/Location",schemaPath:"#/allOf/1/properties/Data/properties/Location/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data3.FiscalNumber !== undefined){
+let data7 = data3.FiscalNumber;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data3.AutonomousNumber !== undefined){
+let data8 = data3.AutonomousNumber;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.Balances !== undefined){
+let data9 = data3.Balances;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+}
+else {
+const err10 = {instancePath:instancePath+"/Data/Balances/" + i0,schemaPath:"#/allOf/1/properties/Data/properties/Balances/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/Data/Balances",schemaPath:"#/allOf/1/properties/Data/properties/Balances/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate20.errors = vErrors;
+return errors === 0;
+}
+
+export const operations_cashIn_request = validate21;
+const schema21 = {"type":"object","required":["Amount"],"properties":{"Amount":{"type":"number","minimum":0,"x-decimals":2},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"additionalProperties":false,"$id":"op-operations_cashIn_request"};
+
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_cashIn_request" */;
 let vErrors = null;
 let errors = 0;
@@ -2700,7 +7998,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern3.test(String(data0))){
+if(!pattern7.test(String(data0))){
 const err3 = {instancePath:instancePath+"/Amount",schemaPath:"#/properties/Amount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err3];
@@ -2758,14 +8056,208 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate8.errors = vErrors;
+validate21.errors = vErrors;
 return errors === 0;
 }
 
-export const operations_cashOut_request = validate9;
-const schema9 = {"type":"object","required":["Amount"],"properties":{"Amount":{"type":"number","minimum":0,"x-decimals":2},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"additionalProperties":false,"$id":"op-operations_cashOut_request"};
+export const operations_cashIn_response = validate22;
+const schema22 = {"allOf":[{"type":"object","required":["Status"],"properties":{"Status":{"type":"integer"},"Message":{"type":"string"},"Data":{"type":"object","additionalProperties":true}},"additionalProperties":true},{"type":"object","properties":{"Data":{"type":"object","properties":{"IdDocument":{"type":"integer"},"Receipt":{"type":"string"},"Location":{"type":"string"},"FiscalNumber":{"type":"integer"},"AutonomousNumber":{"type":"integer"},"Balances":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}}],"$id":"op-operations_cashIn_response"};
 
-function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_cashIn_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/allOf/0/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/0/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.IdDocument !== undefined){
+let data4 = data3.IdDocument;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data3.Receipt !== undefined){
+if(typeof data3.Receipt !== "string"){
+const err6 = {instancePath:instancePath+"/Data/Receipt",schemaPath:"#/allOf/1/properties/Data/properties/Receipt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data3.Location !== undefined){
+if(typeof data3.Location !== "string"){
+const err7 = {instancePath:instancePath+"/Data/Location",schemaPath:"#/allOf/1/properties/Data/properties/Location/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data3.FiscalNumber !== undefined){
+let data7 = data3.FiscalNumber;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data3.AutonomousNumber !== undefined){
+let data8 = data3.AutonomousNumber;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.Balances !== undefined){
+let data9 = data3.Balances;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+}
+else {
+const err10 = {instancePath:instancePath+"/Data/Balances/" + i0,schemaPath:"#/allOf/1/properties/Data/properties/Balances/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/Data/Balances",schemaPath:"#/allOf/1/properties/Data/properties/Balances/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+
+export const operations_cashOut_request = validate23;
+const schema23 = {"type":"object","required":["Amount"],"properties":{"Amount":{"type":"number","minimum":0,"x-decimals":2},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"additionalProperties":false,"$id":"op-operations_cashOut_request"};
+
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_cashOut_request" */;
 let vErrors = null;
 let errors = 0;
@@ -2805,7 +8297,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern3.test(String(data0))){
+if(!pattern7.test(String(data0))){
 const err3 = {instancePath:instancePath+"/Amount",schemaPath:"#/properties/Amount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err3];
@@ -2863,7 +8355,201 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate9.errors = vErrors;
+validate23.errors = vErrors;
+return errors === 0;
+}
+
+export const operations_cashOut_response = validate24;
+const schema24 = {"allOf":[{"type":"object","required":["Status"],"properties":{"Status":{"type":"integer"},"Message":{"type":"string"},"Data":{"type":"object","additionalProperties":true}},"additionalProperties":true},{"type":"object","properties":{"Data":{"type":"object","properties":{"IdDocument":{"type":"integer"},"Receipt":{"type":"string"},"Location":{"type":"string"},"FiscalNumber":{"type":"integer"},"AutonomousNumber":{"type":"integer"},"Balances":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}}],"$id":"op-operations_cashOut_response"};
+
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-operations_cashOut_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Status === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Status"},message:"must have required property '"+"Status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Status !== undefined){
+let data0 = data.Status;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.Message !== undefined){
+if(typeof data.Message !== "string"){
+const err2 = {instancePath:instancePath+"/Message",schemaPath:"#/allOf/0/properties/Message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.Data !== undefined){
+let data2 = data.Data;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/0/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Data !== undefined){
+let data3 = data.Data;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.IdDocument !== undefined){
+let data4 = data3.IdDocument;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data3.Receipt !== undefined){
+if(typeof data3.Receipt !== "string"){
+const err6 = {instancePath:instancePath+"/Data/Receipt",schemaPath:"#/allOf/1/properties/Data/properties/Receipt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data3.Location !== undefined){
+if(typeof data3.Location !== "string"){
+const err7 = {instancePath:instancePath+"/Data/Location",schemaPath:"#/allOf/1/properties/Data/properties/Location/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data3.FiscalNumber !== undefined){
+let data7 = data3.FiscalNumber;
+if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data3.AutonomousNumber !== undefined){
+let data8 = data3.AutonomousNumber;
+if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.Balances !== undefined){
+let data9 = data3.Balances;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+}
+else {
+const err10 = {instancePath:instancePath+"/Data/Balances/" + i0,schemaPath:"#/allOf/1/properties/Data/properties/Balances/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/Data/Balances",schemaPath:"#/allOf/1/properties/Data/properties/Balances/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate24.errors = vErrors;
 return errors === 0;
 }
 

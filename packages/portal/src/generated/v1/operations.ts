@@ -2,7 +2,6 @@
 import type { CallOptions, OpenParamsOptions } from "@paysys/core";
 import { type ChainDefinition, inbound, operation, type SchemeFacts } from "@paysys/core/internal";
 import type * as S from "./schema.js";
-import * as v from "./validators.js";
 
 /** How the interface wraps requests and answers (x-envelope). */
 const envelope = {"params":"/Body/Params","code":"/Code","success":[0]};
@@ -19,8 +18,7 @@ export const operations = {
     body: true,
     envelope: envelope,
     unwrap: {"at":["/QueryData/*/Rows/*"],"one":true},
-    validateInput: v.account_captcha_input,
-    validateResponse: v.account_captcha_response,
+    validators: () => import("./validators/account_captcha.js"),
   }),
   "account.token": operation<S.AccountTokenParams, S.AccountTokenResult, CallOptions>({
     id: "account.token",
@@ -34,8 +32,7 @@ export const operations = {
     envelope: envelope,
     unwrap: {"at":["/QueryData/*/Rows/*"],"one":true},
     secretAnswer: true,
-    validateInput: v.account_token_input,
-    validateResponse: v.account_token_response,
+    validators: () => import("./validators/account_token.js"),
   }),
   "account.refresh": operation<S.AccountRefreshParams, S.AccountRefreshResult, CallOptions>({
     id: "account.refresh",
@@ -48,8 +45,7 @@ export const operations = {
     envelope: envelope,
     unwrap: {"at":["/QueryData/*/Rows/*"],"one":true},
     secretAnswer: true,
-    validateInput: v.account_refresh_input,
-    validateResponse: v.account_refresh_response,
+    validators: () => import("./validators/account_refresh.js"),
   }),
   "account.logout": operation<S.AccountLogoutParams, S.AccountLogoutResult, CallOptions>({
     id: "account.logout",
@@ -61,8 +57,7 @@ export const operations = {
     body: true,
     envelope: envelope,
     unwrap: {"at":[""]},
-    validateInput: v.account_logout_input,
-    validateResponse: v.account_logout_response,
+    validators: () => import("./validators/account_logout.js"),
   }),
   "user.profile": operation<S.UserProfileParams, S.UserProfileResult, CallOptions>({
     id: "user.profile",
@@ -74,8 +69,7 @@ export const operations = {
     body: true,
     envelope: envelope,
     unwrap: {"at":["/QueryData/*/Rows/*"],"one":true},
-    validateInput: v.user_profile_input,
-    validateResponse: v.user_profile_response,
+    validators: () => import("./validators/user_profile.js"),
   }),
   "agents.list": operation<S.AgentsListParams, S.AgentsListResult, CallOptions>({
     id: "agents.list",
@@ -88,8 +82,7 @@ export const operations = {
     envelope: envelope,
     unwrap: {"at":["/QueryData/*/Rows/*"],"list":true},
     codecs: {"/subOn":"flag"},
-    validateInput: v.agents_list_input,
-    validateResponse: v.agents_list_response,
+    validators: () => import("./validators/agents_list.js"),
   }),
   "terminals.list": operation<S.TerminalsListParams, S.TerminalsListResult, CallOptions>({
     id: "terminals.list",
@@ -101,8 +94,7 @@ export const operations = {
     body: true,
     envelope: envelope,
     unwrap: {"at":["/QueryData/*/Rows/*"],"list":true},
-    validateInput: v.terminals_list_input,
-    validateResponse: v.terminals_list_response,
+    validators: () => import("./validators/terminals_list.js"),
   }),
   "reports.payments": operation<S.ReportsPaymentsParams, S.ReportsPaymentsResult, OpenParamsOptions>({
     id: "reports.payments",
@@ -117,8 +109,7 @@ export const operations = {
     codecs: {"/dateFrom":"portal-date","/dateTo":"portal-date-end","/subOn":"flag"},
     period: {"from":"dateFrom","to":"dateTo"},
     openParams: true,
-    validateInput: v.reports_payments_input,
-    validateResponse: v.reports_payments_response,
+    validators: () => import("./validators/reports_payments.js"),
   }),
   "reports.cashCollections": operation<S.ReportsCashCollectionsParams, S.ReportsCashCollectionsResult, OpenParamsOptions, {"format":"xlsx"}>({
     id: "reports.cashCollections",
@@ -134,8 +125,7 @@ export const operations = {
     codecs: {"/dateFrom":"portal-date","/dateTo":"portal-date-end","/subOn":"flag"},
     period: {"from":"dateFrom","to":"dateTo"},
     openParams: true,
-    validateInput: v.reports_cashCollections_input,
-    validateResponse: v.reports_cashCollections_response,
+    validators: () => import("./validators/reports_cashCollections.js"),
   }),
   "reports.terminalTurnovers": operation<S.ReportsTerminalTurnoversParams, S.ReportsTerminalTurnoversResult, CallOptions, {"format":"xlsx"}>({
     id: "reports.terminalTurnovers",
@@ -150,8 +140,7 @@ export const operations = {
     binaryWhen: {"format":"xlsx"},
     codecs: {"/dateFrom":"portal-date","/dateTo":"portal-date-end","/subOn":"flag","/groupByDay":"flag","/onlySystemAgents":"flag"},
     period: {"from":"dateFrom","to":"dateTo"},
-    validateInput: v.reports_terminalTurnovers_input,
-    validateResponse: v.reports_terminalTurnovers_response,
+    validators: () => import("./validators/reports_terminalTurnovers.js"),
   }),
   "reports.terminalTurnoversExtended": operation<S.ReportsTerminalTurnoversExtendedParams, S.ReportsTerminalTurnoversExtendedResult, OpenParamsOptions>({
     id: "reports.terminalTurnoversExtended",
@@ -167,8 +156,7 @@ export const operations = {
     patternCodecs: {"^isAddCommissionForCance":"flag"},
     period: {"from":"dateFrom","to":"dateTo"},
     openParams: true,
-    validateInput: v.reports_terminalTurnoversExtended_input,
-    validateResponse: v.reports_terminalTurnoversExtended_response,
+    validators: () => import("./validators/reports_terminalTurnoversExtended.js"),
   }),
   "reports.remunerationByService": operation<S.ReportsRemunerationByServiceParams, S.ReportsRemunerationByServiceResult, CallOptions, {"format":"xlsx"}>({
     id: "reports.remunerationByService",
@@ -181,8 +169,7 @@ export const operations = {
     envelope: envelope,
     unwrap: {"at":["/QueryData/*/Rows/*"],"list":true},
     binaryWhen: {"format":"xlsx"},
-    validateInput: v.reports_remunerationByService_input,
-    validateResponse: v.reports_remunerationByService_response,
+    validators: () => import("./validators/reports_remunerationByService.js"),
   }),
   "reports.dealerStatistics": operation<S.ReportsDealerStatisticsParams, S.ReportsDealerStatisticsResult, CallOptions, {"format":"xlsx"}>({
     id: "reports.dealerStatistics",
@@ -197,12 +184,21 @@ export const operations = {
     binaryWhen: {"format":"xlsx"},
     codecs: {"/dateFrom":"portal-date","/dateTo":"portal-date-end","/subOn":"flag","/groupByDay":"flag"},
     period: {"from":"dateFrom","to":"dateTo"},
-    validateInput: v.reports_dealerStatistics_input,
-    validateResponse: v.reports_dealerStatistics_response,
+    validators: () => import("./validators/reports_dealerStatistics.js"),
   }),
 };
 
 export type OperationId = keyof typeof operations;
+
+/**
+ * The names the spec gives to what the client brings: codecs (`x-codec`), checks (`x-checks`) and
+ * security schemes. `defineClient` takes a handler for each, so a missing one does not compile.
+ */
+export interface SpecNames {
+  codec: "flag" | "portal-date" | "portal-date-end";
+  check: never;
+  scheme: "portalToken";
+}
 
 /** What the service sends to you (the spec's webhooks), with the validator of each body and the addresses it comes from. */
 export const webhooks = {

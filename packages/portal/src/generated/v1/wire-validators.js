@@ -145,10 +145,192 @@ validate0.errors = vErrors;
 return errors === 0;
 }
 
-export const account_token_request = validate1;
-const schema1 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"lgn":{"type":"string"},"psw":{"type":"string"},"initiator":{"type":"string"},"captcha":{"type":"string"},"captchaSession":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-account_token_request"};
+export const account_captcha_response = validate1;
+const schema1 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-account_captcha_response"};
 
 function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-account_captcha_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Code !== undefined){
+let data0 = data.Code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.QueryData !== undefined){
+let data1 = data.QueryData;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.Rows !== undefined){
+let data3 = data2.Rows;
+if(Array.isArray(data3)){
+const len1 = data3.length;
+for(let i1=0; i1<len1; i1++){
+let data4 = data3[i1];
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err2 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows/" + i1,schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows",schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/QueryData/" + i0,schemaPath:"#/allOf/0/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/0/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.QueryData !== undefined){
+let data5 = data.QueryData;
+if(Array.isArray(data5)){
+const len2 = data5.length;
+for(let i2=0; i2<len2; i2++){
+let data6 = data5[i2];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows !== undefined){
+let data7 = data6.Rows;
+if(Array.isArray(data7)){
+const len3 = data7.length;
+for(let i3=0; i3<len3; i3++){
+let data8 = data7[i3];
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+}
+else {
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate1.errors = vErrors;
+return errors === 0;
+}
+
+export const account_token_request = validate2;
+const schema2 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"lgn":{"type":"string"},"psw":{"type":"string"},"initiator":{"type":"string"},"captcha":{"type":"string"},"captchaSession":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-account_token_request"};
+
+function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_token_request" */;
 let vErrors = null;
 let errors = 0;
@@ -310,14 +492,196 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate1.errors = vErrors;
+validate2.errors = vErrors;
 return errors === 0;
 }
 
-export const account_refresh_request = validate2;
-const schema2 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"token":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-account_refresh_request"};
+export const account_token_response = validate3;
+const schema3 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-account_token_response"};
 
-function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-account_token_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Code !== undefined){
+let data0 = data.Code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.QueryData !== undefined){
+let data1 = data.QueryData;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.Rows !== undefined){
+let data3 = data2.Rows;
+if(Array.isArray(data3)){
+const len1 = data3.length;
+for(let i1=0; i1<len1; i1++){
+let data4 = data3[i1];
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err2 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows/" + i1,schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows",schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/QueryData/" + i0,schemaPath:"#/allOf/0/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/0/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.QueryData !== undefined){
+let data5 = data.QueryData;
+if(Array.isArray(data5)){
+const len2 = data5.length;
+for(let i2=0; i2<len2; i2++){
+let data6 = data5[i2];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows !== undefined){
+let data7 = data6.Rows;
+if(Array.isArray(data7)){
+const len3 = data7.length;
+for(let i3=0; i3<len3; i3++){
+let data8 = data7[i3];
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+}
+else {
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate3.errors = vErrors;
+return errors === 0;
+}
+
+export const account_refresh_request = validate4;
+const schema4 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"token":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-account_refresh_request"};
+
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_refresh_request" */;
 let vErrors = null;
 let errors = 0;
@@ -431,14 +795,196 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate2.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
 
-export const account_logout_request = validate3;
-const schema3 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"refreshToken":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-account_logout_request"};
+export const account_refresh_response = validate5;
+const schema5 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-account_refresh_response"};
 
-function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-account_refresh_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Code !== undefined){
+let data0 = data.Code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.QueryData !== undefined){
+let data1 = data.QueryData;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.Rows !== undefined){
+let data3 = data2.Rows;
+if(Array.isArray(data3)){
+const len1 = data3.length;
+for(let i1=0; i1<len1; i1++){
+let data4 = data3[i1];
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err2 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows/" + i1,schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows",schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/QueryData/" + i0,schemaPath:"#/allOf/0/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/0/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.QueryData !== undefined){
+let data5 = data.QueryData;
+if(Array.isArray(data5)){
+const len2 = data5.length;
+for(let i2=0; i2<len2; i2++){
+let data6 = data5[i2];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows !== undefined){
+let data7 = data6.Rows;
+if(Array.isArray(data7)){
+const len3 = data7.length;
+for(let i3=0; i3<len3; i3++){
+let data8 = data7[i3];
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+}
+else {
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate5.errors = vErrors;
+return errors === 0;
+}
+
+export const account_logout_request = validate6;
+const schema6 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"refreshToken":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-account_logout_request"};
+
+function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_logout_request" */;
 let vErrors = null;
 let errors = 0;
@@ -552,14 +1098,122 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate3.errors = vErrors;
+validate6.errors = vErrors;
 return errors === 0;
 }
 
-export const user_profile_request = validate4;
-const schema4 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"idUser":{"type":"integer"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-user_profile_request"};
+export const account_logout_response = validate7;
+const schema7 = {"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true,"$id":"op-account_logout_response"};
 
-function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-account_logout_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Code !== undefined){
+let data0 = data.Code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.QueryData !== undefined){
+let data1 = data.QueryData;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.Rows !== undefined){
+let data3 = data2.Rows;
+if(Array.isArray(data3)){
+const len1 = data3.length;
+for(let i1=0; i1<len1; i1++){
+let data4 = data3[i1];
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err2 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows/" + i1,schemaPath:"#/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows",schemaPath:"#/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/QueryData/" + i0,schemaPath:"#/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/QueryData",schemaPath:"#/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate7.errors = vErrors;
+return errors === 0;
+}
+
+export const user_profile_request = validate8;
+const schema8 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"idUser":{"type":"integer"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-user_profile_request"};
+
+function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-user_profile_request" */;
 let vErrors = null;
 let errors = 0;
@@ -674,15 +1328,282 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate4.errors = vErrors;
+validate8.errors = vErrors;
 return errors === 0;
 }
 
-export const agents_list_request = validate5;
-const schema5 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"idAgent":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"subOn":{"type":"integer","enum":[0,1]},"name":{"type":"string"},"bin":{"type":"string"},"rnn":{"type":"string"},"address":{"type":"string"},"idAgentSearch":{"type":"integer"},"idTerminal":{"type":"integer"},"login":{"type":"string"},"cellPhone":{"type":"string"},"columns":{"type":"array","items":{"anyOf":[{"type":"string","enum":["nowBalance","credit","rnn","lastPaymentDate","balancePlusSub","blocked","idParent","namePrint","leader","email","phone","bbik","bAccount","contract","ownerType"]},{"type":"string"}]}}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-agents_list_request"};
+export const user_profile_response = validate9;
+const schema9 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","properties":{"idUser":{"type":"integer"},"lgn":{"type":"string"},"userFIO":{"type":"string"},"groupChar":{"type":"string"},"groupName":{"type":"string"},"phone":{"type":"string"},"email":{"type":"string"}},"additionalProperties":true}}}}}}}],"$id":"op-user_profile_response"};
+
+function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-user_profile_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Code !== undefined){
+let data0 = data.Code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.QueryData !== undefined){
+let data1 = data.QueryData;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.Rows !== undefined){
+let data3 = data2.Rows;
+if(Array.isArray(data3)){
+const len1 = data3.length;
+for(let i1=0; i1<len1; i1++){
+let data4 = data3[i1];
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err2 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows/" + i1,schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows",schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/QueryData/" + i0,schemaPath:"#/allOf/0/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/0/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.QueryData !== undefined){
+let data5 = data.QueryData;
+if(Array.isArray(data5)){
+const len2 = data5.length;
+for(let i2=0; i2<len2; i2++){
+let data6 = data5[i2];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows !== undefined){
+let data7 = data6.Rows;
+if(Array.isArray(data7)){
+const len3 = data7.length;
+for(let i3=0; i3<len3; i3++){
+let data8 = data7[i3];
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+if(data8.idUser !== undefined){
+let data9 = data8.idUser;
+if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/idUser",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/properties/idUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data8.lgn !== undefined){
+if(typeof data8.lgn !== "string"){
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/lgn",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data8.userFIO !== undefined){
+if(typeof data8.userFIO !== "string"){
+const err9 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/userFIO",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/properties/userFIO/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data8.groupChar !== undefined){
+if(typeof data8.groupChar !== "string"){
+const err10 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/groupChar",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/properties/groupChar/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data8.groupName !== undefined){
+if(typeof data8.groupName !== "string"){
+const err11 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/groupName",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/properties/groupName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data8.phone !== undefined){
+if(typeof data8.phone !== "string"){
+const err12 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/phone",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data8.email !== undefined){
+if(typeof data8.email !== "string"){
+const err13 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/email",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+validate9.errors = vErrors;
+return errors === 0;
+}
+
+export const agents_list_request = validate10;
+const schema10 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"idAgent":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"subOn":{"type":"integer","enum":[0,1]},"name":{"type":"string"},"bin":{"type":"string"},"rnn":{"type":"string"},"address":{"type":"string"},"idAgentSearch":{"type":"integer"},"idTerminal":{"type":"integer"},"login":{"type":"string"},"cellPhone":{"type":"string"},"columns":{"type":"array","items":{"anyOf":[{"type":"string","enum":["nowBalance","credit","rnn","lastPaymentDate","balancePlusSub","blocked","idParent","namePrint","leader","email","phone","bbik","bAccount","contract","ownerType"]},{"type":"string"}]}}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-agents_list_request"};
 const func0 = Object.prototype.hasOwnProperty;
 
-function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-agents_list_request" */;
 let vErrors = null;
 let errors = 0;
@@ -738,7 +1659,7 @@ if(data0.Params !== undefined){
 let data1 = data0.Params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 for(const key2 in data1){
-if(!(func0.call(schema5.properties.Body.properties.Params.properties, key2))){
+if(!(func0.call(schema10.properties.Body.properties.Params.properties, key2))){
 const err4 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
@@ -775,7 +1696,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!(((((data3 === 0) || (data3 === 1)) || (data3 === 2)) || (data3 === 3)) || (data3 === 4))){
-const err7 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema5.properties.Body.properties.Params.properties.sub.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema10.properties.Body.properties.Params.properties.sub.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -798,7 +1719,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!((data4 === 0) || (data4 === 1))){
-const err9 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema5.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema10.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -926,7 +1847,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!(((((((((((((((data14 === "nowBalance") || (data14 === "credit")) || (data14 === "rnn")) || (data14 === "lastPaymentDate")) || (data14 === "balancePlusSub")) || (data14 === "blocked")) || (data14 === "idParent")) || (data14 === "namePrint")) || (data14 === "leader")) || (data14 === "email")) || (data14 === "phone")) || (data14 === "bbik")) || (data14 === "bAccount")) || (data14 === "contract")) || (data14 === "ownerType"))){
-const err19 = {instancePath:instancePath+"/Body/Params/columns/" + i0,schemaPath:"#/properties/Body/properties/Params/properties/columns/items/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema5.properties.Body.properties.Params.properties.columns.items.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/Body/Params/columns/" + i0,schemaPath:"#/properties/Body/properties/Params/properties/columns/items/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema10.properties.Body.properties.Params.properties.columns.items.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1021,14 +1942,196 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate5.errors = vErrors;
+validate10.errors = vErrors;
 return errors === 0;
 }
 
-export const terminals_list_request = validate6;
-const schema6 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"idAgent":{"type":"integer"},"idTypeTerminal":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"idTerminal":{"type":"integer"},"name":{"type":"string"},"rnm":{"type":"string"},"address":{"type":"string"},"active":{"type":"integer"},"format":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-terminals_list_request"};
+export const agents_list_response = validate11;
+const schema11 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","properties":{"nowBalance":{},"credit":{},"rnn":{},"lastPaymentDate":{},"balancePlusSub":{},"blocked":{},"idParent":{},"namePrint":{},"leader":{},"email":{},"phone":{},"bbik":{},"bAccount":{},"contract":{},"ownerType":{},"firstPaymentDate":{}},"additionalProperties":true}}}}}}}],"$id":"op-agents_list_response"};
 
-function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-agents_list_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Code !== undefined){
+let data0 = data.Code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.QueryData !== undefined){
+let data1 = data.QueryData;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.Rows !== undefined){
+let data3 = data2.Rows;
+if(Array.isArray(data3)){
+const len1 = data3.length;
+for(let i1=0; i1<len1; i1++){
+let data4 = data3[i1];
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err2 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows/" + i1,schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows",schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/QueryData/" + i0,schemaPath:"#/allOf/0/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/0/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.QueryData !== undefined){
+let data5 = data.QueryData;
+if(Array.isArray(data5)){
+const len2 = data5.length;
+for(let i2=0; i2<len2; i2++){
+let data6 = data5[i2];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows !== undefined){
+let data7 = data6.Rows;
+if(Array.isArray(data7)){
+const len3 = data7.length;
+for(let i3=0; i3<len3; i3++){
+let data8 = data7[i3];
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+}
+else {
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate11.errors = vErrors;
+return errors === 0;
+}
+
+export const terminals_list_request = validate12;
+const schema12 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"idAgent":{"type":"integer"},"idTypeTerminal":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"idTerminal":{"type":"integer"},"name":{"type":"string"},"rnm":{"type":"string"},"address":{"type":"string"},"active":{"type":"integer"},"format":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-terminals_list_request"};
+
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-terminals_list_request" */;
 let vErrors = null;
 let errors = 0;
@@ -1084,7 +2187,7 @@ if(data0.Params !== undefined){
 let data1 = data0.Params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 for(const key2 in data1){
-if(!(func0.call(schema6.properties.Body.properties.Params.properties, key2))){
+if(!(func0.call(schema12.properties.Body.properties.Params.properties, key2))){
 const err4 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
@@ -1134,7 +2237,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!(((((data4 === 0) || (data4 === 1)) || (data4 === 2)) || (data4 === 3)) || (data4 === 4))){
-const err8 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema6.properties.Body.properties.Params.properties.sub.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema12.properties.Body.properties.Params.properties.sub.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1253,15 +2356,197 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate6.errors = vErrors;
+validate12.errors = vErrors;
 return errors === 0;
 }
 
-export const reports_payments_request = validate7;
-const schema7 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_payments_request"};
+export const terminals_list_response = validate13;
+const schema13 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-terminals_list_response"};
+
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-terminals_list_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Code !== undefined){
+let data0 = data.Code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.QueryData !== undefined){
+let data1 = data.QueryData;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.Rows !== undefined){
+let data3 = data2.Rows;
+if(Array.isArray(data3)){
+const len1 = data3.length;
+for(let i1=0; i1<len1; i1++){
+let data4 = data3[i1];
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err2 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows/" + i1,schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows",schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/QueryData/" + i0,schemaPath:"#/allOf/0/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/0/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.QueryData !== undefined){
+let data5 = data.QueryData;
+if(Array.isArray(data5)){
+const len2 = data5.length;
+for(let i2=0; i2<len2; i2++){
+let data6 = data5[i2];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows !== undefined){
+let data7 = data6.Rows;
+if(Array.isArray(data7)){
+const len3 = data7.length;
+for(let i3=0; i3<len3; i3++){
+let data8 = data7[i3];
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+}
+else {
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate13.errors = vErrors;
+return errors === 0;
+}
+
+export const reports_payments_request = validate14;
+const schema14 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_payments_request"};
 const pattern0 = new RegExp("^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$", "");
 
-function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_payments_request" */;
 let vErrors = null;
 let errors = 0;
@@ -1392,7 +2677,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!((data5 === 0) || (data5 === 1))){
-const err10 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema7.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema14.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1487,14 +2772,196 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate7.errors = vErrors;
+validate14.errors = vErrors;
 return errors === 0;
 }
 
-export const reports_cashCollections_request = validate8;
-const schema8 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"type":"string","enum":["xlsx"]},"kazPost":{"type":"integer"},"kassaNova":{"type":"integer"}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_cashCollections_request"};
+export const reports_payments_response = validate15;
+const schema15 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-reports_payments_response"};
 
-function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_payments_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Code !== undefined){
+let data0 = data.Code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.QueryData !== undefined){
+let data1 = data.QueryData;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.Rows !== undefined){
+let data3 = data2.Rows;
+if(Array.isArray(data3)){
+const len1 = data3.length;
+for(let i1=0; i1<len1; i1++){
+let data4 = data3[i1];
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err2 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows/" + i1,schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows",schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/QueryData/" + i0,schemaPath:"#/allOf/0/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/0/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.QueryData !== undefined){
+let data5 = data.QueryData;
+if(Array.isArray(data5)){
+const len2 = data5.length;
+for(let i2=0; i2<len2; i2++){
+let data6 = data5[i2];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows !== undefined){
+let data7 = data6.Rows;
+if(Array.isArray(data7)){
+const len3 = data7.length;
+for(let i3=0; i3<len3; i3++){
+let data8 = data7[i3];
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+}
+else {
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate15.errors = vErrors;
+return errors === 0;
+}
+
+export const reports_cashCollections_request = validate16;
+const schema16 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"type":"string","enum":["xlsx"]},"kazPost":{"type":"integer"},"kassaNova":{"type":"integer"}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_cashCollections_request"};
+
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_cashCollections_request" */;
 let vErrors = null;
 let errors = 0;
@@ -1625,7 +3092,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!((data5 === 0) || (data5 === 1))){
-const err10 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema8.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema16.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1674,7 +3141,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!(data8 === "xlsx")){
-const err14 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/enum",keyword:"enum",params:{allowedValues: schema8.properties.Body.properties.Params.properties.format.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/enum",keyword:"enum",params:{allowedValues: schema16.properties.Body.properties.Params.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1745,14 +3212,196 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate8.errors = vErrors;
+validate16.errors = vErrors;
 return errors === 0;
 }
 
-export const reports_terminalTurnovers_request = validate9;
-const schema9 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"groupByDay":{"type":"integer","enum":[0,1]},"format":{"type":"string","enum":["xlsx"]},"onlySystemAgents":{"type":"integer","enum":[0,1]}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_terminalTurnovers_request"};
+export const reports_cashCollections_response = validate17;
+const schema17 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-reports_cashCollections_response"};
 
-function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_cashCollections_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Code !== undefined){
+let data0 = data.Code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.QueryData !== undefined){
+let data1 = data.QueryData;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.Rows !== undefined){
+let data3 = data2.Rows;
+if(Array.isArray(data3)){
+const len1 = data3.length;
+for(let i1=0; i1<len1; i1++){
+let data4 = data3[i1];
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err2 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows/" + i1,schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows",schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/QueryData/" + i0,schemaPath:"#/allOf/0/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/0/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.QueryData !== undefined){
+let data5 = data.QueryData;
+if(Array.isArray(data5)){
+const len2 = data5.length;
+for(let i2=0; i2<len2; i2++){
+let data6 = data5[i2];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows !== undefined){
+let data7 = data6.Rows;
+if(Array.isArray(data7)){
+const len3 = data7.length;
+for(let i3=0; i3<len3; i3++){
+let data8 = data7[i3];
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+}
+else {
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate17.errors = vErrors;
+return errors === 0;
+}
+
+export const reports_terminalTurnovers_request = validate18;
+const schema18 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"groupByDay":{"type":"integer","enum":[0,1]},"format":{"type":"string","enum":["xlsx"]},"onlySystemAgents":{"type":"integer","enum":[0,1]}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_terminalTurnovers_request"};
+
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnovers_request" */;
 let vErrors = null;
 let errors = 0;
@@ -1808,7 +3457,7 @@ if(data0.Params !== undefined){
 let data1 = data0.Params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 for(const key2 in data1){
-if(!(func0.call(schema9.properties.Body.properties.Params.properties, key2))){
+if(!(func0.call(schema18.properties.Body.properties.Params.properties, key2))){
 const err4 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
@@ -1921,7 +3570,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!((data7 === 0) || (data7 === 1))){
-const err13 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema9.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema18.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1944,7 +3593,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!((data8 === 0) || (data8 === 1))){
-const err15 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/enum",keyword:"enum",params:{allowedValues: schema9.properties.Body.properties.Params.properties.groupByDay.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/enum",keyword:"enum",params:{allowedValues: schema18.properties.Body.properties.Params.properties.groupByDay.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1967,7 +3616,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!(data9 === "xlsx")){
-const err17 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/enum",keyword:"enum",params:{allowedValues: schema9.properties.Body.properties.Params.properties.format.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/enum",keyword:"enum",params:{allowedValues: schema18.properties.Body.properties.Params.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1990,7 +3639,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((data10 === 0) || (data10 === 1))){
-const err19 = {instancePath:instancePath+"/Body/Params/onlySystemAgents",schemaPath:"#/properties/Body/properties/Params/properties/onlySystemAgents/enum",keyword:"enum",params:{allowedValues: schema9.properties.Body.properties.Params.properties.onlySystemAgents.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/Body/Params/onlySystemAgents",schemaPath:"#/properties/Body/properties/Params/properties/onlySystemAgents/enum",keyword:"enum",params:{allowedValues: schema18.properties.Body.properties.Params.properties.onlySystemAgents.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2035,15 +3684,197 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate9.errors = vErrors;
+validate18.errors = vErrors;
 return errors === 0;
 }
 
-export const reports_terminalTurnoversExtended_request = validate10;
-const schema10 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"groupByDay":{"type":"integer","enum":[0,1]},"isAddCommissionForSecondPay":{"type":"integer","enum":[0,1]}},"patternProperties":{"^isAddCommissionForCance":{"type":"integer","enum":[0,1]}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_terminalTurnoversExtended_request"};
+export const reports_terminalTurnovers_response = validate19;
+const schema19 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-reports_terminalTurnovers_response"};
+
+function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_terminalTurnovers_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Code !== undefined){
+let data0 = data.Code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.QueryData !== undefined){
+let data1 = data.QueryData;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.Rows !== undefined){
+let data3 = data2.Rows;
+if(Array.isArray(data3)){
+const len1 = data3.length;
+for(let i1=0; i1<len1; i1++){
+let data4 = data3[i1];
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err2 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows/" + i1,schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows",schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/QueryData/" + i0,schemaPath:"#/allOf/0/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/0/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.QueryData !== undefined){
+let data5 = data.QueryData;
+if(Array.isArray(data5)){
+const len2 = data5.length;
+for(let i2=0; i2<len2; i2++){
+let data6 = data5[i2];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows !== undefined){
+let data7 = data6.Rows;
+if(Array.isArray(data7)){
+const len3 = data7.length;
+for(let i3=0; i3<len3; i3++){
+let data8 = data7[i3];
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+}
+else {
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate19.errors = vErrors;
+return errors === 0;
+}
+
+export const reports_terminalTurnoversExtended_request = validate20;
+const schema20 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"groupByDay":{"type":"integer","enum":[0,1]},"isAddCommissionForSecondPay":{"type":"integer","enum":[0,1]}},"patternProperties":{"^isAddCommissionForCance":{"type":"integer","enum":[0,1]}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_terminalTurnoversExtended_request"};
 const pattern8 = new RegExp("^isAddCommissionForCance", "");
 
-function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnoversExtended_request" */;
 let vErrors = null;
 let errors = 0;
@@ -2187,7 +4018,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!(((((data6 === 0) || (data6 === 1)) || (data6 === 2)) || (data6 === 3)) || (data6 === 4))){
-const err11 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema10.properties.Body.properties.Params.properties.sub.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema20.properties.Body.properties.Params.properties.sub.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2210,7 +4041,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!((data7 === 0) || (data7 === 1))){
-const err13 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/enum",keyword:"enum",params:{allowedValues: schema10.properties.Body.properties.Params.properties.groupByDay.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/enum",keyword:"enum",params:{allowedValues: schema20.properties.Body.properties.Params.properties.groupByDay.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2233,7 +4064,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!((data8 === 0) || (data8 === 1))){
-const err15 = {instancePath:instancePath+"/Body/Params/isAddCommissionForSecondPay",schemaPath:"#/properties/Body/properties/Params/properties/isAddCommissionForSecondPay/enum",keyword:"enum",params:{allowedValues: schema10.properties.Body.properties.Params.properties.isAddCommissionForSecondPay.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/Body/Params/isAddCommissionForSecondPay",schemaPath:"#/properties/Body/properties/Params/properties/isAddCommissionForSecondPay/enum",keyword:"enum",params:{allowedValues: schema20.properties.Body.properties.Params.properties.isAddCommissionForSecondPay.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2257,7 +4088,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!((data9 === 0) || (data9 === 1))){
-const err17 = {instancePath:instancePath+"/Body/Params/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/Body/properties/Params/patternProperties/%5EisAddCommissionForCance/enum",keyword:"enum",params:{allowedValues: schema10.properties.Body.properties.Params.patternProperties["^isAddCommissionForCance"].enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/Body/Params/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/Body/properties/Params/patternProperties/%5EisAddCommissionForCance/enum",keyword:"enum",params:{allowedValues: schema20.properties.Body.properties.Params.patternProperties["^isAddCommissionForCance"].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2303,14 +4134,196 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate10.errors = vErrors;
+validate20.errors = vErrors;
 return errors === 0;
 }
 
-export const reports_remunerationByService_request = validate11;
-const schema11 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_remunerationByService_request"};
+export const reports_terminalTurnoversExtended_response = validate21;
+const schema21 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-reports_terminalTurnoversExtended_response"};
 
-function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_terminalTurnoversExtended_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Code !== undefined){
+let data0 = data.Code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.QueryData !== undefined){
+let data1 = data.QueryData;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.Rows !== undefined){
+let data3 = data2.Rows;
+if(Array.isArray(data3)){
+const len1 = data3.length;
+for(let i1=0; i1<len1; i1++){
+let data4 = data3[i1];
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err2 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows/" + i1,schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows",schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/QueryData/" + i0,schemaPath:"#/allOf/0/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/0/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.QueryData !== undefined){
+let data5 = data.QueryData;
+if(Array.isArray(data5)){
+const len2 = data5.length;
+for(let i2=0; i2<len2; i2++){
+let data6 = data5[i2];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows !== undefined){
+let data7 = data6.Rows;
+if(Array.isArray(data7)){
+const len3 = data7.length;
+for(let i3=0; i3<len3; i3++){
+let data8 = data7[i3];
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+}
+else {
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate21.errors = vErrors;
+return errors === 0;
+}
+
+export const reports_remunerationByService_request = validate22;
+const schema22 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_remunerationByService_request"};
+
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_remunerationByService_request" */;
 let vErrors = null;
 let errors = 0;
@@ -2390,7 +4403,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(data2 === "xlsx")){
-const err6 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/enum",keyword:"enum",params:{allowedValues: schema11.properties.Body.properties.Params.properties.format.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/enum",keyword:"enum",params:{allowedValues: schema22.properties.Body.properties.Params.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2435,14 +4448,196 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate11.errors = vErrors;
+validate22.errors = vErrors;
 return errors === 0;
 }
 
-export const reports_dealerStatistics_request = validate12;
-const schema12 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"groupByDay":{"type":"integer","enum":[0,1]},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_dealerStatistics_request"};
+export const reports_remunerationByService_response = validate23;
+const schema23 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-reports_remunerationByService_response"};
 
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_remunerationByService_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Code !== undefined){
+let data0 = data.Code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.QueryData !== undefined){
+let data1 = data.QueryData;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.Rows !== undefined){
+let data3 = data2.Rows;
+if(Array.isArray(data3)){
+const len1 = data3.length;
+for(let i1=0; i1<len1; i1++){
+let data4 = data3[i1];
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err2 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows/" + i1,schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows",schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/QueryData/" + i0,schemaPath:"#/allOf/0/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/0/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.QueryData !== undefined){
+let data5 = data.QueryData;
+if(Array.isArray(data5)){
+const len2 = data5.length;
+for(let i2=0; i2<len2; i2++){
+let data6 = data5[i2];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows !== undefined){
+let data7 = data6.Rows;
+if(Array.isArray(data7)){
+const len3 = data7.length;
+for(let i3=0; i3<len3; i3++){
+let data8 = data7[i3];
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+}
+else {
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate23.errors = vErrors;
+return errors === 0;
+}
+
+export const reports_dealerStatistics_request = validate24;
+const schema24 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"groupByDay":{"type":"integer","enum":[0,1]},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_dealerStatistics_request"};
+
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_dealerStatistics_request" */;
 let vErrors = null;
 let errors = 0;
@@ -2585,7 +4780,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((data5 === 0) || (data5 === 1))){
-const err11 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema12.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema24.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2608,7 +4803,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!((data6 === 0) || (data6 === 1))){
-const err13 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/enum",keyword:"enum",params:{allowedValues: schema12.properties.Body.properties.Params.properties.groupByDay.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/enum",keyword:"enum",params:{allowedValues: schema24.properties.Body.properties.Params.properties.groupByDay.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2631,7 +4826,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!(data7 === "xlsx")){
-const err15 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/enum",keyword:"enum",params:{allowedValues: schema12.properties.Body.properties.Params.properties.format.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/enum",keyword:"enum",params:{allowedValues: schema24.properties.Body.properties.Params.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2676,7 +4871,189 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate12.errors = vErrors;
+validate24.errors = vErrors;
+return errors === 0;
+}
+
+export const reports_dealerStatistics_response = validate25;
+const schema25 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-reports_dealerStatistics_response"};
+
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_dealerStatistics_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "Code"},message:"must have required property '"+"Code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.Code !== undefined){
+let data0 = data.Code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.QueryData !== undefined){
+let data1 = data.QueryData;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.Rows !== undefined){
+let data3 = data2.Rows;
+if(Array.isArray(data3)){
+const len1 = data3.length;
+for(let i1=0; i1<len1; i1++){
+let data4 = data3[i1];
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err2 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows/" + i1,schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/QueryData/" + i0+"/Rows",schemaPath:"#/allOf/0/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/QueryData/" + i0,schemaPath:"#/allOf/0/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/0/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.QueryData !== undefined){
+let data5 = data.QueryData;
+if(Array.isArray(data5)){
+const len2 = data5.length;
+for(let i2=0; i2<len2; i2++){
+let data6 = data5[i2];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows !== undefined){
+let data7 = data6.Rows;
+if(Array.isArray(data7)){
+const len3 = data7.length;
+for(let i3=0; i3<len3; i3++){
+let data8 = data7[i3];
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+}
+else {
+const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate25.errors = vErrors;
 return errors === 0;
 }
 

@@ -108,10 +108,122 @@ validate0.errors = vErrors;
 return errors === 0;
 }
 
-export const account_token_request = validate1;
-const schema1 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"lgn":{"type":"string"},"psw":{"type":"string"},"initiator":{"type":"string"},"captcha":{"type":"string"},"captchaSession":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-account_token_request"};
+export const account_captcha_response = validate1;
+const schema1 = {"allOf":[{"type":"object","required":["code"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"result":{"type":"object","additionalProperties":true},"data":{"type":"array"}},"additionalProperties":true},{"type":"object","properties":{"result":{"type":"object","additionalProperties":true}}}],"$id":"op-account_captcha_response"};
 
 function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-account_captcha_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.code !== undefined){
+let data0 = data.code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.result !== undefined){
+let data2 = data.result;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(Array.isArray(data.data))){
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.result !== undefined){
+let data4 = data.result;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate1.errors = vErrors;
+return errors === 0;
+}
+
+export const account_token_request = validate2;
+const schema2 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"lgn":{"type":"string"},"psw":{"type":"string"},"initiator":{"type":"string"},"captcha":{"type":"string"},"captchaSession":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-account_token_request"};
+
+function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_token_request" */;
 let vErrors = null;
 let errors = 0;
@@ -236,14 +348,126 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate1.errors = vErrors;
+validate2.errors = vErrors;
 return errors === 0;
 }
 
-export const account_refresh_request = validate2;
-const schema2 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"token":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-account_refresh_request"};
+export const account_token_response = validate3;
+const schema3 = {"allOf":[{"type":"object","required":["code"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"result":{"type":"object","additionalProperties":true},"data":{"type":"array"}},"additionalProperties":true},{"type":"object","properties":{"result":{"type":"object","additionalProperties":true}}}],"$id":"op-account_token_response"};
 
-function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-account_token_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.code !== undefined){
+let data0 = data.code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.result !== undefined){
+let data2 = data.result;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(Array.isArray(data.data))){
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.result !== undefined){
+let data4 = data.result;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate3.errors = vErrors;
+return errors === 0;
+}
+
+export const account_refresh_request = validate4;
+const schema4 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"token":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-account_refresh_request"};
+
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_refresh_request" */;
 let vErrors = null;
 let errors = 0;
@@ -320,14 +544,126 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate2.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
 
-export const account_logout_request = validate3;
-const schema3 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"refreshToken":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-account_logout_request"};
+export const account_refresh_response = validate5;
+const schema5 = {"allOf":[{"type":"object","required":["code"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"result":{"type":"object","additionalProperties":true},"data":{"type":"array"}},"additionalProperties":true},{"type":"object","properties":{"result":{"type":"object","additionalProperties":true}}}],"$id":"op-account_refresh_response"};
 
-function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-account_refresh_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.code !== undefined){
+let data0 = data.code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.result !== undefined){
+let data2 = data.result;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(Array.isArray(data.data))){
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.result !== undefined){
+let data4 = data.result;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate5.errors = vErrors;
+return errors === 0;
+}
+
+export const account_logout_request = validate6;
+const schema6 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"refreshToken":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-account_logout_request"};
+
+function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_logout_request" */;
 let vErrors = null;
 let errors = 0;
@@ -404,14 +740,99 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate3.errors = vErrors;
+validate6.errors = vErrors;
 return errors === 0;
 }
 
-export const user_profile_request = validate4;
-const schema4 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"idUser":{"type":"integer"}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-user_profile_request"};
+export const account_logout_response = validate7;
+const schema7 = {"type":"object","required":["code"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"result":{"type":"object","additionalProperties":true},"data":{"type":"array"}},"additionalProperties":true,"$id":"op-account_logout_response"};
 
-function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-account_logout_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.code !== undefined){
+let data0 = data.code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.result !== undefined){
+let data2 = data.result;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(Array.isArray(data.data))){
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate7.errors = vErrors;
+return errors === 0;
+}
+
+export const user_profile_request = validate8;
+const schema8 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"idUser":{"type":"integer"}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-user_profile_request"};
+
+function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-user_profile_request" */;
 let vErrors = null;
 let errors = 0;
@@ -489,14 +910,211 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate4.errors = vErrors;
+validate8.errors = vErrors;
 return errors === 0;
 }
 
-export const user_me_request = validate5;
-const schema5 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","additionalProperties":false}},"additionalProperties":false,"$id":"op-user_me_request"};
+export const user_profile_response = validate9;
+const schema9 = {"allOf":[{"type":"object","required":["code"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"result":{"type":"object","additionalProperties":true},"data":{"type":"array"}},"additionalProperties":true},{"type":"object","properties":{"result":{"type":"object","properties":{"idUser":{"type":"integer"},"lgn":{"type":"string"},"userFIO":{"type":"string"},"groupChar":{"type":"string"},"groupName":{"type":"string"},"phone":{"type":"string"},"email":{"type":"string"}},"additionalProperties":true}}}],"$id":"op-user_profile_response"};
 
-function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-user_profile_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.code !== undefined){
+let data0 = data.code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.result !== undefined){
+let data2 = data.result;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(Array.isArray(data.data))){
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.result !== undefined){
+let data4 = data.result;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(data4.idUser !== undefined){
+let data5 = data4.idUser;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err6 = {instancePath:instancePath+"/result/idUser",schemaPath:"#/allOf/1/properties/result/properties/idUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data4.lgn !== undefined){
+if(typeof data4.lgn !== "string"){
+const err7 = {instancePath:instancePath+"/result/lgn",schemaPath:"#/allOf/1/properties/result/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data4.userFIO !== undefined){
+if(typeof data4.userFIO !== "string"){
+const err8 = {instancePath:instancePath+"/result/userFIO",schemaPath:"#/allOf/1/properties/result/properties/userFIO/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data4.groupChar !== undefined){
+if(typeof data4.groupChar !== "string"){
+const err9 = {instancePath:instancePath+"/result/groupChar",schemaPath:"#/allOf/1/properties/result/properties/groupChar/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data4.groupName !== undefined){
+if(typeof data4.groupName !== "string"){
+const err10 = {instancePath:instancePath+"/result/groupName",schemaPath:"#/allOf/1/properties/result/properties/groupName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data4.phone !== undefined){
+if(typeof data4.phone !== "string"){
+const err11 = {instancePath:instancePath+"/result/phone",schemaPath:"#/allOf/1/properties/result/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data4.email !== undefined){
+if(typeof data4.email !== "string"){
+const err12 = {instancePath:instancePath+"/result/email",schemaPath:"#/allOf/1/properties/result/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+validate9.errors = vErrors;
+return errors === 0;
+}
+
+export const user_me_request = validate10;
+const schema10 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","additionalProperties":false}},"additionalProperties":false,"$id":"op-user_me_request"};
+
+function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-user_me_request" */;
 let vErrors = null;
 let errors = 0;
@@ -559,15 +1177,212 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate5.errors = vErrors;
+validate10.errors = vErrors;
 return errors === 0;
 }
 
-export const agents_list_request = validate6;
-const schema6 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"idAgent":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"name":{"type":"string"},"bin":{"type":"string"},"address":{"type":"string"},"idAgentSearch":{"type":"integer"},"idTerminal":{"type":"integer"},"login":{"type":"string"},"cellPhone":{"type":"string"},"columns":{"type":"array","items":{"anyOf":[{"type":"string","enum":["nowBalance","credit","rnn","lastPaymentDate","balancePlusSub","blocked","idParent","namePrint","leader","email","phone","bbik","bAccount","contract","ownerType"]},{"type":"string","enum":["firstPaymentDate"]},{"type":"string"}]}}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-agents_list_request"};
+export const user_me_response = validate11;
+const schema11 = {"allOf":[{"type":"object","required":["code"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"result":{"type":"object","additionalProperties":true},"data":{"type":"array"}},"additionalProperties":true},{"type":"object","properties":{"result":{"type":"object","properties":{"idUser":{"type":"integer"},"lgn":{"type":"string"},"userFIO":{"type":"string"},"groupChar":{"type":"string"},"groupName":{"type":"string"},"phone":{"type":"string"},"email":{"type":"string"}},"additionalProperties":true}}}],"$id":"op-user_me_response"};
+
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-user_me_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.code !== undefined){
+let data0 = data.code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.result !== undefined){
+let data2 = data.result;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(Array.isArray(data.data))){
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.result !== undefined){
+let data4 = data.result;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(data4.idUser !== undefined){
+let data5 = data4.idUser;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err6 = {instancePath:instancePath+"/result/idUser",schemaPath:"#/allOf/1/properties/result/properties/idUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data4.lgn !== undefined){
+if(typeof data4.lgn !== "string"){
+const err7 = {instancePath:instancePath+"/result/lgn",schemaPath:"#/allOf/1/properties/result/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data4.userFIO !== undefined){
+if(typeof data4.userFIO !== "string"){
+const err8 = {instancePath:instancePath+"/result/userFIO",schemaPath:"#/allOf/1/properties/result/properties/userFIO/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data4.groupChar !== undefined){
+if(typeof data4.groupChar !== "string"){
+const err9 = {instancePath:instancePath+"/result/groupChar",schemaPath:"#/allOf/1/properties/result/properties/groupChar/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data4.groupName !== undefined){
+if(typeof data4.groupName !== "string"){
+const err10 = {instancePath:instancePath+"/result/groupName",schemaPath:"#/allOf/1/properties/result/properties/groupName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data4.phone !== undefined){
+if(typeof data4.phone !== "string"){
+const err11 = {instancePath:instancePath+"/result/phone",schemaPath:"#/allOf/1/properties/result/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data4.email !== undefined){
+if(typeof data4.email !== "string"){
+const err12 = {instancePath:instancePath+"/result/email",schemaPath:"#/allOf/1/properties/result/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+validate11.errors = vErrors;
+return errors === 0;
+}
+
+export const agents_list_request = validate12;
+const schema12 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"idAgent":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"name":{"type":"string"},"bin":{"type":"string"},"address":{"type":"string"},"idAgentSearch":{"type":"integer"},"idTerminal":{"type":"integer"},"login":{"type":"string"},"cellPhone":{"type":"string"},"columns":{"type":"array","items":{"anyOf":[{"type":"string","enum":["nowBalance","credit","rnn","lastPaymentDate","balancePlusSub","blocked","idParent","namePrint","leader","email","phone","bbik","bAccount","contract","ownerType"]},{"type":"string","enum":["firstPaymentDate"]},{"type":"string"}]}}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-agents_list_request"};
 const func0 = Object.prototype.hasOwnProperty;
 
-function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-agents_list_request" */;
 let vErrors = null;
 let errors = 0;
@@ -598,7 +1413,7 @@ if(data.params !== undefined){
 let data0 = data.params;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 for(const key1 in data0){
-if(!(func0.call(schema6.properties.params.properties, key1))){
+if(!(func0.call(schema12.properties.params.properties, key1))){
 const err2 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -635,7 +1450,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!(((((data2 === 0) || (data2 === 1)) || (data2 === 2)) || (data2 === 3)) || (data2 === 4))){
-const err5 = {instancePath:instancePath+"/params/sub",schemaPath:"#/properties/params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema6.properties.params.properties.sub.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/params/sub",schemaPath:"#/properties/params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema12.properties.params.properties.sub.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -751,7 +1566,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!(((((((((((((((data11 === "nowBalance") || (data11 === "credit")) || (data11 === "rnn")) || (data11 === "lastPaymentDate")) || (data11 === "balancePlusSub")) || (data11 === "blocked")) || (data11 === "idParent")) || (data11 === "namePrint")) || (data11 === "leader")) || (data11 === "email")) || (data11 === "phone")) || (data11 === "bbik")) || (data11 === "bAccount")) || (data11 === "contract")) || (data11 === "ownerType"))){
-const err14 = {instancePath:instancePath+"/params/columns/" + i0,schemaPath:"#/properties/params/properties/columns/items/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema6.properties.params.properties.columns.items.anyOf[0].enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/params/columns/" + i0,schemaPath:"#/properties/params/properties/columns/items/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema12.properties.params.properties.columns.items.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -775,7 +1590,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!(data11 === "firstPaymentDate")){
-const err16 = {instancePath:instancePath+"/params/columns/" + i0,schemaPath:"#/properties/params/properties/columns/items/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema6.properties.params.properties.columns.items.anyOf[1].enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/params/columns/" + i0,schemaPath:"#/properties/params/properties/columns/items/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema12.properties.params.properties.columns.items.anyOf[1].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -859,14 +1674,157 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate6.errors = vErrors;
+validate12.errors = vErrors;
 return errors === 0;
 }
 
-export const terminals_list_request = validate7;
-const schema7 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"idAgent":{"type":"integer"},"idTypeTerminal":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"idTerminal":{"type":"integer"},"name":{"type":"string"},"rnm":{"type":"string"},"address":{"type":"string"},"active":{"type":"integer"},"format":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-terminals_list_request"};
+export const agents_list_response = validate13;
+const schema13 = {"allOf":[{"type":"object","required":["code"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"result":{"type":"object","additionalProperties":true},"data":{"type":"array"}},"additionalProperties":true},{"type":"object","properties":{"result":{"type":"object","properties":{"nowBalance":{},"credit":{},"rnn":{},"lastPaymentDate":{},"balancePlusSub":{},"blocked":{},"idParent":{},"namePrint":{},"leader":{},"email":{},"phone":{},"bbik":{},"bAccount":{},"contract":{},"ownerType":{},"firstPaymentDate":{}},"additionalProperties":true},"data":{"type":"array","items":{"type":"object","properties":{"nowBalance":{},"credit":{},"rnn":{},"lastPaymentDate":{},"balancePlusSub":{},"blocked":{},"idParent":{},"namePrint":{},"leader":{},"email":{},"phone":{},"bbik":{},"bAccount":{},"contract":{},"ownerType":{},"firstPaymentDate":{}},"additionalProperties":true}}}}],"$id":"op-agents_list_response"};
 
-function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-agents_list_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.code !== undefined){
+let data0 = data.code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.result !== undefined){
+let data2 = data.result;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(Array.isArray(data.data))){
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.result !== undefined){
+let data4 = data.result;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+let data5 = data.data;
+if(Array.isArray(data5)){
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+let data6 = data5[i0];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+}
+else {
+const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/allOf/1/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/1/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate13.errors = vErrors;
+return errors === 0;
+}
+
+export const terminals_list_request = validate14;
+const schema14 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"idAgent":{"type":"integer"},"idTypeTerminal":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"idTerminal":{"type":"integer"},"name":{"type":"string"},"rnm":{"type":"string"},"address":{"type":"string"},"active":{"type":"integer"},"format":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-terminals_list_request"};
+
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-terminals_list_request" */;
 let vErrors = null;
 let errors = 0;
@@ -897,7 +1855,7 @@ if(data.params !== undefined){
 let data0 = data.params;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 for(const key1 in data0){
-if(!(func0.call(schema7.properties.params.properties, key1))){
+if(!(func0.call(schema14.properties.params.properties, key1))){
 const err2 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -947,7 +1905,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(((((data3 === 0) || (data3 === 1)) || (data3 === 2)) || (data3 === 3)) || (data3 === 4))){
-const err6 = {instancePath:instancePath+"/params/sub",schemaPath:"#/properties/params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema7.properties.params.properties.sub.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/params/sub",schemaPath:"#/properties/params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema14.properties.params.properties.sub.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1054,15 +2012,158 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate7.errors = vErrors;
+validate14.errors = vErrors;
 return errors === 0;
 }
 
-export const reports_payments_request = validate8;
-const schema8 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":true}},"additionalProperties":false,"$id":"op-reports_payments_request"};
+export const terminals_list_response = validate15;
+const schema15 = {"allOf":[{"type":"object","required":["code"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"result":{"type":"object","additionalProperties":true},"data":{"type":"array"}},"additionalProperties":true},{"type":"object","properties":{"result":{"type":"object","additionalProperties":true},"data":{"type":"array","items":{"type":"object","additionalProperties":true}}}}],"$id":"op-terminals_list_response"};
+
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-terminals_list_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.code !== undefined){
+let data0 = data.code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.result !== undefined){
+let data2 = data.result;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(Array.isArray(data.data))){
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.result !== undefined){
+let data4 = data.result;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+let data5 = data.data;
+if(Array.isArray(data5)){
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+let data6 = data5[i0];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+}
+else {
+const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/allOf/1/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/1/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate15.errors = vErrors;
+return errors === 0;
+}
+
+export const reports_payments_request = validate16;
+const schema16 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":true}},"additionalProperties":false,"$id":"op-reports_payments_request"};
 const pattern0 = new RegExp("^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$", "");
 
-function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_payments_request" */;
 let vErrors = null;
 let errors = 0;
@@ -1240,14 +2341,157 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate8.errors = vErrors;
+validate16.errors = vErrors;
 return errors === 0;
 }
 
-export const reports_cashCollections_request = validate9;
-const schema9 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_cashCollections_request"};
+export const reports_payments_response = validate17;
+const schema17 = {"allOf":[{"type":"object","required":["code"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"result":{"type":"object","additionalProperties":true},"data":{"type":"array"}},"additionalProperties":true},{"type":"object","properties":{"result":{"type":"object","additionalProperties":true},"data":{"type":"array","items":{"type":"object","additionalProperties":true}}}}],"$id":"op-reports_payments_response"};
 
-function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_payments_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.code !== undefined){
+let data0 = data.code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.result !== undefined){
+let data2 = data.result;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(Array.isArray(data.data))){
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.result !== undefined){
+let data4 = data.result;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+let data5 = data.data;
+if(Array.isArray(data5)){
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+let data6 = data5[i0];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+}
+else {
+const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/allOf/1/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/1/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate17.errors = vErrors;
+return errors === 0;
+}
+
+export const reports_cashCollections_request = validate18;
+const schema18 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_cashCollections_request"};
+
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_cashCollections_request" */;
 let vErrors = null;
 let errors = 0;
@@ -1403,7 +2647,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!(data7 === "xlsx")){
-const err12 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/enum",keyword:"enum",params:{allowedValues: schema9.properties.params.properties.format.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/enum",keyword:"enum",params:{allowedValues: schema18.properties.params.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1436,14 +2680,157 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate9.errors = vErrors;
+validate18.errors = vErrors;
 return errors === 0;
 }
 
-export const reports_terminalTurnovers_request = validate10;
-const schema10 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_terminalTurnovers_request"};
+export const reports_cashCollections_response = validate19;
+const schema19 = {"allOf":[{"type":"object","required":["code"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"result":{"type":"object","additionalProperties":true},"data":{"type":"array"}},"additionalProperties":true},{"type":"object","properties":{"result":{"type":"object","additionalProperties":true},"data":{"type":"array","items":{"type":"object","additionalProperties":true}}}}],"$id":"op-reports_cashCollections_response"};
 
-function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_cashCollections_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.code !== undefined){
+let data0 = data.code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.result !== undefined){
+let data2 = data.result;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(Array.isArray(data.data))){
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.result !== undefined){
+let data4 = data.result;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+let data5 = data.data;
+if(Array.isArray(data5)){
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+let data6 = data5[i0];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+}
+else {
+const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/allOf/1/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/1/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate19.errors = vErrors;
+return errors === 0;
+}
+
+export const reports_terminalTurnovers_request = validate20;
+const schema20 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_terminalTurnovers_request"};
+
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnovers_request" */;
 let vErrors = null;
 let errors = 0;
@@ -1611,7 +2998,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!(data8 === "xlsx")){
-const err13 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/enum",keyword:"enum",params:{allowedValues: schema10.properties.params.properties.format.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/enum",keyword:"enum",params:{allowedValues: schema20.properties.params.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1644,15 +3031,158 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate10.errors = vErrors;
+validate20.errors = vErrors;
 return errors === 0;
 }
 
-export const reports_terminalTurnoversExtended_request = validate11;
-const schema11 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"groupByDay":{"type":"boolean"},"isAddCommissionForSecondPay":{"type":"boolean"}},"patternProperties":{"^isAddCommissionForCance":{"type":"boolean"}},"additionalProperties":true}},"additionalProperties":false,"$id":"op-reports_terminalTurnoversExtended_request"};
+export const reports_terminalTurnovers_response = validate21;
+const schema21 = {"allOf":[{"type":"object","required":["code"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"result":{"type":"object","additionalProperties":true},"data":{"type":"array"}},"additionalProperties":true},{"type":"object","properties":{"result":{"type":"object","additionalProperties":true},"data":{"type":"array","items":{"type":"object","additionalProperties":true}}}}],"$id":"op-reports_terminalTurnovers_response"};
+
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_terminalTurnovers_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.code !== undefined){
+let data0 = data.code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.result !== undefined){
+let data2 = data.result;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(Array.isArray(data.data))){
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.result !== undefined){
+let data4 = data.result;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+let data5 = data.data;
+if(Array.isArray(data5)){
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+let data6 = data5[i0];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+}
+else {
+const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/allOf/1/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/1/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate21.errors = vErrors;
+return errors === 0;
+}
+
+export const reports_terminalTurnoversExtended_request = validate22;
+const schema22 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"groupByDay":{"type":"boolean"},"isAddCommissionForSecondPay":{"type":"boolean"}},"patternProperties":{"^isAddCommissionForCance":{"type":"boolean"}},"additionalProperties":true}},"additionalProperties":false,"$id":"op-reports_terminalTurnoversExtended_request"};
 const pattern8 = new RegExp("^isAddCommissionForCance", "");
 
-function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnoversExtended_request" */;
 let vErrors = null;
 let errors = 0;
@@ -1771,7 +3301,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(((((data5 === 0) || (data5 === 1)) || (data5 === 2)) || (data5 === 3)) || (data5 === 4))){
-const err9 = {instancePath:instancePath+"/params/sub",schemaPath:"#/properties/params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema11.properties.params.properties.sub.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/params/sub",schemaPath:"#/properties/params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema22.properties.params.properties.sub.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1842,14 +3372,157 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate11.errors = vErrors;
+validate22.errors = vErrors;
 return errors === 0;
 }
 
-export const reports_remunerationByService_request = validate12;
-const schema12 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_remunerationByService_request"};
+export const reports_terminalTurnoversExtended_response = validate23;
+const schema23 = {"allOf":[{"type":"object","required":["code"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"result":{"type":"object","additionalProperties":true},"data":{"type":"array"}},"additionalProperties":true},{"type":"object","properties":{"result":{"type":"object","additionalProperties":true},"data":{"type":"array","items":{"type":"object","additionalProperties":true}}}}],"$id":"op-reports_terminalTurnoversExtended_response"};
 
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_terminalTurnoversExtended_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.code !== undefined){
+let data0 = data.code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.result !== undefined){
+let data2 = data.result;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(Array.isArray(data.data))){
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.result !== undefined){
+let data4 = data.result;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+let data5 = data.data;
+if(Array.isArray(data5)){
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+let data6 = data5[i0];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+}
+else {
+const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/allOf/1/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/1/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate23.errors = vErrors;
+return errors === 0;
+}
+
+export const reports_remunerationByService_request = validate24;
+const schema24 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_remunerationByService_request"};
+
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_remunerationByService_request" */;
 let vErrors = null;
 let errors = 0;
@@ -1904,7 +3577,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!(data1 === "xlsx")){
-const err4 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/enum",keyword:"enum",params:{allowedValues: schema12.properties.params.properties.format.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/enum",keyword:"enum",params:{allowedValues: schema24.properties.params.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1937,14 +3610,142 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate12.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
 
-export const reports_dealerStatistics_request = validate13;
-const schema13 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_dealerStatistics_request"};
+export const reports_remunerationByService_response = validate25;
+const schema25 = {"allOf":[{"type":"object","required":["code"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"result":{"type":"object","additionalProperties":true},"data":{"type":"array"}},"additionalProperties":true},{"type":"object","properties":{"data":{"type":"array","items":{"type":"object","additionalProperties":true}}}}],"$id":"op-reports_remunerationByService_response"};
 
-function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_remunerationByService_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.code !== undefined){
+let data0 = data.code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.result !== undefined){
+let data2 = data.result;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(Array.isArray(data.data))){
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.data !== undefined){
+let data4 = data.data;
+if(Array.isArray(data4)){
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+}
+else {
+const err6 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/allOf/1/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/1/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+
+export const reports_dealerStatistics_request = validate26;
+const schema26 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_dealerStatistics_request"};
+
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_dealerStatistics_request" */;
 let vErrors = null;
 let errors = 0;
@@ -2086,7 +3887,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!(data6 === "xlsx")){
-const err11 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/enum",keyword:"enum",params:{allowedValues: schema13.properties.params.properties.format.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/enum",keyword:"enum",params:{allowedValues: schema26.properties.params.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2119,7 +3920,150 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate13.errors = vErrors;
+validate26.errors = vErrors;
+return errors === 0;
+}
+
+export const reports_dealerStatistics_response = validate27;
+const schema27 = {"allOf":[{"type":"object","required":["code"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"result":{"type":"object","additionalProperties":true},"data":{"type":"array"}},"additionalProperties":true},{"type":"object","properties":{"result":{"type":"object","additionalProperties":true},"data":{"type":"array","items":{"type":"object","additionalProperties":true}}}}],"$id":"op-reports_dealerStatistics_response"};
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="op-reports_dealerStatistics_response" */;
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.code === undefined){
+const err0 = {instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.code !== undefined){
+let data0 = data.code;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/allOf/0/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.result !== undefined){
+let data2 = data.result;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err3 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(Array.isArray(data.data))){
+const err4 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/0/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.result !== undefined){
+let data4 = data.result;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+const err6 = {instancePath:instancePath+"/result",schemaPath:"#/allOf/1/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+let data5 = data.data;
+if(Array.isArray(data5)){
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+let data6 = data5[i0];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+}
+else {
+const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"#/allOf/1/properties/data/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/data",schemaPath:"#/allOf/1/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate27.errors = vErrors;
 return errors === 0;
 }
 
