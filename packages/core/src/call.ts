@@ -111,8 +111,9 @@ export interface Hooks {
  */
 export interface ClientSettings {
   /**
-   * Per-attempt timeout in ms. Default 30000.
+   * Per-attempt timeout in ms. Default 30000. At most 2147483647 (the longest timer JavaScript keeps).
    * @minimum 1
+   * @maximum 2147483647
    */
   timeoutMs?: number;
   /** Retries of idempotent operations. Operations that move money, sign in or present a chain link are never retried. */
