@@ -26,6 +26,12 @@ export interface TransactionBounds {
 
 const TIMED_OUT = "timed out";
 
+// An idle connection the server closed (a restart, a failover) is an `error` event on the pool, and
+// an `error` event nobody listens to ends a Node process. The pool has dropped that connection
+// already; the store's next call opens another, or fails with StoreUnavailableError.
+const listened = new WeakSet<Pool>();
+const ignoreIdleConnectionError = () => {};
+
 export class Database {
   readonly target: string;
   readonly #pool: Pool;
@@ -37,6 +43,10 @@ export class Database {
     this.timeoutMs = timeoutMs;
     this.target = describeTarget(pool);
     this.#secrets = secretsOf(pool);
+    if (!listened.has(pool)) {
+      pool.on("error", ignoreIdleConnectionError);
+      listened.add(pool);
+    }
   }
 
   /** Runs `work` on one connection; any failure becomes a StoreUnavailableError naming `operation`. */

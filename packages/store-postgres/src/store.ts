@@ -43,12 +43,6 @@ const PRUNE_EVERY_MS = 60_000;
 /** Rows one pruning statement drops at most: a long backlog is dropped over several, never in one long lock. */
 const PRUNE_BATCH = 5_000;
 
-// An idle connection the server closed (a restart, a failover) is an `error` event on the pool, and
-// an `error` event nobody listens to ends a Node process. The pool has dropped that connection
-// already; the store's next call opens another, or fails with StoreUnavailableError.
-const listened = new WeakSet<Pool>();
-const ignoreIdleConnectionError = () => {};
-
 export class PostgresStore implements Store, CallbackStore {
   /** The database, as errors name it (`postgres://user@host:port/db`, never a password). */
   readonly target: string;
@@ -66,10 +60,6 @@ export class PostgresStore implements Store, CallbackStore {
     this.#journalRetentionMs = options.journalRetentionMs ?? DEFAULT_JOURNAL_RETENTION_MS;
     this.#callbackRetentionMs = options.callbackRetentionMs ?? DEFAULT_CALLBACK_RETENTION_MS;
     this.#updateWaitMs = options.updateWaitMs ?? 30_000;
-    if (!listened.has(pool)) {
-      pool.on("error", ignoreIdleConnectionError);
-      listened.add(pool);
-    }
   }
 
   // Chain links and tokens.
