@@ -9,12 +9,12 @@
 // - Transactions also bound themselves on the server (`SET LOCAL statement_timeout`, `lock_timeout`,
 //   `idle_in_transaction_session_timeout`), so a waiting transaction gives its locks back there too.
 import { PaysysError, StoreUnavailableError } from "@paysys/core";
-import type { Pool, PoolClient, QueryResultRow } from "pg";
+import type { PgPool, PgPoolClient } from "./pool.js";
 import { describeTarget, scrub, secretsOf } from "./target.js";
 
 /** One connection, for one store call: statements bounded by the time the call has left. */
 export interface Session {
-  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<R[]>;
+  query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<R[]>;
   /** Gives the call `ms` more from now (after a wait the store does not own, such as `update`'s decision). */
   allow(ms: number): void;
 }
@@ -29,16 +29,16 @@ const TIMED_OUT = "timed out";
 // An idle connection the server closed (a restart, a failover) is an `error` event on the pool, and
 // an `error` event nobody listens to ends a Node process. The pool has dropped that connection
 // already; the store's next call opens another, or fails with StoreUnavailableError.
-const listened = new WeakSet<Pool>();
+const listened = new WeakSet<PgPool>();
 const ignoreIdleConnectionError = () => {};
 
 export class Database {
   readonly target: string;
-  readonly #pool: Pool;
+  readonly #pool: PgPool;
   readonly timeoutMs: number;
   readonly #secrets: string[];
 
-  constructor(pool: Pool, timeoutMs: number) {
+  constructor(pool: PgPool, timeoutMs: number) {
     this.#pool = pool;
     this.timeoutMs = timeoutMs;
     this.target = describeTarget(pool);
@@ -52,7 +52,7 @@ export class Database {
   /** Runs `work` on one connection; any failure becomes a StoreUnavailableError naming `operation`. */
   async run<T>(operation: string, work: (session: Session) => Promise<T>): Promise<T> {
     let deadline = Date.now() + this.timeoutMs;
-    let client: PoolClient;
+    let client: PgPoolClient;
     try {
       client = await this.#connect(deadline);
     } catch (e) {
@@ -61,10 +61,10 @@ export class Database {
     // Set when the connection can no longer be trusted: pg then closes it instead of pooling it.
     let broken: Error | undefined;
     const session: Session = {
-      query: async <R extends QueryResultRow>(text: string, values?: unknown[]) => {
+      query: async <R>(text: string, values?: unknown[]) => {
         const timeout = Math.max(1, deadline - Date.now());
         try {
-          return (await client.query<R>({ text, values, query_timeout: timeout } as { text: string; values?: unknown[] })).rows;
+          return (await client.query({ text, values, query_timeout: timeout })).rows as R[];
         } catch (e) {
           if (!isServerError(e)) broken = e instanceof Error ? e : new Error(String(e));
           throw e;
@@ -108,7 +108,7 @@ export class Database {
   }
 
   /** A connection from the pool, or an error once the deadline passes (a late connection goes back to the pool). */
-  #connect(deadline: number): Promise<PoolClient> {
+  #connect(deadline: number): Promise<PgPoolClient> {
     return new Promise((resolve, reject) => {
       let late = false;
       const timer = setTimeout(

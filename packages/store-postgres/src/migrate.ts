@@ -4,8 +4,8 @@
 // two processes migrating at once (a deploy starting several instances) apply each file once.
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { Pool } from "pg";
 import { Database } from "./database.js";
+import type { PgPool } from "./pool.js";
 import { qualified, resolveTables, type TableOptions, type Tables } from "./tables.js";
 
 export interface MigrateOptions {
@@ -50,7 +50,7 @@ function render(sql: string, tables: Tables): string {
  * Creates or upgrades the store's tables. Safe to run at every start, from every process at once:
  * answers the versions it applied (none when the tables were up to date).
  */
-export async function migrate(pool: Pool, options: MigrateOptions = {}): Promise<number[]> {
+export async function migrate(pool: PgPool, options: MigrateOptions = {}): Promise<number[]> {
   const tables = resolveTables(options);
   const migrations = shippedMigrations(options);
   const db = new Database(pool, options.timeoutMs ?? 60_000);

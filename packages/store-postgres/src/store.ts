@@ -13,8 +13,8 @@ import {
   StoreCorruptError,
 } from "@paysys/core";
 import { leaseLost } from "@paysys/core/internal";
-import type { Pool } from "pg";
 import { Database, type Session } from "./database.js";
+import type { PgPool } from "./pool.js";
 import { entryOf, type JournalRow, type LeaseRow, leaseOf } from "./rows.js";
 import { type Statements, statementsFor } from "./statements.js";
 import { resolveTables, type TableOptions } from "./tables.js";
@@ -53,7 +53,7 @@ export class PostgresStore implements Store, CallbackStore {
   readonly #updateWaitMs: number;
   #prunedAt = 0;
 
-  constructor(pool: Pool, options: PostgresStoreOptions = {}) {
+  constructor(pool: PgPool, options: PostgresStoreOptions = {}) {
     this.#db = new Database(pool, options.timeoutMs ?? 2000);
     this.target = this.#db.target;
     this.#sql = statementsFor(resolveTables(options));

@@ -1,10 +1,10 @@
 // What an error says about the database: where it is, never the password. A connection string may
 // carry one (`postgres://user:secret@host/db`), and so may the pool's options; either could also
 // come back inside a driver's message, so every message is scrubbed of both.
-import type { Pool } from "pg";
+import type { PgPool } from "./pool.js";
 
 /** The pool's database as `postgres://user@host:port/database`, without a password. */
-export function describeTarget(pool: Pool): string {
+export function describeTarget(pool: PgPool): string {
   const options = pool.options ?? {};
   if (typeof options.connectionString === "string") {
     try {
@@ -24,7 +24,7 @@ export function describeTarget(pool: Pool): string {
 }
 
 /** The passwords the pool's options reveal, in every spelling a message could show them. */
-export function secretsOf(pool: Pool): string[] {
+export function secretsOf(pool: PgPool): string[] {
   const options = pool.options ?? {};
   const secrets: string[] = [];
   if (typeof options.password === "string") secrets.push(options.password);
