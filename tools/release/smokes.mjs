@@ -53,6 +53,21 @@ const state = await shop.payments.reconcile(payment.orderId);
 return state?.status + " " + state?.amount;`,
     expect: /^1 1500$/,
   },
+  "store-postgres": {
+    // No database here: a pool whose server refuses, which the store must turn into a typed error
+    // naming the database without its password; the migrations must be in the package, found from ESM and CJS.
+    imports: ["PostgresStore", "shippedMigrations", "StoreUnavailableError"],
+    body: `const refusing = {
+  options: { connectionString: "postgres://till:secret@127.0.0.1:1/payments" },
+  on() {},
+  connect: async () => {
+    throw new Error("connect ECONNREFUSED 127.0.0.1:1");
+  },
+};
+const error = await new PostgresStore(refusing, { timeoutMs: 500 }).get("k").catch((e) => e);
+return shippedMigrations().map((m) => m.version).join(",") + " " + (error instanceof StoreUnavailableError) + " " + error.store + " " + String(error.message).includes("secret");`,
+    expect: /^1 true postgres:\/\/till@127\.0\.0\.1:1\/payments false$/,
+  },
   sandbox: {
     imports: ["startSandbox"],
     body: `const own = await startSandbox();

@@ -15,6 +15,7 @@
 //   5. e-commerce: card cryptograms per second against node:crypto publicEncrypt with the same key,
 //      callback parse-and-validate against JSON.parse of the same bodies, and payments.create
 //      against raw fetch sending the same request
+//   6. store cost per receipt: a receipt's store work over PostgreSQL against the memory store (store-cost.ts)
 import { spawn } from "node:child_process";
 import { constants, createPublicKey, publicEncrypt } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -32,6 +33,7 @@ import { v2Operations } from "@paysys/portal/spec";
 import { createDataSet, defaultFiscalUser, defaultMerchant, TestCards } from "@paysys/sandbox";
 import createClient from "openapi-fetch";
 import { against, median, type PairTimes, startSandbox, time } from "./measure.js";
+import { storeCostPerReceipt } from "./store-cost.js";
 
 const rows: string[][] = [];
 const report = (what: string, value: string, goal = "") => rows.push([what, value, goal]);
@@ -312,6 +314,17 @@ try {
   const report100k = JSON.stringify({ code: 0, message: "OK", data: payments.slice(0, 100_000) });
   await loadValidators(v2Operations["reports.payments"]);
   await ratio("portal payments, 100k rows (fields undocumented)", report100k, v2Operations["reports.payments"].validateResponse!);
+}
+
+// 6. What a shared store adds to a receipt.
+{
+  const { durable, unflushed } = await storeCostPerReceipt(2000);
+  const ms = (r: { p50: number; p99: number }) => `p50 ${r.p50.toFixed(3)} ms, p99 ${r.p99.toFixed(3)} ms`;
+  report("store work per receipt (begin, chain set, settle, under a lease), memory store", ms(durable.memory));
+  report("store work per receipt, PostgreSQL on loopback (each write flushed)", ms(durable.postgres));
+  report("store cost per receipt: PostgreSQL ÷ memory store, p50", (durable.postgres.p50 / durable.memory.p50).toFixed(0));
+  report("added by PostgreSQL per receipt (three commits, each waits for the disk)", ms(durable.added), "p50 ≤ 1 ms");
+  report("added by PostgreSQL per receipt, commits not waiting for the disk (the store's own cost)", ms(unflushed.added), "p50 ≤ 1 ms");
 }
 
 const width = Math.max(...rows.map((r) => r[0]!.length));
