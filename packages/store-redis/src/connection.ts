@@ -77,8 +77,8 @@ export class Connection {
 
   /** Runs a script by its SHA-1, sending its source only when the server answers that it has not got it. */
   async script<R>(send: <T>(args: string[]) => Promise<T>, source: string, keys: string[], args: string[]): Promise<R> {
-    let sha = this.#shas.get(source);
-    if (sha === undefined) this.#shas.set(source, (sha = sha1(source)));
+    const sha = this.#shas.get(source) ?? sha1(source);
+    this.#shas.set(source, sha);
     const tail = [String(keys.length), ...keys, ...args];
     try {
       return await send<R>(["EVALSHA", sha, ...tail]);
