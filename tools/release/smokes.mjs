@@ -53,6 +53,16 @@ const state = await shop.payments.reconcile(payment.orderId);
 return state?.status + " " + state?.amount;`,
     expect: /^1 1500$/,
   },
+  // No Redis server here: the smoke checks that a store on a client that is not connected fails as
+  // documented (typed, in time, without showing the password in the client's URL).
+  "store-redis": {
+    imports: ["RedisStore"],
+    body: `const { createClient } = await import("redis");
+const client = createClient({ url: "redis://till:smoke-secret@127.0.0.1:9" });
+const error = await new RedisStore(client, { timeoutMs: 500 }).get("fiscal/101").catch((e) => e);
+return error.name + " " + error.message.includes("smoke-secret");`,
+    expect: /^StoreUnavailableError false$/,
+  },
   sandbox: {
     imports: ["startSandbox"],
     body: `const own = await startSandbox();

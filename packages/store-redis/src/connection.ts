@@ -10,7 +10,9 @@ import { PaysysError, StoreCorruptError, StoreUnavailableError } from "@paysys/c
  * the server in errors (without credentials).
  */
 export interface RedisCommandClient {
+  /** Sends one command; a command not yet written when `abortSignal` fires is withdrawn. */
   sendCommand<T = unknown>(args: ReadonlyArray<string>, options?: { abortSignal?: AbortSignal }): Promise<T>;
+  /** The options the client was created with: only the address is read, to name the server in errors. */
   readonly options?: { url?: string; socket?: { host?: string; port?: number; path?: string }; database?: number } | undefined;
 }
 

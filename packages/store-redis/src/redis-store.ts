@@ -19,6 +19,7 @@ import { Connection, type RedisCommandClient, storeName } from "./connection.js"
 import { type KeyLayout, keyLayout } from "./keys.js";
 import * as scripts from "./scripts.js";
 
+/** The options of a RedisStore: all optional (README: "Options"). */
 export interface RedisStoreOptions {
   /** Prepended to every key the store writes. Default `paysys:`. */
   prefix?: string;
@@ -32,6 +33,7 @@ export interface RedisStoreOptions {
   lockWaitMs?: number;
 }
 
+/** How long a processed webhook event is remembered by default: 30 days, longer than a gateway retries. */
 export const DEFAULT_CALLBACK_RETENTION_MS = 30 * 24 * 3600_000;
 
 /**
