@@ -13,7 +13,9 @@ function serverBinary(): string {
   const found = which("redis-server") ?? which("valkey-server");
   if (found) return found;
   if (process.getuid?.() !== 0) throw new Error(`redis-server is not installed: install the Debian package (apt-get install -y ${PACKAGE}) and run the tests again`);
-  execFileSync("apt-get", ["install", "-y", "-qq", PACKAGE], { stdio: "ignore", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  execFileSync("apt-get", ["update", "-qq"], { stdio: "ignore", env });
+  execFileSync("apt-get", ["install", "-y", "-qq", PACKAGE], { stdio: "ignore", env });
   const installed = which("redis-server");
   if (!installed) throw new Error(`apt-get install ${PACKAGE} did not provide redis-server`);
   return installed;
