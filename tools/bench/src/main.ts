@@ -11,7 +11,7 @@
 //      with the journal in memory and in a file, and what the journal costs a call,
 //      and the client against raw fetch walking the same Uid chain by hand, against raw fetch with
 //      a timeout signal, against a hand-written minimal client with the same duties, and the
-//      client over Node's fetch
+//      client over Node's fetch, and what the Redis store adds to a receipt's store work (store-redis.ts)
 //   5. e-commerce: card cryptograms per second against node:crypto publicEncrypt with the same key,
 //      callback parse-and-validate against JSON.parse of the same bodies, and payments.create
 //      against raw fetch sending the same request
@@ -32,6 +32,7 @@ import { v2Operations } from "@paysys/portal/spec";
 import { createDataSet, defaultFiscalUser, defaultMerchant, TestCards } from "@paysys/sandbox";
 import createClient from "openapi-fetch";
 import { against, median, type PairTimes, startSandbox, time } from "./measure.js";
+import { storeCostPerReceipt } from "./store-redis.js";
 
 const rows: string[][] = [];
 const report = (what: string, value: string, goal = "") => rows.push([what, value, goal]);
@@ -178,6 +179,7 @@ try {
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
+  await storeCostPerReceipt(report);
 
   // 5. E-commerce.
   const ecommerceUrl = `${url}/ecommerce`;
