@@ -11,7 +11,7 @@
 //      with the journal in memory and in a file, and what the journal costs a call,
 //      and the client against raw fetch walking the same Uid chain by hand, against raw fetch with
 //      a timeout signal, against a hand-written minimal client with the same duties, and the
-//      client over Node's fetch
+//      client over Node's fetch, and what the Redis store adds to a receipt's store work (store-redis.ts)
 //   5. e-commerce: card cryptograms per second against node:crypto publicEncrypt with the same key,
 //      callback parse-and-validate against JSON.parse of the same bodies, and payments.create
 //      against raw fetch sending the same request
@@ -33,7 +33,7 @@ import { v2Operations } from "@paysys/portal/spec";
 import { createDataSet, defaultFiscalUser, defaultMerchant, TestCards } from "@paysys/sandbox";
 import createClient from "openapi-fetch";
 import { against, median, type PairTimes, startSandbox, time } from "./measure.js";
-import { storeCostPerReceipt } from "./store-cost.js";
+import { postgresCost, redisCost, type StoreCost } from "./store-cost.js";
 
 const rows: string[][] = [];
 const report = (what: string, value: string, goal = "") => rows.push([what, value, goal]);
@@ -318,13 +318,16 @@ try {
 
 // 6. What a shared store adds to a receipt.
 {
-  const { durable, unflushed } = await storeCostPerReceipt(2000);
   const ms = (r: { p50: number; p99: number }) => `p50 ${r.p50.toFixed(3)} ms, p99 ${r.p99.toFixed(3)} ms`;
-  report("store work per receipt (begin, chain set, settle, under a lease), memory store", ms(durable.memory));
-  report("store work per receipt, PostgreSQL on loopback (each write flushed)", ms(durable.postgres));
-  report("store cost per receipt: PostgreSQL ÷ memory store, p50", (durable.postgres.p50 / durable.memory.p50).toFixed(0));
-  report("added by PostgreSQL per receipt (three commits, each waits for the disk)", ms(durable.added), "p50 ≤ 1 ms");
-  report("added by PostgreSQL per receipt, commits not waiting for the disk (the store's own cost)", ms(unflushed.added), "p50 ≤ 1 ms");
+  const shown = (name: string, disk: string, fast: string, { durable, unflushed }: { durable: StoreCost; unflushed: StoreCost }) => {
+    report(`store work per receipt (begin, chain set, settle, under a lease), memory store`, ms(durable.memory));
+    report(`store work per receipt, ${name} on loopback (${disk})`, ms(durable.store));
+    report(`store cost per receipt: ${name} ÷ memory store, p50`, (durable.store.p50 / durable.memory.p50).toFixed(0));
+    report(`added by ${name} per receipt (${disk})`, ms(durable.added), "p50 ≤ 1 ms");
+    report(`added by ${name} per receipt, ${fast} (the store's own cost)`, ms(unflushed.added), "p50 ≤ 1 ms");
+  };
+  shown("PostgreSQL", "each commit waits for the disk", "commits not waiting for the disk", await postgresCost(2000));
+  shown("Redis", "appendfsync always", "appendfsync everysec", await redisCost(2000));
 }
 
 const width = Math.max(...rows.map((r) => r[0]!.length));

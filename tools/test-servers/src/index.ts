@@ -2,3 +2,4 @@
 // RunningServer; the tests stop it after, and may restart it in the middle (an outage).
 export { freePort, type RunningServer, temporaryFolder } from "./common.js";
 export { startPostgres } from "./postgres.js";
+export { startRedis } from "./redis.js";
