@@ -15,7 +15,8 @@ afterAll(() => Promise.all([redis?.stop(), postgres?.stop()]));
 
 describe("README examples", () => {
   const files = readdirSync(dir).filter((f) => f.endsWith(".ts"));
-  it("exist for every published package", () => expect(files.sort()).toEqual(["cashout.ts", "core.ts", "ecommerce.ts", "fiscal.ts", "portal.ts", "sandbox.ts", "store-postgres.ts", "store-redis.ts"]));
+  it("exist for every published package", () =>
+    expect(files.sort()).toEqual(["cashout.ts", "core.ts", "ecommerce.ts", "fiscal.ts", "portal.ts", "sandbox.ts", "store-postgres.ts", "store-redis.ts"]));
   for (const file of files) {
     it(`${file} runs`, { timeout: 60_000 }, async () => {
       if (file === "store-redis.ts") redis ??= await startRedis();
