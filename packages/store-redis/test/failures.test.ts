@@ -9,7 +9,7 @@ import { createClient, type RedisClientType } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withoutCredentials } from "../src/connection.js";
 import { RedisStore } from "../src/index.js";
-import { redisForTests } from "./redis.js";
+import { redisForTests, uniquePrefix } from "./redis.js";
 
 let redis: Awaited<ReturnType<typeof redisForTests>>;
 let client: RedisClientType;
@@ -19,8 +19,6 @@ beforeAll(async () => {
 });
 afterAll(() => redis.close());
 
-let n = 0;
-const uniquePrefix = (what: string) => `${what}-${n++}-${Math.random().toString(36).slice(2, 8)}:`;
 const PASSWORD = "s3cret-Pa55word";
 
 describe("an unreachable server", () => {

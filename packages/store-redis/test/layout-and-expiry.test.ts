@@ -5,7 +5,7 @@ import type { JournalEntry } from "@paysys/core";
 import type { RedisClientType } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { RedisStore } from "../src/index.js";
-import { redisForTests } from "./redis.js";
+import { redisForTests, uniquePrefix } from "./redis.js";
 
 let redis: Awaited<ReturnType<typeof redisForTests>>;
 let client: RedisClientType;
@@ -16,8 +16,6 @@ beforeAll(async () => {
 afterAll(() => redis.close());
 afterEach(() => vi.useRealTimers());
 
-let n = 0;
-const uniquePrefix = (what: string) => `${what}-${n++}-${Math.random().toString(36).slice(2, 8)}:`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const intent = (key: string, scope?: string): JournalEntry => ({
   key,

@@ -22,3 +22,7 @@ export async function redisForTests() {
     },
   };
 }
+
+let made = 0;
+/** A key prefix no other test (or earlier run on the same server) uses. */
+export const uniquePrefix = (what: string) => `${what}-${made++}-${Math.random().toString(36).slice(2, 8)}:`;
