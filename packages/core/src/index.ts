@@ -15,6 +15,7 @@ export type {
   OpenParamsOptions,
   RowsOption,
   StandardSchemaV1,
+  TelemetryOptions,
 } from "./call.js";
 export * from "./errors.js";
 export { BinaryFile } from "./file.js";
@@ -24,10 +25,10 @@ export type { RetryOptions } from "./internal/retry.js";
 export type { TokenSet } from "./internal/tokens.js";
 export { tenge, tiyn } from "./money.js";
 export {
+  type CallbackStore,
   type ChainStore,
   DEFAULT_JOURNAL_RETENTION_MS,
   type Fence,
-  type CallbackStore,
   type Holder,
   type IntentState,
   type JournalEntry,
