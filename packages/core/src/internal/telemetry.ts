@@ -172,11 +172,21 @@ export function clientTelemetry(option: TelemetryOptions | false | undefined, ta
     return attributes;
   };
 
-  async function run<T>(op: OperationSpec, call: (record: CallRecord | undefined) => Promise<T>): Promise<T> {
-    if (loading) await loading;
+  // Not async itself: without the api and providers, a call is the call alone.
+  function run<T>(op: OperationSpec, call: (record: CallRecord | undefined) => Promise<T>): Promise<T> {
+    if (loading) return loading.then(() => run(op, call));
     const tracerProvider = given.tracerProvider ?? api?.trace.getTracerProvider();
     const meterProvider = given.meterProvider ?? api?.metrics?.getMeterProvider();
     if (!tracerProvider && !meterProvider) return call(undefined);
+    return traced(op, call, tracerProvider, meterProvider);
+  }
+
+  async function traced<T>(
+    op: OperationSpec,
+    call: (record: CallRecord | undefined) => Promise<T>,
+    tracerProvider: object | undefined,
+    meterProvider: object | undefined,
+  ): Promise<T> {
     const record: CallRecord = { attempts: 0, retries: 0, status: undefined, sent: false };
     const started = performance.now();
     const span = tracerProvider && tracerOf(tracerProvider as TracerProvider).startSpan(`paysys.${target.interface}.${op.id}`, { kind: SPAN_KIND_CLIENT, attributes: startOf(op) });
