@@ -16,6 +16,7 @@ import { processHolder } from "./holder.js";
 import { Journal } from "./journal.js";
 import { type ChainDefinition, loadValidators, type Operation, type OperationSpec, validatorIssues } from "./operation.js";
 import type { AttemptStep } from "./steps.js";
+import type { CallRecord, Telemetry } from "./telemetry.js";
 import type { CallResult, SendWatch, Transport } from "./transport.js";
 
 /** A cross-field rule the spec names (`x-checks`) and a client brings: the problems it finds in the (encoded, valid) input. */
@@ -63,6 +64,8 @@ export interface InvokerOptions {
   guard?: () => void;
   /** Property names whose values are secrets (the spec's x-sensitive): the card guard's cryptogram fields among them. */
   sensitiveKeys?: readonly string[];
+  /** Runs every call in its span (`telemetry.ts`); none when the client's telemetry is off. */
+  telemetry?: Telemetry;
 }
 
 export interface Invoker {
@@ -103,12 +106,18 @@ export function createInvoker(options: InvokerOptions): Invoker {
   const { chain, journal } = journalParts(options, (op, params) => invoke(op, params));
   const prepare = preparer(options);
 
-  async function invoke(op: OperationSpec, params: unknown, given?: InvokeOptions): Promise<unknown> {
+  const { telemetry } = options;
+  const invoke: Invoke = telemetry
+    ? (op, params, given) => telemetry.run(op, (record) => run(op, params, given, record))
+    : (op, params, given) => run(op, params, given, undefined);
+
+  async function run(op: OperationSpec, params: unknown, given: InvokeOptions | undefined, record: CallRecord | undefined): Promise<unknown> {
     const call = await prepare(effective.get(op) ?? op, op, params, given);
     // Sent, read, checked for the service's failure and unwrapped: an answer that arrived but
     // cannot be used leaves a journaled call's outcome to be learnt too.
     const roundTrip = async (steps: AttemptStep[], once?: SendWatch): Promise<RoundTrip> => {
-      const result = await transport.send(call.request, call.callOptions, { steps, wantsFile: call.wantsFile, once });
+      const result = await transport.send(call.request, call.callOptions, { steps, wantsFile: call.wantsFile, once, record });
+      if (record) record.status = result.status;
       if (result.kind === "file") return { result, value: result.file };
       checkFailure(op, result);
       return { result, value: unwrap(op, result) };
