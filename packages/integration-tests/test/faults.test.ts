@@ -91,7 +91,7 @@ function inChild(
   index: number | "unread-file" | "unread-file-over-fetch" | "cancelled-file-over-fetch",
 ): Promise<{ result: CaseResult; code: number | null; end: { unhandled: string[]; heldBy?: string[] } }> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [runner, String(index), sb.url], { timeout: 15_000 }, (error, stdout) => {
+    execFile(process.execPath, [runner, String(index), sb.url], { timeout: 45_000 }, (error, stdout) => {
       const lines = stdout.trim().split("\n");
       if (lines.length < 2) return reject(new Error(`the case process printed no result (${error?.message ?? "no error"}):\n${stdout}`));
       resolve({ result: JSON.parse(lines[0]!), code: error ? Number(error.code ?? 1) : 0, end: JSON.parse(lines.at(-1)!) });
@@ -110,7 +110,7 @@ describe("fault suite", () => {
 
   cases.forEach((c, index) => {
     const label = `${c.client} ${c.operation}: ${labelOf(c)}`;
-    it(label, { timeout: 20_000 }, async () => {
+    it(label, { timeout: 60_000 }, async () => {
       sb.faults.clear(); // whatever an earlier, failed case left
       const { result, code, end } = await inChild(index);
       const reached = sb.faults.count(c.path);

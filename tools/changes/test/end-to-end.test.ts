@@ -95,7 +95,7 @@ describe("a spec edit, regenerated and built: the report change of each edit", (
 });
 
 describe("api:check on the same worktree", () => {
-  it("fails while the committed report is stale, naming the package, the entry point and the lines", () => {
+  it("fails while the committed report is stale, naming the package, the entry point and the lines", { timeout: 240_000 }, () => {
     const check = () => run(join(worktree, "node_modules/.bin/tsx"), ["tools/changes/src/api-reports.ts", "--check", "--only", "@paysys/ecommerce"], worktree);
     const stale = (() => {
       try {
@@ -129,7 +129,7 @@ describe("changeset:check on the same worktree", () => {
     }
   };
 
-  it("fails when a pending bump is lower than the changes require, and passes when it is not", () => {
+  it("fails when a pending bump is lower than the changes require, and passes when it is not", { timeout: 240_000 }, () => {
     // The portal's specs changed in breaking ways since its 0.1.0 release (pnpm spec:diff shows them).
     const low = bumpCheck('---\n"@paysys/portal": patch\n---\n\nA fix.\n');
     expect(low.code).toBe(1);
