@@ -24,10 +24,10 @@ export type { RetryOptions } from "./internal/retry.js";
 export type { TokenSet } from "./internal/tokens.js";
 export { tenge, tiyn } from "./money.js";
 export {
+  type CallbackStore,
   type ChainStore,
   DEFAULT_JOURNAL_RETENTION_MS,
   type Fence,
-  type CallbackStore,
   type Holder,
   type IntentState,
   type JournalEntry,
