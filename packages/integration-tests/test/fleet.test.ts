@@ -10,16 +10,20 @@
 //   `Uid` ever presented (the sandbox counts each one it refuses), no intent left unresolved.
 // - cash-out: PROVIDERS processes share one credential's token through the store: one sign-in per
 //   token lifetime, however many of them ask at once.
-// - e-commerce: one callback delivered at once to PROVIDERS processes that share a CallbackStore is
-//   handled once (only for kinds whose store keeps callbacks).
-import { mkdtempSync, rmSync } from "node:fs";
+// - e-commerce: each callback delivered at once to PROVIDERS shop processes that share the store as
+//   their CallbackStore is handled once (only for kinds whose store keeps callbacks).
+import { once } from "node:events";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createEcommerceClient } from "@paysys/ecommerce";
 import { createFiscalClient } from "@paysys/fiscal";
-import { type Sandbox, startSandbox } from "@paysys/sandbox";
+import { type Sandbox, startSandbox, TestCards } from "@paysys/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cashoutCredentials, fiscalCredentials } from "./credentials.js";
-import { openStore } from "./fixtures/fleet-store.mjs";
+import { cashoutCredentials, fiscalCredentials, merchant } from "./credentials.js";
+import { isCallbackStore, openStore } from "./fixtures/fleet-store.mjs";
 import { kinds, type RunningStore } from "./fleet/kinds.js";
 import { ask, beliefsOf, clean, type Exit, judge, killHard, pause, randomMs, startWorker, tally, type Worker } from "./workers.js";
 
@@ -40,6 +44,8 @@ const PROVIDERS = 4;
 const LIFETIMES = 3;
 /** Withdrawals each provider submits at once per lifetime: the same keys in every provider (one queue, delivered to all). */
 const WITHDRAWALS = 20;
+/** Paid orders whose callback goes to every shop process at once. */
+const ORDERS = 5;
 
 const HOUR = 3_600_000;
 const folders: string[] = [];
@@ -170,6 +176,52 @@ for (const kind of kinds) {
         refusedForOtherReasons: refused - (sb.cashout.stats.expiredUses - before.expiredUses) - (sb.cashout.stats.revokedUses - before.revokedUses),
       }).toEqual({ signIns: Array(LIFETIMES).fill(1), duplicates: 0, answeredDifferently: 0, wrongIds: 0, refusedForOtherReasons: 0 });
       expect(outcomes.size).toBe(LIFETIMES * WITHDRAWALS);
+    });
+
+    it(`e-commerce: each callback delivered at once to ${PROVIDERS} shops sharing the store's CallbackStore is handled once`, { timeout: 60_000 }, async (ctx) => {
+      const { store, close } = await openStore(running.config);
+      await close();
+      if (!isCallbackStore(store)) return ctx.skip(`a ${kind.name} store keeps no callbacks`);
+      const handled = join(folder("shops"), "handled.jsonl");
+      const shops = Array.from({ length: PROVIDERS }, () =>
+        startWorker(new URL("./fixtures/fleet-shop.mjs", import.meta.url), [JSON.stringify({ ecommerceUrl: sb.ecommerceUrl, merchant, store: running.config, handled })]),
+      );
+      // A load balancer that hands every delivery to all the shops at once (the worst a retrying gateway
+      // and a balancer can do), and acknowledges it when one of them did.
+      const balancer = createServer(async (req, res) => {
+        let body = "";
+        for await (const chunk of req) body += chunk;
+        const urls = await Promise.all(shops.map(async (s) => (await s.ready).url as string));
+        const answers = await Promise.all(urls.map((url) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body }).then((r) => r.json())));
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ accepted: answers.some((a) => a.accepted === true) }));
+      });
+      await once(balancer.listen(0, "127.0.0.1"), "listening");
+      try {
+        const callbackUrl = `http://127.0.0.1:${(balancer.address() as AddressInfo).port}/callbacks`;
+        const shop = createEcommerceClient({ ...merchant, baseUrl: sb.ecommerceUrl });
+        const payments = await Promise.all(
+          Array.from({ length: ORDERS }, (_, i) =>
+            shop.payments.create({
+              orderId: `fleet-${kind.name}-${i}`,
+              amount: 150_000,
+              callbackUrl,
+              customerData: { cardData: { pan: TestCards.success, month: 12, year: 2031, cvv: "123" } },
+            }),
+          ),
+        );
+        const acknowledged = (id: string) => sb.ecommerce.transaction(id)?.deliveries.some((d) => d.accepted) === true;
+        while (!payments.every((p) => acknowledged(p.id))) await pause(20);
+        // The gateway may deliver a callback again after it was acknowledged: to all the shops at once, again.
+        for (const p of payments) expect(await sb.ecommerce.redeliver(p.id)).toBe(true);
+        const runs = readFileSync(handled, "utf8")
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { pid: number; id: string });
+        expect({ runs: runs.length, events: new Set(runs.map((r) => r.id)).size }).toEqual({ runs: ORDERS, events: ORDERS });
+      } finally {
+        balancer.close();
+        for (const s of shops) await killHard(s);
+      }
     });
   });
 }
