@@ -15,6 +15,8 @@
 //   5. e-commerce: card cryptograms per second against node:crypto publicEncrypt with the same key,
 //      callback parse-and-validate against JSON.parse of the same bodies, and payments.create
 //      against raw fetch sending the same request
+//   6. fleet (fleet.ts): receipts per second with the sandbox answering after 50 ms, ten registers
+//      against one, 1,000 registers in one process, and N processes on one FileStore against one
 import { spawn } from "node:child_process";
 import { constants, createPublicKey, publicEncrypt } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -31,6 +33,7 @@ import { createPortalClient } from "@paysys/portal";
 import { v2Operations } from "@paysys/portal/spec";
 import { createDataSet, defaultFiscalUser, defaultMerchant, TestCards } from "@paysys/sandbox";
 import createClient from "openapi-fetch";
+import { fleetSection } from "./fleet.js";
 import { against, median, type PairTimes, startSandbox, time } from "./measure.js";
 
 const rows: string[][] = [];
@@ -313,6 +316,9 @@ try {
   await loadValidators(v2Operations["reports.payments"]);
   await ratio("portal payments, 100k rows (fields undocumented)", report100k, v2Operations["reports.payments"].validateResponse!);
 }
+
+// 6. Receipts per second when the service is a network away (fleet.ts starts its own sandbox).
+await fleetSection(report);
 
 const width = Math.max(...rows.map((r) => r[0]!.length));
 console.log(`\npaysys SDK bench (node ${process.version}, ${new Date().toISOString()})\n`);
