@@ -49,6 +49,23 @@ function run(args) {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
+/**
+ * The Redis store's tests run Debian's redis-server (never a mock). Best effort: installed when
+ * missing and we are root; otherwise a line saying what to install (those tests then fail naming it).
+ */
+function ensureRedisServer() {
+  const has = (name) => spawnSync("sh", ["-c", `command -v ${name}`], { stdio: "ignore" }).status === 0;
+  if (process.platform !== "linux" || has("redis-server") || has("valkey-server")) return;
+  if (process.getuid?.() === 0 && has("apt-get")) {
+    console.log("bootstrap: installing Debian redis-server for the Redis store's tests");
+    const aptEnv = { ...env, DEBIAN_FRONTEND: "noninteractive" };
+    spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit", env: aptEnv });
+    if (spawnSync("apt-get", ["install", "-y", "-qq", "redis-server"], { stdio: "inherit", env: aptEnv }).status === 0) return;
+  }
+  console.warn("bootstrap: redis-server is not installed and could not be installed here; the Redis store's tests need it: apt-get install -y redis-server");
+}
+
+if (script === "test" || script === "test:all") ensureRedisServer();
 run(existsSync(join(root, "pnpm-lock.yaml")) ? ["install", "--frozen-lockfile"] : ["install"]);
 // Anything after the script's name goes to it (`npm run sandbox -- --port 4011`).
 run(["run", script, ...process.argv.slice(3)]);

@@ -53,6 +53,33 @@ const state = await shop.payments.reconcile(payment.orderId);
 return state?.status + " " + state?.amount;`,
     expect: /^1 1500$/,
   },
+  "store-postgres": {
+    // No database here: a pool whose server refuses, which the store must turn into a typed error
+    // naming the database without its password; the migrations must be in the package, found from ESM and CJS.
+    imports: ["PostgresStore", "shippedMigrations", "StoreUnavailableError"],
+    body: `const refusing = {
+  options: { connectionString: "postgres://till:secret@127.0.0.1:1/payments" },
+  on() {},
+  connect: async () => {
+    throw new Error("connect ECONNREFUSED 127.0.0.1:1");
+  },
+};
+const error = await new PostgresStore(refusing, { timeoutMs: 500 }).get("k").catch((e) => e);
+return shippedMigrations().map((m) => m.version).join(",") + " " + (error instanceof StoreUnavailableError) + " " + error.store + " " + String(error.message).includes("secret");`,
+    expect: /^1 true postgres:\/\/till@127\.0\.0\.1:1\/payments false$/,
+  },
+  // No Redis server here: the smoke checks that a store on a client that is not connected fails as
+  // documented (typed, in time, without showing the password in the client's URL). The client comes
+  // from the redis the install brought (a peer dependency), imported by a computed name (any to
+  // TypeScript), so the strict TypeScript checks judge this package's declarations, not node-redis's.
+  "store-redis": {
+    imports: ["RedisStore"],
+    body: `const { createClient } = await import(String("redis"));
+const client = createClient({ url: "redis://till:smoke-secret@127.0.0.1:9" });
+const error = await new RedisStore(client, { timeoutMs: 500 }).get("fiscal/101").catch((e) => e);
+return error.name + " " + error.message.includes("smoke-secret");`,
+    expect: /^StoreUnavailableError false$/,
+  },
   sandbox: {
     imports: ["startSandbox"],
     body: `const own = await startSandbox();

@@ -88,13 +88,14 @@ export function createCashoutClient(options: CashoutClientOptions): CashoutClien
     shared: { store: options.store ?? processStore, key: credentialId(options.baseUrl, credentials) },
   });
   const { methods, invoker, transport } = defineClient(spec, {
+    interface: "cashout",
     options,
     baseUrl: options.baseUrl,
     secrets,
     schemes: { cashoutToken: bearerScheme(tokens, options.authorize) },
     codecs: {},
     checks: { "maximum-amount": maximumAmount(options.maxAmount) },
-    journal: { interface: "cashout", account: "login" in credentials ? credentials.login : credentials.id },
+    journal: { account: "login" in credentials ? credentials.login : credentials.id },
   });
 
   return {

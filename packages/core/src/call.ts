@@ -111,8 +111,9 @@ export interface Hooks {
  */
 export interface ClientSettings {
   /**
-   * Per-attempt timeout in ms. Default 30000.
+   * Per-attempt timeout in ms. Default 30000. At most 2147483647 (the longest timer JavaScript keeps).
    * @minimum 1
+   * @maximum 2147483647
    */
   timeoutMs?: number;
   /** Retries of idempotent operations. Operations that move money, sign in or present a chain link are never retried. */
@@ -149,6 +150,32 @@ export interface ClientFunctions {
   /** Receives redacted request, response, retry and error events. */
   logger?: (event: LogEvent) => void;
   hooks?: Hooks;
+  /**
+   * OpenTelemetry: every call a span `paysys.<interface>.<operation>` and the metrics
+   * `paysys.client.calls`, `paysys.client.duration` and `paysys.client.retries`. Default: the global
+   * tracer and meter providers of `@opentelemetry/api` when it is installed (an optional peer; it
+   * costs nothing when it is not). `false`: none, and the package is not even looked for.
+   */
+  telemetry?: TelemetryOptions | false;
+}
+
+/**
+ * Where a client's spans and metrics go (the `telemetry` option). Spans and metrics carry the
+ * interface, the operation, the HTTP method, the server's host and port, the path template,
+ * attempts, retries, the status, the service's code, the outcome and the error's class: never a
+ * query string, a header, a body, an error's message, an idempotency key, an amount or a name.
+ */
+export interface TelemetryOptions {
+  /** Default: the global one of `@opentelemetry/api` (`trace.getTracerProvider()`). */
+  tracerProvider?: { getTracer(name: string, version?: string): unknown };
+  /** Default: the global one of `@opentelemetry/api` (`metrics.getMeterProvider()`), read at every call, so one registered later is used. */
+  meterProvider?: { getMeter(name: string, version?: string): unknown };
+  /**
+   * The `@opentelemetry/api` module, where the SDK cannot load it itself: an application bundled
+   * for the browser (`import * as api from "@opentelemetry/api"`, then `telemetry: { api }`). The
+   * SDK loads it by a name bundlers do not follow, so a bundle without it still builds.
+   */
+  api?: object;
 }
 
 /**

@@ -15,6 +15,7 @@ export type {
   OpenParamsOptions,
   RowsOption,
   StandardSchemaV1,
+  TelemetryOptions,
 } from "./call.js";
 export * from "./errors.js";
 export { BinaryFile } from "./file.js";

@@ -68,156 +68,173 @@ function intent(key: string, scope?: string): JournalEntry {
 
 const settled = (state: Settlement["state"], answer?: unknown): Settlement => ({ state, ...(answer === undefined ? {} : { answer }), settledAt: Date.now() });
 
+type Checks = Record<string, () => Promise<void>>;
+/** Two handles on one storage (or one handle twice, when the factory has no `again`). */
+type TwoHandles = () => Promise<[Store, Store]>;
+
+/** The chain's links. */
+const chainChecks = (two: TwoHandles): Checks => ({
+  "chain: a link set is read back, from another handle too; an unknown key has none": async () => {
+    const [a, b] = await two();
+    const key = unique("chain");
+    check((await a.get(key)) == null, "an unknown key must read as null or undefined");
+    await a.set(key, "uid-1");
+    check((await b.get(key)) === "uid-1", "a link set must be read back by another handle");
+    await b.set(key, "uid-2");
+    check((await a.get(key)) === "uid-2", "the last link set wins");
+  },
+});
+
+/** Leases: one live holder, expiry, renewal, release, fencing. */
+const leaseChecks = (two: TwoHandles): Checks => ({
+  "lease: one live holder at a time; the same holder takes it back at once, with a higher fence": async () => {
+    const [a, b] = await two();
+    const name = unique("lease");
+    const first = await a.acquireLease(name, holder("till-1"), 5_000);
+    check(first && first.holder === "till-1" && first.expiresAt > Date.now(), "a free lease must be taken");
+    check((await b.acquireLease(name, holder("till-2"), 5_000)) === undefined, "a lease held by a live holder must not be taken by another");
+    const again = await b.acquireLease(name, holder("till-1"), 5_000);
+    check(again && again.value > first.value, "the same holder (after a restart) takes its lease back at once, with a higher fence");
+  },
+
+  "lease: an expired lease is taken by another holder, and the old fence is refused everywhere": async () => {
+    const [a, b] = await two();
+    const name = unique("lease-expiry");
+    const old = await a.acquireLease(name, holder("till-1"), 150);
+    check(old, "a free lease must be taken");
+    await a.set(name, "link-old", old);
+    await sleep(250);
+    const next = await b.acquireLease(name, holder("till-2"), 5_000);
+    check(next && next.value > old.value, "an expired lease must be taken by another holder, with a higher fence");
+    check((await a.renewLease(old, 5_000)) === undefined, "a lost lease must not be renewed");
+    await refusesStaleFence(() => a.set(name, "link-stale", old), "chain set");
+    check((await b.get(name)) === "link-old", "a refused write must change nothing");
+    await refusesStaleFence(() => a.beginIntent(intent(unique("k"), name), old), "journal begin");
+    await b.set(name, "link-new", next);
+    check((await a.get(name)) === "link-new", "the new holder's fenced write must be kept");
+  },
+
+  "lease: renewal extends it; release lets another holder take it at once": async () => {
+    const [a, b] = await two();
+    const name = unique("lease-renew");
+    const lease = await a.acquireLease(name, holder("till-1"), 300);
+    check(lease, "a free lease must be taken");
+    const renewed = await a.renewLease(lease, 5_000);
+    check(renewed && renewed.value === lease.value && renewed.expiresAt > lease.expiresAt, "a held lease must be renewed under the same fence, later");
+    await sleep(400);
+    check((await b.acquireLease(name, holder("till-2"), 5_000)) === undefined, "a renewed lease must outlast its first expiry");
+    await a.releaseLease(renewed);
+    const taken = await b.acquireLease(name, holder("till-2"), 5_000);
+    check(taken && taken.value > renewed.value, "a released lease must be taken at once, with a higher fence");
+    await a.releaseLease(renewed); // the old fence: nothing happens
+    check((await a.acquireLease(name, holder("till-1"), 5_000)) === undefined, "releasing with an old fence must not free the new holder's lease");
+  },
+
+  "lease: of ten holders racing for a free lease, exactly one gets it": async () => {
+    const [a, b] = await two();
+    const name = unique("lease-race");
+    const got = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).acquireLease(name, holder(`racer-${i}`), 5_000)));
+    check(got.filter(Boolean).length === 1, `exactly one holder must win, got ${got.filter(Boolean).length}`);
+  },
+});
+
+/** The journal: intents written once, settled, listed while unresolved, fenced. */
+const journalChecks = (two: TwoHandles): Checks => ({
+  "journal: an intent is written once; a second begin answers it; settling moves it out of the pending list": async () => {
+    const [a, b] = await two();
+    const prefix = unique("journal");
+    const entry = intent(`${prefix}/r-1`, "scope-1");
+    check((await a.beginIntent(entry)) === undefined, "a new key's intent must be written (begin answers undefined)");
+    const existing = await b.beginIntent({ ...entry, hash: "other" });
+    check(existing && same(existing, entry), "a second begin must answer the entry there, unchanged");
+    check(same(await b.getIntent(entry.key), entry), "an intent must be read back exactly");
+    const pending = await b.pendingIntents(`${prefix}/`);
+    check(pending.length === 1 && pending[0]!.key === entry.key, "a pending intent must be listed under its prefix");
+    check((await b.pendingIntents(`${prefix}/`, "scope-2")).length === 0, "pending intents are listed by scope");
+    await a.settleIntent(entry.key, settled("applied", { IdDocument: 7, nested: { list: [1, "two"] } }));
+    const done = await b.getIntent(entry.key);
+    check(done?.state === "applied" && same(done.settlement?.answer, { IdDocument: 7, nested: { list: [1, "two"] } }), "a settled intent keeps its answer exactly");
+    check((await a.pendingIntents(`${prefix}/`)).length === 0, "a settled intent is not pending");
+    check((await a.beginIntent(entry))?.state === "applied", "a settled key is never begun again");
+  },
+
+  "journal: a not-applied key may be begun again; a disputed one stays unresolved": async () => {
+    const [a, b] = await two();
+    const prefix = unique("journal-states");
+    const retry = intent(`${prefix}/again`);
+    await a.beginIntent(retry);
+    await a.settleIntent(retry.key, settled("not-applied"));
+    check((await b.beginIntent({ ...retry, startedAt: retry.startedAt + 1 })) === undefined, "a not-applied entry must be replaced by a new begin");
+    check((await b.getIntent(retry.key))?.state === "pending", "the replacing intent is pending");
+    const disputed = intent(`${prefix}/disputed`);
+    await a.beginIntent(disputed);
+    await a.settleIntent(disputed.key, settled("disputed"));
+    const unresolved = await b.pendingIntents(`${prefix}/`);
+    check(
+      unresolved.some((e) => e.key === disputed.key && e.state === "disputed"),
+      "a disputed intent must stay among the unresolved",
+    );
+    check((await b.beginIntent(disputed))?.state === "disputed", "a disputed key is never begun again");
+  },
+
+  "journal: of ten begins of one key racing, exactly one writes": async () => {
+    const [a, b] = await two();
+    const entry = intent(`${unique("journal-race")}/k`);
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).beginIntent({ ...entry, holder: holder(`racer-${i}`) })));
+    check(answers.filter((x) => x === undefined).length === 1, `exactly one begin must write, got ${answers.filter((x) => x === undefined).length}`);
+  },
+
+  "journal: writes under a fence that no longer holds are refused": async () => {
+    const [a, b] = await two();
+    const name = unique("journal-fence");
+    const old = await a.acquireLease(name, holder("till-1"), 100);
+    check(old, "a free lease must be taken");
+    const entry = intent(`${name}/r`, name);
+    check((await a.beginIntent(entry, old)) === undefined, "a begin under a live fence must be written");
+    await sleep(200);
+    const next = await b.acquireLease(name, holder("till-2"), 5_000);
+    check(next, "an expired lease must be taken");
+    await refusesStaleFence(() => a.settleIntent(entry.key, settled("applied"), old), "journal settle");
+    check((await b.getIntent(entry.key))?.state === "pending", "a refused settle must change nothing");
+    await b.settleIntent(entry.key, settled("not-applied"), next as Fence);
+    check((await a.getIntent(entry.key))?.state === "not-applied", "the new holder's fenced settle must be kept");
+  },
+});
+
+/** The token store's atomic update. */
+const tokenChecks = (two: TwoHandles, fresh: () => Promise<Store>): Checks => ({
+  "tokens: update is atomic: 40 increments racing on two handles make 40": async () => {
+    const [a, b] = await two();
+    const key = unique("token");
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        (i % 2 ? a : b).update(key, async (current) => {
+          const n = Number(current ?? 0);
+          await sleep(Math.random() * 3); // a decision that takes time, as an authorization does
+          return String(n + 1);
+        }),
+      ),
+    );
+    check((await a.get(key)) === "40", `40 atomic updates must make 40, got ${await a.get(key)}`);
+  },
+
+  "tokens: a decision of undefined leaves the value; update answers the value stored": async () => {
+    const store = await fresh();
+    const key = unique("token-keep");
+    check((await store.update(key, () => "t1")) === "t1", "update must answer the value it stored");
+    check((await store.update(key, (current) => (current === "t1" ? undefined : "wrong"))) === "t1", "undefined must leave the value, and update answer it");
+    check((await store.get(key)) === "t1", "the value must be kept");
+  },
+});
+
 /** The checks every store must pass. */
 export function storeConformance(factory: StoreFactory): ConformanceCheck[] {
-  const two = async (): Promise<[Store, Store]> => {
+  const fresh = async () => factory.fresh();
+  const two: TwoHandles = async () => {
     const a = await factory.fresh();
     return [a, factory.again ? await factory.again(a) : a];
   };
-  const checks: Record<string, () => Promise<void>> = {
-    "chain: a link set is read back, from another handle too; an unknown key has none": async () => {
-      const [a, b] = await two();
-      const key = unique("chain");
-      check((await a.get(key)) == null, "an unknown key must read as null or undefined");
-      await a.set(key, "uid-1");
-      check((await b.get(key)) === "uid-1", "a link set must be read back by another handle");
-      await b.set(key, "uid-2");
-      check((await a.get(key)) === "uid-2", "the last link set wins");
-    },
-
-    "lease: one live holder at a time; the same holder takes it back at once, with a higher fence": async () => {
-      const [a, b] = await two();
-      const name = unique("lease");
-      const first = await a.acquireLease(name, holder("till-1"), 5_000);
-      check(first && first.holder === "till-1" && first.expiresAt > Date.now(), "a free lease must be taken");
-      check((await b.acquireLease(name, holder("till-2"), 5_000)) === undefined, "a lease held by a live holder must not be taken by another");
-      const again = await b.acquireLease(name, holder("till-1"), 5_000);
-      check(again && again.value > first.value, "the same holder (after a restart) takes its lease back at once, with a higher fence");
-    },
-
-    "lease: an expired lease is taken by another holder, and the old fence is refused everywhere": async () => {
-      const [a, b] = await two();
-      const name = unique("lease-expiry");
-      const old = await a.acquireLease(name, holder("till-1"), 150);
-      check(old, "a free lease must be taken");
-      await a.set(name, "link-old", old);
-      await sleep(250);
-      const next = await b.acquireLease(name, holder("till-2"), 5_000);
-      check(next && next.value > old.value, "an expired lease must be taken by another holder, with a higher fence");
-      check((await a.renewLease(old, 5_000)) === undefined, "a lost lease must not be renewed");
-      await refusesStaleFence(() => a.set(name, "link-stale", old), "chain set");
-      check((await b.get(name)) === "link-old", "a refused write must change nothing");
-      await refusesStaleFence(() => a.beginIntent(intent(unique("k"), name), old), "journal begin");
-      await b.set(name, "link-new", next);
-      check((await a.get(name)) === "link-new", "the new holder's fenced write must be kept");
-    },
-
-    "lease: renewal extends it; release lets another holder take it at once": async () => {
-      const [a, b] = await two();
-      const name = unique("lease-renew");
-      const lease = await a.acquireLease(name, holder("till-1"), 300);
-      check(lease, "a free lease must be taken");
-      const renewed = await a.renewLease(lease, 5_000);
-      check(renewed && renewed.value === lease.value && renewed.expiresAt > lease.expiresAt, "a held lease must be renewed under the same fence, later");
-      await sleep(400);
-      check((await b.acquireLease(name, holder("till-2"), 5_000)) === undefined, "a renewed lease must outlast its first expiry");
-      await a.releaseLease(renewed);
-      const taken = await b.acquireLease(name, holder("till-2"), 5_000);
-      check(taken && taken.value > renewed.value, "a released lease must be taken at once, with a higher fence");
-      await a.releaseLease(renewed); // the old fence: nothing happens
-      check((await a.acquireLease(name, holder("till-1"), 5_000)) === undefined, "releasing with an old fence must not free the new holder's lease");
-    },
-
-    "lease: of ten holders racing for a free lease, exactly one gets it": async () => {
-      const [a, b] = await two();
-      const name = unique("lease-race");
-      const got = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).acquireLease(name, holder(`racer-${i}`), 5_000)));
-      check(got.filter(Boolean).length === 1, `exactly one holder must win, got ${got.filter(Boolean).length}`);
-    },
-
-    "journal: an intent is written once; a second begin answers it; settling moves it out of the pending list": async () => {
-      const [a, b] = await two();
-      const prefix = unique("journal");
-      const entry = intent(`${prefix}/r-1`, "scope-1");
-      check((await a.beginIntent(entry)) === undefined, "a new key's intent must be written (begin answers undefined)");
-      const existing = await b.beginIntent({ ...entry, hash: "other" });
-      check(existing && same(existing, entry), "a second begin must answer the entry there, unchanged");
-      check(same(await b.getIntent(entry.key), entry), "an intent must be read back exactly");
-      const pending = await b.pendingIntents(`${prefix}/`);
-      check(pending.length === 1 && pending[0]!.key === entry.key, "a pending intent must be listed under its prefix");
-      check((await b.pendingIntents(`${prefix}/`, "scope-2")).length === 0, "pending intents are listed by scope");
-      await a.settleIntent(entry.key, settled("applied", { IdDocument: 7, nested: { list: [1, "two"] } }));
-      const done = await b.getIntent(entry.key);
-      check(done?.state === "applied" && same(done.settlement?.answer, { IdDocument: 7, nested: { list: [1, "two"] } }), "a settled intent keeps its answer exactly");
-      check((await a.pendingIntents(`${prefix}/`)).length === 0, "a settled intent is not pending");
-      check((await a.beginIntent(entry))?.state === "applied", "a settled key is never begun again");
-    },
-
-    "journal: a not-applied key may be begun again; a disputed one stays unresolved": async () => {
-      const [a, b] = await two();
-      const prefix = unique("journal-states");
-      const retry = intent(`${prefix}/again`);
-      await a.beginIntent(retry);
-      await a.settleIntent(retry.key, settled("not-applied"));
-      check((await b.beginIntent({ ...retry, startedAt: retry.startedAt + 1 })) === undefined, "a not-applied entry must be replaced by a new begin");
-      check((await b.getIntent(retry.key))?.state === "pending", "the replacing intent is pending");
-      const disputed = intent(`${prefix}/disputed`);
-      await a.beginIntent(disputed);
-      await a.settleIntent(disputed.key, settled("disputed"));
-      const unresolved = await b.pendingIntents(`${prefix}/`);
-      check(
-        unresolved.some((e) => e.key === disputed.key && e.state === "disputed"),
-        "a disputed intent must stay among the unresolved",
-      );
-      check((await b.beginIntent(disputed))?.state === "disputed", "a disputed key is never begun again");
-    },
-
-    "journal: of ten begins of one key racing, exactly one writes": async () => {
-      const [a, b] = await two();
-      const entry = intent(`${unique("journal-race")}/k`);
-      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).beginIntent({ ...entry, holder: holder(`racer-${i}`) })));
-      check(answers.filter((x) => x === undefined).length === 1, `exactly one begin must write, got ${answers.filter((x) => x === undefined).length}`);
-    },
-
-    "journal: writes under a fence that no longer holds are refused": async () => {
-      const [a, b] = await two();
-      const name = unique("journal-fence");
-      const old = await a.acquireLease(name, holder("till-1"), 100);
-      check(old, "a free lease must be taken");
-      const entry = intent(`${name}/r`, name);
-      check((await a.beginIntent(entry, old)) === undefined, "a begin under a live fence must be written");
-      await sleep(200);
-      const next = await b.acquireLease(name, holder("till-2"), 5_000);
-      check(next, "an expired lease must be taken");
-      await refusesStaleFence(() => a.settleIntent(entry.key, settled("applied"), old), "journal settle");
-      check((await b.getIntent(entry.key))?.state === "pending", "a refused settle must change nothing");
-      await b.settleIntent(entry.key, settled("not-applied"), next as Fence);
-      check((await a.getIntent(entry.key))?.state === "not-applied", "the new holder's fenced settle must be kept");
-    },
-
-    "tokens: update is atomic: 40 increments racing on two handles make 40": async () => {
-      const [a, b] = await two();
-      const key = unique("token");
-      await Promise.all(
-        Array.from({ length: 40 }, (_, i) =>
-          (i % 2 ? a : b).update(key, async (current) => {
-            const n = Number(current ?? 0);
-            await sleep(Math.random() * 3); // a decision that takes time, as an authorization does
-            return String(n + 1);
-          }),
-        ),
-      );
-      check((await a.get(key)) === "40", `40 atomic updates must make 40, got ${await a.get(key)}`);
-    },
-
-    "tokens: a decision of undefined leaves the value; update answers the value stored": async () => {
-      const store = await factory.fresh();
-      const key = unique("token-keep");
-      check((await store.update(key, () => "t1")) === "t1", "update must answer the value it stored");
-      check((await store.update(key, (current) => (current === "t1" ? undefined : "wrong"))) === "t1", "undefined must leave the value, and update answer it");
-      check((await store.get(key)) === "t1", "the value must be kept");
-    },
-  };
+  const checks = { ...chainChecks(two), ...leaseChecks(two), ...journalChecks(two), ...tokenChecks(two, fresh) };
   return Object.entries(checks).map(([name, run]) => ({ name, run }));
 }
 

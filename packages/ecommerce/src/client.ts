@@ -112,13 +112,14 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
 
   const newOrderId = options.newOrderId ?? randomUuid;
   const { methods, invoker, transport } = defineClient(spec, {
+    interface: "ecommerce",
     options,
     baseUrl,
     secrets,
     schemes: { merchantBasic: basicScheme(options.merchantId, options.password) },
     codecs: { "card-cryptogram": cardCodec },
     checks: { "absolute-callback-url": absoluteCallbackUrl },
-    journal: { interface: "ecommerce", account: options.merchantId },
+    journal: { account: options.merchantId },
   });
 
   async function reconcile(orderId: string, id?: string, callOptions?: CallOptions): Promise<TransactionState | undefined> {

@@ -60,13 +60,14 @@ export function createFiscalClient(options: FiscalClientOptions): FiscalClient {
     },
   });
   const { methods, invoker, transport } = defineClient(spec, {
+    interface: "fiscal",
     options,
     baseUrl: options.baseUrl,
     secrets,
     schemes: { fiscalToken: bearerScheme(tokens) },
     codecs: { tenge: tengeCodec, rfc3339: rfc3339Codec, "comma-list": commaListCodec },
     checks: { "receipt-totals": receiptTotals, "receipt-lines": receiptLines, "autonomous-receipt": autonomousReceipt(options.autonomousRules ?? "newer") },
-    journal: { interface: "fiscal", account: options.credentials.login },
+    journal: { account: options.credentials.login },
   });
   const shifts: FiscalMethods["shifts"] = {
     ...methods.shifts,

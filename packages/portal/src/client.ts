@@ -83,6 +83,7 @@ export function createPortalClient(options: PortalClientOptions): PortalV1Client
   });
 
   const parts = {
+    interface: "portal",
     options,
     baseUrl: options.baseUrl,
     secrets,

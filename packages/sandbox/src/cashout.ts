@@ -11,9 +11,8 @@
 // `Accept` that is not JSON); the request body is stored as given.
 import { randomBytes } from "node:crypto";
 import { operations, wireValidators } from "@paysys/cashout/spec";
-import type { OperationSpec } from "@paysys/core/internal";
 import { json, type ModuleContext, type SandboxAnswer, SandboxClock, type SandboxModule, type SandboxRequest } from "./module.js";
-import { describeIssues, match, requestBody, routesOf } from "./routes.js";
+import { describeIssues, type HandlerCall, type HandlerTable, handlerCall, match, requestBody, routesOf } from "./routes.js";
 
 export interface CashoutUser {
   login: string;
@@ -135,7 +134,7 @@ export class CashoutSandbox implements SandboxModule {
         request.body,
         (issues) => new Refusal(400, issues ? `invalid request (sandbox message): ${describeIssues(issues)}` : "the body is not JSON (sandbox message)"),
       );
-      return json(200, this.#dispatch(op, body, login));
+      return json(200, this.#handlers[found.route.id](handlerCall(found, request, body, login, () => new Refusal(401, CashoutSandboxMessages.noToken))));
     } catch (e) {
       if (!(e instanceof Refusal)) throw e;
       return json(e.status, { error: e.message });
@@ -160,37 +159,34 @@ export class CashoutSandbox implements SandboxModule {
     return this.#clock.now() >= r.expiresAt ? Status.expired : Status.processing;
   }
 
-  #dispatch(op: OperationSpec, body: Record<string, unknown>, login: string | undefined): unknown {
-    switch (op.id) {
-      case "auth.authorize": {
-        if (body.authType !== SANDBOX_PASSWORD_AUTH_TYPE) {
-          throw new Refusal(
-            400,
-            `authType ${JSON.stringify(body.authType)} is not one the sandbox knows; it takes ${SANDBOX_PASSWORD_AUTH_TYPE} for login and password (sandbox message)`,
-          );
-        }
-        const user = this.#users.find((u) => u.login === body.login && u.password === body.password);
-        if (!user) throw new Refusal(401, CashoutSandboxMessages.wrongCredentials);
-        this.stats.authorizations++;
-        // The document's rule: a new token invalidates the previous one at once.
-        const previous = this.#current.get(user.login);
-        if (previous) this.#tokens.get(previous)!.revoked = true;
-        const token = `co_${randomBytes(18).toString("base64url")}`;
-        const ttl = this.#options.tokenTtlMs ?? 3_600_000;
-        this.#tokens.set(token, { login: user.login, expiresAt: this.#clock.now() + ttl, revoked: false });
-        this.#current.set(user.login, token);
-        return { token, expiresIn: ttl / 1000 };
+  /** Each operation's handler. */
+  readonly #handlers: HandlerTable<typeof operations, HandlerCall<string>, unknown> = {
+    "auth.authorize": ({ body }) => {
+      if (body.authType !== SANDBOX_PASSWORD_AUTH_TYPE) {
+        throw new Refusal(
+          400,
+          `authType ${JSON.stringify(body.authType)} is not one the sandbox knows; it takes ${SANDBOX_PASSWORD_AUTH_TYPE} for login and password (sandbox message)`,
+        );
       }
-      case "requests.create": {
-        const id = `co-${randomBytes(6).toString("hex")}`;
-        const now = this.#clock.now();
-        const stored: StoredRequest = { id, login: login!, createdAt: now, expiresAt: now + (this.#options.requestTtlMs ?? 3 * 86_400_000), body };
-        this.#stored.set(id, stored);
-        this.stats.stored++;
-        return { id, status: this.#statusOf(stored), expiresAt: new Date(stored.expiresAt).toISOString() };
-      }
-      default:
-        throw new Refusal(404, "no such operation (sandbox message)");
-    }
-  }
+      const user = this.#users.find((u) => u.login === body.login && u.password === body.password);
+      if (!user) throw new Refusal(401, CashoutSandboxMessages.wrongCredentials);
+      this.stats.authorizations++;
+      // The document's rule: a new token invalidates the previous one at once.
+      const previous = this.#current.get(user.login);
+      if (previous) this.#tokens.get(previous)!.revoked = true;
+      const token = `co_${randomBytes(18).toString("base64url")}`;
+      const ttl = this.#options.tokenTtlMs ?? 3_600_000;
+      this.#tokens.set(token, { login: user.login, expiresAt: this.#clock.now() + ttl, revoked: false });
+      this.#current.set(user.login, token);
+      return { token, expiresIn: ttl / 1000 };
+    },
+    "requests.create": ({ body, party: login }) => {
+      const id = `co-${randomBytes(6).toString("hex")}`;
+      const now = this.#clock.now();
+      const stored: StoredRequest = { id, login, createdAt: now, expiresAt: now + (this.#options.requestTtlMs ?? 3 * 86_400_000), body };
+      this.#stored.set(id, stored);
+      this.stats.stored++;
+      return { id, status: this.#statusOf(stored), expiresAt: new Date(stored.expiresAt).toISOString() };
+    },
+  };
 }

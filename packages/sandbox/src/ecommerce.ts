@@ -16,10 +16,10 @@
 // message)". A merchant's balance moves only with `demo: false`.
 import { constants, generateKeyPairSync, type KeyObject, privateDecrypt, randomBytes } from "node:crypto";
 import type { ValidationIssue } from "@paysys/core";
-import { type OperationSpec, validatorIssues } from "@paysys/core/internal";
+import { validatorIssues } from "@paysys/core/internal";
 import { operations, webhooks, wireValidators } from "@paysys/ecommerce/spec";
 import { json, type ModuleContext, type SandboxAnswer, SandboxClock, type SandboxModule, type SandboxRequest, Timers } from "./module.js";
-import { describeIssues, match, requestBody, routesOf } from "./routes.js";
+import { describeIssues, type HandlerCall, type HandlerTable, handlerCall, match, requestBody, routesOf } from "./routes.js";
 
 export interface EcommerceMerchant {
   login: string;
@@ -232,7 +232,7 @@ export class EcommerceSandbox implements SandboxModule {
     try {
       const merchant = op.security.length > 0 ? this.#authorize(request.headers.authorization) : undefined;
       const body = op.body ? requestBody(found.route, request.body, refusal) : {};
-      const answer = this.#dispatch(op, request, body, merchant);
+      const answer = this.#handlers[found.route.id](handlerCall(found, request, body, merchant, () => new Refusal(401, EcommerceSandboxMessages.unauthorized)));
       if (typeof answer === "string") return { status: 200, body: answer, contentType: "application/x-pem-file" };
       if (found.route.validateResponse && !found.route.validateResponse(answer)) {
         // An answer that breaks the spec is a sandbox bug: fail loudly.
@@ -259,53 +259,50 @@ export class EcommerceSandbox implements SandboxModule {
     return t;
   }
 
-  #dispatch(op: OperationSpec, request: SandboxRequest, body: Record<string, unknown>, merchant: EcommerceMerchant | undefined): unknown {
-    const m = merchant!;
-    switch (op.id) {
-      case "payments.create":
-        return this.#create(m, body);
-      case "payments.status": {
-        const t = this.#find(m, request.query.get("orderid") ?? "", request.query.get("id"));
-        return { id: t.id, orderId: t.orderId, merchantId: m.login, amount: t.amount, demo: t.demo, ...(t.status === undefined ? {} : { status: t.status }) };
+  /** Each operation's handler. An answer that is a string is the PEM key, sent as it is. */
+  readonly #handlers: HandlerTable<typeof operations, HandlerCall<EcommerceMerchant>, unknown> = {
+    "payments.create": ({ body, party: m }) => this.#create(m, body),
+    "payments.status": ({ request, party: m }) => {
+      const t = this.#find(m, request.query.get("orderid") ?? "", request.query.get("id"));
+      return { id: t.id, orderId: t.orderId, merchantId: m.login, amount: t.amount, demo: t.demo, ...(t.status === undefined ? {} : { status: t.status }) };
+    },
+    "payments.approve": ({ body, party: m }) => {
+      const t = this.#transactions.get(String(body.ID));
+      if (!t || t.merchant !== m) return { status: 4, error: EcommerceSandboxMessages.notFound };
+      if (body.action !== "approve") throw new Refusal(400, `unknown action ${JSON.stringify(body.action)}; the sandbox knows "approve" (sandbox message)`);
+      if (t.status !== Status.blocked) throw new Refusal(400, `the transaction's amount is not blocked (status ${t.status ?? "pending"}) (sandbox message)`);
+      if (!t.demo) this.#move(m.login, t.amount);
+      this.#settle(t, Status.succeeded);
+      return { status: 1 };
+    },
+    "payments.cancel": ({ body, party: m }) => {
+      const t = this.#find(m, String(body.order_id));
+      if (t.status !== Status.succeeded && t.status !== Status.blocked) {
+        throw new Refusal(400, `only a successful or blocked transaction can be cancelled (status ${t.status ?? "pending"}) (sandbox message)`);
       }
-      case "payments.approve": {
-        const t = this.#transactions.get(String(body.ID));
-        if (!t || t.merchant !== m) return { status: 4, error: EcommerceSandboxMessages.notFound };
-        if (body.action !== "approve") throw new Refusal(400, `unknown action ${JSON.stringify(body.action)}; the sandbox knows "approve" (sandbox message)`);
-        if (t.status !== Status.blocked) throw new Refusal(400, `the transaction's amount is not blocked (status ${t.status ?? "pending"}) (sandbox message)`);
-        if (!t.demo) this.#move(m.login, t.amount);
-        this.#settle(t, Status.succeeded);
-        return { status: 1 };
-      }
-      case "payments.cancel": {
-        const t = this.#find(m, String(body.order_id));
-        if (t.status !== Status.succeeded && t.status !== Status.blocked) {
-          throw new Refusal(400, `only a successful or blocked transaction can be cancelled (status ${t.status ?? "pending"}) (sandbox message)`);
-        }
-        if (t.status === Status.succeeded && !t.demo) this.#move(m.login, t.payout ? t.amount : -t.amount);
-        this.#settle(t, Status.cancelled);
-        return {};
-      }
-      case "publicKey.pem":
-        this.stats.keys++;
-        return this.#keys.pem;
-      case "publicKey.jwk":
-        this.stats.keys++;
-        return this.#keys.jwk;
-      case "cardTokens.list": {
-        const phone = request.query.get("phone") ?? "";
-        return [...this.#tokens.values()].filter((c) => c.merchant === m.login && c.phone === phone).map((c) => ({ ID: c.id, Pan: masked(c.pan) }));
-      }
-      case "cardTokens.remove": {
-        const token = this.#tokens.get(String(body.id));
-        const removed = token?.merchant === m.login;
-        if (removed) this.#tokens.delete(String(body.id));
-        return { removed };
-      }
-      default:
-        throw new Refusal(404, "no such operation (sandbox message)");
-    }
-  }
+      if (t.status === Status.succeeded && !t.demo) this.#move(m.login, t.payout ? t.amount : -t.amount);
+      this.#settle(t, Status.cancelled);
+      return {};
+    },
+    "publicKey.pem": () => {
+      this.stats.keys++;
+      return this.#keys.pem;
+    },
+    "publicKey.jwk": () => {
+      this.stats.keys++;
+      return this.#keys.jwk;
+    },
+    "cardTokens.list": ({ request, party: m }) => {
+      const phone = request.query.get("phone") ?? "";
+      return [...this.#tokens.values()].filter((c) => c.merchant === m.login && c.phone === phone).map((c) => ({ ID: c.id, Pan: masked(c.pan) }));
+    },
+    "cardTokens.remove": ({ body, party: m }) => {
+      const token = this.#tokens.get(String(body.id));
+      const removed = token?.merchant === m.login;
+      if (removed) this.#tokens.delete(String(body.id));
+      return { removed };
+    },
+  };
 
   #create(m: EcommerceMerchant, body: Record<string, unknown>) {
     if (body.merchantId !== m.login) throw new Refusal(400, "Error validating request: merchantId is not the login of the credentials (sandbox message)");

@@ -20,7 +20,6 @@ import {
   type Decimal,
   decimalToNumber,
   multiplyDecimal,
-  type OperationSpec,
   rfc3339Codec,
   roundedSumRange,
   subtractDecimal,
@@ -29,7 +28,7 @@ import {
 } from "@paysys/core/internal";
 import { operations, wireValidators } from "@paysys/fiscal/spec";
 import { json, type ModuleContext, type SandboxAnswer, SandboxClock, type SandboxModule, type SandboxRequest } from "./module.js";
-import { describeIssues, match, requestBody, routesOf } from "./routes.js";
+import { describeIssues, type HandlerCall, type HandlerTable, handlerCall, match, requestBody, routesOf } from "./routes.js";
 
 export interface FiscalUser {
   Id: number;
@@ -82,15 +81,10 @@ export interface FiscalSandboxOptions {
 }
 
 type Kind = "Sales" | "Purchases" | "Refunds" | "PurchaseRefunds" | "Incomes" | "Expenses";
-const kindOf: Record<string, Kind> = {
-  "operations.sale": "Sales",
-  "operations.purchase": "Purchases",
-  "operations.saleRefund": "Refunds",
-  "operations.purchaseRefund": "PurchaseRefunds",
-  "operations.cashIn": "Incomes",
-  "operations.cashOut": "Expenses",
-};
-const KINDS = Object.values(kindOf);
+const KINDS: readonly Kind[] = ["Sales", "Purchases", "Refunds", "PurchaseRefunds", "Incomes", "Expenses"];
+
+type FiscalCall = HandlerCall<FiscalUser>;
+type FiscalAnswer = { data: unknown; uid?: string };
 const ZERO: Decimal = { units: 0n, scale: 0 };
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
@@ -280,7 +274,8 @@ export class FiscalSandbox implements SandboxModule {
             (issues) => new Refusal(400, issues ? `invalid request (sandbox message): ${describeIssues(issues)}` : "the body is not JSON (sandbox message)"),
           )
         : {};
-      const { data, uid } = this.#dispatch(op, found.params, request, body, user);
+      const call = handlerCall(found, request, body, user, () => new Refusal(401, FiscalSandboxMessages.unauthorized));
+      const { data, uid } = this.#handlers[found.route.id](call);
       const answer = { Status: 200, Message: "OK", Data: data };
       if (found.route.validateResponse && !found.route.validateResponse(answer)) {
         // A sandbox answer that breaks the spec is a sandbox bug: fail loudly.
@@ -313,106 +308,104 @@ export class FiscalSandbox implements SandboxModule {
     return String(rfc3339Codec.encode(new Date(this.#clock.now()), { operation: "sandbox", timeZone: "Asia/Almaty" }));
   }
 
-  #dispatch(
-    op: OperationSpec,
-    params: Record<string, string>,
-    request: SandboxRequest,
-    body: Record<string, unknown>,
-    user: FiscalUser | undefined,
-  ): { data: unknown; uid?: string } {
-    const u = user!;
-    switch (op.id) {
-      case "auth.login": {
-        this.stats.logins++;
-        const found = this.#users.find((x) => x.PhoneLogin === body.Login && x.Password === body.Password);
-        if (!found) throw new Refusal(401, FiscalSandboxMessages.wrongCredentials);
-        const token = `fsc_${randomBytes(18).toString("base64url")}`;
-        this.#tokens.set(token, { user: found, expiresAt: this.#clock.now() + (this.#options.tokenTtlMs ?? 86_400_000) });
-        const idShift = [...this.#registers.values()].find((r) => r.shift?.IdUser === found.Id)?.shift?.Id ?? 0;
-        return { data: { Token: token, User: { Id: found.Id, PhoneLogin: found.PhoneLogin, Name: found.Name, Lock: idShift !== 0, IdShift: idShift } } };
-      }
-      case "companies.list":
-        return { data: { Companies: u.companies.map((c) => this.#company(c)) } };
-      case "kkms.list": {
-        const asked = (request.query.get("companies") ?? "").split(",").filter(Boolean).map(Number);
-        // Official page: with `companies` empty or listing every company, the sub-objects come back empty.
-        const all = asked.length === 0 || u.companies.every((c) => asked.includes(c));
-        const registers = [...this.#registers.values()].filter((r) => u.companies.includes(r.kkm.IdCompany) && (asked.length === 0 || asked.includes(r.kkm.IdCompany)));
-        return { data: { Kkms: registers.map((r) => this.#kkm(r, all)) } };
-      }
-      case "kkms.get":
-        return { data: { Kkm: this.#kkm(this.#register(params.idKkm, u), false) } };
-      case "shifts.open": {
-        const r = this.#register(body.IdKkm, u);
-        if (r.shift) throw new Refusal(424, FiscalSandboxMessages.shiftAlreadyOpen);
-        const DateOpen = typeof body.Date === "string" ? body.Date : this.#now();
-        const shift: Shift = {
-          Id: this.#nextShift++,
-          IdUser: u.Id,
-          IdKkm: r.kkm.Id,
-          IdStatusShift: 1,
-          DateOpen,
-          ShiftIndex: ++r.shiftIndex,
-          balanceOpen: r.cash,
-          documents: [],
-          autonomous: typeof body.Date === "string",
-        };
-        this.#shifts.set(shift.Id, shift);
-        r.shift = shift;
-        r.lastShiftId = shift.Id;
-        r.lastTime = Math.max(r.lastTime, Date.parse(DateOpen));
-        r.uid = randomUUID();
-        return { data: { Shift: { Id: shift.Id, IdUser: shift.IdUser, IdKkm: shift.IdKkm, IdStatusShift: 1, DateOpen } }, uid: r.uid };
-      }
-      case "shifts.get": {
-        const shift = this.#shifts.get(Number(params.idShift));
-        if (!shift) throw new Refusal(404, FiscalSandboxMessages.notFound);
-        this.#register(shift.IdKkm, u);
-        return { data: { Id: shift.Id, IdStatusShift: shift.IdStatusShift } };
-      }
-      case "shifts.xReport": {
-        const shift = this.#openShift(params.idShift, u);
-        return { data: this.#report(this.#registers.get(shift.IdKkm)!, shift) };
-      }
-      case "shifts.closeWithZReport": {
-        const shift = this.#openShift(params.idShift, u);
-        const r = this.#register(body.IdKkm, u);
-        if (shift.IdKkm !== r.kkm.Id) throw new Refusal(400, "the shift is not this register's (sandbox message)");
-        this.#checkUid(r, request.headers.uid);
-        shift.IdStatusShift = 2;
-        shift.DateClose = typeof body.Date === "string" ? body.Date : this.#now();
-        r.shift = undefined;
-        return { data: this.#report(r, shift) };
-      }
-      case "uid.get": {
-        const r = this.#register(params.idKkm, u);
-        if (!r.uid) throw new Refusal(404, "the register has never opened a shift (sandbox message)");
-        return { data: { Uid: r.uid } };
-      }
-      default: {
-        const kind = kindOf[op.id];
-        if (!kind) throw new Refusal(404, FiscalSandboxMessages.notFound);
-        const r = this.#register(params.idKkm, u);
-        this.#checkUid(r, request.headers.uid);
-        if (!r.shift) throw new Refusal(400, FiscalSandboxMessages.noOpenShift);
-        const document = kind === "Incomes" || kind === "Expenses" ? this.#cashMovement(r, kind, body) : this.#receipt(r, kind, body);
-        r.shift.documents.push(document);
-        r.cumulative[kind] = addDecimal(r.cumulative[kind], document.value);
-        this.stats.documents++;
-        r.uid = randomUUID();
-        this.#receipts.set(document.IdDocument, `Kassa ${r.kkm.Id} #${document.IdDocument} ${kind} ${decimalToNumber(document.value).toFixed(2)} KZT`);
-        return {
-          data: {
-            IdDocument: document.IdDocument,
-            Receipt: Buffer.from(this.#receipts.get(document.IdDocument)!).toString("base64"),
-            Location: `${this.#url()}/__sandbox/fiscal/receipts/${document.IdDocument}`,
-            FiscalNumber: 7_000_000_000 + document.IdDocument,
-            AutonomousNumber: document.afp,
-          },
-          uid: r.uid,
-        };
-      }
-    }
+  /** Each operation's handler (`FiscalCall` is what it gets of the request). */
+  readonly #handlers: HandlerTable<typeof operations, FiscalCall, FiscalAnswer> = {
+    "auth.login": ({ body }) => {
+      this.stats.logins++;
+      const found = this.#users.find((x) => x.PhoneLogin === body.Login && x.Password === body.Password);
+      if (!found) throw new Refusal(401, FiscalSandboxMessages.wrongCredentials);
+      const token = `fsc_${randomBytes(18).toString("base64url")}`;
+      this.#tokens.set(token, { user: found, expiresAt: this.#clock.now() + (this.#options.tokenTtlMs ?? 86_400_000) });
+      const idShift = [...this.#registers.values()].find((r) => r.shift?.IdUser === found.Id)?.shift?.Id ?? 0;
+      return { data: { Token: token, User: { Id: found.Id, PhoneLogin: found.PhoneLogin, Name: found.Name, Lock: idShift !== 0, IdShift: idShift } } };
+    },
+    "companies.list": ({ party: user }) => ({ data: { Companies: user.companies.map((c) => this.#company(c)) } }),
+    "kkms.list": ({ request, party: user }) => {
+      const asked = (request.query.get("companies") ?? "").split(",").filter(Boolean).map(Number);
+      // Official page: with `companies` empty or listing every company, the sub-objects come back empty.
+      const all = asked.length === 0 || user.companies.every((c) => asked.includes(c));
+      const registers = [...this.#registers.values()].filter((r) => user.companies.includes(r.kkm.IdCompany) && (asked.length === 0 || asked.includes(r.kkm.IdCompany)));
+      return { data: { Kkms: registers.map((r) => this.#kkm(r, all)) } };
+    },
+    "kkms.get": ({ params, party: user }) => ({ data: { Kkm: this.#kkm(this.#register(params.idKkm, user), false) } }),
+    "shifts.open": (call) => this.#openShiftFor(call),
+    "shifts.get": ({ params, party: user }) => {
+      const shift = this.#shifts.get(Number(params.idShift));
+      if (!shift) throw new Refusal(404, FiscalSandboxMessages.notFound);
+      this.#register(shift.IdKkm, user);
+      return { data: { Id: shift.Id, IdStatusShift: shift.IdStatusShift } };
+    },
+    "shifts.xReport": ({ params, party: user }) => {
+      const shift = this.#openShift(params.idShift, user);
+      return { data: this.#report(this.#registers.get(shift.IdKkm)!, shift) };
+    },
+    "shifts.closeWithZReport": ({ params, request, body, party: user }) => {
+      const shift = this.#openShift(params.idShift, user);
+      const r = this.#register(body.IdKkm, user);
+      if (shift.IdKkm !== r.kkm.Id) throw new Refusal(400, "the shift is not this register's (sandbox message)");
+      this.#checkUid(r, request.headers.uid);
+      shift.IdStatusShift = 2;
+      shift.DateClose = typeof body.Date === "string" ? body.Date : this.#now();
+      r.shift = undefined;
+      return { data: this.#report(r, shift) };
+    },
+    "uid.get": ({ params, party: user }) => {
+      const r = this.#register(params.idKkm, user);
+      if (!r.uid) throw new Refusal(404, "the register has never opened a shift (sandbox message)");
+      return { data: { Uid: r.uid } };
+    },
+    "operations.sale": (call) => this.#document(call, "Sales"),
+    "operations.purchase": (call) => this.#document(call, "Purchases"),
+    "operations.saleRefund": (call) => this.#document(call, "Refunds"),
+    "operations.purchaseRefund": (call) => this.#document(call, "PurchaseRefunds"),
+    "operations.cashIn": (call) => this.#document(call, "Incomes"),
+    "operations.cashOut": (call) => this.#document(call, "Expenses"),
+  };
+
+  #openShiftFor({ body, party: user }: FiscalCall): FiscalAnswer {
+    const r = this.#register(body.IdKkm, user);
+    if (r.shift) throw new Refusal(424, FiscalSandboxMessages.shiftAlreadyOpen);
+    const DateOpen = typeof body.Date === "string" ? body.Date : this.#now();
+    const shift: Shift = {
+      Id: this.#nextShift++,
+      IdUser: user.Id,
+      IdKkm: r.kkm.Id,
+      IdStatusShift: 1,
+      DateOpen,
+      ShiftIndex: ++r.shiftIndex,
+      balanceOpen: r.cash,
+      documents: [],
+      autonomous: typeof body.Date === "string",
+    };
+    this.#shifts.set(shift.Id, shift);
+    r.shift = shift;
+    r.lastShiftId = shift.Id;
+    r.lastTime = Math.max(r.lastTime, Date.parse(DateOpen));
+    r.uid = randomUUID();
+    return { data: { Shift: { Id: shift.Id, IdUser: shift.IdUser, IdKkm: shift.IdKkm, IdStatusShift: 1, DateOpen } }, uid: r.uid };
+  }
+
+  /** A receipt or a cash movement: on the register's chain, in its open shift. */
+  #document({ params, request, body, party: user }: FiscalCall, kind: Kind): FiscalAnswer {
+    const r = this.#register(params.idKkm, user);
+    this.#checkUid(r, request.headers.uid);
+    if (!r.shift) throw new Refusal(400, FiscalSandboxMessages.noOpenShift);
+    const document = kind === "Incomes" || kind === "Expenses" ? this.#cashMovement(r, kind, body) : this.#receipt(r, kind, body);
+    r.shift.documents.push(document);
+    r.cumulative[kind] = addDecimal(r.cumulative[kind], document.value);
+    this.stats.documents++;
+    r.uid = randomUUID();
+    this.#receipts.set(document.IdDocument, `Kassa ${r.kkm.Id} #${document.IdDocument} ${kind} ${decimalToNumber(document.value).toFixed(2)} KZT`);
+    return {
+      data: {
+        IdDocument: document.IdDocument,
+        Receipt: Buffer.from(this.#receipts.get(document.IdDocument)!).toString("base64"),
+        Location: `${this.#url()}/__sandbox/fiscal/receipts/${document.IdDocument}`,
+        FiscalNumber: 7_000_000_000 + document.IdDocument,
+        AutonomousNumber: document.afp,
+      },
+      uid: r.uid,
+    };
   }
 
   #openShift(id: unknown, user: FiscalUser): Shift {

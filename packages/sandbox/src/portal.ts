@@ -87,19 +87,31 @@ class PortalError extends Error {
 const XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 const DAY_MS = 86_400_000;
 
+/** Every operation id of either version: the handler table has one handler for each. */
+type PortalOperationId = keyof typeof v1Operations | keyof typeof v2Operations;
+
 interface Route {
+  id: PortalOperationId;
   op: OperationSpec;
   validateRequest: Validator | undefined;
   validateResponse: Validator | undefined;
 }
 
-const routes = (ops: Record<string, OperationSpec>, validators: Record<string, Validator>) =>
+const routes = <Id extends PortalOperationId>(ops: Record<Id, OperationSpec>, validators: Record<string, Validator>) =>
   new Map<string, Route>(
-    Object.values(ops).map((op) => {
+    (Object.keys(ops) as Id[]).map((key) => {
+      const op = ops[key];
       const id = op.id.replace(/\./g, "_");
-      return [op.path, { op, validateRequest: validators[`${id}_request`], validateResponse: validators[`${id}_response`] }];
+      return [op.path, { id: key, op, validateRequest: validators[`${id}_request`], validateResponse: validators[`${id}_response`] }];
     }),
   );
+
+/** What a handler gets: the parameters (out of their envelope), the version asked, and the session (read only by operations that need one). */
+interface PortalCall {
+  p: Params;
+  version: Version;
+  readonly session: Session;
+}
 
 export class PortalSandbox implements SandboxModule {
   readonly name = "portal";
@@ -184,7 +196,16 @@ export class PortalSandbox implements SandboxModule {
       }
       const params = (evaluatePointer(body, parsePointer(op.envelope.params)).value ?? {}) as Params;
       const session = op.security.length > 0 ? this.#authorize(request.headers.authorization) : undefined;
-      const payload = await this.#dispatch(op.id, params, session, version);
+      const call: PortalCall = {
+        p: params,
+        version,
+        // Only the sign-in operations run without a session, and they do not read it.
+        get session(): Session {
+          if (!session) throw new PortalError(SandboxCodes.UNAUTHORIZED, "no valid token", 401);
+          return session;
+        },
+      };
+      const payload = await this.#handlers[route.id](call);
       if (payload instanceof Uint8Array) {
         return { status: 200, body: payload, contentType: XLSX, headers: { "content-disposition": `attachment; filename="${op.id}.xlsx"` } };
       }
@@ -240,53 +261,72 @@ export class PortalSandbox implements SandboxModule {
     return { accessToken: s.accessToken, refreshToken: s.refreshToken, expiresIn: Math.max(0, Math.round((s.expiresAt - this.#clock.now()) / 1000)) };
   }
 
-  async #dispatch(id: string, p: Params, session: Session | undefined, version: Version): Promise<unknown> {
-    switch (id) {
-      case "account.captcha": {
-        this.stats.captcha++;
-        const text = randomBytes(4).toString("hex").slice(0, 5).toUpperCase();
-        this.#captchas.set(String(p.captchaSession), text);
-        const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40"><text x="10" y="28" font-size="24">${text}</text></svg>`;
-        return { image: `data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}` };
-      }
-      case "account.token": {
-        this.stats.token++;
-        const expected = this.#captchas.get(String(p.captchaSession));
-        // A captcha answer is single-use, as on a real service.
-        this.#captchas.delete(String(p.captchaSession));
-        const user = this.#users.find((u) => u.lgn === p.lgn && u.psw === p.psw);
-        if (!expected || expected !== p.captcha) throw new PortalError(SandboxCodes.WRONG_CREDENTIALS, "wrong captcha");
-        if (!user) throw new PortalError(SandboxCodes.WRONG_CREDENTIALS, "wrong login or password");
-        return this.#tokens(this.#issue(user));
-      }
-      case "account.refresh": {
-        this.stats.refresh++;
-        const old = this.#byRefresh.get(String(p.token));
-        if (!old) throw new PortalError(SandboxCodes.UNAUTHORIZED, "unknown or revoked refresh token", 401);
-        this.#end(old);
-        return this.#tokens(this.#issue(old.user));
-      }
-      case "account.logout": {
-        this.stats.logout++;
-        const s = this.#byRefresh.get(String(p.refreshToken));
-        if (s) this.#end(s);
-        return undefined;
-      }
-      case "user.me":
-        return profile(session!.user);
-      case "user.profile": {
-        const user = p.idUser === undefined ? session!.user : this.#users.find((u) => u.idUser === p.idUser);
-        if (!user) throw new PortalError(SandboxCodes.NOT_FOUND, `no user ${String(p.idUser)}`);
-        return profile(user);
-      }
-      case "agents.list":
-        return this.#agents(p, session!, version);
-      case "terminals.list":
-        return this.#terminals(p, session!);
-      default:
-        return this.#report(id, p, session!);
-    }
-  }
+  /** Each operation's handler, for both versions. A report answers its rows, or a workbook of them when asked for xlsx. */
+  readonly #handlers: { readonly [Id in PortalOperationId]: (call: PortalCall) => unknown } = {
+    "account.captcha": ({ p }) => {
+      this.stats.captcha++;
+      const text = randomBytes(4).toString("hex").slice(0, 5).toUpperCase();
+      this.#captchas.set(String(p.captchaSession), text);
+      const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40"><text x="10" y="28" font-size="24">${text}</text></svg>`;
+      return { image: `data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}` };
+    },
+    "account.token": ({ p }) => {
+      this.stats.token++;
+      const expected = this.#captchas.get(String(p.captchaSession));
+      // A captcha answer is single-use, as on a real service.
+      this.#captchas.delete(String(p.captchaSession));
+      const user = this.#users.find((u) => u.lgn === p.lgn && u.psw === p.psw);
+      if (!expected || expected !== p.captcha) throw new PortalError(SandboxCodes.WRONG_CREDENTIALS, "wrong captcha");
+      if (!user) throw new PortalError(SandboxCodes.WRONG_CREDENTIALS, "wrong login or password");
+      return this.#tokens(this.#issue(user));
+    },
+    "account.refresh": ({ p }) => {
+      this.stats.refresh++;
+      const old = this.#byRefresh.get(String(p.token));
+      if (!old) throw new PortalError(SandboxCodes.UNAUTHORIZED, "unknown or revoked refresh token", 401);
+      this.#end(old);
+      return this.#tokens(this.#issue(old.user));
+    },
+    "account.logout": ({ p }) => {
+      this.stats.logout++;
+      const s = this.#byRefresh.get(String(p.refreshToken));
+      if (s) this.#end(s);
+      return undefined;
+    },
+    "user.me": ({ session }) => profile(session.user),
+    "user.profile": ({ p, session }) => {
+      const user = p.idUser === undefined ? session.user : this.#users.find((u) => u.idUser === p.idUser);
+      if (!user) throw new PortalError(SandboxCodes.NOT_FOUND, `no user ${String(p.idUser)}`);
+      return profile(user);
+    },
+    "agents.list": ({ p, session, version }) => this.#agents(p, session, version),
+    "terminals.list": ({ p, session }) => this.#terminals(p, session),
+    "reports.payments": (call) =>
+      this.#report(
+        "reports.payments",
+        call,
+        this.#payments(call.p, call.session).map((x) => ({ ...x })),
+      ),
+    "reports.cashCollections": (call) => this.#report("reports.cashCollections", call, this.#cashCollections(call.p, call.session)),
+    "reports.terminalTurnovers": (call) => this.#report("reports.terminalTurnovers", call, this.#turnovers(call, false)),
+    "reports.terminalTurnoversExtended": (call) => this.#report("reports.terminalTurnoversExtended", call, this.#turnovers(call, true)),
+    "reports.remunerationByService": (call) =>
+      this.#report(
+        "reports.remunerationByService",
+        call,
+        services.map((s, i) => ({ idService: s.idService, serviceName: s.name, remuneration: Math.round((1000 + i * 250.25) * 100) / 100 })),
+      ),
+    "reports.dealerStatistics": (call) => {
+      const byDay = groupsByDay(call.p);
+      const rows = aggregate(
+        this.#payments(call.p, call.session),
+        (x) => [x.idAgent, byDay ? x.date.slice(0, 8) : ""],
+        (x) => ({ idAgent: x.idAgent, ...(byDay ? { date: x.date.slice(0, 8) } : {}) }),
+        false,
+      );
+      return this.#report("reports.dealerStatistics", call, rows);
+    },
+  };
 
   #scope(p: Params, session: Session): Set<number> {
     const idAgent = typeof p.idAgent === "number" ? p.idAgent : session.user.idAgent;
@@ -377,58 +417,42 @@ export class PortalSandbox implements SandboxModule {
       );
   }
 
-  async #report(id: string, p: Params, session: Session): Promise<unknown> {
-    const byDay = p.groupByDay === true || p.groupByDay === 1;
-    let rows: Record<string, unknown>[];
-    switch (id) {
-      case "reports.payments":
-        rows = this.#payments(p, session).map((x) => ({ ...x }));
-        break;
-      case "reports.cashCollections": {
-        const scope = this.#scope(p, session);
-        const terminals = this.data.terminals.filter((t) => scope.has(t.idAgent) && (p.idTerminal === undefined || t.idTerminal === p.idTerminal));
-        rows = this.#period(p).days.flatMap((day) => {
-          // One collection every third day per terminal, holding that day's takings.
-          const takings = new Map<number, number>();
-          for (const x of this.data.paymentsOn(day)) takings.set(x.idTerminal, (takings.get(x.idTerminal) ?? 0) + x.amount);
-          return terminals
-            .filter((t) => (Number(day) + t.idTerminal) % 3 === 0)
-            .map((t) => ({
-              idCash: Number(`${day.slice(2)}${t.idTerminal}`),
-              date: `${day}180000`,
-              idTerminal: t.idTerminal,
-              idSysUser: 7,
-              amount: takings.get(t.idTerminal) ?? 0,
-            }));
-        });
-        break;
-      }
-      case "reports.terminalTurnovers":
-      case "reports.terminalTurnoversExtended":
-        rows = aggregate(
-          this.#payments(p, session),
-          (x) => [x.idTerminal, x.idService, byDay ? x.date.slice(0, 8) : ""],
-          (x) => ({ idTerminal: x.idTerminal, idService: x.idService, ...(byDay ? { date: x.date.slice(0, 8) } : {}) }),
-          id.endsWith("Extended"),
-        );
-        break;
-      case "reports.remunerationByService":
-        rows = services.map((s, i) => ({ idService: s.idService, serviceName: s.name, remuneration: Math.round((1000 + i * 250.25) * 100) / 100 }));
-        break;
-      case "reports.dealerStatistics":
-        rows = aggregate(
-          this.#payments(p, session),
-          (x) => [x.idAgent, byDay ? x.date.slice(0, 8) : ""],
-          (x) => ({ idAgent: x.idAgent, ...(byDay ? { date: x.date.slice(0, 8) } : {}) }),
-          false,
-        );
-        break;
-      default:
-        throw new PortalError(SandboxCodes.NOT_FOUND, `no such report: ${id}`, 404);
-    }
+  /** A report's rows as they are, or as a workbook when the parameters ask for xlsx. */
+  #report(id: string, { p }: PortalCall, rows: Record<string, unknown>[]): unknown {
     return p.format === "xlsx" ? workbook(id, rows) : rows;
   }
+
+  #cashCollections(p: Params, session: Session): Record<string, unknown>[] {
+    const scope = this.#scope(p, session);
+    const terminals = this.data.terminals.filter((t) => scope.has(t.idAgent) && (p.idTerminal === undefined || t.idTerminal === p.idTerminal));
+    return this.#period(p).days.flatMap((day) => {
+      // One collection every third day per terminal, holding that day's takings.
+      const takings = new Map<number, number>();
+      for (const x of this.data.paymentsOn(day)) takings.set(x.idTerminal, (takings.get(x.idTerminal) ?? 0) + x.amount);
+      return terminals
+        .filter((t) => (Number(day) + t.idTerminal) % 3 === 0)
+        .map((t) => ({
+          idCash: Number(`${day.slice(2)}${t.idTerminal}`),
+          date: `${day}180000`,
+          idTerminal: t.idTerminal,
+          idSysUser: 7,
+          amount: takings.get(t.idTerminal) ?? 0,
+        }));
+    });
+  }
+
+  #turnovers({ p, session }: PortalCall, extended: boolean): Record<string, unknown>[] {
+    const byDay = groupsByDay(p);
+    return aggregate(
+      this.#payments(p, session),
+      (x) => [x.idTerminal, x.idService, byDay ? x.date.slice(0, 8) : ""],
+      (x) => ({ idTerminal: x.idTerminal, idService: x.idService, ...(byDay ? { date: x.date.slice(0, 8) } : {}) }),
+      extended,
+    );
+  }
 }
+
+const groupsByDay = (p: Params) => p.groupByDay === true || p.groupByDay === 1;
 
 function profile(u: SandboxUser) {
   return { idUser: u.idUser, lgn: u.lgn, userFIO: u.userFIO, groupChar: u.groupChar, groupName: u.groupName, phone: u.phone, email: u.email };

@@ -4,8 +4,11 @@
 
 import type { ValidationIssue } from "@paysys/core";
 import { type OperationSpec, type Validator, validatorIssues } from "@paysys/core/internal";
+import type { SandboxRequest } from "./module.js";
 
-export interface Route {
+export interface Route<Id extends string = string> {
+  /** The operation's id, typed as a key of the operation table the route came from. */
+  id: Id;
   op: OperationSpec;
   /** Checks the whole request body as sent (the spec's request schema). */
   validateRequest: Validator | undefined;
@@ -15,27 +18,56 @@ export interface Route {
   names: string[];
 }
 
-export interface Match {
-  route: Route;
+export interface Match<Id extends string = string> {
+  route: Route<Id>;
   /** Path parameters, as strings. */
   params: Record<string, string>;
 }
 
 /** The routes of an operation table; `wire` holds the generated wire validators (`<id>_request`, `<id>_response`). */
-export function routesOf(operations: Readonly<Record<string, OperationSpec>>, wire: Readonly<Record<string, Validator>>): Route[] {
-  return Object.values(operations).map((op) => {
+export function routesOf<Id extends string>(operations: Readonly<Record<Id, OperationSpec>>, wire: Readonly<Record<string, Validator>>): Route<Id>[] {
+  return (Object.keys(operations) as Id[]).map((key) => {
+    const op = operations[key];
     const names: string[] = [];
     const source = op.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{([^}]+)\\?\}|\{([^}]+)\}/g, (_, a, b) => {
       names.push(a ?? b);
       return "([^/]+)";
     });
     const id = op.id.replace(/[.-]/g, "_");
-    return { op, validateRequest: wire[`${id}_request`], validateResponse: wire[`${id}_response`], pattern: new RegExp(`^${source}$`), names };
+    return { id: key, op, validateRequest: wire[`${id}_request`], validateResponse: wire[`${id}_response`], pattern: new RegExp(`^${source}$`), names };
   });
 }
 
+/**
+ * One handler per operation of a spec, keyed by the generated table's operation ids: a handler
+ * missing, misspelt or left over from a removed operation is a compile error, not a 404 at run time.
+ */
+export type HandlerTable<Operations, Call, Answer> = { readonly [Id in keyof Operations]: (call: Call) => Answer };
+
+/** What a handler gets of a request: its path parameters, the request, its checked body, and who signed in. */
+export interface HandlerCall<Party> {
+  params: Record<string, string>;
+  request: SandboxRequest;
+  body: Record<string, unknown>;
+  /** The signed-in party (user, merchant, login); reading it on a call that has none is refused as unauthorized. */
+  readonly party: Party;
+}
+
+/** A handler's call. Only operations without security run without a party, and they do not read it. */
+export function handlerCall<Party>(match: Match, request: SandboxRequest, body: Record<string, unknown>, party: Party | undefined, unauthorized: () => Error): HandlerCall<Party> {
+  return {
+    params: match.params,
+    request,
+    body,
+    get party(): Party {
+      if (party === undefined) throw unauthorized();
+      return party;
+    },
+  };
+}
+
 /** The route of a request, or undefined. */
-export function match(routes: readonly Route[], method: string, path: string): Match | undefined {
+export function match<Id extends string>(routes: readonly Route<Id>[], method: string, path: string): Match<Id> | undefined {
   for (const route of routes) {
     if (route.op.method.toUpperCase() !== method) continue;
     const m = route.pattern.exec(path);

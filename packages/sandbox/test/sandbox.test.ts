@@ -198,8 +198,10 @@ describe("the server cuts off what a test server must not hold", () => {
         ...Array.from({ length: 50 }, () => trickle("POST /portal/v2/user/me HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n", "x")),
       ]);
       // Node checks both timeouts once a second (the sandbox's checking interval), so a slow client lives
-      // about timeout + 1 s; the bound leaves room for a loaded CI machine and stays under the 5 s default.
-      expect(Math.max(...lifetimes)).toBeLessThan(3_000);
+      // about timeout + 1 s. What is proven is that the configured timeouts hold, not the defaults
+      // (5 s for headers + the 1 s check, 15 s for the body): the bound sits below the shortest default
+      // with room for a loaded machine (3.05 s was seen at a load average of 11).
+      expect(Math.max(...lifetimes)).toBeLessThan(4_500);
     } finally {
       for (const t of timers) clearInterval(t);
       await sb.close();

@@ -11,12 +11,14 @@
 //      with the journal in memory and in a file, and what the journal costs a call,
 //      and the client against raw fetch walking the same Uid chain by hand, against raw fetch with
 //      a timeout signal, against a hand-written minimal client with the same duties, and the
-//      client over Node's fetch
+//      client over Node's fetch, and what the Redis store adds to a receipt's store work (store-redis.ts)
 //   5. e-commerce: card cryptograms per second against node:crypto publicEncrypt with the same key,
 //      callback parse-and-validate against JSON.parse of the same bodies, and payments.create
 //      against raw fetch sending the same request
 //   6. fleet (fleet.ts): receipts per second with the sandbox answering after 50 ms, ten registers
 //      against one, 1,000 registers in one process, and N processes on one FileStore against one
+//   7. store cost per receipt: a receipt's store work over PostgreSQL and Redis against the memory
+//      store (store-cost.ts)
 import { spawn } from "node:child_process";
 import { constants, createPublicKey, publicEncrypt } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -35,6 +37,7 @@ import { createDataSet, defaultFiscalUser, defaultMerchant, TestCards } from "@p
 import createClient from "openapi-fetch";
 import { fleetSection } from "./fleet.js";
 import { against, median, type PairTimes, startSandbox, time } from "./measure.js";
+import { postgresCost, redisCost, type StoreCost } from "./store-cost.js";
 
 const rows: string[][] = [];
 const report = (what: string, value: string, goal = "") => rows.push([what, value, goal]);
@@ -319,6 +322,20 @@ try {
 
 // 6. Receipts per second when the service is a network away (fleet.ts starts its own sandbox).
 await fleetSection(report);
+
+// 7. What a shared store adds to a receipt.
+{
+  const ms = (r: { p50: number; p99: number }) => `p50 ${r.p50.toFixed(3)} ms, p99 ${r.p99.toFixed(3)} ms`;
+  const shown = (name: string, disk: string, fast: string, { durable, unflushed }: { durable: StoreCost; unflushed: StoreCost }) => {
+    report(`store work per receipt (begin, chain set, settle, under a lease), memory store`, ms(durable.memory));
+    report(`store work per receipt, ${name} on loopback (${disk})`, ms(durable.store));
+    report(`store cost per receipt: ${name} ÷ memory store, p50`, (durable.store.p50 / durable.memory.p50).toFixed(0));
+    report(`added by ${name} per receipt (${disk})`, ms(durable.added), "p50 ≤ 1 ms");
+    report(`added by ${name} per receipt, ${fast} (the store's own cost)`, ms(unflushed.added), "p50 ≤ 1 ms");
+  };
+  shown("PostgreSQL", "each commit waits for the disk", "commits not waiting for the disk", await postgresCost(2000));
+  shown("Redis", "appendfsync always", "appendfsync everysec", await redisCost(2000));
+}
 
 const width = Math.max(...rows.map((r) => r[0]!.length));
 console.log(`\npaysys SDK bench (node ${process.version}, ${new Date().toISOString()})\n`);

@@ -53,6 +53,8 @@ for (const { dir, path: cwd, pkg } of published) {
       pkg.name,
       "--readme",
       "README.md",
+      // The guides go with core's reference: they are about what every client shares (the stores).
+      ...(dir === "core" ? ["--projectDocuments", join(repoRoot, "docs", "fleets.md")] : []),
       "--excludePrivate",
       "--logLevel",
       "Error",
@@ -92,6 +94,8 @@ writeFileSync(
 <p>Reference pages built from the specs in <code>specs/</code>. On every page, <b>⚠ Gap</b> marks what no source shows and <b>Source</b> says where each fact comes from: the interface document, an official page, third-party code or a public server sample.</p>
 <h2>Interfaces</h2>
 <ul>${report.map((r) => `<li><a href="${r.spec}.html">${esc(r.title)}</a></li>`).join("")}</ul>
+<h2>Guides</h2>
+<ul><li><a href="api/core/documents/fleets.html">Running a fleet</a> — which store when (memory, file, PostgreSQL, Redis), migrations, key layout, expiry, failover, sizing</li></ul>
 <h2>API reference of the packages</h2>
 <ul>${published.map(({ dir, pkg }) => `<li><a href="api/${dir}/index.html">${pkg.name}</a> — ${esc(pkg.description)}</li>`).join("")}</ul>
 <h2 id="gaps">Gap report</h2>

@@ -176,4 +176,13 @@ describe("reference pages", () => {
     await page.screenshot({ path: join(shots, "api-portal.png") });
     await page.close();
   });
+
+  it("guides: the fleet page is linked from the index and says which store when", { timeout: 30_000 }, async () => {
+    const { page, requests } = await open("index.html");
+    await page.locator('a[href="api/core/documents/fleets.html"]').click();
+    const text = await page.locator("body").innerText();
+    for (const part of ["Which store when", "Migrations", "Key layout", "Expiry", "Failover", "Sizing", "PostgresStore", "RedisStore"]) expect(text).toContain(part);
+    expect(requests).toEqual([]);
+    await page.close();
+  });
 });

@@ -10,6 +10,7 @@ import type { ChainDefinition, OperationSpec } from "./operation.js";
 import { journalOptions, sharedTransportOptions } from "./options.js";
 import type { SecretSet } from "./redact.js";
 import type { SecurityScheme } from "./steps.js";
+import { clientTelemetry } from "./telemetry.js";
 import { Transport } from "./transport.js";
 
 /** The names a spec gives to what its client brings (generated as `SpecNames` beside the operation table). */
@@ -45,8 +46,10 @@ export interface ClientParts<N extends SpecNames> {
   schemes: { readonly [K in N["scheme"]]: SecurityScheme };
   codecs: { readonly [K in N["codec"]]: Codec };
   checks: { readonly [K in N["check"]]: Check };
+  /** The interface's name (`fiscal`): in the journal's keys and the telemetry's span names. */
+  interface: string;
   /** Whose keys and registers the journal holds (never a secret). Needed when the spec journals an operation or has a chain. */
-  journal?: { interface: string; account: string };
+  journal?: { account: string };
   /** Runs before every call; throws when the client may not be used any more. */
   guard?: () => void;
 }
@@ -75,9 +78,10 @@ export function defineClient<N extends SpecNames, Methods, Paths extends {}>(spe
     timeZone: options.timeZone,
     validateRequests: options.validateRequests,
     chain: spec.chain,
-    journal: parts.journal && journalOptions(options, { ...parts.journal, baseUrl }),
+    journal: parts.journal && journalOptions(options, { ...parts.journal, interface: parts.interface, baseUrl }),
     paths: options.paths,
     guard: parts.guard,
+    telemetry: clientTelemetry(options.telemetry, { interface: parts.interface, baseUrl }),
   });
   return { methods: spec.build(invoker.invoke), invoker, transport };
 }

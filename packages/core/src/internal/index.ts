@@ -47,12 +47,13 @@ export {
   type Validator,
   validatorIssues,
 } from "./operation.js";
-export { checkClientOptions, clientFunctionKeys, journalFunctionKeys, journalOptions, processStore, sharedTransportOptions } from "./options.js";
+export { checkClientOptions, clientFunctionKeys, journalFunctionKeys, journalOptions, type OptionKind, processStore, sharedTransportOptions } from "./options.js";
 export { evaluatePointer, parsePointer, placeAt } from "./pointer.js";
 export { REDACTED, redactValue, SecretSet, scrub } from "./redact.js";
 export { hashOf } from "./request-hash.js";
 export { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDefaults, sleep } from "./retry.js";
 export { type AttemptStep, basicScheme, bearerScheme, type HeaderSink, type SecurityScheme } from "./steps.js";
+export { type CallRecord, clientTelemetry, loadOtelApi, outcomeOf, type Telemetry, type TelemetryTarget } from "./telemetry.js";
 export { TokenManager, type TokenManagerOptions, type TokenSet, tokensFromAnswer } from "./tokens.js";
 export { type CallResult, type HttpInput, type Prepared, type ReadyRequest, type SendExtras, type SendWatch, Transport, type TransportOptions } from "./transport.js";
 export { instantOf, pad, type WallClock, wallClock } from "./zone.js";

@@ -9,21 +9,26 @@ import type { InvokerOptions } from "./invoker.js";
 import { type Validator, validatorIssues } from "./operation.js";
 
 /** Throws a ConfigurationError naming every wrong option. Returns nothing when all is well. */
-export function checkClientOptions(client: string, options: unknown, settings: Validator, callbacks: Readonly<Record<string, "function" | "object">>): void {
+export function checkClientOptions(client: string, options: unknown, settings: Validator, callbacks: Readonly<Record<string, OptionKind>>): void {
   if (options === null || typeof options !== "object") throw new ConfigurationError(`${client}: options must be an object`);
   const data: Record<string, unknown> = {};
   const problems: string[] = [];
   for (const [key, value] of Object.entries(options)) {
     const kind = callbacks[key];
     if (kind === undefined) data[key] = value;
-    else if (value !== undefined && typeof value !== kind) problems.push(`/${key} must be a ${kind}`);
+    else if (kind === "object or false") {
+      if (value !== undefined && value !== false && (typeof value !== "object" || value === null)) problems.push(`/${key} must be an object or false`);
+    } else if (value !== undefined && typeof value !== kind) problems.push(`/${key} must be a ${kind}`);
   }
   if (!settings(data)) problems.push(...validatorIssues(settings).map((i) => `${i.path || "(options)"} ${i.message}`));
   if (problems.length > 0) throw new ConfigurationError(`${client}: invalid options: ${problems.join("; ")}`);
 }
 
+/** What an option that is not plain data must be. */
+export type OptionKind = "function" | "object" | "object or false";
+
 /** The kinds of the options every client takes that are functions or objects (for `checkClientOptions`). */
-export const clientFunctionKeys = { fetch: "function", agent: "object", logger: "function", hooks: "object" } as const;
+export const clientFunctionKeys = { fetch: "function", agent: "object", logger: "function", hooks: "object", telemetry: "object or false" } as const;
 
 /** The options every client hands to its transport unchanged. */
 export function sharedTransportOptions(o: ClientSettings & ClientFunctions) {

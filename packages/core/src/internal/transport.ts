@@ -30,6 +30,7 @@ import { ERROR_BODY_LIMIT, excerptOf, jsonOrUndefined, parseJson, readBody, stri
 import { collectSecrets, redactValue, type SecretSet, scrub } from "./redact.js";
 import { isRetryableStatus, type RetryOptions, retryDefaults, retryDelay } from "./retry.js";
 import type { AttemptStep, SecurityScheme } from "./steps.js";
+import type { CallRecord } from "./telemetry.js";
 
 export type { Prepared, SendWatch } from "./attempt.js";
 
@@ -109,6 +110,8 @@ export interface SendExtras {
    * for (a renewed token) is left to the caller, who first learns whether the first one took effect.
    */
   once?: SendWatch;
+  /** The call's record for its span (telemetry): attempts and retries are added to it, however the send ends. */
+  record?: CallRecord;
 }
 
 /** The escape hatch's row: a POST through the client's first scheme, never retried. */
@@ -233,6 +236,15 @@ export class Transport<Paths extends {} = Record<string, never>> {
     // The invoker loads an operation's validators before it checks the input; a call made here directly may be the first.
     if (op.validators && this.#options.validateResponses) await loadValidators(op);
     const state = this.#state(op, input, prepared, options.timeoutMs, extra.steps ?? [], extra.once);
+    try {
+      return await this.#attempted(op, prepared, state, options, extra);
+    } finally {
+      if (extra.record) noteSend(extra.record, state);
+    }
+  }
+
+  /** The attempts of `send` and the reading of the answer, until a result or a typed error. */
+  async #attempted(op: OperationSpec, prepared: Prepared, state: CallState, options: CallOptions, extra: SendExtras): Promise<CallResult> {
     for (;;) {
       let answer: HttpAnswer;
       try {
@@ -328,6 +340,13 @@ export class Transport<Paths extends {} = Record<string, never>> {
     this.#options.logger?.({ type: "error", operation: op.id, error: { name: error.name, message: error.message } });
     return error;
   }
+}
+
+/** What a send adds to its call's record: a journaled call's request was sent when its watch says so. */
+function noteSend(record: CallRecord, state: CallState): void {
+  record.attempts += state.attempts;
+  record.retries += state.retries;
+  record.sent ||= state.once ? state.once.sent : state.attempts > 0;
 }
 
 /**

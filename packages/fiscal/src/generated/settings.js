@@ -2,7 +2,7 @@
 /* eslint-disable */
 "use strict";
 export const settings = validate0;
-const schema0 = {"type":"object","properties":{"baseUrl":{"type":"string"},"credentials":{"type":"object","properties":{"login":{"type":"string"},"password":{"type":"string"}},"additionalProperties":false,"required":["login","password"]},"retry":{"type":"object","properties":{"maxRetries":{"type":"number"},"baseDelayMs":{"type":"number"},"maxDelayMs":{"type":"number"},"retryAfterCapMs":{"type":"number"}},"additionalProperties":false},"validateRequests":{"type":"boolean"},"timeZone":{"type":"string"},"paths":{"type":"object","additionalProperties":{"type":"string"}},"autonomousRules":{"enum":["newer","older"],"type":"string"},"timeoutMs":{"minimum":1,"type":"number"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"holder":{"type":"string"},"lease":{"type":"object","properties":{"ttlMs":{"minimum":1000,"type":"number"},"waitMs":{"minimum":0,"type":"number"},"lingerMs":{"minimum":0,"type":"number"}},"additionalProperties":false}},"additionalProperties":false,"required":["baseUrl","credentials"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
+const schema0 = {"type":"object","properties":{"baseUrl":{"type":"string"},"credentials":{"type":"object","properties":{"login":{"type":"string"},"password":{"type":"string"}},"additionalProperties":false,"required":["login","password"]},"retry":{"type":"object","properties":{"maxRetries":{"type":"number"},"baseDelayMs":{"type":"number"},"maxDelayMs":{"type":"number"},"retryAfterCapMs":{"type":"number"}},"additionalProperties":false},"validateRequests":{"type":"boolean"},"timeZone":{"type":"string"},"paths":{"type":"object","additionalProperties":{"type":"string"}},"autonomousRules":{"enum":["newer","older"],"type":"string"},"timeoutMs":{"minimum":1,"maximum":2147483647,"type":"number"},"validateResponses":{"type":"boolean"},"maxResponseBytes":{"minimum":1,"type":"number"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"holder":{"type":"string"},"lease":{"type":"object","properties":{"ttlMs":{"minimum":1000,"type":"number"},"waitMs":{"minimum":0,"type":"number"},"lingerMs":{"minimum":0,"type":"number"}},"additionalProperties":false}},"additionalProperties":false,"required":["baseUrl","credentials"],"$schema":"http://json-schema.org/draft-07/schema#","$id":"op-settings"};
 const func0 = Object.prototype.hasOwnProperty;
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -277,8 +277,8 @@ errors++;
 if(data.timeoutMs !== undefined){
 let data14 = data.timeoutMs;
 if(typeof data14 == "number"){
-if(data14 < 1 || isNaN(data14)){
-const err22 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data14 > 2147483647 || isNaN(data14)){
+const err22 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -287,9 +287,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-else {
-const err23 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data14 < 1 || isNaN(data14)){
+const err23 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -299,9 +298,8 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.validateResponses !== undefined){
-if(typeof data.validateResponses !== "boolean"){
-const err24 = {instancePath:instancePath+"/validateResponses",schemaPath:"#/properties/validateResponses/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err24 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -311,11 +309,9 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data.maxResponseBytes !== undefined){
-let data16 = data.maxResponseBytes;
-if(typeof data16 == "number"){
-if(data16 < 1 || isNaN(data16)){
-const err25 = {instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data.validateResponses !== undefined){
+if(typeof data.validateResponses !== "boolean"){
+const err25 = {instancePath:instancePath+"/validateResponses",schemaPath:"#/properties/validateResponses/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -325,8 +321,11 @@ vErrors.push(err25);
 errors++;
 }
 }
-else {
-const err26 = {instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.maxResponseBytes !== undefined){
+let data16 = data.maxResponseBytes;
+if(typeof data16 == "number"){
+if(data16 < 1 || isNaN(data16)){
+const err26 = {instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -336,12 +335,8 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data.headers !== undefined){
-let data17 = data.headers;
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-for(const key4 in data17){
-if(typeof data17[key4] !== "string"){
-const err27 = {instancePath:instancePath+"/headers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err27 = {instancePath:instancePath+"/maxResponseBytes",schemaPath:"#/properties/maxResponseBytes/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -351,9 +346,12 @@ vErrors.push(err27);
 errors++;
 }
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.headers !== undefined){
+let data17 = data.headers;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+for(const key4 in data17){
+if(typeof data17[key4] !== "string"){
+const err28 = {instancePath:instancePath+"/headers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -363,9 +361,9 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.holder !== undefined){
-if(typeof data.holder !== "string"){
-const err29 = {instancePath:instancePath+"/holder",schemaPath:"#/properties/holder/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err29 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -375,12 +373,9 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data.lease !== undefined){
-let data20 = data.lease;
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-for(const key5 in data20){
-if(!(((key5 === "ttlMs") || (key5 === "waitMs")) || (key5 === "lingerMs"))){
-const err30 = {instancePath:instancePath+"/lease",schemaPath:"#/properties/lease/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(data.holder !== undefined){
+if(typeof data.holder !== "string"){
+const err30 = {instancePath:instancePath+"/holder",schemaPath:"#/properties/holder/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -390,11 +385,12 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data20.ttlMs !== undefined){
-let data21 = data20.ttlMs;
-if(typeof data21 == "number"){
-if(data21 < 1000 || isNaN(data21)){
-const err31 = {instancePath:instancePath+"/lease/ttlMs",schemaPath:"#/properties/lease/properties/ttlMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
+if(data.lease !== undefined){
+let data20 = data.lease;
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+for(const key5 in data20){
+if(!(((key5 === "ttlMs") || (key5 === "waitMs")) || (key5 === "lingerMs"))){
+const err31 = {instancePath:instancePath+"/lease",schemaPath:"#/properties/lease/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -404,8 +400,11 @@ vErrors.push(err31);
 errors++;
 }
 }
-else {
-const err32 = {instancePath:instancePath+"/lease/ttlMs",schemaPath:"#/properties/lease/properties/ttlMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data20.ttlMs !== undefined){
+let data21 = data20.ttlMs;
+if(typeof data21 == "number"){
+if(data21 < 1000 || isNaN(data21)){
+const err32 = {instancePath:instancePath+"/lease/ttlMs",schemaPath:"#/properties/lease/properties/ttlMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -415,11 +414,8 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data20.waitMs !== undefined){
-let data22 = data20.waitMs;
-if(typeof data22 == "number"){
-if(data22 < 0 || isNaN(data22)){
-const err33 = {instancePath:instancePath+"/lease/waitMs",schemaPath:"#/properties/lease/properties/waitMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err33 = {instancePath:instancePath+"/lease/ttlMs",schemaPath:"#/properties/lease/properties/ttlMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -429,8 +425,11 @@ vErrors.push(err33);
 errors++;
 }
 }
-else {
-const err34 = {instancePath:instancePath+"/lease/waitMs",schemaPath:"#/properties/lease/properties/waitMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data20.waitMs !== undefined){
+let data22 = data20.waitMs;
+if(typeof data22 == "number"){
+if(data22 < 0 || isNaN(data22)){
+const err34 = {instancePath:instancePath+"/lease/waitMs",schemaPath:"#/properties/lease/properties/waitMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -440,11 +439,8 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data20.lingerMs !== undefined){
-let data23 = data20.lingerMs;
-if(typeof data23 == "number"){
-if(data23 < 0 || isNaN(data23)){
-const err35 = {instancePath:instancePath+"/lease/lingerMs",schemaPath:"#/properties/lease/properties/lingerMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err35 = {instancePath:instancePath+"/lease/waitMs",schemaPath:"#/properties/lease/properties/waitMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -454,8 +450,11 @@ vErrors.push(err35);
 errors++;
 }
 }
-else {
-const err36 = {instancePath:instancePath+"/lease/lingerMs",schemaPath:"#/properties/lease/properties/lingerMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data20.lingerMs !== undefined){
+let data23 = data20.lingerMs;
+if(typeof data23 == "number"){
+if(data23 < 0 || isNaN(data23)){
+const err36 = {instancePath:instancePath+"/lease/lingerMs",schemaPath:"#/properties/lease/properties/lingerMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -465,9 +464,8 @@ vErrors.push(err36);
 errors++;
 }
 }
-}
 else {
-const err37 = {instancePath:instancePath+"/lease",schemaPath:"#/properties/lease/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err37 = {instancePath:instancePath+"/lease/lingerMs",schemaPath:"#/properties/lease/properties/lingerMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -479,12 +477,24 @@ errors++;
 }
 }
 else {
-const err38 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err38 = {instancePath:instancePath+"/lease",schemaPath:"#/properties/lease/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err38];
 }
 else {
 vErrors.push(err38);
+}
+errors++;
+}
+}
+}
+else {
+const err39 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
 }
 errors++;
 }

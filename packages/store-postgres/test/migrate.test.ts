@@ -1,0 +1,62 @@
+// migrate(): the tables made once, whoever runs it and however often; table names of your own.
+import { ConfigurationError, StoreUnavailableError } from "@paysys/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrate, PostgresStore, shippedMigrations } from "../src/index.js";
+import { startDatabase, type TestDatabase } from "./database.js";
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await startDatabase();
+});
+afterAll(() => db.close());
+
+const tablesIn = async (schema: string) =>
+  (await db.pool().query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [schema])).rows.map(
+    (r) => r.table_name,
+  );
+
+describe("migrate", () => {
+  it("applies every shipped migration once, in order; running it again applies nothing", async () => {
+    const versions = shippedMigrations().map((m) => m.version);
+    expect(versions).toEqual([...versions].sort((a, b) => a - b));
+    const pool = db.pool();
+    expect(await migrate(pool, { tables: { prefix: "once_" } })).toEqual(versions);
+    expect(await migrate(pool, { tables: { prefix: "once_" } })).toEqual([]);
+    const recorded = await pool.query("SELECT version, name FROM public.once_migrations ORDER BY version");
+    expect(recorded.rows).toEqual(shippedMigrations().map(({ version, name }) => ({ version, name })));
+  });
+
+  it("run at once from two pools (two processes starting), each migration is applied exactly once", async () => {
+    const options = { tables: { prefix: "race_" } };
+    const results = await Promise.all([migrate(db.pool(), options), migrate(db.pool(), options), migrate(db.pool(), options)]);
+    expect(results.flat().sort()).toEqual(shippedMigrations().map((m) => m.version));
+    expect(await tablesIn("public")).toEqual(expect.arrayContaining(["race_callbacks", "race_journal", "race_leases", "race_migrations", "race_orders", "race_values"]));
+  });
+
+  it("custom names and a schema of their own: the store works on them, apart from the default tables", async () => {
+    const options = { schema: "till", tables: { prefix: "t_", names: { journal: "till_journal" } } };
+    await migrate(db.pool(), options);
+    expect(await tablesIn("till")).toEqual(["t_callbacks", "t_leases", "t_migrations", "t_orders", "t_values", "till_journal"]);
+    const store = new PostgresStore(db.pool(), options);
+    const now = Date.now();
+    await store.beginIntent({ key: "k/1", operation: "op", hash: "h", holder: { id: "a" }, startedAt: now, sendBy: now + 1000, state: "pending" });
+    await store.set("link", "uid-1");
+    expect((await store.pendingIntents("k/")).map((e) => e.key)).toEqual(["k/1"]);
+    expect((await db.pool().query("SELECT key FROM till.till_journal")).rows).toEqual([{ key: "k/1" }]);
+    expect(await store.get("link")).toBe("uid-1");
+  });
+
+  it("a store over tables never migrated says so (StoreUnavailableError: run migrate)", async () => {
+    const store = new PostgresStore(db.pool(), { tables: { prefix: "missing_" } });
+    const error = await store.get("k").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toMatch(/could not read a value .*run migrate\(pool\) first/);
+  });
+
+  it("a table name that is not a plain identifier is refused before anything reaches the database", async () => {
+    expect(() => new PostgresStore(db.pool(), { tables: { names: { journal: 'j"; DROP TABLE x; --' } } })).toThrow(ConfigurationError);
+    expect(() => new PostgresStore(db.pool(), { schema: "Public" })).toThrow(ConfigurationError);
+    expect(() => new PostgresStore(db.pool(), { tables: { names: { journal: "paysys_leases" } } })).toThrow(/two tables share a name/);
+    await expect(migrate(db.pool(), { tables: { prefix: "bad-" } })).rejects.toThrow(ConfigurationError);
+  });
+});

@@ -1,0 +1,88 @@
+// Retention: settled journal entries and processed webhook events are dropped once older than their
+// retention (by the database's clock); pending and disputed intents, and claims still held, never.
+// Rows the store did not write are a StoreCorruptError, never a guess.
+import { type JournalEntry, StoreCorruptError } from "@paysys/core";
+import type pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrate, PostgresStore } from "../src/index.js";
+import { startDatabase, type TestDatabase } from "./database.js";
+
+let db: TestDatabase;
+let pool: pg.Pool;
+beforeAll(async () => {
+  db = await startDatabase();
+  pool = db.pool();
+  await migrate(pool);
+});
+afterAll(() => db.close());
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const intent = (key: string): JournalEntry => {
+  const now = Date.now();
+  return { key, operation: "op", hash: "h", holder: { id: "till" }, startedAt: now, sendBy: now + 1000, state: "pending" };
+};
+
+describe("retention", () => {
+  it("drops settled entries past the journal retention, never pending or disputed ones", async () => {
+    const store = new PostgresStore(pool, { journalRetentionMs: 300 });
+    for (const key of ["old/applied", "old/not-applied", "old/pending", "old/disputed"]) await store.beginIntent(intent(key));
+    await store.settleIntent("old/applied", { state: "applied", answer: { IdDocument: 1 }, settledAt: Date.now() });
+    await store.settleIntent("old/not-applied", { state: "not-applied", settledAt: Date.now() });
+    await store.settleIntent("old/disputed", { state: "disputed", settledAt: Date.now() });
+    expect(await store.prune()).toEqual({ journal: 0, callbacks: 0 }); // within the retention: kept
+    await sleep(400);
+    await store.beginIntent(intent("new/applied"));
+    await store.settleIntent("new/applied", { state: "applied", settledAt: Date.now() });
+    expect((await store.prune()).journal).toBe(2);
+    expect(await store.getIntent("old/applied")).toBeUndefined();
+    expect(await store.getIntent("old/not-applied")).toBeUndefined();
+    expect((await store.getIntent("new/applied"))?.state).toBe("applied");
+    expect((await store.pendingIntents("old/")).map((e) => [e.key, e.state])).toEqual([
+      ["old/pending", "pending"],
+      ["old/disputed", "disputed"],
+    ]);
+  });
+
+  it("a store prunes on its own, in the background of its first begin", async () => {
+    const setup = new PostgresStore(pool, { journalRetentionMs: 60_000 });
+    await setup.beginIntent(intent("auto/applied"));
+    await setup.settleIntent("auto/applied", { state: "applied", settledAt: Date.now() });
+    await sleep(250);
+    const store = new PostgresStore(pool, { journalRetentionMs: 200 });
+    await store.beginIntent(intent("auto/trigger"));
+    await expect.poll(() => store.getIntent("auto/applied"), { timeout: 2000 }).toBeUndefined();
+    expect((await store.getIntent("auto/trigger"))?.state).toBe("pending");
+  });
+
+  it("forgets processed webhook events past the callback retention, not claims still held", async () => {
+    const store = new PostgresStore(pool, { callbackRetentionMs: 300 });
+    await store.claim("event-done", 60_000);
+    await store.complete("event-done");
+    await store.claim("event-held", 60_000);
+    expect(await store.claim("event-done", 60_000)).toBe("done");
+    await sleep(400);
+    expect((await store.prune()).callbacks).toBe(1);
+    expect(await store.claim("event-done", 60_000)).toBe("new"); // a very late duplicate, past the retention
+    expect(await store.claim("event-held", 60_000)).toBe("processing");
+  });
+});
+
+describe("rows the store did not write", () => {
+  it("a journal entry edited by hand is a StoreCorruptError naming its key, in every read", async () => {
+    const store = new PostgresStore(pool);
+    await store.beginIntent(intent("corrupt/edited"));
+    await pool.query(`UPDATE paysys_journal SET intent = '{"key": "corrupt/edited"}' WHERE key = 'corrupt/edited'`);
+    await expect(store.getIntent("corrupt/edited")).rejects.toThrow(StoreCorruptError);
+    await expect(store.getIntent("corrupt/edited")).rejects.toThrow(/corrupt\/edited .*lacks the key, operation, hash or holder/);
+    await expect(store.pendingIntents("corrupt/")).rejects.toThrow(StoreCorruptError);
+    await expect(store.beginIntent(intent("corrupt/edited"))).rejects.toThrow(StoreCorruptError);
+  });
+
+  it("a settled entry whose settlement was lost is a StoreCorruptError", async () => {
+    const store = new PostgresStore(pool);
+    await store.beginIntent(intent("corrupt/settled"));
+    await store.settleIntent("corrupt/settled", { state: "applied", settledAt: Date.now() });
+    await pool.query("UPDATE paysys_journal SET settlement = NULL WHERE key = 'corrupt/settled'");
+    await expect(store.getIntent("corrupt/settled")).rejects.toThrow(/applied without a settlement/);
+  });
+});

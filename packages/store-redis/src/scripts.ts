@@ -1,0 +1,200 @@
+// The Lua scripts of every write. A script runs alone on the server: the checks it makes (the
+// store's generation, a fence, an entry's state) and the write it does are one step no other
+// client can come between. Time is the server's (`TIME`), so hosts whose clocks disagree agree on
+// when a lease or a claim ends.
+//
+// Conventions: KEYS[1] is the generation key and ARGV[1] the generation this store opened; a script
+// answers "lost" when they differ (the data was lost or replaced under it, README: "What it
+// assumes"). A fenced write passes the lease's key after its own keys and the fence's holder and
+// value as its last two arguments; it answers "fence" when the fence no longer holds.
+
+const prelude = `
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function generation_holds()
+  return redis.call('GET', KEYS[1]) == ARGV[1]
+end
+-- The lease is still this holder's, under this fence value, and unexpired.
+local function fence_holds(lease, holder, value)
+  local l = redis.call('HMGET', lease, 'holder', 'fence', 'expiresAt')
+  return l[1] == holder and l[2] == value and tonumber(l[3]) > now_ms()
+end
+`;
+
+/** A script whose body may use the prelude. */
+const script = (body: string) => `${prelude}\n${body}`;
+
+/** Creates the generation key if there is none; answers the generation in force. */
+export const openGeneration = `
+local current = redis.call('GET', KEYS[1])
+if current then return current end
+redis.call('SET', KEYS[1], ARGV[1])
+return ARGV[1]
+`;
+
+/** KEYS: generation, value, [lease]. ARGV: generation, value, [holder, fence]. */
+export const setValue = script(`
+if not generation_holds() then return 'lost' end
+if KEYS[3] and not fence_holds(KEYS[3], ARGV[3], ARGV[4]) then return 'fence' end
+redis.call('SET', KEYS[2], ARGV[2])
+return 'ok'
+`);
+
+/**
+ * KEYS: generation, lease. ARGV: generation, holder, ttl. Takes a lease that is free, expired or the
+ * holder's own, raising the fence kept in the same hash; answers { "ok", fence, ttl } or { "held" }.
+ */
+export const acquireLease = script(`
+if not generation_holds() then return {'lost'} end
+local now = now_ms()
+local l = redis.call('HMGET', KEYS[2], 'holder', 'fence', 'expiresAt')
+if l[1] and l[1] ~= ARGV[2] and tonumber(l[3]) > now then return {'held'} end
+local fence = (tonumber(l[2]) or 0) + 1
+redis.call('HSET', KEYS[2], 'holder', ARGV[2], 'fence', fence, 'expiresAt', now + tonumber(ARGV[3]))
+return {'ok', fence}
+`);
+
+/** KEYS: generation, lease. ARGV: generation, ttl, holder, fence. */
+export const renewLease = script(`
+if not generation_holds() then return 'lost' end
+if not fence_holds(KEYS[2], ARGV[3], ARGV[4]) then return 'fence' end
+redis.call('HSET', KEYS[2], 'expiresAt', now_ms() + tonumber(ARGV[2]))
+return 'ok'
+`);
+
+/** KEYS: lease. ARGV: holder, fence. Ends the lease now, keeping its fence; nothing when it is another's. */
+export const releaseLease = `
+local l = redis.call('HMGET', KEYS[1], 'holder', 'fence')
+if l[1] == ARGV[1] and l[2] == ARGV[2] then redis.call('HSET', KEYS[1], 'expiresAt', 0) end
+return 'ok'
+`;
+
+/**
+ * KEYS: generation, entry, unresolved, [lease]. ARGV: generation, key, intent JSON, [holder, fence].
+ * Writes the intent unless the key has an entry that is not `not-applied`: answers that entry then.
+ */
+export const beginIntent = script(`
+if not generation_holds() then return {'lost'} end
+if KEYS[4] and not fence_holds(KEYS[4], ARGV[4], ARGV[5]) then return {'fence'} end
+local state = redis.call('HGET', KEYS[2], 'state')
+if state and state ~= 'not-applied' then
+  local e = redis.call('HMGET', KEYS[2], 'intent', 'settlement')
+  return {'exists', e[1], e[2]}
+end
+redis.call('DEL', KEYS[2])
+redis.call('HSET', KEYS[2], 'intent', ARGV[3], 'state', 'pending')
+redis.call('ZADD', KEYS[3], 0, ARGV[2])
+return {'ok'}
+`);
+
+/**
+ * KEYS: generation, entry, unresolved, [lease]. ARGV: generation, key, settlement JSON, state,
+ * "unresolved" or the retention in ms, [holder, fence]. A settled entry expires after the retention
+ * (the server's clock); an unresolved one stays listed and never expires.
+ */
+export const settleIntent = script(`
+if not generation_holds() then return 'lost' end
+if KEYS[4] and not fence_holds(KEYS[4], ARGV[6], ARGV[7]) then return 'fence' end
+if redis.call('EXISTS', KEYS[2]) == 0 then return 'ok' end
+redis.call('HSET', KEYS[2], 'settlement', ARGV[3], 'state', ARGV[4])
+if ARGV[5] == 'unresolved' then
+  redis.call('PERSIST', KEYS[2])
+  redis.call('ZADD', KEYS[3], 0, ARGV[2])
+else
+  redis.call('ZREM', KEYS[3], ARGV[2])
+  redis.call('PEXPIRE', KEYS[2], ARGV[5])
+end
+return 'ok'
+`);
+
+/**
+ * KEYS: unresolved. ARGV: key prefix, journal key prefix. The unresolved entries whose key starts
+ * with the prefix, as { key, intent, settlement, … }: the sorted set is ordered by key, so the prefix
+ * is one range (byte 255 never occurs in UTF-8, so "prefix\\255" bounds every key that starts with it).
+ */
+export const pendingIntents = `
+local keys = redis.call('ZRANGEBYLEX', KEYS[1], '[' .. ARGV[1], '(' .. ARGV[1] .. '\\255')
+local out = {}
+for _, key in ipairs(keys) do
+  local e = redis.call('HMGET', ARGV[2] .. key, 'intent', 'settlement')
+  if e[1] then
+    out[#out + 1] = key
+    out[#out + 1] = e[1]
+    out[#out + 1] = e[2] or ''
+  end
+end
+return out
+`;
+
+/** KEYS: generation, lock, value. ARGV: generation, owner, lock ms. Takes the lock of a value; answers { "ok", value } or { "held" }. */
+export const takeValueLock = script(`
+if not generation_holds() then return {'lost'} end
+if not redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[3]) then return {'held'} end
+return {'ok', redis.call('GET', KEYS[3])}
+`);
+
+/** KEYS: lock. ARGV: owner, lock ms. Extends the lock while its owner's decision runs. */
+export const extendValueLock = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 'lost' end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 'ok'
+`;
+
+/**
+ * KEYS: generation, lock, value. ARGV: generation, owner, [new value]. Writes the decision only if
+ * the lock is still the owner's (its fence), frees the lock, answers { "ok", value stored }.
+ */
+export const writeUnderValueLock = script(`
+if not generation_holds() then return {'lost'} end
+if redis.call('GET', KEYS[2]) ~= ARGV[2] then return {'fence'} end
+if ARGV[3] then redis.call('SET', KEYS[3], ARGV[3]) end
+redis.call('DEL', KEYS[2])
+return {'ok', redis.call('GET', KEYS[3])}
+`);
+
+/** KEYS: lock. ARGV: owner. Frees the lock when the decision failed. */
+export const freeValueLock = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 'ok'
+`;
+
+/** KEYS: generation, delivery. ARGV: generation, claim ms. Answers "new", "processing" or "done". */
+export const claimCallback = script(`
+if not generation_holds() then return 'lost' end
+local state = redis.call('GET', KEYS[2])
+if state == 'done' then return 'done' end
+if state then return 'processing' end
+redis.call('SET', KEYS[2], 'processing', 'PX', ARGV[2])
+return 'new'
+`);
+
+/** KEYS: generation, delivery. ARGV: generation, retention ms. */
+export const completeCallback = script(`
+if not generation_holds() then return 'lost' end
+redis.call('SET', KEYS[2], 'done', 'PX', ARGV[2])
+return 'ok'
+`);
+
+/** KEYS: delivery. Frees a claim; a delivery already done stays done. */
+export const releaseCallback = `
+if redis.call('GET', KEYS[1]) == 'processing' then redis.call('DEL', KEYS[1]) end
+return 'ok'
+`;
+
+/**
+ * KEYS: generation, order. ARGV: generation, status, expected ("" for none), retention ms.
+ * Compare-and-set: answers "ok" when the recorded status was the expected one, "changed" otherwise.
+ */
+export const recordOrderStatus = script(`
+if not generation_holds() then return 'lost' end
+local current = redis.call('GET', KEYS[2])
+if ARGV[3] == '' then
+  if current then return 'changed' end
+elseif current ~= ARGV[3] then
+  return 'changed'
+end
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[4])
+return 'ok'
+`);
