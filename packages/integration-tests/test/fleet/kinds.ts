@@ -5,6 +5,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { migrate } from "@paysys/store-postgres";
+import { type RunningServer, startPostgres, startRedis } from "@paysys/test-servers";
+import pg from "pg";
 
 /** What `fixtures/fleet-store.mjs` opens: `kind` picks the opener, the rest is the kind's own. */
 export interface StoreConfig {
@@ -41,4 +44,24 @@ const file: StoreKind = {
   },
 };
 
-export const kinds: StoreKind[] = [file];
+/** A store over a real database server the test starts: its halt and resume are the outage. `prepare` readies it once, as a deployment does. */
+const served = (name: string, start: () => Promise<RunningServer>, prepare?: (url: string) => Promise<void>): StoreKind => ({
+  name,
+  async start() {
+    const server = await start();
+    await prepare?.(server.url);
+    return { config: { kind: name, url: server.url }, outage: server, stop: () => server.stop() };
+  },
+});
+
+/** The tables, made before any worker starts (workers started during the outage then only wait for the database). */
+async function migrated(url: string): Promise<void> {
+  const pool = new pg.Pool({ connectionString: url });
+  try {
+    await migrate(pool);
+  } finally {
+    await pool.end();
+  }
+}
+
+export const kinds: StoreKind[] = [file, served("redis", startRedis), served("postgres", startPostgres, migrated)];
