@@ -12,6 +12,7 @@ import { holderIsGone } from "./internal/holder.js";
 import { sleep } from "./internal/retry.js";
 import { KeyedQueue } from "./queue.js";
 import {
+  type CallbackStore,
   DEFAULT_JOURNAL_RETENTION_MS,
   type Fence,
   fenceHolds,
@@ -56,6 +57,13 @@ interface StoreFile {
   leases: Record<string, LeaseRecord>;
 }
 
+/** A webhook event as the file keeps it: claimed until `until`, or done (since `doneAt`). */
+interface CallbackRecord {
+  done: boolean;
+  until: number;
+  doneAt?: number;
+}
+
 /** One lock per store file for all the stores of this process (they wait in line, not on the file). */
 const inProcess = new KeyedQueue();
 const HOST = hostname();
@@ -72,13 +80,18 @@ const HOST = hostname();
  *   taken over at once, on this machine; one older than `staleLockMs` also.
  * - A store file that cannot be read, or that is missing while its journal exists, is a
  *   StoreCorruptError naming it: never a silent fresh start.
+ * - It is a CallbackStore too (pass it as an e-commerce client's `callbackStore`): each webhook
+ *   event is a file in `path.callbacks/` (claimed, then done), each order's last status one in
+ *   `path.orders/`, changed under the same lock. Done events are kept for the journal's retention;
+ *   order statuses are kept.
  */
-export class FileStore implements Store {
+export class FileStore implements Store, CallbackStore {
   readonly path: string;
   readonly #lock: string;
   readonly #journal: string;
   readonly #options: Required<Omit<FileStoreOptions, "now">> & { now: () => number };
   #pruned = 0;
+  #callbacksPruned = 0;
 
   constructor(path: string, options: FileStoreOptions = {}) {
     this.path = path;
@@ -208,11 +221,55 @@ export class FileStore implements Store {
     return out.sort((a, b) => a.startedAt - b.startedAt);
   }
 
+  // --- webhook deliveries (CallbackStore) ------------------------------------------------------
+
+  async claim(key: string, leaseMs: number): Promise<"new" | "processing" | "done"> {
+    return this.#locked(async () => {
+      const file = this.#callback(key);
+      const event = this.#parse<CallbackRecord>(file);
+      if (event?.done) return "done";
+      if (event && event.until > Date.now()) return "processing";
+      // Not flushed: a claim lost with the machine lets the next delivery process the event, as a lapsed claim would.
+      this.#writeFile(file, `${JSON.stringify({ done: false, until: Date.now() + leaseMs } satisfies CallbackRecord)}\n`, false, true);
+      return "new";
+    });
+  }
+
+  async complete(key: string): Promise<void> {
+    await this.#locked(async () => {
+      // Flushed: a processed event must never be processed again, whatever the machine does.
+      this.#writeFile(this.#callback(key), `${JSON.stringify({ done: true, until: 0, doneAt: Date.now() } satisfies CallbackRecord)}\n`, true, true);
+      this.#pruneCallbacks();
+    });
+  }
+
+  async release(key: string): Promise<void> {
+    await this.#locked(async () => {
+      const file = this.#callback(key);
+      if (!this.#parse<CallbackRecord>(file)?.done) rmSync(file, { force: true });
+    });
+  }
+
+  async orderStatus(orderId: string): Promise<number | undefined> {
+    return this.#parse<{ status: number }>(this.#order(orderId))?.status;
+  }
+
+  async recordOrderStatus(orderId: string, status: number, expected: number | undefined): Promise<boolean> {
+    return this.#locked(async () => {
+      const file = this.#order(orderId);
+      if (this.#parse<{ status: number }>(file)?.status !== expected) return false;
+      this.#writeFile(file, `${JSON.stringify({ status })}\n`, true, true);
+      return true;
+    });
+  }
+
   // --- files ---------------------------------------------------------------------------------
 
   #fileName = (key: string) => `${createHash("sha256").update(key).digest("hex")}.json`;
   #pending = (key: string) => join(this.#journal, "pending", this.#fileName(key));
   #done = (key: string) => join(this.#journal, "done", this.#fileName(key));
+  #callback = (key: string) => join(`${this.path}.callbacks`, this.#fileName(key));
+  #order = (orderId: string) => join(`${this.path}.orders`, this.#fileName(orderId));
 
   #entry(key: string): JournalEntry | undefined {
     return this.#parse<JournalEntry>(this.#done(key)) ?? this.#parse<JournalEntry>(this.#pending(key));
@@ -255,8 +312,9 @@ export class FileStore implements Store {
     this.#writeFile(this.path, `${JSON.stringify(file)}\n`, true);
   }
 
-  /** Writes a file whole: a temporary file, flushed when `durable`, renamed over the old one. */
-  #writeFile(path: string, text: string, durable: boolean): void {
+  /** Writes a file whole: a temporary file, flushed when `durable`, renamed over the old one (in a folder made first, when `makeFolder`). */
+  #writeFile(path: string, text: string, durable: boolean, makeFolder = false): void {
+    if (makeFolder) mkdirSync(dirname(path), { recursive: true });
     const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     const fd = openSync(temporary, "w", 0o600);
     try {
@@ -289,6 +347,19 @@ export class FileStore implements Store {
     for (const name of readdirSync(done)) {
       const entry = this.#parse<JournalEntry>(join(done, name));
       if (entry?.settlement && now - entry.settlement.settledAt > this.#options.journalRetentionMs) rmSync(join(done, name), { force: true });
+    }
+  }
+
+  /** Drops done webhook events past the journal's retention, at most once a minute. */
+  #pruneCallbacks(): void {
+    const now = this.#options.now();
+    if (now - this.#callbacksPruned < 60_000) return;
+    this.#callbacksPruned = now;
+    const folder = `${this.path}.callbacks`;
+    for (const name of readdirSync(folder)) {
+      if (!name.endsWith(".json")) continue;
+      const event = this.#parse<CallbackRecord>(join(folder, name));
+      if (event?.done && event.doneAt !== undefined && now - event.doneAt > this.#options.journalRetentionMs) rmSync(join(folder, name), { force: true });
     }
   }
 

@@ -33,6 +33,10 @@ describe("MemoryCallbackStore passes the callback conformance kit", () => {
   for (const c of callbackStoreConformance({ fresh: () => new MemoryCallbackStore() })) it(c.name, c.run);
 });
 
+describe("FileStore passes the callback conformance kit, with a second handle on the same files", () => {
+  for (const c of callbackStoreConformance({ fresh: () => new FileStore(join(folder(), "store.json")), again: (s) => new FileStore((s as FileStore).path) })) it(c.name, c.run);
+});
+
 describe("the kit fails stores that break the contracts", () => {
   const callbackCheck = (name: string, store: () => MemoryCallbackStore) => callbackStoreConformance({ fresh: store }).find((c) => c.name.startsWith(name))!;
   it("a callback store that lets every delivery claim an event", async () => {

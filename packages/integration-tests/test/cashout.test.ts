@@ -1,11 +1,9 @@
 // The cash-out client against the sandbox, over HTTP on loopback: every operation, one token per
 // credential across clients and processes (a new token kills the old one), expiry of tokens and of
 // requests on the sandbox clock, the maximum amount, lost answers and secrets.
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface, type Interface } from "node:readline";
 import { inspect } from "node:util";
 import {
   AnswerLostError,
@@ -23,6 +21,7 @@ import { FileStore } from "@paysys/cashout/node";
 import { defaultCashoutUser, SANDBOX_PASSWORD_AUTH_TYPE, type Sandbox, startSandbox } from "@paysys/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cashoutCredentials } from "./credentials.js";
+import { ask, startWorker, type Worker } from "./workers.js";
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -152,28 +151,22 @@ describe("cash-out: one token per credential", () => {
   it("two processes sharing a FileStore: one authorization an hour between them", { timeout: 60_000 }, async () => {
     const d = delta();
     const path = join(mkdtempSync(join(tmpdir(), "cashout-store-")), "tokens.json");
-    const worker = new URL("./fixtures/cashout-worker.mjs", import.meta.url).pathname;
-    const workers: { child: ChildProcess; lines: Interface }[] = [0, 1].map(() => {
-      const child = spawn(process.execPath, [worker, sb.cashoutUrl, path, "provider03", "third-password"], { stdio: ["pipe", "pipe", "inherit"] });
-      return { child, lines: createInterface({ input: child.stdout! }) };
-    });
-    const run = (w: (typeof workers)[number], n: number) =>
-      new Promise<{ ok?: number; refused?: number; error?: string }>((resolve) => {
-        w.lines.once("line", (line) => resolve(JSON.parse(line)));
-        w.child.stdin!.write(`run ${n}\n`);
-      });
+    const workers = [0, 1].map(() =>
+      startWorker(new URL("./fixtures/cashout-worker.mjs", import.meta.url), [sb.cashoutUrl, JSON.stringify({ kind: "file", path }), "provider03", "third-password"]),
+    );
+    const run = (w: Worker, n: number) => ask<{ ok?: number; refused?: number; error?: string }>(w, `run ${n}`);
     let refused = 0;
     try {
       for (let hour = 0; hour < 3; hour++) {
         if (hour > 0) sb.clock.advance(HOUR);
         // The hour's first requests may carry the token the sandbox's jump expired: refused, never re-sent.
         for (const answer of await Promise.all(workers.map((w) => run(w, 25)))) {
-          expect(answer).toEqual({ ok: expect.any(Number), refused: expect.any(Number) });
+          expect(answer).toEqual({ ok: expect.any(Number), refused: expect.any(Number), inUse: 0 });
           refused += answer.refused!;
         }
         expect(await Promise.all(workers.map((w) => run(w, 5)))).toEqual([
-          { ok: 5, refused: 0 },
-          { ok: 5, refused: 0 },
+          { ok: 5, refused: 0, inUse: 0 },
+          { ok: 5, refused: 0, inUse: 0 },
         ]);
       }
     } finally {

@@ -4,17 +4,16 @@
 // Judged by the sandbox's own records against what each process believed: nothing registered
 // twice, nothing believed registered that was not, nothing registered that was believed not, every
 // intent resolved in the end, and no restart waiting more than 2 s before it works.
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { createCashoutClient } from "@paysys/cashout";
 import { FileStore } from "@paysys/core/node";
 import { createFiscalClient } from "@paysys/fiscal";
 import { type Sandbox, startSandbox } from "@paysys/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cashoutCredentials, fiscalCredentials, merchant } from "./credentials.js";
+import { beliefsOf, clean, judge, killHard, pause, startWorker, tally } from "./workers.js";
 
 const KILLS = 20;
 const COUNT = 300;
@@ -36,25 +35,9 @@ type Kind = "fiscal" | "ecommerce" | "cashout";
 const credentials: Record<Kind, unknown> = { fiscal: fiscalCredentials, ecommerce: merchant, cashout: cashoutCredentials };
 const keys = (kind: Kind) => Array.from({ length: COUNT }, (_, i) => `${kind.slice(0, 1)}-${i}`);
 
-/** One worker process: resolves with how long its restart took (until `journal.recover()` answered) and how it ended. */
-function start(kind: Kind, storePath: string, beliefsPath: string) {
-  const worker = new URL("./fixtures/crash-worker.mjs", import.meta.url).pathname;
-  const child: ChildProcess = spawn(process.execPath, [worker, kind, sb.url, storePath, beliefsPath, String(COUNT), JSON.stringify(credentials[kind]), String(REGISTER)], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr!.on("data", (d) => {
-    stderr += d;
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal, stderr })),
-  );
-  const recovered = new Promise<number>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once("line", (line) => resolve(JSON.parse(line).recoveredMs));
-    exited.then(({ code, stderr }) => reject(new Error(`the worker ended (${code}) before it recovered: ${stderr}`)));
-  });
-  return { child, recovered, exited };
-}
+/** One worker process; ready once `journal.recover()` answered, with how long its restart took. */
+const start = (kind: Kind, storePath: string, beliefsPath: string) =>
+  startWorker(new URL("./fixtures/crash-worker.mjs", import.meta.url), [kind, sb.url, storePath, beliefsPath, String(COUNT), JSON.stringify(credentials[kind]), String(REGISTER)]);
 
 /** Kills the worker at random moments `KILLS` times, then lets a last start finish. Answers the restart times. */
 async function crashAndFinish(kind: Kind, storePath: string, beliefsPath: string): Promise<{ kills: number; restartMs: number[] }> {
@@ -62,29 +45,18 @@ async function crashAndFinish(kind: Kind, storePath: string, beliefsPath: string
   let kills = 0;
   while (kills < KILLS) {
     const w = start(kind, storePath, beliefsPath);
-    restartMs.push(await w.recovered);
-    await new Promise((r) => setTimeout(r, 10 + Math.random() * 120));
+    restartMs.push(Number((await w.ready).recoveredMs));
+    await pause(10 + Math.random() * 120);
     if (w.child.exitCode !== null) throw new Error(`the ${kind} worker finished its ${COUNT} operations before ${KILLS} kills: raise COUNT`);
-    w.child.kill("SIGKILL");
-    const end = await w.exited;
-    if (end.signal === "SIGKILL") kills++;
-    else throw new Error(`the ${kind} worker ended on its own (${end.code}): ${end.stderr}`);
+    if (await killHard(w)) kills++;
+    else throw new Error(`the ${kind} worker ended on its own: ${(await w.exited).stderr}`);
   }
   const last = start(kind, storePath, beliefsPath);
-  restartMs.push(await last.recovered);
+  restartMs.push(Number((await last.ready).recoveredMs));
   const end = await last.exited;
   expect(end, end.stderr).toMatchObject({ code: 0 });
   return { kills, restartMs };
 }
-
-/** Every belief the worker ever wrote, in order (a key may have several: unknown, then done). */
-const beliefsOf = (path: string): { key: string; state: string }[] =>
-  readFileSync(path, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
-
-const tally = (names: string[]) => names.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), new Map<string, number>());
 
 function paths(kind: Kind) {
   const dir = mkdtempSync(join(tmpdir(), `paysys-crash-${kind}-`));
@@ -140,20 +112,3 @@ describe("killed -9 at random moments and restarted with the README's recipe", (
     expect(await provider.journal.pending()).toEqual([]);
   });
 });
-
-const clean = { duplicates: 0, believedButNot: 0, doneButBelievedNot: 0, missing: 0 };
-
-/**
- * The sandbox's records against the beliefs. `stillUnknown`: keys whose outcome nothing could tell
- * yet (they may be anywhere, but must never have been believed either way).
- */
-function judge(all: string[], done: Map<string, number>, beliefs: { key: string; state: string }[], stillUnknown = new Set<string>()) {
-  const last = new Map(beliefs.map((b) => [b.key, b.state]));
-  const everBelievedDone = new Set(beliefs.filter((b) => b.state === "done").map((b) => b.key));
-  return {
-    duplicates: [...done.values()].filter((n) => n > 1).length,
-    believedButNot: [...everBelievedDone].filter((k) => !done.has(k)).length,
-    doneButBelievedNot: [...done.keys()].filter((k) => last.get(k) !== "done" && !stillUnknown.has(k)).length,
-    missing: stillUnknown.size > 0 ? 0 : all.filter((k) => !done.has(k) || last.get(k) !== "done").length,
-  };
-}

@@ -4,20 +4,24 @@
 import { parseArgs } from "node:util";
 import { startSandbox } from "./server.js";
 
-const usage = `usage: paysys-sandbox [--port <n>] [--host <address>]
+const usage = `usage: paysys-sandbox [--port <n>] [--host <address>] [--latency <ms>]
 
 Starts a local server that plays the payment system's interfaces, for tests and demos.
 
   --port <n>        port to listen on (default 4010, or $PORT; 0 picks a free one)
   --host <address>  address to listen on (default 127.0.0.1; the sandbox is meant for loopback)
+  --latency <ms>    every request waits this long before it is handled, as across a network (default 0)
   -h, --help        this text
 
 Ctrl+C stops it.`;
 
-let values: { port?: string; host?: string; help?: boolean };
+let values: { port?: string; host?: string; latency?: string; help?: boolean };
 let positionals: string[];
 try {
-  ({ values, positionals } = parseArgs({ options: { port: { type: "string" }, host: { type: "string" }, help: { type: "boolean", short: "h" } }, allowPositionals: true }));
+  ({ values, positionals } = parseArgs({
+    options: { port: { type: "string" }, host: { type: "string" }, latency: { type: "string" }, help: { type: "boolean", short: "h" } },
+    allowPositionals: true,
+  }));
 } catch (e) {
   console.error(`paysys-sandbox: ${(e as Error).message}\n\n${usage}`);
   process.exit(2);
@@ -34,8 +38,14 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
+const latencyMs = Number(values.latency ?? "0");
+if (!Number.isFinite(latencyMs) || latencyMs < 0) {
+  console.error(`paysys-sandbox: --latency must be a number of milliseconds, 0 or more, got ${JSON.stringify(values.latency)}\n\n${usage}`);
+  process.exit(2);
+}
+
 try {
-  const sandbox = await startSandbox({ port, host: values.host });
+  const sandbox = await startSandbox({ port, host: values.host, latencyMs });
   const lines = [...sandbox.modules.values()].flatMap((m) => m.describe?.(sandbox.url) ?? []);
   console.log(`paysys sandbox on ${sandbox.url}\n${lines.map((l) => `  ${l}`).join("\n")}\nCtrl+C stops it.`);
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => sandbox.close().then(() => process.exit(0)));

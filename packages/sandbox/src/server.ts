@@ -25,6 +25,12 @@ export interface SandboxOptions {
   /** Time allowed for a request's headers, and for the whole request, in ms. Defaults 5000 and 15000. */
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /**
+   * How long every interface request waits before it is handled, in ms, as a service across a
+   * network would (benchmarks of many registers or processes at a realistic round trip). Control
+   * endpoints (`/__sandbox/…`) answer at once. Default 0. A `delay` fault rule adds to it.
+   */
+  latencyMs?: number;
 }
 
 export interface Sandbox {
@@ -122,6 +128,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const cashout = new CashoutSandbox(options.cashout, context);
   const modules = new Map<string, SandboxModule>([portal, fiscal, ecommerce, cashout].map((m) => [m.name, m]));
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
+  const latencyMs = options.latencyMs ?? 0;
+  if (!Number.isFinite(latencyMs) || latencyMs < 0) throw new RangeError(`latencyMs must be a number of ms, 0 or more, got ${latencyMs}`);
   const faults = new SandboxFaults();
 
   // Node checks the two request timeouts on this interval; its default (30 s) lets slow clients linger.
@@ -137,6 +145,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         const target = new URL(req.url ?? "/", "http://sandbox");
         if (target.pathname === "/__sandbox/faults") return send(res, faultControl(faults, req.method ?? "GET", await readBody(req, maxBody)));
         const rule = faults.take({ method: req.method ?? "GET", path: target.pathname, host: req.headers.host ?? "", authorization: req.headers.authorization });
+        if (latencyMs > 0 && !target.pathname.startsWith("/__sandbox/")) await faults.timers.sleep(latencyMs);
         // The body is read once, whoever needs it first (a fault that echoes it, the module).
         let reading: Promise<string> | undefined;
         const body = () => {

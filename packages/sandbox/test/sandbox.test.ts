@@ -112,6 +112,33 @@ describe("HTTP", () => {
   });
 });
 
+describe("latency", () => {
+  it("latencyMs: every interface request waits that long, concurrently; control endpoints answer at once", async () => {
+    const sb = await startSandbox({ latencyMs: 120 });
+    try {
+      const captcha = () =>
+        fetch(`${sb.portalUrl}/v2/account/captcha`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ params: { captchaSession: "l1" } }),
+        });
+      let t = performance.now();
+      await captcha();
+      expect(performance.now() - t).toBeGreaterThanOrEqual(115);
+      // Ten at once take one latency, not ten: the wait is each request's own, as on a network.
+      t = performance.now();
+      await Promise.all(Array.from({ length: 10 }, captcha));
+      expect(performance.now() - t).toBeLessThan(10 * 120);
+      t = performance.now();
+      await fetch(`${sb.url}/__sandbox/portal/stats`);
+      expect(performance.now() - t).toBeLessThan(115);
+    } finally {
+      await sb.close();
+    }
+    await expect(startSandbox({ latencyMs: -1 })).rejects.toThrow(RangeError);
+  });
+});
+
 describe("fiscal handling", () => {
   const fiscal = new FiscalSandbox();
   const call = (method: string, path: string, body: unknown, headers: Record<string, string | undefined> = {}) =>

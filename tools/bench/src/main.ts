@@ -15,7 +15,10 @@
 //   5. e-commerce: card cryptograms per second against node:crypto publicEncrypt with the same key,
 //      callback parse-and-validate against JSON.parse of the same bodies, and payments.create
 //      against raw fetch sending the same request
-//   6. store cost per receipt: a receipt's store work over PostgreSQL against the memory store (store-cost.ts)
+//   6. fleet (fleet.ts): receipts per second with the sandbox answering after 50 ms, ten registers
+//      against one, 1,000 registers in one process, and N processes on one FileStore against one
+//   7. store cost per receipt: a receipt's store work over PostgreSQL and Redis against the memory
+//      store (store-cost.ts)
 import { spawn } from "node:child_process";
 import { constants, createPublicKey, publicEncrypt } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -32,6 +35,7 @@ import { createPortalClient } from "@paysys/portal";
 import { v2Operations } from "@paysys/portal/spec";
 import { createDataSet, defaultFiscalUser, defaultMerchant, TestCards } from "@paysys/sandbox";
 import createClient from "openapi-fetch";
+import { fleetSection } from "./fleet.js";
 import { against, median, type PairTimes, startSandbox, time } from "./measure.js";
 import { postgresCost, redisCost, type StoreCost } from "./store-cost.js";
 
@@ -316,7 +320,10 @@ try {
   await ratio("portal payments, 100k rows (fields undocumented)", report100k, v2Operations["reports.payments"].validateResponse!);
 }
 
-// 6. What a shared store adds to a receipt.
+// 6. Receipts per second when the service is a network away (fleet.ts starts its own sandbox).
+await fleetSection(report);
+
+// 7. What a shared store adds to a receipt.
 {
   const ms = (r: { p50: number; p99: number }) => `p50 ${r.p50.toFixed(3)} ms, p99 ${r.p99.toFixed(3)} ms`;
   const shown = (name: string, disk: string, fast: string, { durable, unflushed }: { durable: StoreCost; unflushed: StoreCost }) => {

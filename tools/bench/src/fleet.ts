@@ -1,0 +1,185 @@
+// Section 6 of `pnpm bench`: receipts per second when the service is a network away. The sandbox
+// runs in its own process and answers every request after LATENCY_MS (its `latencyMs`), so what is
+// measured is how well the SDK overlaps round trips, as ratios within one run:
+//   - ten registers / one register in one process: the chain serialises per register only (goal ≥ 9.5);
+//   - 1,000 registers in one process against the ideal 1,000 / latency, with the CPU each side spent,
+//     which names the bottleneck;
+//   - N processes × 100 registers / one process, all on one FileStore: where it stops growing.
+// The same file is the worker of the last one: `tsx fleet.ts worker '<JSON>'`.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { FileStore } from "@paysys/core/node";
+import { createFiscalClient, type FiscalClient, NotAppliedError, RequestValidationError, ShiftAlreadyOpenError } from "@paysys/fiscal";
+import { defaultFiscalUser } from "@paysys/sandbox";
+
+const LATENCY_MS = 50;
+const REGISTERS = 1000;
+/** Registers of each process in the multi-process part, and how many processes at most. */
+const PER_PROCESS = 100;
+const PROCESSES = [1, 2, 4];
+const credentials = { login: defaultFiscalUser.PhoneLogin, password: defaultFiscalUser.Password };
+const Positions = [{ Name: "Coffee", IdSection: 1, Price: "625.25", Qty: 2 }];
+/** The registers the sandbox is started with: company 1's, 101 to 100 + REGISTERS. */
+const ids = (from: number, count: number) => Array.from({ length: count }, (_, i) => 101 + from + i);
+
+/**
+ * Receipts sent again after a NotAppliedError. Over many keep-alive connections the sandbox closes
+ * the idle ones (after 5 s) as a request may be starting on one: "socket hang up", the SDK checks
+ * the chain, answers NotAppliedError, and the till sends the receipt again under its key.
+ */
+let resent = 0;
+let late = 0;
+let receiptNumber = 0;
+
+/** One receipt, registered once: sent again under its key as long as the SDK says it was not. */
+async function receipt(fiscal: FiscalClient, idKkm: number): Promise<void> {
+  const key = `bench-${process.pid}-${receiptNumber++}`;
+  for (;;) {
+    try {
+      await fiscal.operations.sale({ idKkm, IdDomain: 1, Positions, Total: "1250.5", Cash: "1250.5" }, { idempotencyKey: key });
+      return;
+    } catch (e) {
+      // Nothing was sent either way: NotAppliedError (checked), or a request that could not start
+      // within its journaled window (the event loop busy with a FileStore's synchronous writes).
+      if (e instanceof NotAppliedError) resent++;
+      else if (e instanceof RequestValidationError && /journaled window/.test(e.message)) late++;
+      else throw e;
+    }
+  }
+}
+
+/** `n` receipts spread over `registers`, all at once; answers receipts per second. */
+async function rate(fiscal: FiscalClient, registers: number[], n: number): Promise<number> {
+  const t = performance.now();
+  await Promise.all(Array.from({ length: n }, (_, i) => receipt(fiscal, registers[i % registers.length]!)));
+  return n / ((performance.now() - t) / 1000);
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined elsewhere. */
+function cpuSeconds(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 a second on Linux)
+  } catch {
+    return undefined;
+  }
+}
+
+/** The sandbox in a process of its own, answering after LATENCY_MS, with REGISTERS registers. */
+async function startSlowSandbox(): Promise<{ url: string; child: ChildProcess }> {
+  const script = `import { startSandbox } from "@paysys/sandbox";
+const sb = await startSandbox({ latencyMs: ${LATENCY_MS}, fiscal: { registers: [${REGISTERS}, 0] } });
+console.log(sb.url);`;
+  // From the bench's folder, so the script finds @paysys/sandbox as the bench does.
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script], { cwd: fileURLToPath(new URL("..", import.meta.url)), stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`the sandbox exited (${code}) before it listened`)));
+    createInterface({ input: child.stdout! }).once("line", resolve);
+  });
+  return { url, child };
+}
+
+type Report = (what: string, value: string, goal?: string) => void;
+
+/** Runs the section, adding its rows with `report`. */
+export async function fleetSection(report: Report): Promise<void> {
+  const { url, child } = await startSlowSandbox();
+  const fiscalUrl = `${url}/fiscal`;
+  try {
+    // One process, memory store (the client's default). Leases are kept between rounds, as a till keeps its register.
+    const fiscal = createFiscalClient({ baseUrl: fiscalUrl, credentials, lease: { lingerMs: 60_000 } });
+    const all = ids(0, REGISTERS);
+    await Promise.all(all.map((IdKkm) => fiscal.shifts.open({ IdKkm })));
+    await rate(fiscal, all, REGISTERS); // every register's lease taken and its Uid read once
+    // At once, while the warm-up's keep-alive connections are open: the sandbox closes those idle
+    // for 5 s, and a thousand new connections at once would measure the listen backlog instead.
+    const ours = process.cpuUsage();
+    const theirs = cpuSeconds(child.pid!);
+    const t = performance.now();
+    const many = await rate(fiscal, all, 3 * REGISTERS);
+    const wall = (performance.now() - t) / 1000;
+    const clientCpu = (process.cpuUsage(ours).user + process.cpuUsage(ours).system) / 1e6;
+    const sandboxCpu = theirs === undefined ? undefined : cpuSeconds(child.pid!)! - theirs;
+    const one: number[] = [];
+    const ten: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      one.push(await rate(fiscal, ids(0, 1), 20));
+      ten.push(await rate(fiscal, ids(0, 10), 200));
+    }
+    const best = (xs: number[]) => Math.max(...xs);
+    report(`fiscal receipts/s, sandbox answering after ${LATENCY_MS} ms, one register`, best(one).toFixed(1), `ideal ${1000 / LATENCY_MS}`);
+    report("  ten registers / one register, one process", (best(ten) / best(one)).toFixed(2), "≥ 9.5");
+    report(`  ${REGISTERS} registers in one process, receipts/s`, many.toFixed(0), `ideal ${(REGISTERS * 1000) / LATENCY_MS}`);
+    report(
+      `  ${REGISTERS} registers: CPU busy, client process / sandbox process`,
+      `${((100 * clientCpu) / wall).toFixed(0)}% / ${sandboxCpu === undefined ? "?" : ((100 * sandboxCpu) / wall).toFixed(0)}%`,
+      "the one near 100% is the bottleneck",
+    );
+    report(`  client CPU per receipt at ${REGISTERS} registers`, `${((clientCpu / (3 * REGISTERS)) * 1e6).toFixed(0)} µs`);
+    report("  receipts sent again (NotAppliedError: a keep-alive connection closed under them)", String(resent));
+    await fiscal.close();
+
+    // N processes × PER_PROCESS registers each, all on one FileStore.
+    const folder = mkdtempSync(join(tmpdir(), "paysys-bench-fleet-"));
+    try {
+      const runs = new Map<number, Awaited<ReturnType<typeof processes>>>();
+      for (const n of PROCESSES) runs.set(n, await processes(fiscalUrl, join(folder, `store-${n}.json`), n));
+      const single = runs.get(1)!.rate;
+      report(`FileStore, 1 process × ${PER_PROCESS} registers, receipts/s`, single.toFixed(0), `ideal ${(PER_PROCESS * 1000) / LATENCY_MS}`);
+      for (const n of PROCESSES.slice(1)) report(`  ${n} processes × ${PER_PROCESS} registers / 1 process, one FileStore`, (runs.get(n)!.rate / single).toFixed(2), `ideal ${n}`);
+      const again = [...runs.values()].reduce((x, y) => ({ rate: 0, resent: x.resent + y.resent, late: x.late + y.late }));
+      report("  receipts sent again: not applied / could not start within the journaled window", `${again.resent} / ${again.late}`);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  } finally {
+    child.kill();
+  }
+}
+
+/** `n` worker processes, each on its own PER_PROCESS registers, all on one FileStore: receipts/s of them all. */
+async function processes(fiscalUrl: string, storePath: string, n: number): Promise<{ rate: number; resent: number; late: number }> {
+  const script = fileURLToPath(import.meta.url);
+  const receipts = PER_PROCESS;
+  const workers = Array.from({ length: n }, (_, k) => {
+    const config = { fiscalUrl, storePath, registers: ids(k * PER_PROCESS, PER_PROCESS), receipts };
+    const child = spawn(process.execPath, [...process.execArgv, script, "worker", JSON.stringify(config)], { stdio: ["pipe", "pipe", "inherit"] });
+    const lines = createInterface({ input: child.stdout! });
+    const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`a bench worker ended (${code}) before it was done`))));
+    exited.catch(() => {});
+    const next = () => Promise.race([new Promise<string>((resolve) => lines.once("line", resolve)), exited]);
+    return { child, next, ready: next() };
+  });
+  await Promise.all(workers.map((w) => w.ready)); // shifts open, leases taken: only the receipts are timed
+  const t = performance.now();
+  const done = workers.map((w) => w.next());
+  for (const w of workers) w.child.stdin!.end("go\n");
+  const answers = await Promise.all(done);
+  const wall = (performance.now() - t) / 1000;
+  for (const w of workers) w.child.kill();
+  // Each worker says how many of its receipts had to be sent again.
+  const again = answers.map((a) => JSON.parse(a) as { resent: number; late: number }).reduce((x, y) => ({ resent: x.resent + y.resent, late: x.late + y.late }));
+  return { rate: (n * receipts) / wall, ...again };
+}
+
+/** The worker: takes its registers (one receipt each), says so, and on `go` registers its receipts all at once. */
+async function worker(config: { fiscalUrl: string; storePath: string; registers: number[]; receipts: number }): Promise<void> {
+  const fiscal = createFiscalClient({ baseUrl: config.fiscalUrl, credentials, store: new FileStore(config.storePath), lease: { lingerMs: 60_000 } });
+  const open = (IdKkm: number) => fiscal.shifts.open({ IdKkm }).catch((e) => (e instanceof ShiftAlreadyOpenError ? undefined : Promise.reject(e)));
+  await Promise.all(config.registers.map(open)); // the one-process part opened them already
+  await rate(fiscal, config.registers, config.registers.length);
+  process.stdout.write("ready\n");
+  await new Promise((resolve) => process.stdin.once("data", resolve));
+  resent = 0;
+  late = 0;
+  await rate(fiscal, config.registers, config.receipts);
+  process.stdout.write(`${JSON.stringify({ resent, late })}\n`);
+  await fiscal.close();
+  process.exit(0);
+}
+
+if (process.argv[2] === "worker") await worker(JSON.parse(process.argv[3]!));
