@@ -13,8 +13,9 @@ export async function checkedRun(title, body) {
   const passed = [];
   const step = async (name, fn) => {
     process.stdout.write(`… ${name}\n`);
+    const started = Date.now();
     const out = await fn();
-    passed.push(name);
+    passed.push(`${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
     return out;
   };
   let failed = false;
