@@ -13,8 +13,9 @@ export async function checkedRun(title, body) {
   const passed = [];
   const step = async (name, fn) => {
     process.stdout.write(`… ${name}\n`);
+    const started = Date.now();
     const out = await fn();
-    passed.push(name);
+    passed.push(`${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
     return out;
   };
   let failed = false;
@@ -24,6 +25,7 @@ export async function checkedRun(title, body) {
     for (const name of passed) console.log(`  ok  ${name}`);
   } catch (e) {
     failed = true;
+    if (passed.length) console.log(`\n${title}: passed before the failure:\n${passed.map((name) => `  ok  ${name}`).join("\n")}`);
     console.error(`\n${title} FAILED: ${e.message}\n${e.stdout ?? ""}${e.stderr ?? ""}`);
   } finally {
     for (const close of closers)

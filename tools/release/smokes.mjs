@@ -1,6 +1,7 @@
 // The smoke call of each published package: what a first user does with it, run by the release
-// check from the packed tarball in every form a user may load it (ESM, CommonJS, TypeScript with
-// node16 and bundler resolution, and a browser bundle where the package runs in browsers).
+// check from the package installed by name from a local registry, in every form a user may load it
+// (ESM, CommonJS, TypeScript with node16 and bundler resolution, a browser bundle where the package
+// runs in browsers) and on every runtime (tools/release/runtimes.mjs).
 //
 // `body` is the body of an async function of `sandbox` (a started sandbox in Node; `{ url }` in
 // the browser) with the `imports` in scope; it returns a line that must match `expect`.

@@ -3,21 +3,30 @@
 import { randomUuid } from "../ids.js";
 import type { Holder } from "../stores.js";
 
+type Proc = { pid?: number; getBuiltinModule?: (name: string) => unknown };
+
+/** The machine's name, where the runtime tells it: Deno refuses it without --allow-sys (NotCapable), and that must not stop a client. */
+function hostName(proc: Proc | undefined): string | undefined {
+  try {
+    return (proc?.getBuiltinModule?.("node:os") as { hostname(): string } | undefined)?.hostname();
+  } catch {
+    return undefined;
+  }
+}
+
 /** This program as a holder: unique among live ones, with what lets a store on this machine tell that it died. */
 export function processHolder(id?: string): Holder {
-  const proc = (globalThis as { process?: { pid?: number; getBuiltinModule?: (name: string) => unknown } }).process;
-  const os = proc?.getBuiltinModule?.("node:os") as { hostname(): string } | undefined;
-  const host = os?.hostname();
+  const proc = (globalThis as { process?: Proc }).process;
+  const host = hostName(proc);
   const pid = proc?.pid;
   return { id: id ?? `${host ?? "browser"}/${pid ?? 0}/${randomUuid().slice(0, 8)}`, ...(host ? { host } : {}), ...(pid ? { pid } : {}) };
 }
 
 /** True only when the holder ran on this machine in a process that no longer exists. */
 export function holderIsGone(holder: Holder): boolean {
-  const proc = (globalThis as { process?: { pid?: number; kill?: (pid: number, signal: number) => void; getBuiltinModule?: (name: string) => unknown } }).process;
+  const proc = (globalThis as { process?: Proc & { kill?: (pid: number, signal: number) => void } }).process;
   if (!holder.pid || !holder.host || !proc?.kill || holder.pid === proc.pid) return false;
-  const os = proc.getBuiltinModule?.("node:os") as { hostname(): string } | undefined;
-  if (os?.hostname() !== holder.host) return false;
+  if (hostName(proc) !== holder.host) return false;
   try {
     proc.kill(holder.pid, 0);
     return false;

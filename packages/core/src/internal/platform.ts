@@ -19,12 +19,19 @@ export function platformHttp(): HttpAdapter {
 
 /**
  * Node itself, not a runtime that offers Node's builtins for compatibility: Bun and Deno have
- * `process` and node:http too, but their own `fetch` is their fast path.
+ * `process` and node:http too, and so has workerd (Cloudflare Workers) with recent compatibility
+ * dates, even without `nodejs_compat` (`process.versions.node` set, node:http built on its fetch);
+ * their own `fetch` is their fast path. Workers say who they are in `navigator.userAgent`.
  */
 export function isNode(): boolean {
-  const g = globalThis as { process?: { versions?: { node?: string; bun?: string; deno?: string } }; Bun?: unknown; Deno?: unknown };
+  const g = globalThis as {
+    process?: { versions?: { node?: string; bun?: string; deno?: string } };
+    Bun?: unknown;
+    Deno?: unknown;
+    navigator?: { userAgent?: unknown };
+  };
   const versions = g.process?.versions;
-  return typeof versions?.node === "string" && !versions.bun && !versions.deno && g.Bun === undefined && g.Deno === undefined;
+  return typeof versions?.node === "string" && !versions.bun && !versions.deno && g.Bun === undefined && g.Deno === undefined && g.navigator?.userAgent !== "Cloudflare-Workers";
 }
 
 /** The HTTP of a client: the caller's `fetch`, node:http with the caller's agent, or the platform's. */
