@@ -1,15 +1,14 @@
 // Node-only helpers, kept out of the main entry so the clients stay fetch-only for browsers.
 import { createHash } from "node:crypto";
-import { closeSync, createWriteStream, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from "node:fs";
-import { hostname } from "node:os";
+import { closeSync, createWriteStream, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
-import { StoreCorruptError, StoreUnavailableError } from "./errors.js";
+import { StoreCorruptError } from "./errors.js";
 import type { BinaryFile } from "./file.js";
+import { FileLock } from "./file-lock.js";
 import { holderIsGone } from "./internal/holder.js";
-import { sleep } from "./internal/retry.js";
 import { KeyedQueue } from "./queue.js";
 import {
   type CallbackStore,
@@ -66,7 +65,6 @@ interface CallbackRecord {
 
 /** One lock per store file for all the stores of this process (they wait in line, not on the file). */
 const inProcess = new KeyedQueue();
-const HOST = hostname();
 
 /**
  * A store kept in files, for processes on one machine: a till program that restarts continues its
@@ -87,7 +85,7 @@ const HOST = hostname();
  */
 export class FileStore implements Store, CallbackStore {
   readonly path: string;
-  readonly #lock: string;
+  readonly #fileLock: FileLock;
   readonly #journal: string;
   readonly #options: Required<Omit<FileStoreOptions, "now">> & { now: () => number };
   #pruned = 0;
@@ -95,7 +93,6 @@ export class FileStore implements Store, CallbackStore {
 
   constructor(path: string, options: FileStoreOptions = {}) {
     this.path = path;
-    this.#lock = `${path}.lock`;
     this.#journal = `${path}.journal`;
     this.#options = {
       lockTimeoutMs: options.lockTimeoutMs ?? 10_000,
@@ -103,6 +100,7 @@ export class FileStore implements Store, CallbackStore {
       journalRetentionMs: options.journalRetentionMs ?? DEFAULT_JOURNAL_RETENTION_MS,
       now: options.now ?? Date.now,
     };
+    this.#fileLock = new FileLock(path, { timeoutMs: this.#options.lockTimeoutMs, staleMs: this.#options.staleLockMs });
     mkdirSync(join(this.#journal, "pending"), { recursive: true });
     mkdirSync(join(this.#journal, "done"), { recursive: true });
     // A first start makes the store file, so that from then on a missing one is a lost store (see #read).
@@ -365,68 +363,6 @@ export class FileStore implements Store, CallbackStore {
 
   /** Runs `fn` holding the store's lock: first in this process's line, then the lock file across processes. */
   #locked<T>(fn: () => Promise<T>): Promise<T> {
-    return inProcess.run(this.path, async () => {
-      const token = await this.#takeLock();
-      try {
-        return await fn();
-      } finally {
-        this.#dropLock(token);
-      }
-    });
-  }
-
-  async #takeLock(): Promise<string> {
-    const token = `${HOST} ${process.pid} ${Math.random().toString(36).slice(2)}`;
-    const started = Date.now();
-    for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
-      try {
-        mkdirSync(dirname(this.#lock), { recursive: true });
-        const fd = openSync(this.#lock, "wx", 0o600);
-        try {
-          writeSync(fd, token);
-        } finally {
-          closeSync(fd);
-        }
-        return token;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== "EEXIST")
-          throw new StoreUnavailableError(`the store's lock ${this.#lock} cannot be made: ${(e as Error).message}`, this.path, { cause: e });
-      }
-      if (this.#lockIsAbandoned()) continue;
-      if (Date.now() - started > this.#options.lockTimeoutMs) {
-        throw new StoreUnavailableError(`the store ${this.path} is locked by another live process (${this.#lock}) for more than ${this.#options.lockTimeoutMs} ms`, this.path);
-      }
-      await sleep(pause);
-    }
-  }
-
-  /** Removes the lock file when its process died (on this machine) or it is older than `staleLockMs`; answers whether it did. */
-  #lockIsAbandoned(): boolean {
-    let text: string;
-    let age: number;
-    try {
-      text = readFileSync(this.#lock, "utf8");
-      age = Date.now() - statSync(this.#lock).mtimeMs;
-    } catch {
-      return true; // let go while we looked
-    }
-    const [host, pid] = text.split(" ");
-    const dead = host === HOST && Number(pid) > 0 && holderIsGone({ id: text, host, pid: Number(pid) });
-    // A lock being written has no content yet: give its process a moment.
-    if (!dead && (text === "" ? age < 1000 : age < this.#options.staleLockMs)) return false;
-    try {
-      if (readFileSync(this.#lock, "utf8") === text) unlinkSync(this.#lock);
-    } catch {
-      // another process took it over first
-    }
-    return true;
-  }
-
-  #dropLock(token: string): void {
-    try {
-      if (readFileSync(this.#lock, "utf8") === token) unlinkSync(this.#lock);
-    } catch {
-      // already gone
-    }
+    return inProcess.run(this.path, () => this.#fileLock.holding(fn));
   }
 }

@@ -4,7 +4,8 @@
 //   - ten registers / one register in one process: the chain serialises per register only (goal ≥ 9.5);
 //   - 1,000 registers in one process against the ideal 1,000 / latency, with the CPU each side spent,
 //     which names the bottleneck;
-//   - N processes × 100 registers / one process, all on one FileStore: where it stops growing.
+//   - N processes × 100 registers / one process, all on one shared store (a FileStore, Redis,
+//     PostgreSQL; real servers from tools/test-servers): where it stops growing, and why.
 // The same file is the worker of the last one: `tsx fleet.ts worker '<JSON>'`.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -12,9 +13,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { FileStore } from "@paysys/core/node";
 import { createFiscalClient, type FiscalClient, NotAppliedError, RequestValidationError, ShiftAlreadyOpenError } from "@paysys/fiscal";
+// The fleet test's store opener: the same config opens the same store in the bench's workers.
+import { openStore } from "@paysys/integration-tests/fleet-store";
 import { defaultFiscalUser } from "@paysys/sandbox";
+import { migrate } from "@paysys/store-postgres";
+import { type RunningServer, startPostgres, startRedis } from "@paysys/test-servers";
+import pg from "pg";
 
 const LATENCY_MS = 50;
 const REGISTERS = 1000;
@@ -123,30 +128,64 @@ export async function fleetSection(report: Report): Promise<void> {
     report("  receipts sent again (NotAppliedError: a keep-alive connection closed under them)", String(resent));
     await fiscal.close();
 
-    // N processes × PER_PROCESS registers each, all on one FileStore.
-    const folder = mkdtempSync(join(tmpdir(), "paysys-bench-fleet-"));
-    try {
-      const runs = new Map<number, Awaited<ReturnType<typeof processes>>>();
-      for (const n of PROCESSES) runs.set(n, await processes(fiscalUrl, join(folder, `store-${n}.json`), n));
-      const single = runs.get(1)!.rate;
-      report(`FileStore, 1 process × ${PER_PROCESS} registers, receipts/s`, single.toFixed(0), `ideal ${(PER_PROCESS * 1000) / LATENCY_MS}`);
-      for (const n of PROCESSES.slice(1)) report(`  ${n} processes × ${PER_PROCESS} registers / 1 process, one FileStore`, (runs.get(n)!.rate / single).toFixed(2), `ideal ${n}`);
-      const again = [...runs.values()].reduce((x, y) => ({ rate: 0, resent: x.resent + y.resent, late: x.late + y.late }));
-      report("  receipts sent again: not applied / could not start within the journaled window", `${again.resent} / ${again.late}`);
-    } finally {
-      rmSync(folder, { recursive: true, force: true });
+    // N processes × PER_PROCESS registers each, all on one shared store of each kind.
+    for (const kind of storeKinds) {
+      const store = await kind.start();
+      try {
+        const runs = new Map<number, Awaited<ReturnType<typeof processes>>>();
+        for (const n of PROCESSES) runs.set(n, await processes(fiscalUrl, store.config(n), n));
+        const single = runs.get(1)!.rate;
+        report(`${kind.name}, 1 process × ${PER_PROCESS} registers, receipts/s`, single.toFixed(0), `ideal ${(PER_PROCESS * 1000) / LATENCY_MS}`);
+        for (const n of PROCESSES.slice(1))
+          report(`  ${n} processes × ${PER_PROCESS} registers / 1 process, one ${kind.name}`, (runs.get(n)!.rate / single).toFixed(2), `ideal ${n}`);
+        const again = [...runs.values()].reduce((x, y) => ({ rate: 0, resent: x.resent + y.resent, late: x.late + y.late }));
+        report("  receipts sent again: not applied / could not start within the journaled window", `${again.resent} / ${again.late}`);
+      } finally {
+        await store.stop();
+      }
     }
   } finally {
     child.kill();
   }
 }
 
-/** `n` worker processes, each on its own PER_PROCESS registers, all on one FileStore: receipts/s of them all. */
-async function processes(fiscalUrl: string, storePath: string, n: number): Promise<{ rate: number; resent: number; late: number }> {
+/** A shared store for the multi-process part: `config(n)` is what the workers of the n-process run open (a fresh store each run). */
+interface StoreKind {
+  name: string;
+  start(): Promise<{ config(n: number): object; stop(): Promise<void> }>;
+}
+
+const served = (name: string, kind: string, start: () => Promise<RunningServer>, prepare?: (url: string) => Promise<void>): StoreKind => ({
+  name,
+  async start() {
+    const server = await start();
+    await prepare?.(server.url);
+    // One server for the three runs: each run's workers find the registers' leases given back by the last run's.
+    return { config: () => ({ kind, url: server.url }), stop: () => server.stop() };
+  },
+});
+
+const storeKinds: StoreKind[] = [
+  {
+    name: "FileStore",
+    async start() {
+      const folder = mkdtempSync(join(tmpdir(), "paysys-bench-fleet-"));
+      return { config: (n) => ({ kind: "file", path: join(folder, `store-${n}.json`) }), stop: async () => rmSync(folder, { recursive: true, force: true }) };
+    },
+  },
+  served("Redis", "redis", startRedis),
+  served("PostgreSQL", "postgres", startPostgres, async (url) => {
+    const pool = new pg.Pool({ connectionString: url });
+    await migrate(pool).finally(() => pool.end());
+  }),
+];
+
+/** `n` worker processes, each on its own PER_PROCESS registers, all on one shared store: receipts/s of them all. */
+async function processes(fiscalUrl: string, store: object, n: number): Promise<{ rate: number; resent: number; late: number }> {
   const script = fileURLToPath(import.meta.url);
   const receipts = PER_PROCESS;
   const workers = Array.from({ length: n }, (_, k) => {
-    const config = { fiscalUrl, storePath, registers: ids(k * PER_PROCESS, PER_PROCESS), receipts };
+    const config = { fiscalUrl, store, registers: ids(k * PER_PROCESS, PER_PROCESS), receipts };
     const child = spawn(process.execPath, [...process.execArgv, script, "worker", JSON.stringify(config)], { stdio: ["pipe", "pipe", "inherit"] });
     const lines = createInterface({ input: child.stdout! });
     const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`a bench worker ended (${code}) before it was done`))));
@@ -160,15 +199,17 @@ async function processes(fiscalUrl: string, storePath: string, n: number): Promi
   for (const w of workers) w.child.stdin!.end("go\n");
   const answers = await Promise.all(done);
   const wall = (performance.now() - t) / 1000;
-  for (const w of workers) w.child.kill();
+  // Each worker gives its leases back as it closes: the next run's workers take the same registers.
+  await Promise.all(workers.map((w) => (w.child.exitCode === null ? new Promise((resolve) => w.child.once("exit", resolve)) : undefined)));
   // Each worker says how many of its receipts had to be sent again.
   const again = answers.map((a) => JSON.parse(a) as { resent: number; late: number }).reduce((x, y) => ({ resent: x.resent + y.resent, late: x.late + y.late }));
   return { rate: (n * receipts) / wall, ...again };
 }
 
 /** The worker: takes its registers (one receipt each), says so, and on `go` registers its receipts all at once. */
-async function worker(config: { fiscalUrl: string; storePath: string; registers: number[]; receipts: number }): Promise<void> {
-  const fiscal = createFiscalClient({ baseUrl: config.fiscalUrl, credentials, store: new FileStore(config.storePath), lease: { lingerMs: 60_000 } });
+async function worker(config: { fiscalUrl: string; store: object; registers: number[]; receipts: number }): Promise<void> {
+  const { store, close } = await openStore(config.store);
+  const fiscal = createFiscalClient({ baseUrl: config.fiscalUrl, credentials, store, lease: { lingerMs: 60_000 } });
   const open = (IdKkm: number) => fiscal.shifts.open({ IdKkm }).catch((e) => (e instanceof ShiftAlreadyOpenError ? undefined : Promise.reject(e)));
   await Promise.all(config.registers.map(open)); // the one-process part opened them already
   await rate(fiscal, config.registers, config.registers.length);
@@ -179,6 +220,7 @@ async function worker(config: { fiscalUrl: string; storePath: string; registers:
   await rate(fiscal, config.registers, config.receipts);
   process.stdout.write(`${JSON.stringify({ resent, late })}\n`);
   await fiscal.close();
+  await close();
   process.exit(0);
 }
 
