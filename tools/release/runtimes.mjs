@@ -10,9 +10,9 @@
 // node:http(s), net or tls (core's platform.ts must pick the runtime's fetch there).
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { build } from "esbuild";
+import { freePort } from "../free-port.mjs";
 import { runtimes } from "../npm-tools.mjs";
 import { expectOk } from "./programs.mjs";
 import { smokes } from "./smokes.mjs";
@@ -69,17 +69,6 @@ function scriptProbe(cmd, args, cwd, pkg, smoke, sandboxUrl) {
   const line = out.split("\n").find((l) => l.startsWith("probe: "));
   if (!line) throw new Error(`no result:\n${out}`);
   return JSON.parse(line.slice("probe: ".length));
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**
