@@ -181,6 +181,8 @@ export class MemoryStore implements Store {
   readonly #journal = new Map<string, { intent: string; settlement?: string }>();
   /** The keys of unresolved intents, and their scopes: what `pendingIntents` lists without reading every entry. */
   readonly #unresolved = new Map<string, string | undefined>();
+  /** The same keys by scope: a register's call lists its register's only, not every call under way (1,000 registers at once). */
+  readonly #unresolvedIn = new Map<string | undefined, Set<string>>();
   /** When each settled entry was settled: what the retention prunes by. */
   readonly #settledAt = new Map<string, number>();
   readonly #queue = new KeyedQueue();
@@ -238,7 +240,7 @@ export class MemoryStore implements Store {
     const existing = this.#read(entry.key);
     if (existing && existing.state !== "not-applied") return existing;
     this.#journal.set(entry.key, { intent: JSON.stringify(entry) });
-    this.#unresolved.set(entry.key, entry.scope);
+    this.#markUnresolved(entry.key, entry.scope);
     this.#settledAt.delete(entry.key);
     return undefined;
   }
@@ -249,7 +251,7 @@ export class MemoryStore implements Store {
     if (kept === undefined) return;
     kept.settlement = JSON.stringify(settlement);
     if (!isUnresolved(settlement.state)) {
-      this.#unresolved.delete(key);
+      this.#markResolved(key);
       this.#settledAt.set(key, settlement.settledAt);
     }
   }
@@ -270,10 +272,26 @@ export class MemoryStore implements Store {
 
   async pendingIntents(prefix: string, scope?: string): Promise<JournalEntry[]> {
     const out: JournalEntry[] = [];
-    for (const [key, of] of this.#unresolved) {
-      if (key.startsWith(prefix) && (scope === undefined || of === scope)) out.push(this.#read(key)!);
-    }
+    const keys = scope === undefined ? this.#unresolved.keys() : (this.#unresolvedIn.get(scope) ?? []);
+    for (const key of keys) if (key.startsWith(prefix)) out.push(this.#read(key)!);
     return out.sort((a, b) => a.startedAt - b.startedAt);
+  }
+
+  #markUnresolved(key: string, scope: string | undefined): void {
+    this.#markResolved(key); // a replaced not-applied entry may have had another scope
+    this.#unresolved.set(key, scope);
+    let keys = this.#unresolvedIn.get(scope);
+    if (!keys) this.#unresolvedIn.set(scope, (keys = new Set()));
+    keys.add(key);
+  }
+
+  #markResolved(key: string): void {
+    if (!this.#unresolved.has(key)) return;
+    const scope = this.#unresolved.get(key);
+    this.#unresolved.delete(key);
+    const keys = this.#unresolvedIn.get(scope);
+    keys?.delete(key);
+    if (keys?.size === 0) this.#unresolvedIn.delete(scope);
   }
 
   #check(fence: Fence | undefined): void {
