@@ -280,8 +280,8 @@ export class MemoryStore implements Store {
   #markUnresolved(key: string, scope: string | undefined): void {
     this.#markResolved(key); // a replaced not-applied entry may have had another scope
     this.#unresolved.set(key, scope);
-    let keys = this.#unresolvedIn.get(scope);
-    if (!keys) this.#unresolvedIn.set(scope, (keys = new Set()));
+    const keys = this.#unresolvedIn.get(scope) ?? new Set<string>();
+    this.#unresolvedIn.set(scope, keys);
     keys.add(key);
   }
 
