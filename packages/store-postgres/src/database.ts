@@ -60,6 +60,12 @@ export class Database {
     }
     // Set when the connection can no longer be trusted: pg then closes it instead of pooling it.
     let broken: Error | undefined;
+    // A borrowed connection the server closes (a shutdown, a failover) emits "error" between two
+    // statements; unheard, Node would end the process. The next statement fails and says so.
+    const onError = (e: Error) => {
+      broken = e;
+    };
+    client.on("error", onError);
     const session: Session = {
       query: async <R>(text: string, values?: unknown[]) => {
         const timeout = Math.max(1, deadline - Date.now());
@@ -79,6 +85,7 @@ export class Database {
     } catch (e) {
       throw e instanceof PaysysError ? e : this.#unavailable(operation, e);
     } finally {
+      client.removeListener("error", onError);
       client.release(broken);
     }
   }

@@ -23,4 +23,7 @@ export interface PgPoolClient {
   query(config: { text: string; values?: unknown[]; query_timeout?: number }): Promise<{ rows: unknown[] }>;
   /** Gives it back; with an error, the pool closes it instead. */
   release(error?: Error | boolean): void;
+  /** The connection failed while borrowed (the server shut down): without a listener, Node ends the process. */
+  on(event: "error", listener: (error: Error) => void): unknown;
+  removeListener(event: "error", listener: (error: Error) => void): unknown;
 }
