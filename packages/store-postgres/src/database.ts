@@ -9,8 +9,9 @@
 // - Transactions also bound themselves on the server (`SET LOCAL statement_timeout`, `lock_timeout`,
 //   `idle_in_transaction_session_timeout`), so a waiting transaction gives its locks back there too.
 import { PaysysError, StoreUnavailableError } from "@paysys/core";
+import { scrub, withoutUrlCredentials } from "@paysys/core/internal";
 import type { PgPool, PgPoolClient } from "./pool.js";
-import { describeTarget, scrub, secretsOf } from "./target.js";
+import { describeTarget, secretsOf } from "./target.js";
 
 /** One connection, for one store call: statements bounded by the time the call has left. */
 export interface Session {
@@ -149,7 +150,7 @@ export class Database {
           ? ` (no answer within ${this.timeoutMs} ms)`
           : "";
     const message = `@paysys/store-postgres could not ${operation} on ${this.target}: ${reason}${typeof code === "string" ? ` [${code}]` : ""}${hint}`;
-    return new StoreUnavailableError(scrub(message, this.#secrets), this.target, { cause: e });
+    return new StoreUnavailableError(scrub(withoutUrlCredentials(message), this.#secrets), this.target, { cause: e });
   }
 }
 

@@ -39,10 +39,3 @@ export function secretsOf(pool: PgPool): string[] {
   }
   return [...new Set(secrets.filter((s) => s.length > 0))].sort((a, b) => b.length - a.length);
 }
-
-/** The message with every known secret, and the password part of any URL in it, replaced. */
-export function scrub(message: string, secrets: readonly string[]): string {
-  let out = message.replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*):[^\s@/]*@/gi, "$1:***@");
-  for (const secret of secrets) out = out.split(secret).join("***");
-  return out;
-}

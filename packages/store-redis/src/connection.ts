@@ -3,6 +3,7 @@
 // when the server does not have them yet (after a restart, or the first time).
 import { createHash } from "node:crypto";
 import { PaysysError, StoreCorruptError, StoreUnavailableError } from "@paysys/core";
+import { withoutUrlCredentials } from "@paysys/core/internal";
 
 /**
  * What the store needs of your client: node-redis v5's `sendCommand`, with an `abortSignal` that
@@ -34,9 +35,6 @@ export function storeName(client: RedisCommandClient, prefix: string): string {
   }
   return `${where} (prefix ${prefix})`;
 }
-
-/** A message with any `user:password@` of a URL taken out. */
-export const withoutCredentials = (message: string) => message.replace(/\/\/[^/\s@]*@/g, "//");
 
 const sha1 = (source: string) => createHash("sha1").update(source).digest("hex");
 
@@ -92,7 +90,7 @@ export class Connection {
 
   #typed(operation: string, e: unknown): PaysysError {
     if (e instanceof PaysysError) return e;
-    const message = withoutCredentials(e instanceof Error ? e.message : String(e));
+    const message = withoutUrlCredentials(e instanceof Error ? e.message : String(e));
     // The server answered, about data under our prefix that is not what the store writes.
     if (/^WRONGTYPE|user_script|attempt to (compare|perform arithmetic)/.test(message)) {
       return new StoreCorruptError(`the Redis store ${this.name} holds data ${operation} cannot read: ${message}`, this.name, { cause: e });

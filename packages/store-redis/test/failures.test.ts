@@ -4,10 +4,10 @@
 // been written, and a lost fence counter never lets an old holder's write through.
 import { inspect } from "node:util";
 import { LeaseLostError, StoreCorruptError, StoreUnavailableError } from "@paysys/core";
+import { withoutUrlCredentials } from "@paysys/core/internal";
 import { freePort } from "@paysys/test-servers";
 import { createClient, type RedisClientType } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { withoutCredentials } from "../src/connection.js";
 import { RedisStore } from "../src/index.js";
 import { redisForTests, uniquePrefix } from "./redis.js";
 
@@ -53,7 +53,7 @@ describe("an unreachable server", () => {
   });
 
   it("credentials in any URL an error message shows are taken out", () => {
-    expect(withoutCredentials(`cannot reach rediss://user:${PASSWORD}@cache.internal:6380/0 now`)).toBe("cannot reach rediss://cache.internal:6380/0 now");
+    expect(withoutUrlCredentials(`cannot reach rediss://user:${PASSWORD}@cache.internal:6380/0 now`)).toBe("cannot reach rediss://cache.internal:6380/0 now");
   });
 });
 

@@ -49,7 +49,7 @@ export {
 } from "./operation.js";
 export { checkClientOptions, clientFunctionKeys, journalFunctionKeys, journalOptions, type OptionKind, processStore, sharedTransportOptions } from "./options.js";
 export { evaluatePointer, parsePointer, placeAt } from "./pointer.js";
-export { REDACTED, redactValue, SecretSet, scrub } from "./redact.js";
+export { REDACTED, redactValue, SecretSet, scrub, withoutUrlCredentials } from "./redact.js";
 export { hashOf } from "./request-hash.js";
 export { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDefaults, sleep } from "./retry.js";
 export { type AttemptStep, basicScheme, bearerScheme, type HeaderSink, type SecurityScheme } from "./steps.js";

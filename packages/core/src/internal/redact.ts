@@ -55,6 +55,12 @@ function forms(secret: string): string[] {
   return [...new Set([secret, json, url, url.replace(/%20/g, "+"), html])].sort((a, b) => b.length - a.length);
 }
 
+/**
+ * A text with the `user:password@` of every URL in it taken out (`redis://u:p@host` → `redis://host`):
+ * a driver's message may quote its connection string. A user name alone (`postgres://till@host`) stays.
+ */
+export const withoutUrlCredentials = (text: string) => text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]*:[^\s/@]*@/gi, "$1");
+
 /** Cuts every known secret, in each of its echoed forms, out of a text. Short values are cut too: a captcha is short. */
 export function scrub(text: string, secrets: Iterable<string>): string {
   let out = text;
