@@ -1,7 +1,8 @@
 import { mkdtempSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+
+export { freePort } from "../../free-port.mjs";
 
 /** A server a test started: where to reach it, and how to stop or restart it (same port, same data). */
 export interface RunningServer {
@@ -14,18 +15,6 @@ export interface RunningServer {
   resume(): Promise<void>;
   /** Stops it and removes its folder. */
   stop(): Promise<void>;
-}
-
-/** A port nobody listens on now (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** A fresh folder under the system's temporary folder. */
