@@ -141,7 +141,7 @@ describe("FileStore and a process killed with -9", () => {
     expect(lease).toMatchObject({ holder: "till-2", value: 2 });
   });
 
-  it("killed at 20 random moments while writing, the store always holds one whole value: the old or the new", async () => {
+  it("killed at 20 random moments while writing, the store always holds one whole value: the old or the new", { timeout: 90_000 }, async () => {
     const path = join(folder(), "store.json");
     for (let kill = 0; kill < 20; kill++) {
       const child = await holding("write", path, "big");
