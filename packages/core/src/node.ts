@@ -192,15 +192,35 @@ export class FileStore implements Store, CallbackStore {
   async settleIntent(key: string, settlement: Settlement, fence?: Fence): Promise<void> {
     await this.#locked(async () => {
       this.#checkFence(this.#read(), fence);
-      const entry = this.#entry(key);
-      if (!entry) return;
-      const settled = `${JSON.stringify({ ...entry, state: settlement.state, settlement })}\n`;
-      // A dispute stays among the unresolved; so that a machine that loses it never forgets one, it is flushed.
-      if (settlement.state === "disputed") return this.#writeFile(this.#pending(key), settled, true);
-      // Not flushed: if the machine loses it, the intent is pending again and is resolved by asking the service.
-      this.#writeFile(this.#done(key), settled, false);
-      rmSync(this.#pending(key), { force: true });
+      this.#settle(key, settlement);
     });
+  }
+
+  /** The link and the outcome under one lock: one turn of the lock file instead of two. */
+  async settleIntentWithLink(key: string, settlement: Settlement, link: { key: string; value: string }, fence: Fence): Promise<void> {
+    await this.#locked(async () => {
+      const file = this.#read();
+      this.#checkFence(file, fence);
+      if (file.values[link.key] !== link.value) {
+        file.values[link.key] = link.value;
+        this.#write(file);
+      }
+      this.#settle(key, settlement);
+    });
+  }
+
+  #settle(key: string, settlement: Settlement): void {
+    const entry = this.#entry(key);
+    if (!entry) return;
+    const settled = `${JSON.stringify({ ...entry, state: settlement.state, settlement })}\n`;
+    // A dispute stays among the unresolved; so that a machine that loses it never forgets one, it is flushed.
+    if (settlement.state === "disputed") {
+      this.#writeFile(this.#pending(key), settled, true);
+      return;
+    }
+    // Not flushed: if the machine loses it, the intent is pending again and is resolved by asking the service.
+    this.#writeFile(this.#done(key), settled, false);
+    rmSync(this.#pending(key), { force: true });
   }
 
   async getIntent(key: string): Promise<JournalEntry | undefined> {

@@ -125,6 +125,12 @@ export interface JournalStore {
   beginIntent(entry: JournalEntry, fence?: Fence): Promise<JournalEntry | undefined>;
   /** Settles a pending (or disputed) intent. With a fence, refused unless the fence's lease is still the holder's. */
   settleIntent(key: string, settlement: Settlement, fence?: Fence): Promise<void>;
+  /**
+   * Optional: settles the intent and keeps a chain link (as `ChainStore.set` would) in one atomic
+   * write, both fenced by `fence`: one durable write instead of two, and no crash between them. The
+   * link is kept even when the key has no entry. Without it, the journal keeps the link, then settles.
+   */
+  settleIntentWithLink?(key: string, settlement: Settlement, link: { key: string; value: string }, fence: Fence): Promise<void>;
   getIntent(key: string): Promise<JournalEntry | undefined>;
   /** Unresolved (pending or disputed) intents whose key starts with `prefix` (and, if given, in `scope`), oldest first. */
   pendingIntents(prefix: string, scope?: string): Promise<JournalEntry[]>;
@@ -254,6 +260,12 @@ export class MemoryStore implements Store {
       this.#markResolved(key);
       this.#settledAt.set(key, settlement.settledAt);
     }
+  }
+
+  async settleIntentWithLink(key: string, settlement: Settlement, link: { key: string; value: string }, fence: Fence): Promise<void> {
+    this.#check(fence);
+    this.#values.set(link.key, link.value);
+    await this.settleIntent(key, settlement);
   }
 
   async getIntent(key: string): Promise<JournalEntry | undefined> {

@@ -183,7 +183,10 @@ const journalChecks = (two: TwoHandles): Checks => ({
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).beginIntent({ ...entry, holder: holder(`racer-${i}`) })));
     check(answers.filter((x) => x === undefined).length === 1, `exactly one begin must write, got ${answers.filter((x) => x === undefined).length}`);
   },
+});
 
+/** The journal under a register's lease: fenced writes, and the outcome kept with its chain link. */
+const fencedJournalChecks = (two: TwoHandles): Checks => ({
   "journal: writes under a fence that no longer holds are refused": async () => {
     const [a, b] = await two();
     const name = unique("journal-fence");
@@ -198,6 +201,33 @@ const journalChecks = (two: TwoHandles): Checks => ({
     check((await b.getIntent(entry.key))?.state === "pending", "a refused settle must change nothing");
     await b.settleIntent(entry.key, settled("not-applied"), next as Fence);
     check((await a.getIntent(entry.key))?.state === "not-applied", "the new holder's fenced settle must be kept");
+  },
+
+  "journal: settleIntentWithLink (where a store has it) keeps the link and the outcome together, both fenced": async () => {
+    const [a, b] = await two();
+    if (!a.settleIntentWithLink) return;
+    const name = unique("journal-link");
+    const old = await a.acquireLease(name, holder("till-1"), 150);
+    check(old, "a free lease must be taken");
+    const entry = intent(`${name}/r-1`, name);
+    await a.beginIntent(entry, old);
+    await a.settleIntentWithLink(entry.key, settled("applied", { Uid: "link-2" }), { key: name, value: "link-2" }, old);
+    const done = await b.getIntent(entry.key);
+    check(done?.state === "applied" && same(done.settlement?.answer, { Uid: "link-2" }), "the outcome must be settled with its answer");
+    check((await b.get(name)) === "link-2", "the link must be kept");
+    check((await b.pendingIntents(`${name}/`)).length === 0, "a settled intent is not pending");
+    const later = intent(`${name}/r-2`, name);
+    await a.beginIntent(later, old);
+    await sleep(250);
+    const next = await b.acquireLease(name, holder("till-2"), 5_000);
+    check(next, "an expired lease must be taken");
+    await refusesStaleFence(() => a.settleIntentWithLink!(later.key, settled("applied"), { key: name, value: "link-stale" }, old), "settle with link");
+    check((await b.get(name)) === "link-2", "a refused write must not keep the link");
+    check((await b.getIntent(later.key))?.state === "pending", "a refused write must not settle the intent");
+    const unknown = unique("journal-link-none");
+    await b.settleIntentWithLink!(`${unknown}/never-begun`, settled("applied"), { key: name, value: "link-3" }, next as Fence);
+    check((await a.get(name)) === "link-3", "the link is kept even when the key has no entry");
+    check((await a.getIntent(`${unknown}/never-begun`)) === undefined, "settling a key with no entry writes no entry");
   },
 });
 
@@ -234,7 +264,7 @@ export function storeConformance(factory: StoreFactory): ConformanceCheck[] {
     const a = await factory.fresh();
     return [a, factory.again ? await factory.again(a) : a];
   };
-  const checks = { ...chainChecks(two), ...leaseChecks(two), ...journalChecks(two), ...tokenChecks(two, fresh) };
+  const checks = { ...chainChecks(two), ...leaseChecks(two), ...journalChecks(two), ...fencedJournalChecks(two), ...tokenChecks(two, fresh) };
   return Object.entries(checks).map(([name, run]) => ({ name, run }));
 }
 

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node
 import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type Holder, MemoryCallbackStore, MemoryStore, PaysysError, StoreCorruptError, StoreUnavailableError } from "../src/index.js";
+import { type Fence, type Holder, MemoryCallbackStore, MemoryStore, PaysysError, type Settlement, StoreCorruptError, StoreUnavailableError } from "../src/index.js";
 import { FileStore } from "../src/node.js";
 import { callbackStoreConformance, storeConformance } from "../src/testing.js";
 
@@ -72,6 +72,22 @@ describe("the kit fails stores that break the contracts", () => {
       }
     }
     await expect(byName("lease: an expired lease", () => new Unfenced()).run()).rejects.toThrow(/stale fence was accepted/);
+  });
+  it("a store whose outcome-with-link ignores the fence, or forgets the link", async () => {
+    const check = "journal: settleIntentWithLink";
+    class Unfenced extends MemoryStore {
+      override async settleIntentWithLink(key: string, settlement: Settlement, link: { key: string; value: string }) {
+        this.set(link.key, link.value);
+        await this.settleIntent(key, settlement);
+      }
+    }
+    await expect(byName(check, () => new Unfenced()).run()).rejects.toThrow(/stale fence was accepted/);
+    class Linkless extends MemoryStore {
+      override async settleIntentWithLink(key: string, settlement: Settlement, _link: { key: string; value: string }, fence: Fence) {
+        await this.settleIntent(key, settlement, fence);
+      }
+    }
+    await expect(byName(check, () => new Linkless()).run()).rejects.toThrow(/the link must be kept/);
   });
   it("a store whose update is not atomic", async () => {
     class Racy extends MemoryStore {

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { type Fence, MemoryStore } from "@paysys/core";
+import { type Fence, MemoryStore, type Settlement } from "@paysys/core";
 import {
   AnswerLostError,
   APIError,
@@ -257,13 +257,20 @@ describe("fiscal: the Uid chain", () => {
 
   it("a receipt the service took stands when the store cannot keep its new Uid; the next call reads it from the service", async () => {
     let failNext = false;
+    const diskFull = () => {
+      if (!failNext) return;
+      failNext = false;
+      throw new Error("disk full");
+    };
+    // The link is kept alone (set) or with the outcome (settleIntentWithLink): both fail once.
     class FailingStore extends MemoryStore {
       override set(key: string, value: string, fence?: Fence) {
-        if (failNext) {
-          failNext = false;
-          throw new Error("disk full");
-        }
+        diskFull();
         super.set(key, value, fence);
+      }
+      override async settleIntentWithLink(key: string, settlement: Settlement, link: { key: string; value: string }, fence: Fence) {
+        diskFull();
+        await super.settleIntentWithLink(key, settlement, link, fence);
       }
     }
     const store = new FailingStore();

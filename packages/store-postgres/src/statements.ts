@@ -28,6 +28,8 @@ export function statementsFor(tables: Tables) {
   const fenceParams = (fence: Fence) => [fence.name, fence.holder, fence.value];
   const entryColumns = "key, state, intent::text AS intent, settlement::text AS settlement";
   const leaseColumns = `holder, fence, ${epochMs("expires_at")} AS expires_ms`;
+  // Settling for good stamps `settled_at` (retention counts from it); pending and disputed never.
+  const settled = `state = $2::text, settlement = $3::json, settled_at = CASE WHEN $2::text IN ${UNRESOLVED} THEN NULL ELSE clock_timestamp() END`;
 
   return {
     fenceParams,
@@ -56,12 +58,17 @@ export function statementsFor(tables: Tables) {
       SELECT 1 AS fenced, (SELECT count(*) FROM written)::int AS written`,
     beginIntentFenced: `WITH ${leaseHeld(5)}, written AS (${insertIntent(journal, "SELECT $1::text, $2::text, 'pending', $3::bigint, $4::json FROM lease")} RETURNING 1)
       SELECT (SELECT count(*) FROM lease)::int AS fenced, (SELECT count(*) FROM written)::int AS written`,
-    // Settling for good stamps `settled_at` (retention counts from it); pending and disputed never.
-    settleIntent: `UPDATE ${journal} SET state = $2::text, settlement = $3::json,
-      settled_at = CASE WHEN $2::text IN ${UNRESOLVED} THEN NULL ELSE clock_timestamp() END WHERE key = $1`,
-    settleIntentFenced: `WITH ${leaseHeld(4)}, settled AS (UPDATE ${journal} SET state = $2::text, settlement = $3::json,
-      settled_at = CASE WHEN $2::text IN ${UNRESOLVED} THEN NULL ELSE clock_timestamp() END WHERE key = $1 AND EXISTS (SELECT 1 FROM lease) RETURNING 1)
+    settleIntent: `UPDATE ${journal} SET ${settled} WHERE key = $1`,
+    settleIntentFenced: `WITH ${leaseHeld(4)}, settled AS (UPDATE ${journal} SET ${settled} WHERE key = $1 AND EXISTS (SELECT 1 FROM lease) RETURNING 1)
       SELECT (SELECT count(*) FROM lease)::int AS fenced, (SELECT count(*) FROM settled)::int AS settled`,
+    // The outcome of an applied call and the chain link its answer carried, in one statement whose
+    // commit does not wait for the disk (`synchronous_commit` off for this transaction only): if the
+    // server loses it, the intent is pending again and is resolved by asking the service, and the
+    // link is read from the service by the lease's next holder. The intent itself is always flushed.
+    settleIntentWithLink: `WITH ${leaseHeld(6)},
+      kept AS (INSERT INTO ${values} (key, value) SELECT $4::text, $5::text FROM lease ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value),
+      settled AS (UPDATE ${journal} SET ${settled} WHERE key = $1 AND EXISTS (SELECT 1 FROM lease))
+      SELECT (SELECT count(*) FROM lease)::int AS fenced, set_config('synchronous_commit', 'off', true) AS unflushed`,
     getIntent: `SELECT ${entryColumns} FROM ${journal} WHERE key = $1`,
     // Served by the partial indexes of unresolved entries.
     pendingIntents: `SELECT ${entryColumns} FROM ${journal} WHERE state IN ${UNRESOLVED} AND starts_with(key, $1) ORDER BY started_at, key`,

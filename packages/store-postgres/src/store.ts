@@ -155,6 +155,14 @@ export class PostgresStore implements Store, CallbackStore {
     });
   }
 
+  async settleIntentWithLink(key: string, settlement: Settlement, link: { key: string; value: string }, fence: Fence): Promise<void> {
+    await this.#db.run("settle an intent and keep its link", async (s) => {
+      const params = [key, settlement.state, JSON.stringify(settlement), link.key, link.value, ...this.#sql.fenceParams(fence)];
+      const [result] = await s.query<{ fenced: number }>(this.#sql.settleIntentWithLink, params);
+      if (result!.fenced === 0) throw leaseLost(fence);
+    });
+  }
+
   getIntent(key: string): Promise<JournalEntry | undefined> {
     return this.#db.run("read the journal", async (s) => {
       const [row] = await s.query<JournalRow>(this.#sql.getIntent, [key]);

@@ -151,8 +151,18 @@ export class RedisStore implements Store, CallbackStore {
   }
 
   async settleIntent(key: string, settlement: Settlement, fence?: Fence): Promise<void> {
+    await this.#write("settleIntent", scripts.settleIntent, [this.#keys.journal(key), this.#keys.unresolved], this.#settlementArgs(key, settlement), fence);
+  }
+
+  async settleIntentWithLink(key: string, settlement: Settlement, link: { key: string; value: string }, fence: Fence): Promise<void> {
+    const keys = [this.#keys.journal(key), this.#keys.unresolved, this.#keys.value(link.key)];
+    await this.#write("settleIntentWithLink", scripts.settleIntentWithLink, keys, [...this.#settlementArgs(key, settlement), link.value], fence);
+  }
+
+  /** A settlement as the scripts take it: key, JSON, state, and how long the entry is kept. */
+  #settlementArgs(key: string, settlement: Settlement): string[] {
     const keep = isUnresolved(settlement.state) ? "unresolved" : String(this.#journalRetentionMs);
-    await this.#write("settleIntent", scripts.settleIntent, [this.#keys.journal(key), this.#keys.unresolved], [key, JSON.stringify(settlement), settlement.state, keep], fence);
+    return [key, JSON.stringify(settlement), settlement.state, keep];
   }
 
   async getIntent(key: string): Promise<JournalEntry | undefined> {

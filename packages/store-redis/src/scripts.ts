@@ -90,22 +90,40 @@ return {'ok'}
 `);
 
 /**
- * KEYS: generation, entry, unresolved, [lease]. ARGV: generation, key, settlement JSON, state,
- * "unresolved" or the retention in ms, [holder, fence]. A settled entry expires after the retention
- * (the server's clock); an unresolved one stays listed and never expires.
+ * Settles an entry: a settled entry expires after the retention (the server's clock); an unresolved
+ * one stays listed and never expires. `keep` is "unresolved" or the retention in ms.
  */
-export const settleIntent = script(`
+const settle = `
+local function settle(entry, unresolved, key, settlement, state, keep)
+  if redis.call('EXISTS', entry) == 0 then return end
+  redis.call('HSET', entry, 'settlement', settlement, 'state', state)
+  if keep == 'unresolved' then
+    redis.call('PERSIST', entry)
+    redis.call('ZADD', unresolved, 0, key)
+  else
+    redis.call('ZREM', unresolved, key)
+    redis.call('PEXPIRE', entry, keep)
+  end
+end
+`;
+
+/** KEYS: generation, entry, unresolved, [lease]. ARGV: generation, key, settlement JSON, state, keep, [holder, fence]. */
+export const settleIntent = script(`${settle}
 if not generation_holds() then return 'lost' end
 if KEYS[4] and not fence_holds(KEYS[4], ARGV[6], ARGV[7]) then return 'fence' end
-if redis.call('EXISTS', KEYS[2]) == 0 then return 'ok' end
-redis.call('HSET', KEYS[2], 'settlement', ARGV[3], 'state', ARGV[4])
-if ARGV[5] == 'unresolved' then
-  redis.call('PERSIST', KEYS[2])
-  redis.call('ZADD', KEYS[3], 0, ARGV[2])
-else
-  redis.call('ZREM', KEYS[3], ARGV[2])
-  redis.call('PEXPIRE', KEYS[2], ARGV[5])
-end
+settle(KEYS[2], KEYS[3], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
+return 'ok'
+`);
+
+/**
+ * The outcome and the chain link its answer carried, in one write. KEYS: generation, entry,
+ * unresolved, value, lease. ARGV: generation, key, settlement JSON, state, keep, link, holder, fence.
+ */
+export const settleIntentWithLink = script(`${settle}
+if not generation_holds() then return 'lost' end
+if not fence_holds(KEYS[5], ARGV[7], ARGV[8]) then return 'fence' end
+redis.call('SET', KEYS[4], ARGV[6])
+settle(KEYS[2], KEYS[3], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
 return 'ok'
 `);
 

@@ -1,10 +1,11 @@
 // What a shared store adds to one fiscal receipt: the store work a receipt does under its
-// register's lease (the intent begun, the chain link kept, the outcome settled, each fenced), over
-// PostgreSQL and Redis on loopback, interleaved with the same work on the memory store (measure.ts
-// says why interleaved). A till holds its lease across receipts, so the lease is taken once, not timed.
+// register's lease (the intent begun; the outcome settled with the chain link its answer carried,
+// in one write where the store has settleIntentWithLink; each fenced), over PostgreSQL and Redis on
+// loopback, interleaved with the same work on the memory store (measure.ts says why interleaved). A till holds its lease across receipts, so the lease is taken once, not timed.
 //
-// Each is measured as it should run (every write on disk before it is answered: PostgreSQL's
-// synchronous_commit on, Redis's appendfsync always) and without waiting for the disk
+// Each is measured as it should run (PostgreSQL's synchronous_commit on, so the intent is on disk
+// before it is answered, the outcome-with-link being relaxed by the store itself; Redis's
+// appendfsync always) and without waiting for the disk
 // (synchronous_commit off for the bench's connections; appendfsync everysec), which leaves the round
 // trips and the statements: what the store itself costs. Never run a journal without the first: a
 // crash of the database would lose the last intents.
@@ -31,8 +32,12 @@ async function receiptStoreWork(store: Store, register: string): Promise<() => P
       { key, operation: "operations.sale", scope: register, hash, holder: { id: "bench-till" }, startedAt: now, sendBy: now + 60_000, presented: `uid-${n}`, state: "pending" },
       lease,
     );
-    await store.set(register, `uid-${n + 1}`, lease);
-    await store.settleIntent(key, { state: "applied", answer: { IdDocument: n, Uid: `uid-${n + 1}` }, settledAt: Date.now() }, lease);
+    // As the journal does it: the outcome and the link in one write where the store can.
+    const settlement = { state: "applied" as const, answer: { IdDocument: n, Uid: `uid-${n + 1}` }, settledAt: Date.now() };
+    const link = { key: register, value: `uid-${n + 1}` };
+    if (store.settleIntentWithLink) return store.settleIntentWithLink(key, settlement, link, lease);
+    await store.set(link.key, link.value, lease);
+    await store.settleIntent(key, settlement, lease);
   };
 }
 

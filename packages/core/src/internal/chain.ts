@@ -12,7 +12,8 @@
 // it is spent), and given back when the key has been idle for `lingerMs`, or on `close()`. Each time
 // it is taken, the key's current link is read from the service: whatever happened while this
 // client did not hold the key (another holder, a crash between two writes), the chain starts from
-// the truth.
+// the truth. While the lease is held the link is also kept in memory: only the holder can write
+// it (every write is fenced), so the store is read again only when this client is not sure.
 import { LeaseUnavailableError, PaysysError, StoreUnavailableError } from "../errors.js";
 import { KeyedQueue } from "../queue.js";
 import { type ChainStore, type Fence, type Holder, type Lease, type LeaseStore, leaseLost } from "../stores.js";
@@ -42,6 +43,9 @@ export interface HeaderChainOptions {
   timeoutMs: number;
 }
 
+/** A write that keeps `link` under the name `name`, fenced by `fence`. */
+export type LinkWrite = (name: string, link: string, fence: Fence) => Promise<void> | void;
+
 /** One call's exclusive use of a key. */
 export interface ChainTurn {
   readonly key: string;
@@ -51,8 +55,11 @@ export interface ChainTurn {
   link(): Promise<string>;
   /** The service's current link, read now, and kept. */
   current(): Promise<string>;
-  /** Keeps a link an answer carried. A store that fails here makes the next turn read the link afresh. */
-  keep(link: string): Promise<void>;
+  /**
+   * Keeps a link an answer carried, through `write` when given (a write that keeps the link with
+   * something else, atomically). A store that fails here makes the next turn read the link afresh.
+   */
+  keep(link: string, write?: LinkWrite): Promise<void>;
   /** An attempt step that presents `link` and notes the next link the answer carries. */
   step(link: string | undefined): { step: AttemptStep; next(): string | undefined };
   /** Makes sure the lease lasts at least `ms` more, renewing it if needed; throws LeaseLostError when it was lost. */
@@ -68,6 +75,8 @@ interface Held {
   linger?: ReturnType<typeof setTimeout>;
   /** The kept link may be behind the service's (a keep failed): read it before the next request. */
   unsure: boolean;
+  /** The link last kept or read under this lease (what the store holds, when not `unsure`). */
+  link?: string;
 }
 
 export class HeaderChain {
@@ -137,10 +146,20 @@ export class HeaderChain {
     const { store, header } = this.#options;
     const name = this.#name(key);
     const fence = (): Lease => held.lease!;
+    const set: LinkWrite = (name, link, fence) => store.set(name, link, fence);
+    const keep = async (link: string, write = set) => {
+      try {
+        await storeCall("keep the chain link", () => write(name, link, fence()));
+        held.link = link;
+        held.unsure = false;
+      } catch (e) {
+        held.unsure = true;
+        throw e;
+      }
+    };
     const current = async () => {
       const link = await this.#options.current(JSON.parse(key));
-      await storeCall("keep the chain link", () => store.set(name, link, fence()));
-      held.unsure = false;
+      await keep(link);
       return link;
     };
     return {
@@ -148,21 +167,9 @@ export class HeaderChain {
       get fence() {
         return fence();
       },
-      link: async () => {
-        if (held.unsure) return current();
-        const kept = await storeCall("read the chain link", () => store.get(name));
-        return kept ?? current();
-      },
+      link: async () => (held.unsure || held.link === undefined ? current() : held.link),
       current,
-      keep: async (link) => {
-        try {
-          await storeCall("keep the chain link", () => store.set(name, link, fence()));
-          held.unsure = false;
-        } catch (e) {
-          held.unsure = true;
-          throw e;
-        }
-      },
+      keep,
       step: (link) => {
         let next: string | undefined;
         return {

@@ -28,7 +28,7 @@ import {
   UnresolvedOutcomeError,
 } from "../errors.js";
 import { type Holder, isUnresolved, type JournalEntry, type JournalStore, type Settlement } from "../stores.js";
-import { type ChainTurn, type HeaderChain, storeCall } from "./chain.js";
+import { type ChainTurn, type HeaderChain, type LinkWrite, storeCall } from "./chain.js";
 import type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./client-journal.js";
 import { holderIsGone } from "./holder.js";
 import type { OperationSpec } from "./operation.js";
@@ -327,14 +327,17 @@ export class Journal implements ClientJournal {
 
   /** Records an applied call: its register's new link first (a crash between the two leaves the intent pending, resolved right later), then the outcome. */
   async #applied(key: string, turn: ChainTurn | undefined, next: string | undefined, settlement: Settlement): Promise<void> {
-    if (turn && next !== undefined) {
-      // The call took effect: a store that cannot keep the link must not turn that into an error
-      // (it would invite sending it again). The next call reads the link from the service instead.
-      await turn.keep(next).catch(() => {});
+    // The call took effect: a store that cannot keep the link or the outcome must not turn that into
+    // an error (it would invite sending it again). The next call reads the link from the service,
+    // and the intent, left pending, is resolved (as applied) before the next send.
+    const ignore = () => {};
+    const { store } = this.#o;
+    if (turn && next !== undefined && store.settleIntentWithLink) {
+      const both: LinkWrite = (name, link, fence) => store.settleIntentWithLink!(key, settlement, { key: name, value: link }, fence);
+      return turn.keep(next, both).catch(ignore);
     }
-    await this.#settle(key, turn, settlement).catch(() => {
-      // Likewise: the intent stays pending, and is resolved (as applied) before the next send.
-    });
+    if (turn && next !== undefined) await turn.keep(next).catch(ignore);
+    await this.#settle(key, turn, settlement).catch(ignore);
   }
 
   #settle(key: string, turn: ChainTurn | undefined, settlement: Settlement): Promise<void> {
