@@ -4,12 +4,13 @@
 //   - ten registers / one register in one process: the chain serialises per register only (goal ≥ 9.5);
 //   - 1,000 registers in one process against the ideal 1,000 / latency, with the CPU each side spent,
 //     which names the bottleneck;
-//   - N processes × 100 registers / one process, all on one shared store (a FileStore, Redis,
-//     PostgreSQL; real servers from tools/test-servers): where it stops growing, and why.
+//   - N processes × 100 registers (five receipts each) / one process, all on one shared store (a
+//     FileStore, Redis, PostgreSQL; real servers from tools/test-servers), with the CPU the clients,
+//     the sandbox and the whole machine spent: where it stops growing, and why.
 // The same file is the worker of the last one: `tsx fleet.ts worker '<JSON>'`.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -23,8 +24,9 @@ import pg from "pg";
 
 const LATENCY_MS = 50;
 const REGISTERS = 1000;
-/** Registers of each process in the multi-process part, and how many processes at most. */
+/** Registers of each process in the multi-process part, receipts on each register, and how many processes at most. */
 const PER_PROCESS = 100;
+const ROUNDS = 5;
 const PROCESSES = [1, 2, 4];
 const credentials = { login: defaultFiscalUser.PhoneLogin, password: defaultFiscalUser.Password };
 const Positions = [{ Name: "Coffee", IdSection: 1, Price: "625.25", Qty: 2 }];
@@ -69,6 +71,18 @@ function cpuSeconds(pid: number): number | undefined {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
     return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 a second on Linux)
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds the whole machine has been busy (every core, every process), and seconds elapsed per core, from /proc/stat. */
+function machineSeconds(): { busy: number; total: number } | undefined {
+  try {
+    const ticks = readFileSync("/proc/stat", "utf8").split("\n")[0]!.split(/\s+/).slice(1).map(Number);
+    const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
+    const idle = ticks[3]! + ticks[4]!; // idle, iowait
+    return { busy: (total - idle) / 100, total: total / 100 };
   } catch {
     return undefined;
   }
@@ -133,13 +147,23 @@ export async function fleetSection(report: Report): Promise<void> {
       const store = await kind.start();
       try {
         const runs = new Map<number, Awaited<ReturnType<typeof processes>>>();
-        for (const n of PROCESSES) runs.set(n, await processes(fiscalUrl, store.config(n), n));
+        for (const n of PROCESSES) runs.set(n, await processes(fiscalUrl, child.pid!, store.config(n), n));
         const single = runs.get(1)!.rate;
         report(`${kind.name}, 1 process × ${PER_PROCESS} registers, receipts/s`, single.toFixed(0), `ideal ${(PER_PROCESS * 1000) / LATENCY_MS}`);
         for (const n of PROCESSES.slice(1))
           report(`  ${n} processes × ${PER_PROCESS} registers / 1 process, one ${kind.name}`, (runs.get(n)!.rate / single).toFixed(2), `ideal ${n}`);
-        const again = [...runs.values()].reduce((x, y) => ({ rate: 0, resent: x.resent + y.resent, late: x.late + y.late }));
-        report("  receipts sent again: not applied / could not start within the journaled window", `${again.resent} / ${again.late}`);
+        for (const n of PROCESSES) {
+          const { cpu } = runs.get(n)!;
+          const sandbox = cpu.sandbox === undefined ? "?" : `${cpu.sandbox.toFixed(0)}%`;
+          const machine = cpu.machine === undefined ? "?" : `${cpu.machine.toFixed(0)}%`;
+          report(
+            `  ${n} × ${PER_PROCESS}: CPU busy, clients (one core = 100%) / sandbox / the machine (all ${availableParallelism()} cores)`,
+            `${cpu.clients.toFixed(0)}% / ${sandbox} / ${machine}`,
+            "where it stops: the one near its limit",
+          );
+        }
+        const total = (f: (run: { resent: number; late: number }) => number) => [...runs.values()].reduce((sum, run) => sum + f(run), 0);
+        report("  receipts sent again: not applied / could not start within the journaled window", `${total((r) => r.resent)} / ${total((r) => r.late)}`);
       } finally {
         await store.stop();
       }
@@ -155,13 +179,13 @@ interface StoreKind {
   start(): Promise<{ config(n: number): object; stop(): Promise<void> }>;
 }
 
-const served = (name: string, kind: string, start: () => Promise<RunningServer>, prepare?: (url: string) => Promise<void>): StoreKind => ({
+const served = (name: string, kind: string, start: () => Promise<RunningServer>, prepare?: (url: string) => Promise<void>, options: object = {}): StoreKind => ({
   name,
   async start() {
     const server = await start();
     await prepare?.(server.url);
     // One server for the three runs: each run's workers find the registers' leases given back by the last run's.
-    return { config: () => ({ kind, url: server.url }), stop: () => server.stop() };
+    return { config: () => ({ kind, url: server.url, ...options }), stop: () => server.stop() };
   },
 });
 
@@ -174,16 +198,32 @@ const storeKinds: StoreKind[] = [
     },
   },
   served("Redis", "redis", startRedis),
-  served("PostgreSQL", "postgres", startPostgres, async (url) => {
-    const pool = new pg.Pool({ connectionString: url });
-    await migrate(pool).finally(() => pool.end());
-  }),
+  served(
+    "PostgreSQL",
+    "postgres",
+    startPostgres,
+    async (url) => {
+      const pool = new pg.Pool({ connectionString: url });
+      await migrate(pool).finally(() => pool.end());
+    },
+    { max: 16 }, // a pool sized for a process's 100 registers at once (the store's README: "Sizing")
+  ),
 ];
 
-/** `n` worker processes, each on its own PER_PROCESS registers, all on one shared store: receipts/s of them all. */
-async function processes(fiscalUrl: string, store: object, n: number): Promise<{ rate: number; resent: number; late: number }> {
+/** What a multi-process run kept busy, in % of one core (the machine: of all its cores). */
+interface CpuBusy {
+  clients: number;
+  sandbox?: number;
+  machine?: number;
+}
+
+/**
+ * `n` worker processes, each on its own PER_PROCESS registers, all on one shared store: receipts/s
+ * of them all, and the CPU the workers, the sandbox (process `sandboxPid`) and the machine spent.
+ */
+async function processes(fiscalUrl: string, sandboxPid: number, store: object, n: number): Promise<{ rate: number; resent: number; late: number; cpu: CpuBusy }> {
   const script = fileURLToPath(import.meta.url);
-  const receipts = PER_PROCESS;
+  const receipts = PER_PROCESS * ROUNDS;
   const workers = Array.from({ length: n }, (_, k) => {
     const config = { fiscalUrl, store, registers: ids(k * PER_PROCESS, PER_PROCESS), receipts };
     const child = spawn(process.execPath, [...process.execArgv, script, "worker", JSON.stringify(config)], { stdio: ["pipe", "pipe", "inherit"] });
@@ -194,16 +234,24 @@ async function processes(fiscalUrl: string, store: object, n: number): Promise<{
     return { child, next, ready: next() };
   });
   await Promise.all(workers.map((w) => w.ready)); // shifts open, leases taken: only the receipts are timed
+  const sandbox = cpuSeconds(sandboxPid);
+  const machine = machineSeconds();
   const t = performance.now();
   const done = workers.map((w) => w.next());
   for (const w of workers) w.child.stdin!.end("go\n");
   const answers = await Promise.all(done);
   const wall = (performance.now() - t) / 1000;
+  const machineAfter = machineSeconds();
+  const cpu = {
+    sandbox: sandbox === undefined ? undefined : (100 * (cpuSeconds(sandboxPid)! - sandbox)) / wall,
+    machine: machine && machineAfter ? (100 * (machineAfter.busy - machine.busy)) / (machineAfter.total - machine.total) : undefined,
+  };
   // Each worker gives its leases back as it closes: the next run's workers take the same registers.
   await Promise.all(workers.map((w) => (w.child.exitCode === null ? new Promise((resolve) => w.child.once("exit", resolve)) : undefined)));
-  // Each worker says how many of its receipts had to be sent again.
-  const again = answers.map((a) => JSON.parse(a) as { resent: number; late: number }).reduce((x, y) => ({ resent: x.resent + y.resent, late: x.late + y.late }));
-  return { rate: (n * receipts) / wall, ...again };
+  // Each worker says how many of its receipts had to be sent again, and the CPU it spent on them.
+  const said = answers.map((a) => JSON.parse(a) as { resent: number; late: number; cpuSeconds: number });
+  const sum = (f: (x: (typeof said)[number]) => number) => said.reduce((total, x) => total + f(x), 0);
+  return { rate: (n * receipts) / wall, resent: sum((x) => x.resent), late: sum((x) => x.late), cpu: { ...cpu, clients: (100 * sum((x) => x.cpuSeconds)) / wall } };
 }
 
 /** The worker: takes its registers (one receipt each), says so, and on `go` registers its receipts all at once. */
@@ -217,8 +265,10 @@ async function worker(config: { fiscalUrl: string; store: object; registers: num
   await new Promise((resolve) => process.stdin.once("data", resolve));
   resent = 0;
   late = 0;
+  const cpu = process.cpuUsage();
   await rate(fiscal, config.registers, config.receipts);
-  process.stdout.write(`${JSON.stringify({ resent, late })}\n`);
+  const spent = process.cpuUsage(cpu);
+  process.stdout.write(`${JSON.stringify({ resent, late, cpuSeconds: (spent.user + spent.system) / 1e6 })}\n`);
   await fiscal.close();
   await close();
   process.exit(0);
