@@ -257,6 +257,7 @@ describe("fiscal: the Uid chain", () => {
 
   it("a receipt the service took stands when the store cannot keep its new Uid; the next call reads it from the service", async () => {
     let failNext = false;
+    let listed = 0; // how often the journal lists the register's unresolved intents
     const diskFull = () => {
       if (!failNext) return;
       failNext = false;
@@ -272,11 +273,17 @@ describe("fiscal: the Uid chain", () => {
         diskFull();
         await super.settleIntentWithLink(key, settlement, link, fence);
       }
+      override async pendingIntents(prefix: string, scope?: string) {
+        listed++;
+        return super.pendingIntents(prefix, scope);
+      }
     }
     const store = new FailingStore();
     await using fiscal = client({ store, lease: { lingerMs: 60_000 } });
     await openShift(fiscal, 103);
     await fiscal.operations.sale(sale(103));
+    await fiscal.operations.sale(sale(103));
+    expect(listed).toBe(1); // once when the lease was taken: only its holder can leave one since
     const { documents, refusedUids } = sb.fiscal.stats;
     failNext = true;
     // Registered by the service (it moved the chain): an error here would invite sending it again.
@@ -286,6 +293,9 @@ describe("fiscal: the Uid chain", () => {
     expect(sb.fiscal.stats.documents - documents).toBe(2);
     expect(sb.fiscal.stats.refusedUids - refusedUids).toBe(0); // the stale link was never presented
     expect(await fiscal.knownUid(103)).toBe(sb.fiscal.register(103)!.uid);
+    // The receipt whose outcome could not be kept was resolved (applied) before the next one was sent.
+    expect(listed).toBe(2);
+    expect(await fiscal.journal.pending()).toEqual([]);
   });
 
   it("a receipt whose answer was lost is never re-sent; the SDK learns at once whether it was registered", async () => {

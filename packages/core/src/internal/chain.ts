@@ -62,6 +62,12 @@ export interface ChainTurn {
   keep(link: string, write?: LinkWrite): Promise<void>;
   /** An attempt step that presents `link` and notes the next link the answer carries. */
   step(link: string | undefined): { step: AttemptStep; next(): string | undefined };
+  /**
+   * Whether no unresolved intent is left on the key: set by the journal once it has resolved them
+   * all under this lease, and unset while one of its own is pending. Only the lease's holder can
+   * write on the key (every write is fenced), so the journal need not list them again before each call.
+   */
+  clear: boolean;
   /** Makes sure the lease lasts at least `ms` more, renewing it if needed; throws LeaseLostError when it was lost. */
   ensure(ms: number): Promise<void>;
 }
@@ -77,6 +83,8 @@ interface Held {
   unsure: boolean;
   /** The link last kept or read under this lease (what the store holds, when not `unsure`). */
   link?: string;
+  /** The journal found no unresolved intent on the key under this lease, and left none since (ChainTurn.clear). */
+  clear: boolean;
 }
 
 export class HeaderChain {
@@ -114,7 +122,7 @@ export class HeaderChain {
       held.users++;
       clearTimeout(held.linger);
       held.linger = undefined;
-    } else this.#held.set(key, { lease: undefined, users: 1, unsure: true });
+    } else this.#held.set(key, { lease: undefined, users: 1, unsure: true, clear: false });
     return this.#queue.run(key, async () => {
       try {
         const turn = await this.#turn(key);
@@ -140,6 +148,7 @@ export class HeaderChain {
     if (held.lease === undefined || held.lease.expiresAt <= Date.now()) {
       held.lease = await this.#acquire(key);
       held.unsure = true; // a new tenure starts from the service's link
+      held.clear = false; // and from the journal's list of what is unresolved on the key
     } else if (held.lease.expiresAt - Date.now() < this.#ttlMs / 2) {
       held.lease = await this.#renew(held.lease);
     }
@@ -166,6 +175,12 @@ export class HeaderChain {
       key,
       get fence() {
         return fence();
+      },
+      get clear() {
+        return held.clear;
+      },
+      set clear(value) {
+        held.clear = value;
       },
       link: async () => (held.unsure || held.link === undefined ? current() : held.link),
       current,

@@ -203,6 +203,7 @@ export class Journal implements ClientJournal {
 
   /** Resolves the other pending intents of the register first: nothing new is sent on it while one is unknown. */
   async #clearScope(op: OperationSpec, turn: ChainTurn): Promise<void> {
+    if (turn.clear) return;
     const pending = await storeCall("list pending intents", () => this.#o.store.pendingIntents(this.#prefix(), turn.key));
     for (const entry of pending) {
       const settled = await this.#resolve(entry, turn);
@@ -214,6 +215,7 @@ export class Journal implements ClientJournal {
         );
       }
     }
+    turn.clear = true;
   }
 
   async #send(call: JournaledCall, key: string, hash: string, turn: ChainTurn | undefined): Promise<unknown> {
@@ -238,6 +240,7 @@ export class Journal implements ClientJournal {
       ...(probe ? { probe } : {}),
       state: "pending",
     };
+    if (turn) turn.clear = false; // until this intent is settled
     const raced = await storeCall("write the intent", () => this.#o.store.beginIntent(intent, turn?.fence));
     if (raced) {
       // Another process began the same key between our read and our write.
@@ -258,7 +261,8 @@ export class Journal implements ClientJournal {
       const chained = turn?.step(presented);
       try {
         const value = await call.send(chained ? [chained.step] : [], watch);
-        await this.#applied(key, turn, chained?.next(), { state: "applied", answer: value, settledAt: Date.now() });
+        const settled = await this.#applied(key, turn, chained?.next(), { state: "applied", answer: value, settledAt: Date.now() });
+        if (turn && settled) turn.clear = true;
         return value;
       } catch (e) {
         if (!watch.sent) {
@@ -326,18 +330,19 @@ export class Journal implements ClientJournal {
   }
 
   /** Records an applied call: its register's new link first (a crash between the two leaves the intent pending, resolved right later), then the outcome. */
-  async #applied(key: string, turn: ChainTurn | undefined, next: string | undefined, settlement: Settlement): Promise<void> {
+  /** Settles an applied call (and keeps the link its answer carried); answers whether the store took it. */
+  async #applied(key: string, turn: ChainTurn | undefined, next: string | undefined, settlement: Settlement): Promise<boolean> {
     // The call took effect: a store that cannot keep the link or the outcome must not turn that into
     // an error (it would invite sending it again). The next call reads the link from the service,
     // and the intent, left pending, is resolved (as applied) before the next send.
-    const ignore = () => {};
+    const failed = () => false;
     const { store } = this.#o;
     if (turn && next !== undefined && store.settleIntentWithLink) {
       const both: LinkWrite = (name, link, fence) => store.settleIntentWithLink!(key, settlement, { key: name, value: link }, fence);
-      return turn.keep(next, both).catch(ignore);
+      return turn.keep(next, both).then(() => true, failed);
     }
-    if (turn && next !== undefined) await turn.keep(next).catch(ignore);
-    await this.#settle(key, turn, settlement).catch(ignore);
+    if (turn && next !== undefined) await turn.keep(next).catch(failed);
+    return this.#settle(key, turn, settlement).then(() => true, failed);
   }
 
   #settle(key: string, turn: ChainTurn | undefined, settlement: Settlement): Promise<void> {
