@@ -27,6 +27,21 @@ export interface TransactionBounds {
 
 const TIMED_OUT = "timed out";
 
+// The name a statement is prepared under on each connection (pg prepares a named statement once per
+// connection, then only binds it): the store's statements run thousands of times, and their CTEs
+// cost more to parse and plan than to run. One name per text in the process, so stores over one pool
+// with other table names never meet under one name. Statements without parameters (the transaction
+// preambles, several statements in one) are sent as they are.
+const preparedNames = new Map<string, string>();
+function preparedName(text: string): string {
+  let name = preparedNames.get(text);
+  if (name === undefined) {
+    name = `paysys_store_${preparedNames.size}`;
+    preparedNames.set(text, name);
+  }
+  return name;
+}
+
 // An idle connection the server closed (a restart, a failover) is an `error` event on the pool, and
 // an `error` event nobody listens to ends a Node process. The pool has dropped that connection
 // already; the store's next call opens another, or fails with StoreUnavailableError.
@@ -71,7 +86,7 @@ export class Database {
       query: async <R>(text: string, values?: unknown[]) => {
         const timeout = Math.max(1, deadline - Date.now());
         try {
-          return (await client.query({ text, values, query_timeout: timeout })).rows as R[];
+          return (await client.query({ name: values?.length ? preparedName(text) : undefined, text, values, query_timeout: timeout })).rows as R[];
         } catch (e) {
           if (!isServerError(e)) broken = e instanceof Error ? e : new Error(String(e));
           throw e;
