@@ -1,7 +1,8 @@
 // `pnpm bench`: what the SDK costs, as ratios against baselines measured in the same run, so
 // the numbers compare on any machine. It prints; it never fails (goals are shown beside results).
 //   1. client CPU overhead per call, with a stub fetch (no network), against bare openapi-fetch
-//      with the same stub (what validation, retries and tokens cost on top of it)
+//      with the same stub (what validation, retries and tokens cost on top of it), and against an
+//      orval client (fetch mode) generated from the same spec (src/generated; orval/generate.mjs)
 //   2. portal client vs raw fetch, same request, sandbox in another process (validation off / on;
 //      the client's default HTTP in Node is node:http, so the same client over Node's fetch too).
 //      Every client-vs-raw-fetch comparison (2, 4, 5) is a pair in a process of its own (pairs.ts).
@@ -36,6 +37,7 @@ import { v2Operations } from "@paysys/portal/spec";
 import { createDataSet, defaultFiscalUser, defaultMerchant, TestCards } from "@paysys/sandbox";
 import createClient from "openapi-fetch";
 import { fleetSection } from "./fleet.js";
+import { userProfile as orvalUserProfile } from "./generated/orval-portal-user.js";
 import { against, median, type PairTimes, startSandbox, time } from "./measure.js";
 import { postgresCost, redisCost, type StoreCost } from "./store-cost.js";
 
@@ -78,22 +80,37 @@ const shown = (r: { total: number; median: number; spread: string }) => `${r.tot
   const bare = createClient<Record<string, never>>({ baseUrl: "http://stub.invalid", fetch: () => stub() });
   const bareCall = () => bare.request("post", "/v2/user/profile" as never, { body: { params: { idUser: 1 } }, headers: { Authorization: "Bearer t" } } as never);
   await time(bareCall, 2_000);
+  // orval's fetch client calls the global fetch: the stub stands in for it during this section.
+  const orvalCall = () => orvalUserProfile({ params: { idUser: 1 } }, { headers: { Authorization: "Bearer t" } });
+  const globalFetch = globalThis.fetch;
+  globalThis.fetch = stub;
   const stubOnly: number[] = [];
   const client: number[] = [];
   const openapiFetch: number[] = [];
-  for (let round = 0; round < 5; round++) {
-    stubOnly.push(await time(async () => (await stub()).json(), n));
-    client.push(await time(() => signed.user.profile({ idUser: 1 }), n));
-    openapiFetch.push(await time(bareCall, n));
+  const orval: number[] = [];
+  try {
+    if ((await orvalCall()).data.result?.lgn !== "x") throw new Error("the orval client did not read the stub's answer");
+    await time(orvalCall, 2_000);
+    for (let round = 0; round < 5; round++) {
+      stubOnly.push(await time(async () => (await stub()).json(), n));
+      client.push(await time(() => signed.user.profile({ idUser: 1 }), n));
+      openapiFetch.push(await time(bareCall, n));
+      orval.push(await time(orvalCall, n));
+    }
+  } finally {
+    globalThis.fetch = globalFetch;
   }
   const ours = median(client) - median(stubOnly);
   const theirs = median(openapiFetch) - median(stubOnly);
+  const orvals = median(orval) - median(stubOnly);
   report(
     "client CPU overhead per call (stub fetch)",
     `${(ours * 1000).toFixed(1)} µs (client ${(median(client) * 1000).toFixed(1)} µs, stub alone ${(median(stubOnly) * 1000).toFixed(1)} µs)`,
   );
   report("bare openapi-fetch overhead per call (same stub)", `${(theirs * 1000).toFixed(1)} µs`);
   report("our overhead / openapi-fetch's own", (ours / theirs).toFixed(2), "≤ 2");
+  report("orval fetch client overhead per call (same stub, same operation)", `${(orvals * 1000).toFixed(1)} µs`);
+  report("our overhead / orval's", (ours / orvals).toFixed(2), "≤ 1");
 }
 
 // 2. Portal client vs raw fetch, each pair in a process of its own with its own sandbox.
