@@ -6,6 +6,7 @@
 //   2. portal client vs raw fetch, same request, sandbox in another process (validation off / on;
 //      the client's default HTTP in Node is node:http, so the same client over Node's fetch too).
 //      Every client-vs-raw-fetch comparison (2, 4, 5) is a pair in a process of its own (pairs.ts).
+//      2b: the same pair on Bun and on Deno, the client over the runtime's own fetch
 //   3. response validation vs JSON.parse of the same text: a schema with real typed fields (the
 //      fiscal registers list) and the portal's payments report (whose rows are undocumented)
 //   4. fiscal receipts: per second on one register and on ten (the chain serialises per register),
@@ -36,6 +37,7 @@ import { createPortalClient } from "@paysys/portal";
 import { v2Operations } from "@paysys/portal/spec";
 import { createDataSet, defaultFiscalUser, defaultMerchant, TestCards } from "@paysys/sandbox";
 import createClient from "openapi-fetch";
+import { ensureRuntime, runtimes } from "../../npm-tools.mjs";
 import { fleetSection } from "./fleet.js";
 import { userProfile as orvalUserProfile } from "./generated/orval-portal-user.js";
 import { against, median, type PairTimes, startSandbox, time } from "./measure.js";
@@ -44,10 +46,16 @@ import { postgresCost, redisCost, type StoreCost } from "./store-cost.js";
 const rows: string[][] = [];
 const report = (what: string, value: string, goal = "") => rows.push([what, value, goal]);
 
-/** Runs one pair in a process of its own (pairs.ts says why). */
-async function pair(name: string, candidate: string, rounds: number): Promise<PairTimes> {
+/**
+ * Runs one pair in a process of its own (pairs.ts says why): Node's, or another runtime's command
+ * (its arguments before the script) against a sandbox already running.
+ */
+async function pair(name: string, candidate: string, rounds: number, on?: { command: string; args: string[]; sandboxUrl: string }): Promise<PairTimes> {
   const script = fileURLToPath(new URL("./pairs.ts", import.meta.url));
-  const child = spawn(process.execPath, [...process.execArgv, script, name, candidate, String(rounds)], { stdio: ["ignore", "pipe", "inherit"] });
+  const [command, args] = on
+    ? [on.command, [...on.args, script, name, candidate, String(rounds), on.sandboxUrl]]
+    : [process.execPath, [...process.execArgv, script, name, candidate, String(rounds)]];
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NO_COLOR: "1" } });
   let out = "";
   child.stdout!.on("data", (chunk) => (out += chunk));
   const code = await new Promise((resolve) => child.once("exit", resolve));
@@ -123,6 +131,48 @@ const shown = (r: { total: number; median: number; spread: string }) => `${r.tot
   report("portal client / that careful raw fetch, validation off", (run.result("off").total / run.result("careful").total).toFixed(3));
   report("portal client over Node's fetch (not node:http) / raw fetch, validation off", shown(run.result("overFetch")));
   report("raw fetch / raw fetch (noise floor)", run.floor);
+}
+
+// 2b. The portal client on Bun and on Deno against the runtime's own fetch, the same request as 2's
+// pair with validation off (the SDK takes the runtime's fetch there: core's platform.ts). Each pair
+// runs pairs.ts in the runtime against a sandbox on Node. The runtimes come from the npm registry
+// into .tools/, as the release check's (tools/npm-tools.mjs): installed on the first run (about a
+// minute), reused after; a runtime that cannot be installed is reported, not measured.
+{
+  const root = fileURLToPath(new URL("../../..", import.meta.url));
+  const flags: Record<"bun" | "deno", (host: string) => string[]> = {
+    bun: () => [],
+    // pnpm's node_modules as installed; .js imports of the bench's .ts files as Bun and tsx read them.
+    deno: (host) => [
+      "run",
+      "--quiet",
+      "--no-prompt",
+      `--allow-net=${host}`,
+      "--allow-read",
+      "--allow-env",
+      "--allow-sys",
+      "--node-modules-dir=manual",
+      "--unstable-sloppy-imports",
+    ],
+  };
+  for (const name of ["bun", "deno"] as const) {
+    const label = `portal client on ${name === "bun" ? "Bun" : "Deno"} ${runtimes[name].spec.split("@")[1]} / its own fetch, validation off`;
+    let command: string;
+    try {
+      command = await ensureRuntime(root, name);
+    } catch (e) {
+      report(label, `not measured: ${name} could not be installed (${String(e).split("\n")[0]})`, "≤ 1.11 (≥ 0.9 of native fetch)");
+      continue;
+    }
+    const sandbox = await startSandbox();
+    try {
+      const times = await pair("portal", "off", 1500, { command, args: flags[name](new URL(sandbox.url).host), sandboxUrl: sandbox.url });
+      report(label, shown(against(times, "candidate")), "≤ 1.11 (≥ 0.9 of native fetch)");
+      report(`raw fetch / raw fetch on ${name} (noise floor)`, against(times, "floor").total.toFixed(3));
+    } finally {
+      sandbox.child.kill();
+    }
+  }
 }
 
 // The sandbox of sections 4 and 5 (their pairs start their own).
