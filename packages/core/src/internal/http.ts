@@ -26,6 +26,12 @@ export interface HttpAnswer {
   headers(): Headers;
   /** The body's chunks, once; null when there is none or it was taken already. */
   chunks(): AsyncIterable<Uint8Array> | null;
+  /**
+   * The whole body at once, where the runtime reads it faster so (a fetched Response: Bun's and
+   * Deno's `arrayBuffer()` never make a JavaScript stream); null when it was taken already. Only
+   * for a body whose size is known to be within the limit (read.ts).
+   */
+  whole?(): Promise<Uint8Array> | null;
   /** Drops the body unread: an answer the transport stops at must not hold its connection. */
   drop(): void;
   /** The answer as a web `Response` with the body not yet read (hooks, files), made once. */
@@ -52,14 +58,13 @@ export function fromResponse(response: Response): HttpAnswer {
 class FetchAnswer implements HttpAnswer {
   readonly #response: Response;
   #taken = false;
+  // Read once: the transport reads the status several times, and a Response's getters are native calls.
+  readonly status: number;
+  readonly opaqueRedirect: boolean;
   constructor(response: Response) {
     this.#response = response;
-  }
-  get status(): number {
-    return this.#response.status;
-  }
-  get opaqueRedirect(): boolean {
-    return this.#response.type === "opaqueredirect";
+    this.status = response.status;
+    this.opaqueRedirect = response.type === "opaqueredirect";
   }
   header(name: string): string | null {
     return this.#response.headers.get(name);
@@ -72,6 +77,11 @@ class FetchAnswer implements HttpAnswer {
     if (this.#taken || !body) return null;
     this.#taken = true;
     return readerChunks(body);
+  }
+  whole(): Promise<Uint8Array> | null {
+    if (this.#taken) return null;
+    this.#taken = true;
+    return this.#response.arrayBuffer().then((buffer) => new Uint8Array(buffer));
   }
   drop(): void {
     this.#taken = true;
