@@ -1,10 +1,12 @@
 // `pnpm bench`: what the SDK costs, as ratios against baselines measured in the same run, so
 // the numbers compare on any machine. It prints; it never fails (goals are shown beside results).
 //   1. client CPU overhead per call, with a stub fetch (no network), against bare openapi-fetch
-//      with the same stub (what validation, retries and tokens cost on top of it)
+//      with the same stub (what validation, retries and tokens cost on top of it), and against an
+//      orval client (fetch mode) generated from the same spec (src/generated; orval/generate.mjs)
 //   2. portal client vs raw fetch, same request, sandbox in another process (validation off / on;
 //      the client's default HTTP in Node is node:http, so the same client over Node's fetch too).
 //      Every client-vs-raw-fetch comparison (2, 4, 5) is a pair in a process of its own (pairs.ts).
+//      2b: the same pair on Bun and on Deno, the client over the runtime's own fetch
 //   3. response validation vs JSON.parse of the same text: a schema with real typed fields (the
 //      fiscal registers list) and the portal's payments report (whose rows are undocumented)
 //   4. fiscal receipts: per second on one register and on ten (the chain serialises per register),
@@ -35,17 +37,25 @@ import { createPortalClient } from "@paysys/portal";
 import { v2Operations } from "@paysys/portal/spec";
 import { createDataSet, defaultFiscalUser, defaultMerchant, TestCards } from "@paysys/sandbox";
 import createClient from "openapi-fetch";
+import { ensureRuntime, runtimes } from "../../npm-tools.mjs";
 import { fleetSection } from "./fleet.js";
+import { userProfile as orvalUserProfile } from "./generated/orval-portal-user.js";
 import { against, median, type PairTimes, startSandbox, time } from "./measure.js";
 import { postgresCost, redisCost, type StoreCost } from "./store-cost.js";
 
 const rows: string[][] = [];
 const report = (what: string, value: string, goal = "") => rows.push([what, value, goal]);
 
-/** Runs one pair in a process of its own (pairs.ts says why). */
-async function pair(name: string, candidate: string, rounds: number): Promise<PairTimes> {
+/**
+ * Runs one pair in a process of its own (pairs.ts says why): Node's, or another runtime's command
+ * (its arguments before the script) against a sandbox already running.
+ */
+async function pair(name: string, candidate: string, rounds: number, on?: { command: string; args: string[]; sandboxUrl: string }): Promise<PairTimes> {
   const script = fileURLToPath(new URL("./pairs.ts", import.meta.url));
-  const child = spawn(process.execPath, [...process.execArgv, script, name, candidate, String(rounds)], { stdio: ["ignore", "pipe", "inherit"] });
+  const [command, args] = on
+    ? [on.command, [...on.args, script, name, candidate, String(rounds), on.sandboxUrl]]
+    : [process.execPath, [...process.execArgv, script, name, candidate, String(rounds)]];
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NO_COLOR: "1" } });
   let out = "";
   child.stdout!.on("data", (chunk) => (out += chunk));
   const code = await new Promise((resolve) => child.once("exit", resolve));
@@ -63,6 +73,18 @@ async function pairs(name: string, candidates: string[], rounds: number) {
     floor: `${Math.min(...floors).toFixed(3)}–${Math.max(...floors).toFixed(3)} (totals, one per pair)`,
   };
 }
+/**
+ * Runs a section whose servers (PostgreSQL, Redis, a fleet of processes) may fail on a busy machine:
+ * a failure is a row of the table, and the rows measured before it are still printed.
+ */
+async function orReport(what: string, section: () => Promise<unknown>) {
+  try {
+    await section();
+  } catch (e) {
+    console.error(e);
+    report(what, `not measured: ${String(e instanceof Error ? e.message : e).split("\n")[0]}`);
+  }
+}
 const shown = (r: { total: number; median: number; spread: string }) => `${r.total.toFixed(3)} (medians ${r.median.toFixed(3)}, IQR ${r.spread})`;
 
 // 1. Overhead per call with a stub fetch.
@@ -78,22 +100,37 @@ const shown = (r: { total: number; median: number; spread: string }) => `${r.tot
   const bare = createClient<Record<string, never>>({ baseUrl: "http://stub.invalid", fetch: () => stub() });
   const bareCall = () => bare.request("post", "/v2/user/profile" as never, { body: { params: { idUser: 1 } }, headers: { Authorization: "Bearer t" } } as never);
   await time(bareCall, 2_000);
+  // orval's fetch client calls the global fetch: the stub stands in for it during this section.
+  const orvalCall = () => orvalUserProfile({ params: { idUser: 1 } }, { headers: { Authorization: "Bearer t" } });
+  const globalFetch = globalThis.fetch;
+  globalThis.fetch = stub;
   const stubOnly: number[] = [];
   const client: number[] = [];
   const openapiFetch: number[] = [];
-  for (let round = 0; round < 5; round++) {
-    stubOnly.push(await time(async () => (await stub()).json(), n));
-    client.push(await time(() => signed.user.profile({ idUser: 1 }), n));
-    openapiFetch.push(await time(bareCall, n));
+  const orval: number[] = [];
+  try {
+    if ((await orvalCall()).data.result?.lgn !== "x") throw new Error("the orval client did not read the stub's answer");
+    await time(orvalCall, 2_000);
+    for (let round = 0; round < 5; round++) {
+      stubOnly.push(await time(async () => (await stub()).json(), n));
+      client.push(await time(() => signed.user.profile({ idUser: 1 }), n));
+      openapiFetch.push(await time(bareCall, n));
+      orval.push(await time(orvalCall, n));
+    }
+  } finally {
+    globalThis.fetch = globalFetch;
   }
   const ours = median(client) - median(stubOnly);
   const theirs = median(openapiFetch) - median(stubOnly);
+  const orvals = median(orval) - median(stubOnly);
   report(
     "client CPU overhead per call (stub fetch)",
     `${(ours * 1000).toFixed(1)} µs (client ${(median(client) * 1000).toFixed(1)} µs, stub alone ${(median(stubOnly) * 1000).toFixed(1)} µs)`,
   );
   report("bare openapi-fetch overhead per call (same stub)", `${(theirs * 1000).toFixed(1)} µs`);
   report("our overhead / openapi-fetch's own", (ours / theirs).toFixed(2), "≤ 2");
+  report("orval fetch client overhead per call (same stub, same operation)", `${(orvals * 1000).toFixed(1)} µs`);
+  report("our overhead / orval's", (ours / orvals).toFixed(2), "≤ 1");
 }
 
 // 2. Portal client vs raw fetch, each pair in a process of its own with its own sandbox.
@@ -106,6 +143,48 @@ const shown = (r: { total: number; median: number; spread: string }) => `${r.tot
   report("portal client / that careful raw fetch, validation off", (run.result("off").total / run.result("careful").total).toFixed(3));
   report("portal client over Node's fetch (not node:http) / raw fetch, validation off", shown(run.result("overFetch")));
   report("raw fetch / raw fetch (noise floor)", run.floor);
+}
+
+// 2b. The portal client on Bun and on Deno against the runtime's own fetch, the same request as 2's
+// pair with validation off (the SDK takes the runtime's fetch there: core's platform.ts). Each pair
+// runs pairs.ts in the runtime against a sandbox on Node. The runtimes come from the npm registry
+// into .tools/, as the release check's (tools/npm-tools.mjs): installed on the first run (about a
+// minute), reused after; a runtime that cannot be installed is reported, not measured.
+{
+  const root = fileURLToPath(new URL("../../..", import.meta.url));
+  const flags: Record<"bun" | "deno", (host: string) => string[]> = {
+    bun: () => [],
+    // pnpm's node_modules as installed; .js imports of the bench's .ts files as Bun and tsx read them.
+    deno: (host) => [
+      "run",
+      "--quiet",
+      "--no-prompt",
+      `--allow-net=${host}`,
+      "--allow-read",
+      "--allow-env",
+      "--allow-sys",
+      "--node-modules-dir=manual",
+      "--unstable-sloppy-imports",
+    ],
+  };
+  for (const name of ["bun", "deno"] as const) {
+    const label = `portal client on ${name === "bun" ? "Bun" : "Deno"} ${runtimes[name].spec.split("@")[1]} / its own fetch, validation off`;
+    let command: string;
+    try {
+      command = await ensureRuntime(root, name);
+    } catch (e) {
+      report(label, `not measured: ${name} could not be installed (${String(e).split("\n")[0]})`, "≤ 1.11 (≥ 0.9 of native fetch)");
+      continue;
+    }
+    const sandbox = await startSandbox();
+    try {
+      const times = await pair("portal", "off", 1500, { command, args: flags[name](new URL(sandbox.url).host), sandboxUrl: sandbox.url });
+      report(label, shown(against(times, "candidate")), "≤ 1.11 (≥ 0.9 of native fetch)");
+      report(`raw fetch / raw fetch on ${name} (noise floor)`, against(times, "floor").total.toFixed(3));
+    } finally {
+      sandbox.child.kill();
+    }
+  }
 }
 
 // The sandbox of sections 4 and 5 (their pairs start their own).
@@ -321,7 +400,7 @@ try {
 }
 
 // 6. Receipts per second when the service is a network away (fleet.ts starts its own sandbox).
-await fleetSection(report);
+await orReport("fleet (section 6)", () => fleetSection(report));
 
 // 7. What a shared store adds to a receipt.
 {
@@ -333,8 +412,8 @@ await fleetSection(report);
     report(`added by ${name} per receipt (${disk})`, ms(durable.added), "p50 ≤ 1 ms");
     report(`added by ${name} per receipt, ${fast} (the store's own cost)`, ms(unflushed.added), "p50 ≤ 1 ms");
   };
-  shown("PostgreSQL", "intents wait for the disk", "commits not waiting for the disk", await postgresCost(2000));
-  shown("Redis", "appendfsync always", "appendfsync everysec", await redisCost(2000));
+  await orReport("PostgreSQL store cost", async () => shown("PostgreSQL", "intents wait for the disk", "commits not waiting for the disk", await postgresCost(2000)));
+  await orReport("Redis store cost", async () => shown("Redis", "appendfsync always", "appendfsync everysec", await redisCost(2000)));
 }
 
 const width = Math.max(...rows.map((r) => r[0]!.length));

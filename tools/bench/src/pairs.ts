@@ -189,10 +189,12 @@ async function handWrittenReceipt(fiscalUrl: string, headers: Record<string, str
   return () => sale(202, { IdDomain: 1, Positions, Total: "1250.5", Cash: "1250.5" });
 }
 
-const [name, candidateName, roundsText] = process.argv.slice(2);
+// A sandbox's address as a fourth argument: the pair runs against it (Bun and Deno run pairs against a
+// sandbox on Node, the one the Node pairs meet) instead of one of its own.
+const [name, candidateName, roundsText, sandboxUrl] = process.argv.slice(2);
 const setup = setups[name ?? ""];
-if (!setup || !candidateName) throw new Error(`usage: pairs.ts <${Object.keys(setups).join("|")}> <candidate> <rounds>`);
-const { url, child } = await startSandbox();
+if (!setup || !candidateName) throw new Error(`usage: pairs.ts <${Object.keys(setups).join("|")}> <candidate> <rounds> [sandbox url]`);
+const { url, child } = sandboxUrl ? { url: sandboxUrl, child: undefined } : await startSandbox();
 try {
   const pair = await setup(url);
   const make = pair.candidates[candidateName];
@@ -202,5 +204,5 @@ try {
   const times = await interleave(pair.baseline, candidate, Number(roundsText));
   process.stdout.write(JSON.stringify(times));
 } finally {
-  child.kill();
+  child?.kill();
 }

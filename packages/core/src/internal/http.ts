@@ -26,6 +26,12 @@ export interface HttpAnswer {
   headers(): Headers;
   /** The body's chunks, once; null when there is none or it was taken already. */
   chunks(): AsyncIterable<Uint8Array> | null;
+  /**
+   * The whole body at once, where the runtime reads it faster so (a fetched Response: Bun's and
+   * Deno's `arrayBuffer()` never make a JavaScript stream); null when it was taken already. Only
+   * for a body whose size is known to be within the limit (read.ts).
+   */
+  whole?(): Promise<Uint8Array> | null;
   /** Drops the body unread: an answer the transport stops at must not hold its connection. */
   drop(): void;
   /** The answer as a web `Response` with the body not yet read (hooks, files), made once. */
@@ -35,47 +41,74 @@ export interface HttpAnswer {
 /** Sends one request. Redirects are answered as they are: the transport decides about them. */
 export type HttpAdapter = (request: HttpRequest) => Promise<HttpAnswer>;
 
-/** An adapter over a `fetch` (the runtime's, or the caller's). */
+/** An adapter over a `fetch` (the runtime's, or the caller's). Not an async function: one promise per request, not two. */
 export function fetchHttp(fetch: FetchLike): HttpAdapter {
-  return async ({ url, method, headers, body, signal }) => fromResponse(await fetch(url, { method, headers, body, signal, redirect: "manual" }));
+  return ({ url, method, headers, body, signal }) => fetch(url, { method, headers, body, signal, redirect: "manual" }).then(fromResponse);
 }
 
-/** A fetched Response as an answer; its body is read as chunks (a reader loop, as not every browser iterates streams). */
+/** A fetched Response as an answer; its body is read as chunks (a reader, as not every browser iterates streams). */
 export function fromResponse(response: Response): HttpAnswer {
-  let taken = false;
-  return {
-    status: response.status,
-    opaqueRedirect: response.type === "opaqueredirect",
-    header: (name) => response.headers.get(name),
-    headers: () => response.headers,
-    chunks() {
-      if (taken || !response.body) return null;
-      taken = true;
-      return readerChunks(response.body);
-    },
-    drop() {
-      taken = true;
-      // Cancelling a teed stream settles only when both branches do: never awaited.
-      if (!response.bodyUsed) response.body?.cancel().catch(() => {});
-    },
-    response: () => response,
-  };
+  return new FetchAnswer(response);
 }
 
-async function* readerChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
-  const reader = body.getReader();
-  let done = false;
-  try {
-    for (;;) {
-      const next = await reader.read();
-      if (next.done) {
-        done = true;
-        return;
-      }
-      yield next.value;
-    }
-  } finally {
-    // Stopping early (a body too large, an error) cancels the stream and frees the connection.
-    if (!done) reader.cancel().catch(() => {});
+/**
+ * One class for every fetched answer rather than an object of closures per answer: on Node's fetch
+ * each request's own allocations are a measurable part of the SDK's cost over a raw `fetch`.
+ */
+class FetchAnswer implements HttpAnswer {
+  readonly #response: Response;
+  #taken = false;
+  // Read once: the transport reads the status several times, and a Response's getters are native calls.
+  readonly status: number;
+  readonly opaqueRedirect: boolean;
+  constructor(response: Response) {
+    this.#response = response;
+    this.status = response.status;
+    this.opaqueRedirect = response.type === "opaqueredirect";
   }
+  header(name: string): string | null {
+    return this.#response.headers.get(name);
+  }
+  headers(): Headers {
+    return this.#response.headers;
+  }
+  chunks(): AsyncIterable<Uint8Array> | null {
+    const { body } = this.#response;
+    if (this.#taken || !body) return null;
+    this.#taken = true;
+    return readerChunks(body);
+  }
+  whole(): Promise<Uint8Array> | null {
+    if (this.#taken) return null;
+    this.#taken = true;
+    return this.#response.arrayBuffer().then((buffer) => new Uint8Array(buffer));
+  }
+  drop(): void {
+    this.#taken = true;
+    // Cancelling a teed stream settles only when both branches do: never awaited.
+    if (!this.#response.bodyUsed) this.#response.body?.cancel().catch(() => {});
+  }
+  response(): Response {
+    return this.#response;
+  }
+}
+
+/**
+ * A stream's chunks through its reader, iterated once. Not an async generator: the reader's own
+ * `read()` results are the iteration's results, one promise per chunk and no generator to resume.
+ * Stopping early (a body too large, an error: `return()`) cancels the stream and frees the connection.
+ */
+function readerChunks(body: ReadableStream<Uint8Array>): AsyncIterable<Uint8Array> {
+  return {
+    [Symbol.asyncIterator]() {
+      const reader = body.getReader();
+      return {
+        next: () => reader.read() as Promise<IteratorResult<Uint8Array>>,
+        async return() {
+          reader.cancel().catch(() => {});
+          return { done: true, value: undefined };
+        },
+      };
+    },
+  };
 }
