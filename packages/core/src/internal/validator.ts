@@ -1,6 +1,6 @@
 // The generated validators' type and how their errors read, apart from operation.ts so the
 // checks a client makes at construction (construction.ts) need no more than this.
-import { pointerOf } from "./pointer.js";
+import { pointerOf } from "./pointer-of.js";
 
 /** An Ajv standalone validator (precompiled, no `eval` at run time). */
 export type Validator = ((data: unknown) => boolean) & {
