@@ -1,7 +1,8 @@
 // `createPortalClient`: a shell (core's lazyClient) that checks the options now and loads the client
 // (client.ts, with the runtime) at its first call, so a page loads a few kB until it calls.
 import { ConfigurationError, type TokenSet } from "@paysys/core";
-import { asyncDispose, lazyClient, tokensFromAnswer } from "@paysys/core/shell";
+import { tokensFromAnswer } from "@paysys/core/helpers";
+import { asyncDispose, lazyClient } from "@paysys/core/shell";
 import type { PortalV1Client, PortalV2Client } from "./client.js";
 import { settings } from "./generated/settings.js";
 import { routes as v1 } from "./generated/v1/routes.js";
