@@ -11,7 +11,8 @@
 //   5. the same smoke calls on the other runtimes users run: Node 22 and 24, Bun, Deno and workerd
 //      (tools/release/runtimes.mjs), each from the npm registry into .tools/
 //   6. publint + arethetypeswrong + browser-bundle check (tools/package-check.mjs)
-//   7. minified+gzipped sizes against each package's own budgets ("size-limit" in its package.json)
+//   7. minified+gzipped sizes against each package's own budgets ("size-limit" in its package.json),
+//      and what a page loads before its first fiscal or portal call (tools/initial-load.mjs)
 // A failing step stops the check at once: whatever it started (registry, sandbox, browser, scratch
 // folders) is closed and the process exits non-zero; nothing is left to hang.
 import { execFileSync, spawn } from "node:child_process";
@@ -21,6 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { launchChromium } from "../chromium.mjs";
+import { firstCallPages, INITIAL_LOAD_BUDGET, initialLoad } from "../initial-load.mjs";
 import { ensureRuntime, ensureVerdaccio, runtimes } from "../npm-tools.mjs";
 import { publishedPackages } from "../packages.mjs";
 import { checkedRun } from "./checked-run.mjs";
@@ -147,7 +149,7 @@ await checkedRun("release check", async ({ step, opened }) => {
 
   await step("publint, arethetypeswrong, browser-bundle check", () => sh(process.execPath, [join(root, "tools/package-check.mjs")], root));
 
-  const sizes = await step("sizes (minified + gzipped) within each package's budgets", () => {
+  const sizes = await step("sizes (minified + gzipped) within each package's budgets", async () => {
     const list = packages.flatMap(({ path }) => {
       let out;
       try {
@@ -157,6 +159,11 @@ await checkedRun("release check", async ({ step, opened }) => {
       }
       return JSON.parse(out);
     });
+    for (const [name, page] of Object.entries(firstCallPages)) {
+      const dir = packages.find((p) => p.pkg.name === name).path;
+      list.push({ name: `${name}: a page before its first call`, size: (await initialLoad(dir, page)).bytes, sizeLimit: INITIAL_LOAD_BUDGET });
+      list.at(-1).passed = list.at(-1).size <= INITIAL_LOAD_BUDGET;
+    }
     const over = list.filter((s) => !s.passed);
     if (over.length) throw new Error(`over budget: ${over.map((s) => `${s.name} ${s.size} B > ${s.sizeLimit} B`).join("; ")}`);
     return list;

@@ -4,33 +4,9 @@
 // spec marks them `by: sdk`): the payment covers the total, every quantity is above 0, no discount
 // is above its line.
 import type { ValidationIssue } from "@paysys/core";
-import { addDecimal, type Check, compareDecimal, type Decimal, decimalToString, multiplyDecimal, roundedSumRange, subtractDecimal, toDecimal } from "@paysys/core/internal";
-
-const ZERO: Decimal = { units: 0n, scale: 0 };
-/** A plain decimal written the way JSON and people write it (a float drift or 1e+21 is not one). */
-const PLAIN = /^-?\d+(\.\d+)?$/;
-
-/** An amount as a decimal; absent is 0; undefined when it is not a plain decimal (the caller reports it). */
-function amount(v: unknown): Decimal | undefined {
-  if (v === undefined) return ZERO;
-  if (typeof v !== "number" && typeof v !== "string") return undefined;
-  return PLAIN.test(typeof v === "number" ? String(v) : v.trim()) ? toDecimal(v) : undefined;
-}
-
-export interface PositionValues {
-  Price?: unknown;
-  Markup?: unknown;
-  Discount?: unknown;
-  Qty?: unknown;
-  Storno?: unknown;
-}
-
-/** (Price + Markup − Discount) · Qty exactly, or undefined when a value is not a plain decimal. */
-export function lineValue(p: PositionValues): Decimal | undefined {
-  const [price, markup, discount, qty] = [amount(p.Price), amount(p.Markup), amount(p.Discount), amount(p.Qty)];
-  if (!price || !markup || !discount || !qty) return undefined;
-  return multiplyDecimal(subtractDecimal(addDecimal(price, markup), discount), qty);
-}
+import type { Check } from "@paysys/core/internal";
+import { addDecimal, compareDecimal, type Decimal, decimalToString, roundedSumRange } from "@paysys/core/shell";
+import { amount, lineValue, type PositionValues, positionIssues, ZERO } from "./positions.js";
 
 /**
  * The totals the positions that are not storno allow: each line rounded to tiyn either way, since
@@ -122,19 +98,6 @@ export const exactReceiptTotals: Check = (input) => {
   }
   return issues;
 };
-
-/** Problems of one position: a quantity that is not a plain decimal above 0, a discount above its price and markup (the SDK's own rules). */
-export function positionIssues(p: PositionValues, at: string): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  const qty = p.Qty === undefined ? undefined : amount(p.Qty);
-  if (!qty || compareDecimal(qty, ZERO) <= 0)
-    issues.push({ path: `${at}/Qty`, message: `must be a plain decimal number above 0 (got ${JSON.stringify(typeof p.Qty === "number" ? String(p.Qty) : p.Qty)})` });
-  const [price, markup, discount] = [amount(p.Price), amount(p.Markup), amount(p.Discount)];
-  if (price && markup && discount && compareDecimal(discount, addDecimal(price, markup)) > 0) {
-    issues.push({ path: `${at}/Discount`, message: `must not be above the line's Price + Markup (${decimalToString(discount)} > ${decimalToString(addDecimal(price, markup))})` });
-  }
-  return issues;
-}
 
 /** `receipt-lines`: every position's quantity above 0 and no discount above its line, with the position's path. */
 export const receiptLines: Check = (input) =>

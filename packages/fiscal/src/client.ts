@@ -1,19 +1,18 @@
-// `createFiscalClient`: the generated methods over the shared invoker. What the spec cannot say is
-// written here: signing in with the phone number (the token lives one day; the spec says so and
-// the manager renews it when it has expired), the receipt rules the service applies, and where the
-// registers' `Uid`s are kept.
+// The fiscal client itself, which `createFiscalClient` (create.ts) loads at its first call: the
+// generated methods over the shared invoker. What the spec cannot say is written here: signing in
+// with the phone number (the token lives one day; the spec says so and the manager renews it when
+// it has expired), the receipt rules the service applies, and where the registers' `Uid`s are kept.
 
 import type { ClientJournal } from "@paysys/core";
 import { APIError, type CallOptions, UnexpectedResponseError } from "@paysys/core";
-import { asyncDispose, bearerScheme, checkClientOptions, commaListCodec, defineClient, rfc3339Codec, SecretSet, TokenManager, tengeCodec } from "@paysys/core/internal";
+import { asyncDispose, bearerScheme, commaListCodec, defineClient, rfc3339Codec, SecretSet, TokenManager, tengeCodec } from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
 import { autonomousReceipt, receiptLines, receiptTotals } from "./checks.js";
 import { ShiftAlreadyOpenError } from "./errors.js";
 import { type FiscalMethods, spec } from "./generated/client.js";
 import { securitySchemes } from "./generated/operations.js";
 import type { paths } from "./generated/schema.js";
-import { settings as settingsValidator } from "./generated/settings.js";
-import { type FiscalClientOptions, functionOptionKeys } from "./options.js";
+import type { FiscalClientOptions } from "./options.js";
 
 export interface FiscalClient extends FiscalMethods {
   /**
@@ -30,18 +29,8 @@ export interface FiscalClient extends FiscalMethods {
   readonly raw: Client<paths>;
 }
 
-/**
- * Creates a client of the online cash register API. Calls on one register run one at a time and
- * present its current `Uid`; different registers run in parallel.
- *
- * @example
- * const fiscal = createFiscalClient({ baseUrl, credentials: { login: "77771112233", password } });
- * const shift = await fiscal.shifts.open({ IdKkm: 42 });
- * await fiscal.operations.sale({ idKkm: 42, IdDomain: 1, Cash: "500", Total: "500", Positions: [{ Name: "Tea", IdSection: 1, Price: "250", Qty: 2 }] });
- * await fiscal.shifts.closeWithZReport({ idShift: shift.Id!, IdKkm: 42 });
- */
-export function createFiscalClient(options: FiscalClientOptions): FiscalClient {
-  checkClientOptions("createFiscalClient", options, settingsValidator, functionOptionKeys);
+/** The client over options `createFiscalClient` has checked. */
+export function buildFiscalClient(options: FiscalClientOptions): FiscalClient {
   const secrets = new SecretSet();
   secrets.pin(options.credentials.password);
   const tokens: TokenManager = new TokenManager({

@@ -2,7 +2,8 @@
 // Everything public of @paysys/core (errors, money helpers, stores, call options) comes with it.
 export * from "@paysys/core";
 export type { AutonomousRules } from "./checks.js";
-export { createFiscalClient, type FiscalClient } from "./client.js";
+export type { FiscalClient } from "./client.js";
+export { createFiscalClient } from "./create.js";
 export { ShiftAlreadyOpenError } from "./errors.js";
 export type { FiscalMethods } from "./generated/client.js";
 export type * from "./generated/schema.js";

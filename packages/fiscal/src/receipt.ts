@@ -2,9 +2,11 @@
 // and what they cannot compute is a RequestValidationError naming the operation (the helper) and
 // the field, never a bare RangeError.
 import { RequestValidationError, type TengeInput, type ValidationIssue } from "@paysys/core";
-import { addDecimal, compareDecimal, type Decimal, decimalToString, hasAtMostDecimals, type RoundingMode, roundDecimal, subtractDecimal, toDecimal } from "@paysys/core/internal";
-import { lineValue, type PositionValues, positionIssues } from "./checks.js";
+// The type from internal, as the API report has always named it.
+import type { RoundingMode } from "@paysys/core/internal";
+import { addDecimal, compareDecimal, type Decimal, decimalToString, hasAtMostDecimals, roundDecimal, subtractDecimal, toDecimal } from "@paysys/core/shell";
 import type { PositionInput } from "./generated/schema.js";
+import { lineValue, type PositionValues, positionIssues } from "./positions.js";
 
 export type { RoundingMode };
 

@@ -1,16 +1,17 @@
-// `createPortalClient`: the generated methods of v2 or v1 over the shared invoker. What the spec
+// The portal client itself, which `createPortalClient` (create.ts) loads at its first call: the
+// generated methods of v2 or v1 over the shared invoker. What the spec
 // cannot say is written here and nowhere else: the captcha sign-in, reading the token answer
 // (whose fields the document does not show), logout on close, and v1's missing `user.me`.
-import { type CallOptions, ClientClosedError, ConfigurationError, type TokenSet, UnsupportedOperationError } from "@paysys/core";
-import { asyncDispose, bearerScheme, checkClientOptions, defineClient, randomUuid, SecretSet, TokenManager, tokensFromAnswer } from "@paysys/core/internal";
+import { type CallOptions, ClientClosedError, UnsupportedOperationError } from "@paysys/core";
+import { asyncDispose, bearerScheme, defineClient, randomUuid, SecretSet, TokenManager } from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
 import { portalCodecs } from "./codecs.js";
-import { settings as settingsValidator } from "./generated/settings.js";
+import { defaultExtractTokens } from "./create.js";
 import { type PortalV1Methods, spec as v1 } from "./generated/v1/client.js";
 import type { paths as V1Paths } from "./generated/v1/schema.js";
 import { type PortalV2Methods, spec as v2 } from "./generated/v2/client.js";
 import type { paths as V2Paths } from "./generated/v2/schema.js";
-import { type CaptchaChallenge, functionOptionKeys, type PortalClientOptions, type PortalCredentials } from "./options.js";
+import type { CaptchaChallenge, PortalClientOptions, PortalCredentials } from "./options.js";
 
 /** What both versions add to the generated methods. */
 export interface PortalClientBase<Paths extends object> {
@@ -34,27 +35,8 @@ export interface PortalClientBase<Paths extends object> {
 export type PortalV2Client = PortalV2Methods & PortalClientBase<V2Paths>;
 export type PortalV1Client = PortalV1Methods & PortalClientBase<V1Paths>;
 
-/** The default reading of the token answer, whose fields the document does not show. */
-export function defaultExtractTokens(result: Record<string, unknown>, now: number = Date.now()): TokenSet {
-  return tokensFromAnswer("account.token", "extractTokens", result, now);
-}
-
-/**
- * Creates a partner-portal client. `version: "v1"` gives the v1 interface with the same method
- * names (there is no `user.me` in v1).
- *
- * @example
- * const portal = createPortalClient({ baseUrl: "https://portal.example", credentials: { lgn, psw }, solveCaptcha });
- * const rows = await portal.reports.payments({ ...period.month(2024, 5), subOn: true });
- */
-export function createPortalClient(options: PortalClientOptions & { version: "v1" }): PortalV1Client;
-export function createPortalClient(options: PortalClientOptions & { version?: "v2" }): PortalV2Client;
-export function createPortalClient(options: PortalClientOptions): PortalV1Client | PortalV2Client;
-export function createPortalClient(options: PortalClientOptions): PortalV1Client | PortalV2Client {
-  checkClientOptions("createPortalClient", options, settingsValidator, functionOptionKeys);
-  if (options.credentials && !options.solveCaptcha) {
-    throw new ConfigurationError("createPortalClient: credentials need solveCaptcha: every sign-in asks for a captcha, which a person (or your solver) must read");
-  }
+/** The client over options `createPortalClient` has checked. */
+export function buildPortalClient(options: PortalClientOptions): PortalV1Client | PortalV2Client {
   const version = options.version ?? "v2";
   const extract = options.extractTokens ?? ((r: Record<string, unknown>) => defaultExtractTokens(r));
   const newSession = options.newCaptchaSession ?? randomUuid;

@@ -9,7 +9,8 @@
 // `new Date("2024-05-01")` is UTC midnight, 05:00 in Almaty: a period built from it silently drops
 // the first hours of the day, which is why calendar dates exist.
 import { InvalidArgumentError } from "@paysys/core";
-import { type Codec, instantOf, pad, shownValue, wallClock } from "@paysys/core/internal";
+import { instantOf, pad, shownValue, wallClock } from "@paysys/core/helpers";
+import type { Codec } from "@paysys/core/internal";
 
 export const DEFAULT_TIME_ZONE = "Asia/Almaty";
 

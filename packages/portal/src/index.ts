@@ -1,8 +1,9 @@
 // @paysys/portal: typed client of the partner portal API, v2 and v1.
 // Everything public of @paysys/core (errors, BinaryFile, call options, money helpers, stores) comes with it.
 export * from "@paysys/core";
-export { createPortalClient, defaultExtractTokens, type PortalClientBase, type PortalV1Client, type PortalV2Client } from "./client.js";
+export type { PortalClientBase, PortalV1Client, PortalV2Client } from "./client.js";
 export type { FlagInput } from "./codecs.js";
+export { createPortalClient, defaultExtractTokens } from "./create.js";
 export { type CalendarDate, DEFAULT_TIME_ZONE, formatPortalDate, isPortalDate, type Period, type PortalDateInput, parsePortalDate, period } from "./dates.js";
 export type { PortalV1Methods } from "./generated/v1/client.js";
 export type * as V1 from "./generated/v1/schema.js";

@@ -2,7 +2,7 @@
 // generator turns it into a JSON Schema (typescript-json-schema) and a precompiled validator, so
 // options passed from plain JavaScript are checked as strictly as TypeScript checks them.
 import type { ClientFunctions, ClientSettings, RetryOptions, TokenSet } from "@paysys/core";
-import { clientFunctionKeys } from "@paysys/core/internal";
+import { clientFunctionKeys } from "@paysys/core/shell";
 import type { AccountCaptchaResult } from "./generated/v2/schema.js";
 
 /** Portal client settings that are plain data. */

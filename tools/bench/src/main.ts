@@ -21,6 +21,8 @@
 //      against one, 1,000 registers in one process, and N processes on one FileStore against one
 //   7. store cost per receipt: a receipt's store work over PostgreSQL and Redis against the memory
 //      store (store-cost.ts)
+//   8. cheap to load (load.ts): what a page loads before its first fiscal or portal call, and a cold
+//      import of @paysys/fiscal against one of openapi-fetch
 import { spawn } from "node:child_process";
 import { constants, createPublicKey, publicEncrypt } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -40,6 +42,7 @@ import createClient from "openapi-fetch";
 import { ensureRuntime, runtimes } from "../../npm-tools.mjs";
 import { fleetSection } from "./fleet.js";
 import { userProfile as orvalUserProfile } from "./generated/orval-portal-user.js";
+import { loadSection } from "./load.js";
 import { against, median, type PairTimes, startSandbox, time } from "./measure.js";
 import { postgresCost, redisCost, type StoreCost } from "./store-cost.js";
 
@@ -415,6 +418,9 @@ await orReport("fleet (section 6)", () => fleetSection(report));
   await orReport("PostgreSQL store cost", async () => shown("PostgreSQL", "intents wait for the disk", "commits not waiting for the disk", await postgresCost(2000)));
   await orReport("Redis store cost", async () => shown("Redis", "appendfsync always", "appendfsync everysec", await redisCost(2000)));
 }
+
+// 8. What a client costs to load before it is used.
+await loadSection(report);
 
 const width = Math.max(...rows.map((r) => r[0]!.length));
 console.log(`\npaysys SDK bench (node ${process.version}, ${new Date().toISOString()})\n`);

@@ -78,3 +78,19 @@ ${model.cryptogram ? `/** How card data is encrypted into a cryptogram (x-crypto
 export const sensitiveKeys: readonly string[] = ${JSON.stringify(model.sensitiveKeys)};
 `;
 }
+
+/**
+ * routes.ts: each operation's path, and whether the SDK chose it: all a client's shell needs (its
+ * methods' names, the `paths` option checked at construction) without the table above, which the
+ * shell loads at the first call.
+ */
+export function emitRoutes(model: SpecModel, head: string): string {
+  const routes = model.operations.map((op) => `  ${JSON.stringify(op.id)}: ${JSON.stringify({ path: op.path, ...(op.row.pathIsDefault ? { pathIsDefault: true } : {}) })},`);
+  return `${head}import type { Route } from "@paysys/core/shell";
+
+/** Every operation of the spec by its id (\`group.method\`): its path, and \`pathIsDefault\` where no source shows it. */
+export const routes: Readonly<Record<string, Route>> = {
+${routes.join("\n")}
+};
+`;
+}

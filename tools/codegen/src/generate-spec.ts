@@ -3,7 +3,7 @@
 // method facade. Each emitter takes the model; none reads the spec on its own.
 import { closeRequests, type Json } from "@paysys/spec-tools";
 import { emitFacade } from "./emit-facade.js";
-import { emitOperations } from "./emit-operations.js";
+import { emitOperations, emitRoutes } from "./emit-operations.js";
 import { emitTypes } from "./emit-types.js";
 import { buildModel, type CodecTypes, ident } from "./model.js";
 import { validatorModule } from "./validators.js";
@@ -55,6 +55,7 @@ export async function generateSpecFiles(spec: Json, out: SpecOutput, specPath: s
     "wire-validators.js": wireValidators.js,
     "wire-validators.d.ts": wireValidators.dts,
     "operations.ts": emitOperations(model, head),
+    "routes.ts": emitRoutes(model, head),
     "client.ts": emitFacade(model, out.typePrefix, head),
   };
 }

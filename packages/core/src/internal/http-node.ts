@@ -11,6 +11,7 @@
 // without one, `HTTPS_PROXY`/`HTTP_PROXY` (and `NO_PROXY`) are honoured as curl does. The modules
 // come from `process.getBuiltinModule` (Node 20.16+), so no bundler for a browser meets a `node:` import.
 import { fromResponse, type HttpAdapter, type HttpAnswer } from "./http.js";
+import { nodeBuiltins } from "./node-builtins.js";
 import { type ProxyModules, type ProxyRoute, proxyFor } from "./proxy.js";
 
 // The few shapes of node:http, node:stream and node:zlib the adapter uses, declared here: core's
@@ -55,12 +56,7 @@ const utf8 = new TextEncoder();
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 /** The modules, when the runtime offers Node's builtins. */
-export function nodeHttpModules(): NodeHttpModules | undefined {
-  const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
-  if (typeof get !== "function") return undefined;
-  const [http, https, stream, zlib, tls] = ["node:http", "node:https", "node:stream", "node:zlib", "node:tls"].map((id) => get(id));
-  return http && https && stream && zlib && tls ? ({ http, https, stream, zlib, tls } as unknown as NodeHttpModules) : undefined;
-}
+export const nodeHttpModules = (): NodeHttpModules | undefined => nodeBuiltins() as NodeHttpModules | undefined;
 
 export interface NodeHttpOptions {
   /** An `http.Agent` or `https.Agent` for every request (client certificates, a proxy agent, socket limits). */

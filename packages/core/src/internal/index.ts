@@ -11,6 +11,7 @@ export { cardDataIssues, looksLikeCardNumber } from "./card-guard.js";
 export { type ChainTurn, HeaderChain, type LeaseOptions, storeCall } from "./chain.js";
 export type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./client-journal.js";
 export type { Codec, CodecContext, CodecRegistry } from "./codecs.js";
+export { checkClientOptions, clientFunctionKeys, journalFunctionKeys, type OptionKind } from "./construction.js";
 export { type ClientCore, type ClientParts, defineClient, type GeneratedSpec, type SharedClientOptions, type SpecNames } from "./define-client.js";
 export { asyncDispose } from "./dispose.js";
 export { type Answer, checkFailure, unwrap, wrapParams } from "./envelope.js";
@@ -47,7 +48,7 @@ export {
   type Validator,
   validatorIssues,
 } from "./operation.js";
-export { checkClientOptions, clientFunctionKeys, journalFunctionKeys, journalOptions, type OptionKind, processStore, sharedTransportOptions } from "./options.js";
+export { journalOptions, processStore, sharedTransportOptions } from "./options.js";
 export { evaluatePointer, parsePointer, placeAt } from "./pointer.js";
 export { REDACTED, redactValue, SecretSet, scrub, withoutUrlCredentials } from "./redact.js";
 export { hashOf } from "./request-hash.js";

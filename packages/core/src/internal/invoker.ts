@@ -11,6 +11,7 @@ import { checkCallOptions, checkExtraParams, checkedRows, checkRowSchema, isPlai
 import { cardDataIssues } from "./card-guard.js";
 import { HeaderChain, type LeaseOptions } from "./chain.js";
 import { type CodecContext, type CodecRegistry, checkPeriod, encodeInput, missingCodecs } from "./codecs.js";
+import { checkPathOverrides } from "./construction.js";
 import { checkFailure, unwrap } from "./envelope.js";
 import { processHolder } from "./holder.js";
 import { Journal } from "./journal.js";
@@ -75,8 +76,6 @@ export interface Invoker {
   /** The journal, when the spec journals an operation. */
   journal: Journal | undefined;
 }
-
-const placeholders = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
 
 /** A call ready to send: checked, encoded, placed, fixed. */
 interface PreparedCall {
@@ -146,17 +145,9 @@ function checkWiring({ transport, operations, codecs = {}, checks = {} }: Invoke
   if (problems.length) throw new ConfigurationError(`the client is incomplete: ${problems.join("; ")}`);
 }
 
-/** Path overrides are allowed only where the spec says the path is not documented, with the same placeholders. */
-function pathOverrides(operations: InvokerOptions["operations"], paths: InvokerOptions["paths"] = {}): Map<OperationSpec, OperationSpec> {
-  const effective = new Map<OperationSpec, OperationSpec>();
-  for (const [id, path] of Object.entries(paths)) {
-    const op = operations[id];
-    if (!op) throw new ConfigurationError(`paths: no operation ${id}`);
-    if (!op.pathIsDefault) throw new ConfigurationError(`paths: the path of ${id} is documented (${op.path}); it cannot be changed`);
-    if (placeholders(path).join() !== placeholders(op.path).join()) throw new ConfigurationError(`paths: ${id} must keep the placeholders of ${op.path}`);
-    effective.set(op, { ...op, path });
-  }
-  return effective;
+/** The operations whose path the caller changed (checked as at the client's construction), with their path in place. */
+function pathOverrides(operations: InvokerOptions["operations"], paths: InvokerOptions["paths"]): Map<OperationSpec, OperationSpec> {
+  return new Map(checkPathOverrides(operations, paths).map(([op, path]) => [op, { ...op, path }]));
 }
 
 /** The chain and the journal over the client's store, when the spec has a chain or journals an operation. */

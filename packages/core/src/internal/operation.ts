@@ -5,12 +5,9 @@
 
 import type { CallOptions } from "../call.js";
 import { ConfigurationError } from "../errors.js";
-import { pointerOf } from "./pointer.js";
+import type { Validator } from "./validator.js";
 
-/** An Ajv standalone validator (precompiled, no `eval` at run time). */
-export type Validator = ((data: unknown) => boolean) & {
-  errors?: null | ReadonlyArray<{ instancePath: string; message?: string; params?: Record<string, unknown> }>;
-};
+export { type Validator, validatorIssues } from "./validator.js";
 
 export type HttpMethod = "get" | "put" | "post" | "delete" | "patch";
 
@@ -188,19 +185,6 @@ export type Operation<Params, Result, Options extends CallOptions = CallOptions,
 /** Gives a table row its types (generated code calls it; it returns the row unchanged). */
 export function operation<Params, Result, Options extends CallOptions = CallOptions, File = never>(spec: OperationSpec): Operation<Params, Result, Options, File> {
   return spec;
-}
-
-/** Turns Ajv errors into "where: what" issues. */
-export function validatorIssues(v: Validator): { path: string; message: string }[] {
-  return (v.errors ?? []).map((e) => {
-    // An unknown name is reported where it is (`/dateFro`), so a misspelling points at itself.
-    if (e.params && "additionalProperty" in e.params) {
-      const name = String(e.params.additionalProperty);
-      return { path: `${e.instancePath}${pointerOf([name])}`, message: "is not a known name here (misspelt?)" };
-    }
-    const extra = e.params && "allowedValues" in e.params ? ` (${JSON.stringify(e.params.allowedValues)})` : "";
-    return { path: e.instancePath, message: `${e.message ?? "is invalid"}${extra}` };
-  });
 }
 
 /**

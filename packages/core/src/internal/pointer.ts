@@ -59,8 +59,7 @@ export function placeAt(keys: readonly string[], value: unknown): unknown {
   return out;
 }
 
-/** A JSON pointer (RFC 6901) from its keys: `["params", "a/b"]` → `/params/a~1b`. */
-export const pointerOf = (keys: readonly PropertyKey[]): string => keys.map((k) => `/${String(k).replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
+export { pointerOf } from "./pointer-of.js";
 
 /** Sets a property as data, also when its name is `__proto__` (which plain assignment would treat as the prototype). */
 export function put(target: Record<PropertyKey, unknown>, k: PropertyKey, v: unknown): void {

@@ -15,6 +15,7 @@
 import type { TelemetryOptions } from "../call.js";
 import { AnswerLostError, APIError, ConfigurationError, NotAppliedError, OutcomeUnknownError, PaysysError, ServiceError } from "../errors.js";
 import type { OperationSpec } from "./operation.js";
+import { otelModule, telemetryOptionIssues } from "./telemetry-option.js";
 
 /** What one call learnt on its way (the transport writes it), for its span and metrics. */
 export interface CallRecord {
@@ -80,12 +81,7 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75,
 // A name bundlers do not follow (the comments ask webpack and Vite not to try): without the package, the load fails at run time and nothing else.
 const SPECIFIER = "@opentelemetry/api";
 
-const isApi = (m: unknown): m is OtelApi => {
-  const api = m as Partial<OtelApi> | undefined;
-  return typeof api?.trace?.getTracerProvider === "function" && typeof api.context?.with === "function";
-};
-/** The module, or its CommonJS `default` where an interop wrapped it. */
-const asApi = (m: unknown): OtelApi | undefined => (isApi(m) ? m : isApi((m as { default?: unknown } | undefined)?.default) ? (m as { default: OtelApi }).default : undefined);
+const asApi = (m: unknown) => otelModule(m) as OtelApi | undefined;
 
 let shared: Promise<OtelApi | undefined> | undefined;
 /** Loads `@opentelemetry/api` once for the process: undefined when it is not installed. */
@@ -126,16 +122,9 @@ function instrumentsOf(provider: MeterProvider): Instruments {
 
 /** The `telemetry` option checked: a ConfigurationError names what is wrong. */
 function checked(option: TelemetryOptions | undefined): TelemetryOptions {
-  if (option === undefined) return {};
-  const problems = Object.keys(option)
-    .filter((k) => !["tracerProvider", "meterProvider", "api"].includes(k))
-    .map((k) => `telemetry.${k} is not an option`);
-  const { tracerProvider, meterProvider, api } = option;
-  if (tracerProvider !== undefined && typeof tracerProvider?.getTracer !== "function") problems.push("telemetry.tracerProvider must have getTracer");
-  if (meterProvider !== undefined && typeof meterProvider?.getMeter !== "function") problems.push("telemetry.meterProvider must have getMeter");
-  if (api !== undefined && !asApi(api)) problems.push("telemetry.api must be the @opentelemetry/api module");
+  const problems = telemetryOptionIssues(option);
   if (problems.length) throw new ConfigurationError(`invalid options: ${problems.join("; ")}`);
-  return option;
+  return option ?? {};
 }
 
 /** Where a client's calls go, for every span's first attributes. */

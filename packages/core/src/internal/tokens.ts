@@ -3,18 +3,13 @@
 // There is no background timer; a token is renewed only when a caller needs one and it is
 // expired, or when a request came back 401 with it. That matters for cash-out, where a new token
 // kills the old one at once: a background refresh would break requests in flight.
-import { AuthenticationError, UnexpectedResponseError } from "../errors.js";
+import { AuthenticationError } from "../errors.js";
 import type { TokenStore } from "../stores.js";
 import { durationMs } from "./operation.js";
 import type { SecretSet } from "./redact.js";
+import type { TokenSet } from "./token-answer.js";
 
-/** Tokens as the SDK keeps them. */
-export interface TokenSet {
-  accessToken: string;
-  refreshToken?: string;
-  /** Epoch ms after which the access token is treated as expired; unknown → only a 401 renews it. */
-  expiresAt?: number;
-}
+export { type TokenSet, tokensFromAnswer } from "./token-answer.js";
 
 export interface TokenManagerOptions {
   /** Full authorization (login). Absent when it needs a person, e.g. the portal without a captcha solver. */
@@ -179,28 +174,4 @@ function parseStored(value: string | undefined): TokenSet | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * Reads tokens from an answer whose fields no source shows: `accessToken` or `token`, and
- * `refreshToken` and `expiresIn` (seconds) when present. The error names the fields, never a value,
- * and the option that reads another shape.
- */
-export function tokensFromAnswer(operation: string, option: string, answer: Record<string, unknown>, now: number = Date.now()): TokenSet {
-  // An answer that is not an object has no fields: the same refusal, never a TypeError.
-  const result: Record<string, unknown> = answer !== null && typeof answer === "object" ? answer : {};
-  const access = result.accessToken ?? result.token;
-  if (typeof access !== "string" || access === "") {
-    throw new UnexpectedResponseError(
-      `${operation}: the token answer has no accessToken or token field (fields: ${Object.keys(result).join(", ") || "none"}); pass the ${option} option`,
-      { operation, bodyExcerpt: "[REDACTED: this answer carries secrets]" },
-    );
-  }
-  const refresh = result.refreshToken;
-  const expiresIn = result.expiresIn;
-  return {
-    accessToken: access,
-    refreshToken: typeof refresh === "string" ? refresh : undefined,
-    expiresAt: typeof expiresIn === "number" && Number.isFinite(expiresIn) && Number.isFinite(now) ? now + expiresIn * 1000 : undefined,
-  };
 }

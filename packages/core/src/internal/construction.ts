@@ -1,0 +1,76 @@
+// What a client checks when it is made, before anything of its runtime is loaded: a client's entry
+// point is a shell (lazy.ts) that must refuse wrong options at construction, as it always did, yet
+// load only this. So every check of the options lives here, and the runtime runs none twice.
+// The plain-data part is checked by a validator the code generator made from the package's
+// settings interface (typescript-json-schema + Ajv), so JavaScript callers get the same
+// strictness as TypeScript ones; the rest are functions and objects, checked by kind.
+import type { TelemetryOptions } from "../call.js";
+import { ConfigurationError } from "../errors.js";
+import { nodeBuiltins } from "./node-builtins.js";
+import { telemetryOptionIssues } from "./telemetry-option.js";
+import { type Validator, validatorIssues } from "./validator.js";
+
+/** What an option that is not plain data must be. */
+export type OptionKind = "function" | "object" | "object or false";
+
+/** The kinds of the options every client takes that are functions or objects (for `checkClientOptions`). */
+export const clientFunctionKeys = { fetch: "function", agent: "object", logger: "function", hooks: "object", telemetry: "object or false" } as const;
+
+/** The kinds of the journal's object options (for `checkClientOptions`). */
+export const journalFunctionKeys = { store: "object" } as const;
+
+/** Throws a ConfigurationError naming every wrong option. Returns nothing when all is well. */
+export function checkClientOptions(client: string, options: unknown, settings: Validator, callbacks: Readonly<Record<string, OptionKind>>): void {
+  if (options === null || typeof options !== "object") throw new ConfigurationError(`${client}: options must be an object`);
+  const data: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(options)) {
+    const kind = callbacks[key];
+    if (kind === undefined) data[key] = value;
+    else if (kind === "object or false") {
+      if (value !== undefined && value !== false && (typeof value !== "object" || value === null)) problems.push(`/${key} must be an object or false`);
+    } else if (value !== undefined && typeof value !== kind) problems.push(`/${key} must be a ${kind}`);
+  }
+  if (!settings(data)) problems.push(...validatorIssues(settings).map((i) => `${i.path || "(options)"} ${i.message}`));
+  if (problems.length > 0) throw new ConfigurationError(`${client}: invalid options: ${problems.join("; ")}`);
+}
+
+/** An operation's path as the spec gives it; `pathIsDefault` where no source shows it and the SDK chose it. */
+export interface Route {
+  readonly path: string;
+  readonly pathIsDefault?: boolean;
+}
+
+const placeholders = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
+
+/** The `paths` option checked: only paths no source shows may be changed, and only with the same placeholders. */
+export function checkPathOverrides<R extends Route>(routes: Readonly<Record<string, R>>, paths: Readonly<Record<string, string>> = {}): [R, string][] {
+  return Object.entries(paths).map(([id, path]) => {
+    const route = routes[id];
+    if (!route) throw new ConfigurationError(`paths: no operation ${id}`);
+    if (!route.pathIsDefault) throw new ConfigurationError(`paths: the path of ${id} is documented (${route.path}); it cannot be changed`);
+    if (placeholders(path).join() !== placeholders(route.path).join()) throw new ConfigurationError(`paths: ${id} must keep the placeholders of ${route.path}`);
+    return [route, path];
+  });
+}
+
+/** The options a generic client checks at construction (`settings`: its generated validator). */
+export interface ClientChecks {
+  /** The factory's name, which starts its errors (`createFiscalClient`). */
+  client: string;
+  settings: Validator;
+  functionKeys: Readonly<Record<string, OptionKind>>;
+  /** The spec's operations, for the `paths` option. */
+  routes: Readonly<Record<string, Route>>;
+}
+
+/** Every check of a client's options the runtime would otherwise make when it is built. */
+export function checkConstruction(options: unknown, checks: ClientChecks): void {
+  checkClientOptions(checks.client, options, checks.settings, checks.functionKeys);
+  const o = options as { paths?: Record<string, string>; telemetry?: unknown; agent?: unknown; fetch?: unknown };
+  checkPathOverrides(checks.routes, o.paths);
+  const telemetry = telemetryOptionIssues(o.telemetry as TelemetryOptions | undefined);
+  if (telemetry.length) throw new ConfigurationError(`invalid options: ${telemetry.join("; ")}`);
+  if (o.agent !== undefined && o.fetch === undefined && !nodeBuiltins())
+    throw new ConfigurationError("agent: only Node's HTTP takes an agent; on this runtime pass a `fetch` instead");
+}

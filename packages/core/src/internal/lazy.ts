@@ -1,0 +1,94 @@
+// A client as a thin shell over its runtime. A page that makes a client and calls it later should
+// not load the invoker, the codecs, openapi-fetch and the operation tables before that first call
+// (they were ~30 kB min+gz of a fiscal page's first load; the shell is a few kB). So the client's
+// factory checks the options at once (construction.ts: the same errors as ever, at construction)
+// and returns this shell; its first call `import()`s the runtime, builds the real client once and
+// every call after that goes straight to it. What is synchronous on a client stays so: values
+// (`version`) and getters (`signedIn`) answer what the shell knows until the runtime is there,
+// `raw.use`/`raw.eject` keep the middleware until then, and the rest are methods returning promises.
+import type { Middleware } from "openapi-fetch";
+import type { ClientJournal } from "./client-journal.js";
+import { type ClientChecks, checkConstruction } from "./construction.js";
+
+/** What a shell needs of its client. */
+export interface ShellParts<C extends object, O extends object> extends ClientChecks {
+  /** The options as the caller gave them. */
+  options: O;
+  /** Runs after the common checks: what the client's own options must be (also at construction). */
+  check?: (options: O) => void;
+  /** The client's own methods beside the generated ones (`close`, `signIn`, `Symbol.asyncDispose`). */
+  methods: readonly PropertyKey[];
+  /** Operation ids whose method is there but not listed (portal v1's `user.me`, which says why it refuses). */
+  hidden?: readonly string[];
+  /** Its values and getters, with what they read before the runtime is loaded (`signedIn: false`). */
+  values?: Readonly<Record<string, unknown>>;
+  /** Whether it has a `journal` (every client whose spec journals an operation). */
+  journal?: boolean;
+  /** Imports the runtime and builds the real client over the checked options. */
+  load: (options: O) => Promise<C>;
+}
+
+type Any = Record<PropertyKey, (...args: unknown[]) => unknown>;
+
+const journalMethods: readonly (keyof ClientJournal)[] = ["get", "pending", "recover", "settle"];
+const rawMethods = ["request", "GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"] as const;
+
+/** The shell of a client: its options checked now, its runtime loaded at its first call. */
+export function lazyClient<C extends object, O extends object>(parts: ShellParts<C, O>): C {
+  checkConstruction(parts.options, parts);
+  // A copy, so the client is the one these options made, whatever the caller changes before its first call.
+  const options = { ...parts.options };
+  parts.check?.(options);
+  let client: Any | undefined;
+  let loading: Promise<Any> | undefined;
+  let middleware: Middleware[] = [];
+  const load = (): Promise<Any> => {
+    loading ??= parts.load(options).then(
+      (made) => {
+        client = made as unknown as Any;
+        (client.raw as unknown as { use(...m: Middleware[]): void }).use(...middleware);
+        return client;
+      },
+      (e: unknown) => {
+        // A chunk the browser could not fetch is tried again at the next call.
+        loading = undefined;
+        throw e;
+      },
+    );
+    return loading;
+  };
+  /** A method that calls `name` on what `of` picks from the real client. */
+  const delegate =
+    (of: (c: Any) => Any, name: PropertyKey) =>
+    (...args: unknown[]) => {
+      const run = (c: Any) => of(c)[name]!(...args);
+      return client ? run(client) : load().then(run);
+    };
+  const group = (c: Any, name: string) => c[name] as unknown as Any;
+
+  const base: Record<PropertyKey, unknown> = {};
+  for (const name of parts.methods) base[name] = delegate((c) => c, name);
+  for (const [name, before] of Object.entries(parts.values ?? {})) Object.defineProperty(base, name, { get: () => (client ? client[name] : before) });
+  if (parts.journal) base.journal = Object.fromEntries(journalMethods.map((m) => [m, delegate((c) => group(c, "journal"), m)]));
+  base.raw = {
+    ...Object.fromEntries(rawMethods.map((m) => [m, delegate((c) => group(c, "raw"), m)])),
+    use(...m: Middleware[]) {
+      if (client) group(client, "raw").use!(...m);
+      else middleware.push(...m);
+    },
+    eject(...m: Middleware[]) {
+      if (client) group(client, "raw").eject!(...m);
+      else middleware = middleware.filter((x) => !m.includes(x));
+    },
+  };
+
+  const shell = Object.create(base) as Record<string, Record<string, unknown>>;
+  const hidden = new Set(parts.hidden);
+  for (const id of [...Object.keys(parts.routes), ...hidden]) {
+    const [g, m] = id.split(".") as [string, string];
+    const method = delegate((c) => group(c, g), m);
+    shell[g] ??= {};
+    Object.defineProperty(shell[g], m, { value: method, enumerable: !hidden.has(id), writable: true, configurable: true });
+  }
+  return shell as unknown as C;
+}
