@@ -20,7 +20,8 @@ export interface PgPoolOptions {
 
 /** A connection borrowed from the pool. */
 export interface PgPoolClient {
-  query(config: { text: string; values?: unknown[]; query_timeout?: number }): Promise<{ rows: unknown[] }>;
+  /** `name`: prepared under that name on this connection, then only bound. */
+  query(config: { name?: string; text: string; values?: unknown[]; query_timeout?: number }): Promise<{ rows: unknown[] }>;
   /** Gives it back; with an error, the pool closes it instead. */
   release(error?: Error | boolean): void;
   /** The connection failed while borrowed (the server shut down): without a listener, Node ends the process. */
