@@ -180,6 +180,9 @@ describe("reference pages", () => {
   it("guides: the fleet page is linked from the index and says which store when", { timeout: 30_000 }, async () => {
     const { page, requests } = await open("index.html");
     await page.locator('a[href="api/core/documents/fleets.html"]').click();
+    // The click starts a navigation: read the fleet page once it is the one shown, not the index.
+    await page.waitForURL("**/fleets.html");
+    await page.getByRole("heading", { name: "Which store when" }).waitFor();
     const text = await page.locator("body").innerText();
     for (const part of ["Which store when", "Migrations", "Key layout", "Expiry", "Failover", "Sizing", "PostgresStore", "RedisStore"]) expect(text).toContain(part);
     expect(requests).toEqual([]);
