@@ -16,8 +16,9 @@ import { cashoutCredentials, fiscalCredentials, merchant } from "./credentials.j
 import { beliefsOf, clean, judge, killHard, pause, startWorker, tally } from "./workers.js";
 
 const KILLS = 20;
-// Enough that no worker finishes before its 20th kill (300 was once too few for the shop, after a faster fetch path).
-const COUNT = 600;
+// Operations per worker: enough that none finishes before its 20th kill. The shop is the fastest
+// (600 were once too few for it, after a faster fetch path); the others take longer per operation.
+const COUNTS = { fiscal: 600, ecommerce: 2000, cashout: 600 } as const;
 const REGISTER = 109;
 
 let sb: Sandbox;
@@ -34,11 +35,11 @@ afterAll(async () => {
 
 type Kind = "fiscal" | "ecommerce" | "cashout";
 const credentials: Record<Kind, unknown> = { fiscal: fiscalCredentials, ecommerce: merchant, cashout: cashoutCredentials };
-const keys = (kind: Kind) => Array.from({ length: COUNT }, (_, i) => `${kind.slice(0, 1)}-${i}`);
+const keys = (kind: Kind) => Array.from({ length: COUNTS[kind] }, (_, i) => `${kind.slice(0, 1)}-${i}`);
 
 /** One worker process; ready once `journal.recover()` answered, with how long its restart took. */
 const start = (kind: Kind, storePath: string, beliefsPath: string) =>
-  startWorker(new URL("./fixtures/crash-worker.mjs", import.meta.url), [kind, sb.url, storePath, beliefsPath, String(COUNT), JSON.stringify(credentials[kind]), String(REGISTER)]);
+  startWorker(new URL("./fixtures/crash-worker.mjs", import.meta.url), [kind, sb.url, storePath, beliefsPath, String(COUNTS[kind]), JSON.stringify(credentials[kind]), String(REGISTER)]);
 
 /** Kills the worker at random moments `KILLS` times, then lets a last start finish. Answers the restart times. */
 async function crashAndFinish(kind: Kind, storePath: string, beliefsPath: string): Promise<{ kills: number; restartMs: number[] }> {
@@ -48,7 +49,7 @@ async function crashAndFinish(kind: Kind, storePath: string, beliefsPath: string
     const w = start(kind, storePath, beliefsPath);
     restartMs.push(Number((await w.ready).recoveredMs));
     await pause(10 + Math.random() * 120);
-    if (w.child.exitCode !== null) throw new Error(`the ${kind} worker finished its ${COUNT} operations before ${KILLS} kills: raise COUNT`);
+    if (w.child.exitCode !== null) throw new Error(`the ${kind} worker finished its ${COUNTS[kind]} operations before ${KILLS} kills: raise COUNTS`);
     if (await killHard(w)) kills++;
     else throw new Error(`the ${kind} worker ended on its own: ${(await w.exited).stderr}`);
   }
