@@ -1,9 +1,9 @@
 // What a client checks when it is made, before anything of its runtime is loaded: a client's entry
 // point is a shell (lazy.ts) that must refuse wrong options at construction, as it always did, yet
 // load only this. So every check of the options lives here, and the runtime runs none twice.
-// The plain-data part is checked by a validator the code generator made from the package's
-// settings interface (typescript-json-schema + Ajv), so JavaScript callers get the same
-// strictness as TypeScript ones; the rest are functions and objects, checked by kind.
+// The plain-data part is checked against the JSON schema the code generator made from the
+// package's settings interface (typescript-json-schema), read by settings-schema.ts, so JavaScript
+// callers get the same strictness as TypeScript ones; the rest are functions and objects, checked by kind.
 import type { TelemetryOptions } from "../call.js";
 import { ConfigurationError } from "../errors.js";
 import { nodeBuiltins } from "./node-builtins.js";
