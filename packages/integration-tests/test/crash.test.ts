@@ -39,7 +39,15 @@ const keys = (kind: Kind) => Array.from({ length: COUNTS[kind] }, (_, i) => `${k
 
 /** One worker process; ready once `journal.recover()` answered, with how long its restart took. */
 const start = (kind: Kind, storePath: string, beliefsPath: string) =>
-  startWorker(new URL("./fixtures/crash-worker.mjs", import.meta.url), [kind, sb.url, storePath, beliefsPath, String(COUNTS[kind]), JSON.stringify(credentials[kind]), String(REGISTER)]);
+  startWorker(new URL("./fixtures/crash-worker.mjs", import.meta.url), [
+    kind,
+    sb.url,
+    storePath,
+    beliefsPath,
+    String(COUNTS[kind]),
+    JSON.stringify(credentials[kind]),
+    String(REGISTER),
+  ]);
 
 /** Kills the worker at random moments `KILLS` times, then lets a last start finish. Answers the restart times. */
 async function crashAndFinish(kind: Kind, storePath: string, beliefsPath: string): Promise<{ kills: number; restartMs: number[] }> {
