@@ -5,6 +5,7 @@
 // this returns, its timer still running until the body is read (`endAttempt`).
 import type { Hooks, LogEvent } from "../call.js";
 import { ConnectionError, PaysysError, RedirectError, RequestAbortedError, TimeoutError } from "../errors.js";
+import { attemptSignal, isTimeout } from "./attempt-signal.js";
 import type { HttpAdapter, HttpAnswer, HttpRequest } from "./http.js";
 import { type OperationSpec, outcomeNote } from "./operation.js";
 import { put } from "./pointer.js";
@@ -39,8 +40,8 @@ export interface CallState {
   /** Retries spent, before the answer and while reading it: one budget per call. */
   retries: number;
   timeoutMs: number;
-  /** Clears the timer of the last attempt once its body has been read. */
-  endAttempt: () => void;
+  /** Clears the timer of the last attempt; `true` once its body has been read whole (attempt-signal.ts). */
+  endAttempt: (bodyRead?: boolean) => void;
   /** Set for a journaled call: at most one request. */
   once: SendWatch | undefined;
   /** Every secret in play in this call (what it sent, what its steps and the client hold), for scrubbing texts. */
@@ -60,8 +61,6 @@ export interface AttemptContext {
 /** An error's message (or a text) with every secret of the call cut out. */
 export const scrubbed = (e: unknown, state: CallState) => scrub(e instanceof Error ? e.message : String(e), state.secrets());
 
-class TimeoutMarker extends Error {}
-export const isTimeout = (reason: unknown) => reason instanceof TimeoutMarker;
 const noop = () => {};
 const MAX_REDIRECTS = 5;
 const REDIRECTS = [301, 302, 303, 307, 308];
@@ -130,15 +129,9 @@ async function presentAttempt(ctx: AttemptContext, prepared: Prepared, url: stri
     const shown = step.present(sink);
     presented.push(shown instanceof Promise ? await shown : shown);
   }
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new TimeoutMarker()), state.timeoutMs);
-  const onCallerAbort = () => controller.abort(caller?.reason);
-  caller?.addEventListener("abort", onCallerAbort, { once: true });
-  state.endAttempt = () => {
-    clearTimeout(timer);
-    caller?.removeEventListener("abort", onCallerAbort);
-  };
-  let request: HttpRequest = { url, method: prepared.method, headers, body: prepared.body, signal: controller.signal };
+  const { signal, end } = attemptSignal(state.timeoutMs, caller);
+  state.endAttempt = end;
+  let request: HttpRequest = { url, method: prepared.method, headers, body: prepared.body, signal };
   let hooked: Request | undefined;
   const { hooks } = ctx;
   if (hooks?.beforeRequest || hooks?.afterResponse) {
@@ -151,7 +144,7 @@ async function presentAttempt(ctx: AttemptContext, prepared: Prepared, url: stri
         put(own, k, v);
       });
       const body = replaced.body ? new Uint8Array(await replaced.clone().arrayBuffer()) : undefined;
-      request = { url: replaced.url, method: replaced.method, headers: own, body, signal: controller.signal };
+      request = { url: replaced.url, method: replaced.method, headers: own, body, signal };
     }
   }
   // An optional call evaluates its argument only when there is a logger: no event (and no redaction) for a client that does not log.

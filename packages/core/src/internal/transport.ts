@@ -20,7 +20,8 @@ import {
   UnexpectedResponseError,
 } from "../errors.js";
 import { BinaryFile } from "../file.js";
-import { type AttemptContext, asPaysysError, attempts, type CallState, callState, isTimeout, type Prepared, retryWait, type SendWatch } from "./attempt.js";
+import { isTimeout } from "./attempt-signal.js";
+import { type AttemptContext, asPaysysError, attempts, type CallState, callState, type Prepared, retryWait, type SendWatch } from "./attempt.js";
 import { serviceFields } from "./envelope.js";
 import type { HttpAnswer } from "./http.js";
 import { loadValidators, type OperationSpec, outcomeNote, validatorIssues } from "./operation.js";
@@ -274,7 +275,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
         await retryWait(this.#context, state, failure.message, options.signal, delay);
         continue;
       }
-      state.endAttempt();
+      state.endAttempt(true);
       try {
         return this.#answer(op, answer, bytes, ctx, state);
       } catch (e) {

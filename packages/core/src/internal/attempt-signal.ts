@@ -1,0 +1,47 @@
+// One attempt's signal: aborted when the attempt's timeout passes or when the caller aborts,
+// whichever comes first. On Node 20 a new AbortController costs about a third of what the SDK
+// itself spends on a call, so a controller whose attempt ended cleanly (its answer's body read to
+// its end or cut at the size limit, never aborted) serves a few later attempts, one at a time. That
+// is safe because aborting a signal has no effect on a fetch whose body is done. The uses are few because a
+// finished fetch may leave its listener on the signal (undici's stay until they are collected):
+// eight stay under EventTarget's warning threshold of ten.
+
+/** The reason an attempt's signal carries when its timeout passed. */
+class TimeoutMarker extends Error {}
+export const isTimeout = (reason: unknown) => reason instanceof TimeoutMarker;
+
+const USES = 8;
+/** At most this many wait idle: enough for a busy client's parallel calls, no more memory than that. */
+const IDLE = 64;
+/** Controllers free for another attempt, each with the uses it has had. */
+const idle: { controller: AbortController; uses: number }[] = [];
+
+export interface AttemptSignal {
+  readonly signal: AbortSignal;
+  /**
+   * Stops the timer and the caller's link; at most once (later calls do nothing). `reusable`: the
+   * attempt's body is done (read, or cut at the limit), so the controller may serve another attempt.
+   */
+  end(reusable?: boolean): void;
+}
+
+/** A signal for one attempt that fires after `timeoutMs` or when `caller` aborts. */
+export function attemptSignal(timeoutMs: number, caller: AbortSignal | undefined): AttemptSignal {
+  const held = idle.pop() ?? { controller: new AbortController(), uses: 0 };
+  held.uses++;
+  const { controller } = held;
+  const timer = setTimeout(() => controller.abort(new TimeoutMarker()), timeoutMs);
+  const onCallerAbort = caller && (() => controller.abort(caller.reason));
+  if (onCallerAbort) caller.addEventListener("abort", onCallerAbort, { once: true });
+  let ended = false;
+  return {
+    signal: controller.signal,
+    end(reusable) {
+      if (ended) return;
+      ended = true;
+      clearTimeout(timer);
+      if (onCallerAbort) caller.removeEventListener("abort", onCallerAbort);
+      if (reusable && !controller.signal.aborted && held.uses < USES && idle.length < IDLE) idle.push(held);
+    },
+  };
+}
