@@ -20,8 +20,8 @@ import {
   UnexpectedResponseError,
 } from "../errors.js";
 import { BinaryFile } from "../file.js";
-import { isTimeout } from "./attempt-signal.js";
 import { type AttemptContext, asPaysysError, attempts, type CallState, callState, type Prepared, retryWait, type SendWatch } from "./attempt.js";
+import { isTimeout } from "./attempt-signal.js";
 import { serviceFields } from "./envelope.js";
 import type { HttpAnswer } from "./http.js";
 import { loadValidators, type OperationSpec, outcomeNote, validatorIssues } from "./operation.js";
