@@ -6,9 +6,12 @@
 // every call after that goes straight to it. What is synchronous on a client stays so: values
 // (`version`) and getters (`signedIn`) answer what the shell knows until the runtime is there,
 // `raw.use`/`raw.eject` keep the middleware until then, and the rest are methods returning promises.
+// Closing a shell that was never called loads nothing: there is nothing to release yet, and a call
+// after it builds the runtime closed, so it answers as a closed client always did.
 import type { Middleware } from "openapi-fetch";
 import type { ClientJournal } from "./client-journal.js";
 import { type ClientChecks, checkConstruction } from "./construction.js";
+import { asyncDispose } from "./dispose.js";
 
 /** What a shell needs of its client. */
 export interface ShellParts<C extends object, O extends object> extends ClientChecks {
@@ -42,11 +45,15 @@ export function lazyClient<C extends object, O extends object>(parts: ShellParts
   let client: Any | undefined;
   let loading: Promise<Any> | undefined;
   let middleware: Middleware[] = [];
+  let closedUnused = false;
   const load = (): Promise<Any> => {
     loading ??= parts.load(options).then(
-      (made) => {
-        client = made as unknown as Any;
-        (client.raw as unknown as { use(...m: Middleware[]): void }).use(...middleware);
+      async (made) => {
+        const built = made as unknown as Any;
+        (built.raw as unknown as { use(...m: Middleware[]): void }).use(...middleware);
+        // Closed before its first call: closed before any call reaches it.
+        if (closedUnused) await built.close!();
+        client = built;
         return client;
       },
       (e: unknown) => {
@@ -68,6 +75,15 @@ export function lazyClient<C extends object, O extends object>(parts: ShellParts
 
   const base: Record<PropertyKey, unknown> = {};
   for (const name of parts.methods) base[name] = delegate((c) => c, name);
+  for (const name of ["close", asyncDispose]) {
+    const close = base[name] as (() => Promise<void>) | undefined;
+    if (close)
+      base[name] = () => {
+        if (client || loading) return close();
+        closedUnused = true;
+        return Promise.resolve();
+      };
+  }
   for (const [name, before] of Object.entries(parts.values ?? {})) Object.defineProperty(base, name, { get: () => (client ? client[name] : before) });
   if (parts.journal) base.journal = Object.fromEntries(journalMethods.map((m) => [m, delegate((c) => group(c, "journal"), m)]));
   base.raw = {
