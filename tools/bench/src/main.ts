@@ -20,7 +20,7 @@
 //   6. fleet (fleet.ts): receipts per second with the sandbox answering after 50 ms, ten registers
 //      against one, 1,000 registers in one process, and N processes on one FileStore against one
 //   7. store cost per receipt: a receipt's store work over PostgreSQL and Redis against the memory
-//      store (store-cost.ts)
+//      store, and against each engine's floor (the same operations written bare) (store-cost.ts)
 //   8. cheap to load (load.ts): what a page loads before its first fiscal or portal call, and a cold
 //      import of @paysys/fiscal against one of openapi-fetch
 import { spawn } from "node:child_process";
@@ -414,6 +414,9 @@ await orReport("fleet (section 6)", () => fleetSection(report));
     report(`store cost per receipt: ${name} ÷ memory store, p50`, (durable.store.p50 / durable.memory.p50).toFixed(0));
     report(`added by ${name} per receipt (${disk})`, ms(durable.added), "p50 ≤ 1 ms");
     report(`added by ${name} per receipt, ${fast} (the store's own cost)`, ms(unflushed.added), "p50 ≤ 1 ms");
+    report(`${name}'s floor per receipt (lookup, durable write, relaxed write; no SDK), ${disk}`, ms(durable.floor));
+    report(`${name} store work above that floor, ${disk} (the SDK's part)`, ms(durable.aboveFloor));
+    report(`${name} store work above its floor, ${fast}`, ms(unflushed.aboveFloor));
   };
   await orReport("PostgreSQL store cost", async () => shown("PostgreSQL", "intents wait for the disk", "commits not waiting for the disk", await postgresCost(2000)));
   await orReport("Redis store cost", async () => shown("Redis", "appendfsync always", "appendfsync everysec", await redisCost(2000)));

@@ -11,6 +11,12 @@
 // (synchronous_commit off for the bench's connections; appendfsync everysec), which leaves the round
 // trips and the statements: what the store itself costs. Never run a journal without the first: a
 // crash of the database would lose the last intents.
+//
+// Each is also timed against its engine's floor, interleaved: the fewest operations a receipt's
+// exactly-once needs on that engine, written bare with no SDK: a lookup, a durable write (the
+// intent) and a write whose commit does not wait for the disk (the outcome; on Redis every write
+// waits under appendfsync always). What remains above the floor is the SDK's part; the floor itself
+// is the disk's and the round trips'.
 import { type Fence, MemoryStore, type Store } from "@paysys/core";
 import { migrate, PostgresStore } from "@paysys/store-postgres";
 import { RedisStore } from "@paysys/store-redis";
@@ -52,19 +58,54 @@ export interface StoreCost {
   memory: Cost;
   store: Cost;
   added: Cost;
+  /** The engine's floor (above), and the store's work over it, interleaved with each other. */
+  floor: Cost;
+  aboveFloor: Cost;
 }
+
+/** The floor's three operations, as a function to time (each call a new key). */
+type Floor = () => Promise<void>;
+const intentSized = "i".repeat(300);
+const outcomeSized = "o".repeat(120);
 
 let registers = 200;
 /** One pair: the memory store and `store`, interleaved. */
-async function pair(store: Store, rounds: number): Promise<StoreCost> {
+async function pair(store: Store, rounds: number, floor: Floor): Promise<StoreCost> {
   const memory = await receiptStoreWork(new MemoryStore(), `fiscal/${registers++}`);
   const shared = await receiptStoreWork(store, `fiscal/${registers++}`);
   await time(memory, 300);
   await time(shared, 300);
-  const times = await interleave(memory, shared, rounds);
+  await time(floor, 300);
   const of = (xs: number[]): Cost => ({ p50: median(xs), p99: percentile(xs, 0.99) });
+  const minus = (a: Cost, b: Cost): Cost => ({ p50: a.p50 - b.p50, p99: a.p99 - b.p99 });
+  const times = await interleave(memory, shared, rounds);
   const [base, candidate] = [of(times.baseline), of(times.candidate)];
-  return { memory: base, store: candidate, added: { p50: candidate.p50 - base.p50, p99: candidate.p99 - base.p99 } };
+  const overFloor = await interleave(floor, shared, rounds);
+  const [bare, again] = [of(overFloor.baseline), of(overFloor.candidate)];
+  return { memory: base, store: candidate, added: minus(candidate, base), floor: bare, aboveFloor: minus(again, bare) };
+}
+
+/** PostgreSQL's floor: a primary-key lookup, an insert committed to disk, an update whose commit does not wait. */
+async function postgresFloor(pool: pg.Pool, name: string): Promise<Floor> {
+  await pool.query("CREATE TABLE IF NOT EXISTS bench_floor (k text PRIMARY KEY, v text NOT NULL)");
+  let n = 0;
+  return async () => {
+    const key = `${name}-${n++}`;
+    await pool.query("SELECT v FROM bench_floor WHERE k = $1", [key]);
+    await pool.query("INSERT INTO bench_floor (k, v) VALUES ($1, $2)", [key, intentSized]);
+    await pool.query("WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)) UPDATE bench_floor SET v = $2 FROM relaxed WHERE k = $1", [key, outcomeSized]);
+  };
+}
+
+/** Redis's floor: a GET and two SETs. */
+function redisFloor(client: ReturnType<typeof createClient>): Floor {
+  let n = 0;
+  return async () => {
+    const key = `bench-floor:${n++}`;
+    await client.get(key);
+    await client.set(key, intentSized);
+    await client.set(key, outcomeSized);
+  };
 }
 
 /** PostgreSQL: as it runs, and with commits not waiting for the disk (this bench's connections only). */
@@ -74,7 +115,10 @@ export async function postgresCost(rounds: number): Promise<{ durable: StoreCost
   const unflushed = new pg.Pool({ connectionString: server.url, max: 4, options: "-c synchronous_commit=off" });
   try {
     await migrate(durable);
-    return { durable: await pair(new PostgresStore(durable), rounds), unflushed: await pair(new PostgresStore(unflushed), rounds) };
+    return {
+      durable: await pair(new PostgresStore(durable), rounds, await postgresFloor(durable, "durable")),
+      unflushed: await pair(new PostgresStore(unflushed), rounds, await postgresFloor(unflushed, "unflushed")),
+    };
   } finally {
     await Promise.all([durable.end(), unflushed.end()]);
     await server.stop();
@@ -90,9 +134,10 @@ export async function redisCost(rounds: number): Promise<{ durable: StoreCost; u
   try {
     const store = new RedisStore(client, { prefix: "bench:" });
     await client.configSet("appendfsync", "always");
-    const durable = await pair(store, rounds);
+    const floor = redisFloor(client);
+    const durable = await pair(store, rounds, floor);
     await client.configSet("appendfsync", "everysec");
-    return { durable, unflushed: await pair(store, rounds) };
+    return { durable, unflushed: await pair(store, rounds, floor) };
   } finally {
     await client.close();
     await server.stop();
