@@ -1,13 +1,12 @@
-// `createCashoutClient`: the generated methods over the shared invoker. What the spec cannot say is
-// written here: how the credential is sent (its body is partly a gap), where the token is kept so
+// The cash-out client itself, which `createCashoutClient` (create.ts) loads at its first call: the
+// generated methods over the shared invoker. What the spec cannot say is written here: how the credential is sent (its body is partly a gap), where the token is kept so
 // that every holder of one credential uses one token (a new token kills the old one), and the
 // maximum amount the caller configures.
-import { type CallOptions, type ClientJournal, ConfigurationError, type IdempotencyOptions, type ValidationIssue } from "@paysys/core";
+import type { CallOptions, ClientJournal, IdempotencyOptions, ValidationIssue } from "@paysys/core";
 import {
   asyncDispose,
   bearerScheme,
   type Check,
-  checkClientOptions,
   defineClient,
   evaluatePointer,
   parsePointer,
@@ -20,8 +19,7 @@ import type { Client } from "openapi-fetch";
 import { type CashoutMethods, spec } from "./generated/client.js";
 import { securitySchemes } from "./generated/operations.js";
 import type { paths } from "./generated/schema.js";
-import { settings as settingsValidator } from "./generated/settings.js";
-import { type CashoutClientOptions, type CashoutCredentials, functionOptionKeys, type MaximumAmount } from "./options.js";
+import type { CashoutClientOptions, CashoutCredentials, MaximumAmount } from "./options.js";
 
 /**
  * A cash-out client. It has no `auth.authorize`: the client authorizes by itself, once for every
@@ -40,15 +38,10 @@ export interface CashoutClient extends Omit<CashoutMethods, "auth"> {
 /** The name of a credential in the token store: never its secret. */
 const credentialId = (baseUrl: string, c: CashoutCredentials) => `cashout ${baseUrl.replace(/\/+$/, "")} ${"login" in c ? c.login : c.id}`;
 
-/** `maximum-amount` (spec `x-checks`): the caller's maximum, at the place in the body the caller names. */
+/** `maximum-amount` (spec `x-checks`): the caller's maximum, at the place in the body the caller names (a pointer create.ts checked). */
 function maximumAmount(limit: MaximumAmount | undefined): Check {
   if (!limit) return () => [];
-  let keys: string[];
-  try {
-    keys = parsePointer(limit.at);
-  } catch {
-    throw new ConfigurationError(`createCashoutClient: maxAmount.at must be a JSON pointer such as "/amount", got ${JSON.stringify(limit.at)}`);
-  }
+  const keys = parsePointer(limit.at);
   return (input): ValidationIssue[] => {
     const { found, value } = evaluatePointer(input, keys);
     const amount = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
@@ -59,15 +52,8 @@ function maximumAmount(limit: MaximumAmount | undefined): Check {
   };
 }
 
-/**
- * Creates a client of the cash-out API.
- *
- * @example
- * const cashout = createCashoutClient({ baseUrl, credentials: { authType, login: "provider01", password } });
- * const stored = await cashout.requests.create({ amount: 50000, account: "77771112233" });
- */
-export function createCashoutClient(options: CashoutClientOptions): CashoutClient {
-  checkClientOptions("createCashoutClient", options, settingsValidator, functionOptionKeys);
+/** The client over options `createCashoutClient` has checked. */
+export function buildCashoutClient(options: CashoutClientOptions): CashoutClient {
   const { credentials } = options;
   const secrets = new SecretSet();
   if ("password" in credentials) secrets.pin(credentials.password);

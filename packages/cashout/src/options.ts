@@ -2,7 +2,7 @@
 // generator turns it into a JSON Schema (typescript-json-schema) and a precompiled validator, so
 // options passed from plain JavaScript are checked as strictly as TypeScript checks them.
 import type { ClientFunctions, ClientSettings, JournalFunctions, JournalSettings, RetryOptions, TokenSet } from "@paysys/core";
-import { clientFunctionKeys, journalFunctionKeys } from "@paysys/core/internal";
+import { clientFunctionKeys, journalFunctionKeys } from "@paysys/core/shell";
 
 /** Cash-out client settings that are plain data. */
 export interface CashoutClientSettings extends ClientSettings, Omit<JournalSettings, "lease"> {

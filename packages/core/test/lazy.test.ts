@@ -51,7 +51,8 @@ function shell(options: Options, load: (o: Options) => Promise<object>) {
     options,
     settings,
     functionKeys: {},
-    routes: { "thing.ping": { path: "/ping" } },
+    routes: { "thing.ping": { path: "/ping" }, "auth.login": { path: "/login" } },
+    omitted: ["auth.login"],
     methods: ["close", asyncDispose],
     values: { signedIn: false },
     load: load as (o: Options) => Promise<Built>,
@@ -77,6 +78,7 @@ describe("lazyClient", () => {
     expect(made.builds).toBe(1);
     expect(c.signedIn).toBe(true);
     expect(Object.keys(c.thing)).toEqual(["ping"]);
+    expect("auth" in c).toBe(false); // an operation the client has no method for
   });
 
   it("keeps middleware added before the first call, less what was ejected", async () => {

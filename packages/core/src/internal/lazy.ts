@@ -23,6 +23,8 @@ export interface ShellParts<C extends object, O extends object> extends ClientCh
   methods: readonly PropertyKey[];
   /** Operation ids whose method is there but not listed (portal v1's `user.me`, which says why it refuses). */
   hidden?: readonly string[];
+  /** Operation ids the client has no method for (cash-out's `auth.authorize`: the client authorizes by itself). */
+  omitted?: readonly string[];
   /** Its values and getters, with what they read before the runtime is loaded (`signedIn: false`). */
   values?: Readonly<Record<string, unknown>>;
   /** Whether it has a `journal` (every client whose spec journals an operation). */
@@ -100,7 +102,9 @@ export function lazyClient<C extends object, O extends object>(parts: ShellParts
 
   const shell = Object.create(base) as Record<string, Record<string, unknown>>;
   const hidden = new Set(parts.hidden);
+  const omitted = new Set(parts.omitted);
   for (const id of [...Object.keys(parts.routes), ...hidden]) {
+    if (omitted.has(id)) continue;
     const [g, m] = id.split(".") as [string, string];
     const method = delegate((c) => group(c, g), m);
     shell[g] ??= {};
