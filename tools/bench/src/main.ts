@@ -97,7 +97,7 @@ const shown = (r: { total: number; median: number; spread: string }) => `${r.tot
   // Tokens are not the subject here: user.profile needs one, so the client signs in once.
   const signed = createPortalClient({ baseUrl: "http://stub.invalid", fetch: stub, extractTokens: () => ({ accessToken: "t" }) });
   await signed.signIn({ lgn: "a", psw: "b", captcha: "c", captchaSession: "s" });
-  const n = 20_000;
+  const n = 5_000;
   await time(() => signed.user.profile({ idUser: 1 }), 2_000); // warm-up
   // Bare openapi-fetch: the same request through the same stub, with the token header and JSON body.
   const bare = createClient<Record<string, never>>({ baseUrl: "http://stub.invalid", fetch: () => stub() });
@@ -107,25 +107,31 @@ const shown = (r: { total: number; median: number; spread: string }) => `${r.tot
   const orvalCall = () => orvalUserProfile({ params: { idUser: 1 } }, { headers: { Authorization: "Bearer t" } });
   const globalFetch = globalThis.fetch;
   globalThis.fetch = stub;
-  const stubOnly: number[] = [];
+  // Each round times the stub alone and every client right after it, and each overhead is taken
+  // within its round (a client's time less that round's stub): the machine's drift between rounds
+  // then cancels, where a difference of medians taken apart would carry it (orval's overhead is a few
+  // µs against a stub of some 20).
+  const overheads = { client: [] as number[], openapiFetch: [] as number[], orval: [] as number[] };
   const client: number[] = [];
-  const openapiFetch: number[] = [];
-  const orval: number[] = [];
+  const stubOnly: number[] = [];
   try {
     if ((await orvalCall()).data.result?.lgn !== "x") throw new Error("the orval client did not read the stub's answer");
     await time(orvalCall, 2_000);
-    for (let round = 0; round < 5; round++) {
-      stubOnly.push(await time(async () => (await stub()).json(), n));
-      client.push(await time(() => signed.user.profile({ idUser: 1 }), n));
-      openapiFetch.push(await time(bareCall, n));
-      orval.push(await time(orvalCall, n));
+    for (let round = 0; round < 15; round++) {
+      const stubTime = await time(async () => (await stub()).json(), n);
+      const clientTime = await time(() => signed.user.profile({ idUser: 1 }), n);
+      stubOnly.push(stubTime);
+      client.push(clientTime);
+      overheads.client.push(clientTime - stubTime);
+      overheads.openapiFetch.push((await time(bareCall, n)) - stubTime);
+      overheads.orval.push((await time(orvalCall, n)) - stubTime);
     }
   } finally {
     globalThis.fetch = globalFetch;
   }
-  const ours = median(client) - median(stubOnly);
-  const theirs = median(openapiFetch) - median(stubOnly);
-  const orvals = median(orval) - median(stubOnly);
+  const ours = median(overheads.client);
+  const theirs = median(overheads.openapiFetch);
+  const orvals = median(overheads.orval);
   report(
     "client CPU overhead per call (stub fetch)",
     `${(ours * 1000).toFixed(1)} µs (client ${(median(client) * 1000).toFixed(1)} µs, stub alone ${(median(stubOnly) * 1000).toFixed(1)} µs)`,
