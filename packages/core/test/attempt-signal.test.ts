@@ -1,11 +1,13 @@
 // An attempt's signal fires on its own timeout or its caller's abort, and nothing else: a
 // controller that serves another attempt carries no earlier attempt's timer or caller, an aborted
-// one never serves again, and Node's own fetch over many calls leaves no listener warning.
+// one never serves again, one whose body was cut at the limit never serves again (a clone may still
+// read it), a caller who aborted while the steps waited gets nothing sent, and Node's own fetch over
+// many calls leaves no listener warning.
 import { getEventListeners, once } from "node:events";
-import { createServer } from "node:http";
+import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { TimeoutError } from "../src/index.js";
+import { BadRequestError, RequestAbortedError, TimeoutError } from "../src/index.js";
 import { attemptSignal, isTimeout } from "../src/internal/attempt-signal.js";
 import { type OperationSpec, Transport } from "../src/internal/index.js";
 
@@ -46,6 +48,9 @@ describe("attemptSignal", () => {
     expect(attemptSignal(10_000, undefined).signal).not.toBe(joined.signal);
     aborted.end(false);
     expect(attemptSignal(10_000, undefined).signal).not.toBe(aborted.signal);
+    const already = new AbortController();
+    already.abort("before");
+    expect(attemptSignal(10_000, already.signal).signal.reason).toBe("before");
 
     const signals = new Set<AbortSignal>();
     for (let i = 0; i < 16; i++) {
@@ -116,4 +121,93 @@ describe("attempt signals over Node's fetch", () => {
       server.close();
     }
   });
+});
+
+const op: OperationSpec = {
+  id: "test.op",
+  method: "post",
+  path: "/op",
+  security: [],
+  idempotent: false,
+  movesMoney: false,
+  body: true,
+  envelope: { params: "", code: "/code" },
+  unwrap: { at: ["/result"] },
+};
+
+/** A server on a free port: `/op` as `answer` says, anything else never answered. Counts `/op` hits. */
+async function serve(answer: (res: ServerResponse) => void) {
+  const server = createServer((req, res) => {
+    if (req.url !== "/op") return;
+    seen.hits++;
+    answer(res);
+  });
+  const seen = {
+    hits: 0,
+    url: "",
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  seen.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return seen;
+}
+
+describe.each([
+  ["node:http", undefined],
+  ["Node's fetch", (u: string, i?: RequestInit) => globalThis.fetch(u, i)],
+])("an error body cut at the limit, over %s", (_, fetch) => {
+  it("is still read whole by a hook's clone when a later call times out", async () => {
+    // 512 KiB in 16 KiB pieces, well past the 64 KiB read of an error body.
+    const s = await serve(async (res) => {
+      res.writeHead(400, { "content-type": "text/plain" });
+      for (let i = 0; i < 32; i++) {
+        res.write("x".repeat(16 * 1024));
+        await sleep(5);
+      }
+      res.end();
+    });
+    let kept: Promise<number> | undefined;
+    const t = new Transport({
+      baseUrl: s.url,
+      fetch,
+      timeoutMs: 60,
+      hooks: {
+        afterResponse: ({ response }) => {
+          kept = response
+            .clone()
+            .arrayBuffer()
+            .then((b) => b.byteLength);
+        },
+      },
+    });
+    try {
+      await expect(t.call(op, {}, { timeoutMs: 5_000 })).rejects.toBeInstanceOf(BadRequestError);
+      await expect(t.call({ ...op, path: "/hang" }, {})).rejects.toBeInstanceOf(TimeoutError);
+      await expect(kept).resolves.toBe(512 * 1024);
+    } finally {
+      s.close();
+    }
+  });
+});
+
+it("a caller who aborts while a step waits (a token renewed) gets nothing sent", async () => {
+  const s = await serve((res) => res.end('{"code":0,"result":1}'));
+  const t = new Transport({ baseUrl: s.url });
+  const caller = new AbortController();
+  const renewing = { headerNames: [], present: () => sleep(30) };
+  try {
+    const call = t.call(op, {}, { signal: caller.signal }, { steps: [renewing] });
+    await sleep(5);
+    caller.abort(new Error("cancel"));
+    const error = await call.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RequestAbortedError);
+    expect(error).toMatchObject({ attempts: 0, outcomeUnknown: false });
+    expect(s.hits).toBe(0);
+  } finally {
+    s.close();
+  }
 });

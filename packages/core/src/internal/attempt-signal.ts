@@ -1,8 +1,9 @@
 // One attempt's signal: aborted when the attempt's timeout passes or when the caller aborts,
 // whichever comes first. On Node 20 a new AbortController costs about a third of what the SDK
 // itself spends on a call, so a controller whose attempt ended cleanly (its answer's body read to
-// its end or cut at the size limit, never aborted) serves a few later attempts, one at a time. That
-// is safe because aborting a signal has no effect on a fetch whose body is done. The uses are few because a
+// its end, never aborted) serves a few later attempts, one at a time. That is safe because aborting
+// a signal has no effect on an exchange that is over. A body cut at the size limit is not over for
+// a clone that still reads it (a hook's, a caching fetch's): its controller is never used again. The uses are few because a
 // finished fetch may leave its listener on the signal (undici's stay until they are collected):
 // eight stay under EventTarget's warning threshold of ten.
 
@@ -20,7 +21,7 @@ export interface AttemptSignal {
   readonly signal: AbortSignal;
   /**
    * Stops the timer and the caller's link; at most once (later calls do nothing). `reusable`: the
-   * attempt's body is done (read, or cut at the limit), so the controller may serve another attempt.
+   * attempt's body was read to its end, so the controller may serve another attempt.
    */
   end(reusable?: boolean): void;
 }
@@ -32,7 +33,9 @@ export function attemptSignal(timeoutMs: number, caller: AbortSignal | undefined
   const { controller } = held;
   const timer = setTimeout(() => controller.abort(new TimeoutMarker()), timeoutMs);
   const onCallerAbort = caller && (() => controller.abort(caller.reason));
-  if (onCallerAbort) caller.addEventListener("abort", onCallerAbort, { once: true });
+  // A caller that aborted already fires no event: the attempt's signal starts aborted.
+  if (caller?.aborted) controller.abort(caller.reason);
+  else if (onCallerAbort) caller.addEventListener("abort", onCallerAbort, { once: true });
   let ended = false;
   return {
     signal: controller.signal,

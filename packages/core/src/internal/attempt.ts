@@ -81,6 +81,11 @@ export async function attempts(ctx: AttemptContext, prepared: Prepared, state: C
     if (caller?.aborted) throw new RequestAbortedError(`${op.id}: aborted by the caller`, { operation: op.id, attempts: state.attempts, cause: caller.reason });
     state.attempts++;
     const { request, presented, hooked } = await presentAttempt(ctx, prepared, url, state, caller);
+    // The steps and hooks may have waited (a token renewed): a caller who aborted meanwhile gets nothing sent.
+    if (caller?.aborted) {
+      state.endAttempt();
+      throw new RequestAbortedError(`${op.id}: aborted by the caller before the request was sent`, { operation: op.id, attempts: state.attempts - 1, cause: caller.reason });
+    }
     const answer = await sendAttempt(ctx, request, state, caller);
     if (answer === undefined) continue; // lost, and retried
     // An answer the transport stops at (a redirect, a failing hook or step) has its body dropped:

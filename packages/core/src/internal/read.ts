@@ -11,8 +11,14 @@ const EXCERPT = 200;
 /** Decoding without `stream` keeps no state between calls, so one strict decoder serves every answer. */
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
+/** A body as read: `cut` when it went past the limit and the rest was dropped (the exchange then ended early). */
+export interface ReadBody {
+  bytes: Uint8Array;
+  cut: boolean;
+}
+
 /** Reads a body up to `limit` bytes. Past the limit, the rest is dropped and, for answers that must be whole, it is a ResponseTooLargeError. */
-export async function readBody(answer: HttpAnswer, limit: number, mustBeWhole: boolean, op: OperationSpec, ctx: ErrorContext): Promise<Uint8Array> {
+export async function readBody(answer: HttpAnswer, limit: number, mustBeWhole: boolean, op: OperationSpec, ctx: ErrorContext): Promise<ReadBody> {
   const tooLarge = () =>
     new ResponseTooLargeError(`${op.id}: the answer is larger than maxResponseBytes (${limit} bytes); it was not read${outcomeNote(op)}`, { ...ctx, bodyExcerpt: "[not read]" });
   const declared = Number(answer.header("content-length") ?? Number.NaN);
@@ -24,33 +30,35 @@ export async function readBody(answer: HttpAnswer, limit: number, mustBeWhole: b
   // one read where the answer offers one; still checked, in case a `fetch` declared less than it sent.
   if (answer.whole && declared <= limit && !answer.header("content-encoding")) {
     const whole = await answer.whole();
-    if (!whole) return new Uint8Array();
-    if (whole.byteLength <= limit) return whole;
+    if (!whole) return { bytes: new Uint8Array(), cut: false };
+    if (whole.byteLength <= limit) return { bytes: whole, cut: false };
     if (mustBeWhole) throw tooLarge();
-    return whole.subarray(0, limit);
+    return { bytes: whole.subarray(0, limit), cut: true };
   }
   const source = answer.chunks();
-  if (!source) return new Uint8Array();
+  if (!source) return { bytes: new Uint8Array(), cut: false };
   const chunks: Uint8Array[] = [];
   let size = 0;
+  let cut = false;
   // Leaving the loop early (a `break`, a throw) ends the body's iteration, which ends the body and frees its connection.
   for await (const value of source) {
     size += value.byteLength;
     if (size > limit) {
       if (mustBeWhole) throw tooLarge();
       chunks.push(value.subarray(0, value.byteLength - (size - limit)));
+      cut = true;
       break;
     }
     chunks.push(value);
   }
-  if (chunks.length === 1) return chunks[0]!;
+  if (chunks.length === 1) return { bytes: chunks[0]!, cut };
   const out = new Uint8Array(Math.min(size, limit));
   let offset = 0;
   for (const c of chunks) {
     out.set(c, offset);
     offset += c.byteLength;
   }
-  return out;
+  return { bytes: out, cut };
 }
 
 /** A whole body as text, strictly: invalid UTF-8 is an UnexpectedResponseError. */

@@ -27,7 +27,7 @@ import type { HttpAnswer } from "./http.js";
 import { loadValidators, type OperationSpec, outcomeNote, validatorIssues } from "./operation.js";
 import { httpFor } from "./platform.js";
 import { put } from "./pointer.js";
-import { ERROR_BODY_LIMIT, excerptOf, jsonOrUndefined, parseJson, readBody, strictText } from "./read.js";
+import { ERROR_BODY_LIMIT, excerptOf, jsonOrUndefined, parseJson, type ReadBody, readBody, strictText } from "./read.js";
 import { collectSecrets, redactValue, type SecretSet, scrub } from "./redact.js";
 import { isRetryableStatus, type RetryOptions, retryDefaults, retryDelay } from "./retry.js";
 import type { AttemptStep, SecurityScheme } from "./steps.js";
@@ -262,9 +262,9 @@ export class Transport<Paths extends {} = Record<string, never>> {
         state.endAttempt();
         return { kind: "file", file: new BinaryFile(answer.response()), ...this.#facts(answer, state, () => "[a file]") };
       }
-      let bytes: Uint8Array;
+      let read: ReadBody;
       try {
-        bytes = await readBody(answer, ok ? this.#maxBytes : ERROR_BODY_LIMIT, ok, op, ctx);
+        read = await readBody(answer, ok ? this.#maxBytes : ERROR_BODY_LIMIT, ok, op, ctx);
       } catch (e) {
         state.endAttempt();
         const failure = this.#readFailure(e, op, ctx, options.signal);
@@ -275,9 +275,11 @@ export class Transport<Paths extends {} = Record<string, never>> {
         await retryWait(this.#context, state, failure.message, options.signal, delay);
         continue;
       }
-      state.endAttempt(true);
+      // Its signal may serve another attempt only when the exchange is over: a body cut at the limit
+      // may still be read by a hook's or a fetch's clone, which a later abort would cut.
+      state.endAttempt(!read.cut);
       try {
-        return this.#answer(op, answer, bytes, ctx, state);
+        return this.#answer(op, answer, read.bytes, ctx, state);
       } catch (e) {
         throw this.#logged(op, e as PaysysError);
       }
