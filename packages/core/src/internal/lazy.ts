@@ -55,8 +55,7 @@ export function lazyClient<C extends object, O extends object>(parts: ShellParts
         (built.raw as unknown as { use(...m: Middleware[]): void }).use(...middleware);
         // Closed before its first call: closed before any call reaches it.
         if (closedUnused) await built.close!();
-        client = built;
-        return client;
+        return (client = built);
       },
       (e: unknown) => {
         // A chunk the browser could not fetch is tried again at the next call.
@@ -76,15 +75,10 @@ export function lazyClient<C extends object, O extends object>(parts: ShellParts
   const group = (c: Any, name: string) => c[name] as unknown as Any;
 
   const base: Record<PropertyKey, unknown> = {};
-  for (const name of parts.methods) base[name] = delegate((c) => c, name);
-  for (const name of ["close", asyncDispose]) {
-    const close = base[name] as (() => Promise<void>) | undefined;
-    if (close)
-      base[name] = () => {
-        if (client || loading) return close();
-        closedUnused = true;
-        return Promise.resolve();
-      };
+  for (const name of parts.methods) {
+    const call = delegate((c) => c, name);
+    // Closing a shell never called only takes note (see the top).
+    base[name] = name === "close" || name === asyncDispose ? () => (client || loading ? call() : ((closedUnused = true), Promise.resolve())) : call;
   }
   for (const [name, before] of Object.entries(parts.values ?? {})) Object.defineProperty(base, name, { get: () => (client ? client[name] : before) });
   if (parts.journal) base.journal = Object.fromEntries(journalMethods.map((m) => [m, delegate((c) => group(c, "journal"), m)]));
