@@ -13,6 +13,18 @@ import { type OperationSpec, Transport } from "../src/internal/index.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+const op: OperationSpec = {
+  id: "test.op",
+  method: "post",
+  path: "/op",
+  security: [],
+  idempotent: false,
+  movesMoney: false,
+  body: true,
+  envelope: { params: "", code: "/code" },
+  unwrap: { at: ["/result"] },
+};
+
 describe("attemptSignal", () => {
   it("fires with a timeout reason after its time, and for the caller's abort with the caller's reason", async () => {
     const timed = attemptSignal(10, undefined);
@@ -88,17 +100,6 @@ describe("attempt signals over Node's fetch", () => {
     });
     server.listen(0, "127.0.0.1");
     await once(server, "listening");
-    const op: OperationSpec = {
-      id: "test.op",
-      method: "post",
-      path: "/op",
-      security: [],
-      idempotent: false,
-      movesMoney: false,
-      body: true,
-      envelope: { params: "", code: "/code" },
-      unwrap: { at: ["/result"] },
-    };
     const transport = new Transport({
       baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
       // Node's own fetch (undici, which leaves a listener on each signal until it is collected), not the default node:http.
@@ -122,18 +123,6 @@ describe("attempt signals over Node's fetch", () => {
     }
   });
 });
-
-const op: OperationSpec = {
-  id: "test.op",
-  method: "post",
-  path: "/op",
-  security: [],
-  idempotent: false,
-  movesMoney: false,
-  body: true,
-  envelope: { params: "", code: "/code" },
-  unwrap: { at: ["/result"] },
-};
 
 /** A server on a free port: `/op` as `answer` says, anything else never answered. Counts `/op` hits. */
 async function serve(answer: (res: ServerResponse) => void) {

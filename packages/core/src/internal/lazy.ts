@@ -55,7 +55,8 @@ export function lazyClient<C extends object, O extends object>(parts: ShellParts
         (built.raw as unknown as { use(...m: Middleware[]): void }).use(...middleware);
         // Closed before its first call: closed before any call reaches it.
         if (closedUnused) await built.close!();
-        return (client = built);
+        client = built;
+        return client;
       },
       (e: unknown) => {
         // A chunk the browser could not fetch is tried again at the next call.
@@ -78,7 +79,14 @@ export function lazyClient<C extends object, O extends object>(parts: ShellParts
   for (const name of parts.methods) {
     const call = delegate((c) => c, name);
     // Closing a shell never called only takes note (see the top).
-    base[name] = name === "close" || name === asyncDispose ? () => (client || loading ? call() : ((closedUnused = true), Promise.resolve())) : call;
+    const closes = name === "close" || name === asyncDispose;
+    base[name] = !closes
+      ? call
+      : () => {
+          if (client || loading) return call();
+          closedUnused = true;
+          return Promise.resolve();
+        };
   }
   for (const [name, before] of Object.entries(parts.values ?? {})) Object.defineProperty(base, name, { get: () => (client ? client[name] : before) });
   if (parts.journal) base.journal = Object.fromEntries(journalMethods.map((m) => [m, delegate((c) => group(c, "journal"), m)]));
