@@ -329,8 +329,7 @@ export class Journal implements ClientJournal {
     return this.#resolve(entry, undefined);
   }
 
-  /** Records an applied call: its register's new link first (a crash between the two leaves the intent pending, resolved right later), then the outcome. */
-  /** Settles an applied call (and keeps the link its answer carried); answers whether the store took it. */
+  /** Settles an applied call with its answer's link: one write where the store can, else link then outcome. Answers whether the store took it. */
   async #applied(key: string, turn: ChainTurn | undefined, next: string | undefined, settlement: Settlement): Promise<boolean> {
     // The call took effect: a store that cannot keep the link or the outcome must not turn that into
     // an error (it would invite sending it again). The next call reads the link from the service,
