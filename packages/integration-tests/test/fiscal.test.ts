@@ -15,6 +15,7 @@ import {
   createFiscalClient,
   type FiscalClient,
   type FiscalClientOptions,
+  IdempotencyKeyReusedError,
   type LogEvent,
   NotAppliedError,
   OutcomeUnknownError,
@@ -326,6 +327,35 @@ describe("fiscal: the Uid chain", () => {
       expect(sb.fiscal.stats.documents - documents).toBe(1);
     }
   });
+  it("a key used before on a register the client holds is answered from its journal: never sent again, another receipt under it refused", async () => {
+    // While the register is clear under its lease, the journal is not read before a receipt: the
+    // intent's write answers the entry a key already has. Counted, so the saved round trip stays saved.
+    class CountingStore extends MemoryStore {
+      reads = 0;
+      override getIntent(key: string) {
+        this.reads++;
+        return super.getIntent(key);
+      }
+    }
+    const store = new CountingStore();
+    await using fiscal = client({ store });
+    await openShift(fiscal, 204);
+    const first = await fiscal.operations.sale(sale(204), { idempotencyKey: "held-1" });
+    await fiscal.operations.sale(sale(204), { idempotencyKey: "held-2" });
+    const { documents } = sb.fiscal.stats;
+    const reads = store.reads;
+    expect(await fiscal.operations.sale(sale(204), { idempotencyKey: "held-1" })).toEqual(first);
+    const other = await fiscal.operations.sale(sale(204, [coffee(2)]), { idempotencyKey: "held-2" }).catch((e) => e);
+    expect(other).toBeInstanceOf(IdempotencyKeyReusedError);
+    expect(other.message).toMatch(/held-2 was used for operations.sale with other parameters/);
+    expect(sb.fiscal.stats.documents).toBe(documents);
+    // The register goes on: a new key is registered once, and each of these calls read no entry first.
+    expect(await fiscal.operations.sale(sale(204), { idempotencyKey: "held-3" })).toHaveProperty("IdDocument");
+    expect(sb.fiscal.stats.documents).toBe(documents + 1);
+    expect(store.reads).toBe(reads);
+    expect((await fiscal.journal.get({ operation: "operations.sale", key: "held-3" }))?.state).toBe("applied");
+  });
+
   it("a receipt the caller aborts once it is under way is learnt at once; aborted before, nothing is sent", async () => {
     const controller = new AbortController();
     // The till's cancel button, pressed as the service's answer arrives.

@@ -415,12 +415,12 @@ await orReport("fleet (section 6)", () => fleetSection(report));
 {
   const ms = (r: { p50: number; p99: number }) => `p50 ${r.p50.toFixed(3)} ms, p99 ${r.p99.toFixed(3)} ms`;
   const shown = (name: string, disk: string, fast: string, { durable, unflushed }: { durable: StoreCost; unflushed: StoreCost }) => {
-    report(`store work per receipt (lookup, begin, settle with the link; under a lease), memory store`, ms(durable.memory));
+    report(`store work per receipt (begin, settle with the link; under a lease), memory store`, ms(durable.memory));
     report(`store work per receipt, ${name} on loopback (${disk})`, ms(durable.store));
     report(`store cost per receipt: ${name} ÷ memory store, p50`, (durable.store.p50 / durable.memory.p50).toFixed(0));
     report(`added by ${name} per receipt (${disk})`, ms(durable.added), "p50 ≤ 1 ms");
     report(`added by ${name} per receipt, ${fast} (the store's own cost)`, ms(unflushed.added), "p50 ≤ 1 ms");
-    report(`${name}'s floor per receipt (lookup, durable write, relaxed write; no SDK), ${disk}`, ms(durable.floor));
+    report(`${name}'s floor per receipt (durable write, relaxed write; no SDK), ${disk}`, ms(durable.floor));
     report(`${name} store work above that floor, ${disk} (the SDK's part)`, ms(durable.aboveFloor));
     report(`${name} store work above its floor, ${fast}`, ms(unflushed.aboveFloor));
   };

@@ -1,22 +1,23 @@
 // What a shared store adds to one fiscal receipt: the store work a receipt does under its
-// register's lease, as the journal does it (the key looked up; the intent begun; the outcome settled
-// with the chain link its answer carried, in one write where the store has settleIntentWithLink;
-// each write fenced), over PostgreSQL and Redis on loopback, interleaved with the same work on the
-// memory store (measure.ts says why interleaved). A till holds its lease across receipts, so the
-// lease is taken once, and the register's unresolved intents listed once, not timed.
+// register's lease, as the journal does it (the intent begun, its write answering any entry the key
+// already has, so the key is not looked up first; the outcome settled with the chain link its
+// answer carried, in one write where the store has settleIntentWithLink; each write fenced), over
+// PostgreSQL and Redis on loopback, interleaved with the same work on the memory store (measure.ts
+// says why interleaved). A till holds its lease across receipts, so the lease is taken once, and
+// the register's unresolved intents listed once, not timed.
 //
 // Each is measured as it should run (PostgreSQL's synchronous_commit on, so the intent is on disk
 // before it is answered, the outcome-with-link being relaxed by the store itself; Redis's
-// appendfsync always) and without waiting for the disk
-// (synchronous_commit off for the bench's connections; appendfsync everysec), which leaves the round
-// trips and the statements: what the store itself costs. Never run a journal without the first: a
-// crash of the database would lose the last intents.
+// appendfsync always) and without waiting for the disk (synchronous_commit off for the bench's
+// connections; appendfsync everysec), which leaves the round trips and the statements: what the
+// store itself costs. Never run a journal without the first: a crash of the database would lose
+// the last intents.
 //
 // Each is also timed against its engine's floor, interleaved: the fewest operations a receipt's
-// exactly-once needs on that engine, written bare with no SDK: a lookup, a durable write (the
-// intent) and a write whose commit does not wait for the disk (the outcome; on Redis every write
-// waits under appendfsync always). What remains above the floor is the SDK's part; the floor itself
-// is the disk's and the round trips'.
+// exactly-once needs on that engine, written bare with no SDK: a durable write (the intent) and a
+// write whose commit does not wait for the disk (the outcome; on Redis every write waits under
+// appendfsync always). What remains above the floor is the SDK's part; the floor itself is the
+// disk's and the round trips'.
 import { type Fence, MemoryStore, type Store } from "@paysys/core";
 import { migrate, PostgresStore } from "@paysys/store-postgres";
 import { RedisStore } from "@paysys/store-redis";
@@ -36,7 +37,6 @@ async function receiptStoreWork(store: Store, register: string): Promise<() => P
     const key = `bench ${register}/operations.sale/r-${n++}`;
     const now = Date.now();
     const hash = "0".repeat(64);
-    await store.getIntent(key); // a key seen before is answered from the journal, not sent
     await store.beginIntent(
       { key, operation: "operations.sale", scope: register, hash, holder: { id: "bench-till" }, startedAt: now, sendBy: now + 60_000, presented: `uid-${n}`, state: "pending" },
       lease,
@@ -63,7 +63,7 @@ export interface StoreCost {
   aboveFloor: Cost;
 }
 
-/** The floor's three operations, as a function to time (each call a new key). */
+/** The floor's two writes, as a function to time (each call a new key). */
 type Floor = () => Promise<void>;
 const intentSized = "i".repeat(300);
 const outcomeSized = "o".repeat(120);
@@ -85,24 +85,22 @@ async function pair(store: Store, rounds: number, floor: Floor): Promise<StoreCo
   return { memory: base, store: candidate, added: minus(candidate, base), floor: bare, aboveFloor: minus(again, bare) };
 }
 
-/** PostgreSQL's floor: a primary-key lookup, an insert committed to disk, an update whose commit does not wait. */
+/** PostgreSQL's floor: an insert committed to disk, an update whose commit does not wait. */
 async function postgresFloor(pool: pg.Pool, name: string): Promise<Floor> {
   await pool.query("CREATE TABLE IF NOT EXISTS bench_floor (k text PRIMARY KEY, v text NOT NULL)");
   let n = 0;
   return async () => {
     const key = `${name}-${n++}`;
-    await pool.query("SELECT v FROM bench_floor WHERE k = $1", [key]);
     await pool.query("INSERT INTO bench_floor (k, v) VALUES ($1, $2)", [key, intentSized]);
     await pool.query("WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)) UPDATE bench_floor SET v = $2 FROM relaxed WHERE k = $1", [key, outcomeSized]);
   };
 }
 
-/** Redis's floor: a GET and two SETs. */
+/** Redis's floor: two SETs. */
 function redisFloor(client: ReturnType<typeof createClient>): Floor {
   let n = 0;
   return async () => {
     const key = `bench-floor:${n++}`;
-    await client.get(key);
     await client.set(key, intentSized);
     await client.set(key, outcomeSized);
   };

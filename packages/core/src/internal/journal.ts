@@ -14,13 +14,11 @@
 // - Before anything new is sent on a register, its pending intents are resolved; an intent that
 //   cannot be resolved blocks the register (UnresolvedOutcomeError) rather than risk a duplicate.
 import {
-  AnswerLostError,
   APIError,
   AuthenticationError,
   apiErrorClass,
   IdempotencyKeyInUseError,
   IdempotencyKeyReusedError,
-  NotAppliedError,
   OutcomeUnknownError,
   PaysysError,
   RequestValidationError,
@@ -33,6 +31,7 @@ import type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "
 import { holderIsGone } from "./holder.js";
 import type { OperationSpec } from "./operation.js";
 import { defaultKey, isRefusal, learnOutcome, probeParams, type Query, refusalOf } from "./outcome.js";
+import { answerLost, failureOf, notApplied } from "./outcome-errors.js";
 import { hashOf } from "./request-hash.js";
 import type { AttemptStep } from "./steps.js";
 import type { SendWatch } from "./transport.js";
@@ -156,7 +155,8 @@ export class Journal implements ClientJournal {
       });
     this.#inflight.add(key);
     try {
-      const found = await storeCall("read the journal", () => this.#o.store.getIntent(key));
+      // Register clear under our lease: the intent's write answers the key's entry (`raced`), one round trip fewer.
+      const found = turn?.clear ? undefined : await storeCall("read the journal", () => this.#o.store.getIntent(key));
       if (found) {
         // Another request under the same key is refused before anything is asked about it.
         this.#sameRequest(op, found, hash);
@@ -186,7 +186,7 @@ export class Journal implements ClientJournal {
     const key = this.#short(entry.key);
     const s = entry.settlement;
     if (entry.state === "applied" && s && !s.answerLost) return { value: s.answer };
-    if (entry.state === "applied") throw this.#answerLost(op, key, undefined, "it was done before under this key");
+    if (entry.state === "applied") throw answerLost(op, key, undefined, "it was done before under this key");
     if (entry.state === "refused" && s?.refusal) {
       const r = s.refusal;
       const ErrorClass = r.name === "ServiceError" ? ServiceError : r.status === undefined || r.name === "RedirectError" ? APIError : apiErrorClass(r.status);
@@ -240,10 +240,8 @@ export class Journal implements ClientJournal {
       ...(probe ? { probe } : {}),
       state: "pending",
     };
-    if (turn) turn.clear = false; // until this intent is settled
-    const raced = await storeCall("write the intent", () => this.#o.store.beginIntent(intent, turn?.fence));
+    const raced = await this.#begin(intent, turn);
     if (raced) {
-      // Another process began the same key between our read and our write.
       this.#sameRequest(op, raced, hash);
       const replayed = this.#replay(op, raced.state === "pending" ? await this.#resolve(raced, turn) : raced);
       if (replayed !== undefined) return replayed.value;
@@ -279,13 +277,13 @@ export class Journal implements ClientJournal {
         }
         if (applied === true) {
           await this.#applied(key, turn, undefined, { state: "applied", answerLost: true, settledAt: Date.now() });
-          throw this.#answerLost(op, this.#short(key), e, "its answer was lost");
+          throw answerLost(op, this.#short(key), e, "its answer was lost");
         }
         if (applied === false) {
           // A refusal a step repaired (a renewed token) is sent again, once, now that it is known the first did nothing.
           if (watch.repaired && !resent && e instanceof AuthenticationError) continue;
           await this.#settle(key, turn, { state: "not-applied", settledAt: Date.now() });
-          throw isRefusal(e) ? e : this.#notApplied(op, this.#short(key), e);
+          throw isRefusal(e) ? e : notApplied(op, this.#short(key), e);
         }
         if (isRefusal(e)) {
           // The service's refusal is passed on. Where nothing can check it, the key is spent; where
@@ -297,6 +295,18 @@ export class Journal implements ClientJournal {
         throw this.#unknown(op, intent, e, "its answer was lost");
       }
     }
+  }
+
+  /**
+   * Writes the intent, or answers the entry the key already has (the read before was skipped, or
+   * another process began the key since): then ours is not written, and the register is as clear as it was.
+   */
+  async #begin(intent: JournalEntry, turn: ChainTurn | undefined): Promise<JournalEntry | undefined> {
+    const wasClear = turn?.clear === true;
+    if (turn) turn.clear = false; // until this intent is settled
+    const raced = await storeCall("write the intent", () => this.#o.store.beginIntent(intent, turn?.fence));
+    if (raced && turn) turn.clear = wasClear;
+    return raced;
   }
 
   /**
@@ -348,27 +358,6 @@ export class Journal implements ClientJournal {
     return storeCall("settle the intent", () => this.#o.store.settleIntent(key, settlement, turn?.fence));
   }
 
-  #answerLost(op: OperationSpec, key: string, cause: unknown, how: string): AnswerLostError {
-    const what = cause instanceof Error ? `${cause.message}; ` : "";
-    return new AnswerLostError(`${op.id}: ${what}it took effect (${how}), but there is no answer to return; it is never sent again under the key ${key}`, {
-      operation: op.id,
-      status: cause instanceof PaysysError ? cause.status : undefined,
-      attempts: cause instanceof PaysysError ? cause.attempts : 0,
-      key,
-      cause,
-    });
-  }
-
-  #notApplied(op: OperationSpec, key: string, cause: unknown): NotAppliedError {
-    return new NotAppliedError(`${cause instanceof Error ? `${cause.message}; ` : ""}${op.id} did not take effect (the SDK checked): send it again with the same key ${key}`, {
-      operation: op.id,
-      status: cause instanceof PaysysError ? cause.status : undefined,
-      attempts: cause instanceof PaysysError ? cause.attempts : 0,
-      key,
-      cause,
-    });
-  }
-
   #unknown(op: OperationSpec, entry: JournalEntry, cause: unknown, how: string): OutcomeUnknownError {
     const key = this.#short(entry.key);
     const canAsk = op.outcome?.by !== "none" && entry.state !== "disputed";
@@ -380,8 +369,7 @@ export class Journal implements ClientJournal {
         : "the interface offers no way to ask (see the spec's x-outcome); once the service's people tell, record it with journal.settle";
     return new OutcomeUnknownError(`${what}${op.id} (${how}) may have taken effect, and the SDK could not learn whether; it is never sent again under the key ${key}: ${ask}`, {
       operation: op.id,
-      status: cause instanceof PaysysError ? cause.status : undefined,
-      attempts: cause instanceof PaysysError ? cause.attempts : 0,
+      ...failureOf(cause),
       key,
       cause,
       wasApplied: canAsk
