@@ -198,6 +198,25 @@ describe("the node:http adapter", () => {
     expect(last().headers["sec-fetch-mode"]).toBe("cors");
   });
 
+  it("keeps every connection a wave of calls opened for the next wave (Node's global agent keeps 256)", async () => {
+    // A till server with hundreds of registers in flight: each wave must find its connections open.
+    handler = (_q, _b, res) => setTimeout(() => res.end("{}"), 20);
+    const own = nodeHttp(modules!, { env: {} });
+    let opened = 0;
+    const count = () => opened++;
+    server.on("connection", count);
+    try {
+      const wave = () =>
+        Promise.all(Array.from({ length: 300 }, () => own({ url: `${base}/`, method: "GET", headers: {}, body: undefined, signal: new AbortController().signal }).then(direct)));
+      await wave();
+      expect(opened).toBe(300);
+      await wave();
+      expect(opened).toBe(300);
+    } finally {
+      server.off("connection", count);
+    }
+  });
+
   describe("the body, read straight from Node or as a web Response", () => {
     const text = JSON.stringify({ Uid: "u-2", rows: [1, 2, 3] });
     const answer = () => {

@@ -80,7 +80,6 @@ export interface HttpInput {
 
 interface CallFacts {
   status: number;
-  headers: Headers;
   attempts: number;
   /** A short, secret-free excerpt of the body (never for an answer that carries secrets). */
   excerpt: () => string;
@@ -318,7 +317,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
   }
 
   #facts(answer: HttpAnswer, state: CallState, excerpt: () => string): CallFacts {
-    return { status: answer.status, headers: answer.headers(), attempts: state.attempts, excerpt, scrub: (text) => scrub(text, state.secrets()) };
+    return { status: answer.status, attempts: state.attempts, excerpt, scrub: (text) => scrub(text, state.secrets()) };
   }
 
   /** The typed error for an HTTP error status, with the service's code and message where the envelope says they are. */
