@@ -106,7 +106,7 @@ describe("the node:http adapter", () => {
     expect(a.status).toBe(201);
     expect(a.header("x-a")).toBe("1, 2");
     expect(a.header("uid")).toBe("next");
-    expect(a.headers().get("X-A")).toBe("1, 2");
+    expect(a.header("X-A")).toBe("1, 2");
     expect(JSON.parse(await direct(a))).toEqual({ ok: true });
   });
 

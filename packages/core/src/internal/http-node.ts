@@ -75,16 +75,7 @@ export function nodeHttp(modules: NodeHttpModules, options: NodeHttpOptions = {}
   // Node 20 sets it (keep-alive, last used first, idle sockets closed after 5 s), but keeping every
   // idle connection, not 256. A till server with a thousand registers in flight would otherwise
   // close 744 connections after each wave and open them again on the next: about a sixth of its CPU.
-  const pools = new Map<string, unknown>();
-  const pool = (protocol: string) => {
-    let agent = pools.get(protocol);
-    if (agent === undefined) {
-      const { Agent } = protocol === "https:" ? modules.https : modules.http;
-      agent = new Agent({ keepAlive: true, scheduling: "lifo", timeout: 5_000, maxFreeSockets: Number.POSITIVE_INFINITY });
-      pools.set(protocol, agent);
-    }
-    return agent;
-  };
+  const pools: Record<string, unknown> = {};
   return ({ url, method, headers: own, body: given, signal }) =>
     new Promise<HttpAnswer>((resolve, reject) => {
       const target = new URL(url);
@@ -99,9 +90,14 @@ export function nodeHttp(modules: NodeHttpModules, options: NodeHttpOptions = {}
       // before the answer, the body after it (a timeout stays a timeout, not a cut connection).
       let under: { destroy(e: unknown): void };
       const onAbort = () => under.destroy(signal.reason);
-      const send = (target.protocol === "https:" ? modules.https : modules.http).request;
-      const agent = options.agent ?? (route ? undefined : pool(target.protocol));
-      const request = send(route?.url ?? target, requestOptions(method, headers, agent, route), (res) => {
+      const http = target.protocol === "https:" ? modules.https : modules.http;
+      let agent = options.agent;
+      if (agent === undefined && !route) {
+        // A maximum above what a process can hold open: every idle connection is kept.
+        pools[target.protocol] ??= new http.Agent({ keepAlive: true, scheduling: "lifo", timeout: 5_000, maxFreeSockets: 1e6 });
+        agent = pools[target.protocol];
+      }
+      const request = http.request(route?.url ?? target, requestOptions(method, headers, agent, route), (res) => {
         under = res;
         res.once("close", () => signal.removeEventListener("abort", onAbort));
         resolve(answer(res, modules));
@@ -130,14 +126,6 @@ function requestOptions(method: string, headers: Record<string, string>, agent: 
 function answer(res: Incoming, { stream, zlib }: NodeHttpModules): HttpAnswer {
   const status = res.statusCode ?? 0;
   const raw = res.rawHeaders;
-  let headers: Headers | undefined;
-  const all = () => {
-    if (!headers) {
-      headers = new Headers();
-      for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-    }
-    return headers;
-  };
   const header = (name: string) => {
     // Most answers carry a handful of headers, and most questions are about one: a scan beats a Headers.
     const wanted = name.toLowerCase();
@@ -174,7 +162,6 @@ function answer(res: Incoming, { stream, zlib }: NodeHttpModules): HttpAnswer {
     status,
     opaqueRedirect: false,
     header,
-    headers: all,
     chunks: () => (web ? web.chunks() : take()),
     drop() {
       if (web) web.drop();
@@ -183,7 +170,9 @@ function answer(res: Incoming, { stream, zlib }: NodeHttpModules): HttpAnswer {
     response() {
       if (!web) {
         const source = take();
-        const init = { status, statusText: res.statusMessage, headers: all() };
+        const headers = new Headers();
+        for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+        const init = { status, statusText: res.statusMessage, headers };
         web = fromResponse(new Response(source === null ? null : (stream.Readable.toWeb(source) as ReadableStream<Uint8Array>), init));
       }
       return web.response();

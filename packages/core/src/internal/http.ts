@@ -22,8 +22,6 @@ export interface HttpAnswer {
   readonly opaqueRedirect: boolean;
   /** A header's value (name in any case), or null. */
   header(name: string): string | null;
-  /** Every header, as a web `Headers` (made when asked). */
-  headers(): Headers;
   /** The body's chunks, once; null when there is none or it was taken already. */
   chunks(): AsyncIterable<Uint8Array> | null;
   /**
@@ -68,9 +66,6 @@ class FetchAnswer implements HttpAnswer {
   }
   header(name: string): string | null {
     return this.#response.headers.get(name);
-  }
-  headers(): Headers {
-    return this.#response.headers;
   }
   chunks(): AsyncIterable<Uint8Array> | null {
     const { body } = this.#response;
