@@ -444,6 +444,20 @@ describe("e-commerce: callbacks", () => {
     expect(seen).toEqual([]);
   });
 
+  it("the limit counts the body's UTF-8 bytes, not its characters", async () => {
+    const size = (body: string) => new TextEncoder().encode(body).byteLength;
+    // Cyrillic letters take two bytes each: within the limit in characters, over it in bytes.
+    const cyrillic = callbackBody({ errMessage: "Отказ".repeat(200) });
+    expect(cyrillic.length).toBeLessThanOrEqual(1500);
+    expect(size(cyrillic)).toBeGreaterThan(1500);
+    await expect(parseCallback(cyrillic, { allowedAddresses: "any", maxBodyBytes: 1500 })).rejects.toMatchObject({ reason: "size" });
+    expect(await parseCallback(cyrillic, { allowedAddresses: "any", maxBodyBytes: size(cyrillic) })).toMatchObject({ errMessage: "Отказ".repeat(200) });
+    // More characters than a third of the limit, all ASCII: within it, and exactly at it.
+    const ascii = callbackBody({ errMessage: "x".repeat(1000) });
+    expect(await parseCallback(ascii, { allowedAddresses: "any", maxBodyBytes: ascii.length })).toMatchObject({ errMessage: "x".repeat(1000) });
+    await expect(parseCallback(ascii, { allowedAddresses: "any", maxBodyBytes: ascii.length - 1 })).rejects.toMatchObject({ reason: "size" });
+  });
+
   it("refuses by address: none given, or not allowed (an IPv4-mapped IPv6 address is the same address)", async () => {
     const shop = client({ callbacks: { allowedAddresses: ["35.157.105.64"], confirm: false } });
     const body = callbackBody();

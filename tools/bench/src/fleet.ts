@@ -3,13 +3,15 @@
 // measured is how well the SDK overlaps round trips, as ratios within one run:
 //   - ten registers / one register in one process: the chain serialises per register only (goal ≥ 9.5);
 //   - 1,000 registers in one process against the ideal 1,000 / latency, with the CPU each side spent,
-//     which names the bottleneck;
+//     which names the bottleneck, and the client's CPU per receipt over that of bare node:http POSTs
+//     at the same concurrency (the floor any Node client pays);
 //   - N processes × 100 registers (five receipts each) / one process, all on one shared store (a
 //     FileStore, Redis, PostgreSQL; real servers from tools/test-servers), with the CPU the clients,
 //     the sandbox and the whole machine spent: where it stops growing, and why.
 // The same file is the worker of the last one: `tsx fleet.ts worker '<JSON>'`.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { Agent, request } from "node:http";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -64,6 +66,36 @@ async function rate(fiscal: FiscalClient, registers: number[], n: number): Promi
   const t = performance.now();
   await Promise.all(Array.from({ length: n }, (_, i) => receipt(fiscal, registers[i % registers.length]!)));
   return n / ((performance.now() - t) / 1000);
+}
+
+/**
+ * The floor of a receipt's client CPU at the same concurrency: `n` bare node:http POSTs of a
+ * receipt's body to the same address, all at once, over a keep-alive agent that keeps its
+ * connections as the client's does. No token goes with them, so the sandbox refuses each (after the
+ * same latency): what any client's HTTP costs, without checks, journal, chain or token. Answers the
+ * CPU seconds the process spent.
+ */
+async function bareCpu(url: string, n: number): Promise<number> {
+  const agent = new Agent({ keepAlive: true, scheduling: "lifo", timeout: 5_000, maxFreeSockets: 1e6 });
+  const body = JSON.stringify({ IdDomain: 1, Positions, Total: "1250.5", Cash: "1250.5" });
+  const post = (target: URL) =>
+    new Promise<void>((resolve, reject) => {
+      const headers = { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) };
+      const req = request(target, { method: "POST", agent, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve(JSON.parse(Buffer.concat(chunks).toString() || "null")));
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+  const targets = ids(0, REGISTERS).map((id) => new URL(`${url}/kkms/${id}/sales`));
+  await Promise.all(targets.map(post)); // its connections opened, as the client's were
+  const before = process.cpuUsage();
+  await Promise.all(Array.from({ length: n }, (_, i) => post(targets[i % targets.length]!)));
+  const used = process.cpuUsage(before);
+  agent.destroy();
+  return (used.user + used.system) / 1e6;
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined elsewhere. */
@@ -138,7 +170,10 @@ export async function fleetSection(report: Report): Promise<void> {
       `${((100 * clientCpu) / wall).toFixed(0)}% / ${sandboxCpu === undefined ? "?" : ((100 * sandboxCpu) / wall).toFixed(0)}%`,
       "the one near 100% is the bottleneck",
     );
+    const bare = await bareCpu(fiscalUrl, 3 * REGISTERS);
     report(`  client CPU per receipt at ${REGISTERS} registers`, `${((clientCpu / (3 * REGISTERS)) * 1e6).toFixed(0)} µs`);
+    report(`  bare node:http CPU per POST, same concurrency (the floor)`, `${((bare / (3 * REGISTERS)) * 1e6).toFixed(0)} µs`);
+    report("  client CPU ÷ that floor", (clientCpu / bare).toFixed(2), "the SDK's own part is what exceeds 1");
     report("  receipts sent again (NotAppliedError: a keep-alive connection closed under them)", String(resent));
     await fiscal.close();
 
