@@ -16,6 +16,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { clientAgentOptions } from "@paysys/core/internal";
 import { createFiscalClient, type FiscalClient, NotAppliedError, RequestValidationError, ShiftAlreadyOpenError } from "@paysys/fiscal";
 // The fleet test's store opener: the same config opens the same store in the bench's workers.
 import { openStore } from "@paysys/integration-tests/fleet-store";
@@ -70,13 +71,13 @@ async function rate(fiscal: FiscalClient, registers: number[], n: number): Promi
 
 /**
  * The floor of a receipt's client CPU at the same concurrency: `n` bare node:http POSTs of a
- * receipt's body to the same address, all at once, over a keep-alive agent that keeps its
- * connections as the client's does. No token goes with them, so the sandbox refuses each (after the
+ * receipt's body to the same address, all at once, over an agent set as the client's own
+ * (clientAgentOptions). No token goes with them, so the sandbox refuses each (after the
  * same latency): what any client's HTTP costs, without checks, journal, chain or token. Answers the
  * CPU seconds the process spent.
  */
 async function bareCpu(url: string, n: number): Promise<number> {
-  const agent = new Agent({ keepAlive: true, scheduling: "lifo", timeout: 5_000, maxFreeSockets: 1e6 });
+  const agent = new Agent(clientAgentOptions);
   const body = JSON.stringify({ IdDomain: 1, Positions, Total: "1250.5", Cash: "1250.5" });
   const post = (target: URL) =>
     new Promise<void>((resolve, reject) => {

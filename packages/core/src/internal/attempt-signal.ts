@@ -3,9 +3,9 @@
 // itself spends on a call, so a controller whose attempt ended cleanly (its answer's body read to
 // its end, never aborted) serves a few later attempts, one at a time. That is safe because aborting
 // a signal has no effect on an exchange that is over. A body cut at the size limit is not over for
-// a clone that still reads it (a hook's, a caching fetch's): its controller is never used again. The uses are few because a
-// finished fetch may leave its listener on the signal (undici's stay until they are collected):
-// eight stay under EventTarget's warning threshold of ten.
+// a clone that still reads it (a hook's, a caching fetch's): its controller is never used again.
+// The uses are few because a finished fetch may leave its listener on the signal (undici's stay
+// until they are collected): eight stay under EventTarget's warning threshold of ten.
 
 /** The reason an attempt's signal carries when its timeout passed. */
 class TimeoutMarker extends Error {}

@@ -40,8 +40,15 @@ export interface RequestOptions {
 }
 type SendRequest = (url: URL, options: RequestOptions, onAnswer?: (answer: Incoming) => void) => Outgoing;
 
+/**
+ * The settings of a client's own agent (no `agent` given): Node 20's global agent's (keep-alive, last
+ * used first, idle sockets closed after 5 s), but with a maximum of idle sockets above what a process
+ * can hold open, so every idle connection is kept, not 256.
+ */
+export const clientAgentOptions = { keepAlive: true, scheduling: "lifo", timeout: 5_000, maxFreeSockets: 1e6 } as const;
+
 /** node:http's Agent, as far as the adapter makes one. */
-type AgentClass = new (options: { keepAlive: boolean; scheduling: "lifo"; timeout: number; maxFreeSockets: number }) => unknown;
+type AgentClass = new (options: typeof clientAgentOptions) => unknown;
 
 /** The builtins the adapter uses. */
 export interface NodeHttpModules extends ProxyModules {
@@ -71,10 +78,9 @@ export interface NodeHttpOptions {
 /** An adapter over node:http(s). */
 export function nodeHttp(modules: NodeHttpModules, options: NodeHttpOptions = {}): HttpAdapter {
   const env = options.env ?? (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
-  // Without the caller's agent, the client keeps its own connections: Node's global agent, as
-  // Node 20 sets it (keep-alive, last used first, idle sockets closed after 5 s), but keeping every
-  // idle connection, not 256. A till server with a thousand registers in flight would otherwise
-  // close 744 connections after each wave and open them again on the next: about a sixth of its CPU.
+  // Without the caller's agent, the client keeps its own connections (clientAgentOptions). On Node's
+  // global agent a till server with a thousand registers in flight closed 744 connections after
+  // each wave and opened them again on the next: about a sixth of its CPU.
   const pools: Record<string, unknown> = {};
   return ({ url, method, headers: own, body: given, signal }) =>
     new Promise<HttpAnswer>((resolve, reject) => {
@@ -93,8 +99,7 @@ export function nodeHttp(modules: NodeHttpModules, options: NodeHttpOptions = {}
       const http = target.protocol === "https:" ? modules.https : modules.http;
       let agent = options.agent;
       if (agent === undefined && !route) {
-        // A maximum above what a process can hold open: every idle connection is kept.
-        pools[target.protocol] ??= new http.Agent({ keepAlive: true, scheduling: "lifo", timeout: 5_000, maxFreeSockets: 1e6 });
+        pools[target.protocol] ??= new http.Agent(clientAgentOptions);
         agent = pools[target.protocol];
       }
       const request = http.request(route?.url ?? target, requestOptions(method, headers, agent, route), (res) => {

@@ -16,6 +16,7 @@ export { type ClientCore, type ClientParts, defineClient, type GeneratedSpec, ty
 export { asyncDispose } from "./dispose.js";
 export { type Answer, checkFailure, unwrap, wrapParams } from "./envelope.js";
 export { holderIsGone, processHolder } from "./holder.js";
+export { clientAgentOptions } from "./http-node.js";
 export { DEFAULT_INBOUND_MAX_BYTES, type Inbound, type InboundSpec, inbound, parseInbound } from "./inbound.js";
 export {
   type Check,
