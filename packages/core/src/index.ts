@@ -23,6 +23,7 @@ export type { DateTimeInput, ListInput, TengeInput } from "./inputs.js";
 export type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./internal/client-journal.js";
 export type { RetryOptions } from "./internal/retry.js";
 export type { TokenSet } from "./internal/tokens.js";
+export { MemoryStore } from "./memory-store.js";
 export { tenge, tiyn } from "./money.js";
 export {
   type CallbackStore,
@@ -36,7 +37,7 @@ export {
   type Lease,
   type LeaseStore,
   MemoryCallbackStore,
-  MemoryStore,
+  type SettledWithLink,
   type Settlement,
   type Store,
   type StoreOptions,

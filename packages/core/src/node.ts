@@ -1,12 +1,8 @@
 // Node-only helpers, kept out of the main entry so the clients stay fetch-only for browsers.
 import { createHash } from "node:crypto";
-import { closeSync, createWriteStream, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { StoreCorruptError } from "./errors.js";
-import type { BinaryFile } from "./file.js";
 import { FileLock } from "./file-lock.js";
 import { holderIsGone } from "./internal/holder.js";
 import { KeyedQueue } from "./queue.js";
@@ -21,17 +17,13 @@ import {
   type Lease,
   leaseIsTakable,
   leaseLost,
+  type SettledWithLink,
   type Settlement,
   type Store,
   type StoreOptions,
 } from "./stores.js";
 
-/** Streams a downloaded file to disk without holding it in memory; resolves with the bytes written. */
-export async function saveToFile(file: BinaryFile, path: string): Promise<number> {
-  const out = createWriteStream(path);
-  await pipeline(Readable.fromWeb(file.stream() as unknown as NodeReadableStream<Uint8Array>), out);
-  return out.bytesWritten;
-}
+export { saveToFile } from "./save-to-file.js";
 
 export interface FileStoreOptions extends StoreOptions {
   /** How long to wait for another live process's lock before giving up (StoreUnavailableError), in ms. Default 10000. */
@@ -179,14 +171,18 @@ export class FileStore implements Store, CallbackStore {
   async beginIntent(entry: JournalEntry, fence?: Fence): Promise<JournalEntry | undefined> {
     return this.#locked(async () => {
       this.#checkFence(this.#read(), fence);
-      const existing = this.#entry(entry.key);
-      if (existing && existing.state !== "not-applied") return existing;
-      // Durable before the request leaves: money is never sent without its entry.
-      this.#writeFile(this.#pending(entry.key), `${JSON.stringify(entry)}\n`, true);
-      if (existing) rmSync(this.#done(entry.key), { force: true });
-      this.#prune();
-      return undefined;
+      return this.#begin(entry);
     });
+  }
+
+  #begin(entry: JournalEntry): JournalEntry | undefined {
+    const existing = this.#entry(entry.key);
+    if (existing && existing.state !== "not-applied") return existing;
+    // Durable before the request leaves: money is never sent without its entry.
+    this.#writeFile(this.#pending(entry.key), `${JSON.stringify(entry)}\n`, true);
+    if (existing) rmSync(this.#done(entry.key), { force: true });
+    this.#prune();
+    return undefined;
   }
 
   async settleIntent(key: string, settlement: Settlement, fence?: Fence): Promise<void> {
@@ -198,15 +194,25 @@ export class FileStore implements Store, CallbackStore {
 
   /** The link and the outcome under one lock: one turn of the lock file instead of two. */
   async settleIntentWithLink(key: string, settlement: Settlement, link: { key: string; value: string }, fence: Fence): Promise<void> {
-    await this.#locked(async () => {
-      const file = this.#read();
-      this.#checkFence(file, fence);
-      if (file.values[link.key] !== link.value) {
-        file.values[link.key] = link.value;
-        this.#write(file);
-      }
-      this.#settle(key, settlement);
+    await this.#locked(async () => this.#settleWithLink({ key, settlement, link }, fence));
+  }
+
+  /** The outcome, then the next intent, under one lock. */
+  async settleThenBegin(settled: SettledWithLink, entry: JournalEntry, fence: Fence): Promise<JournalEntry | undefined> {
+    return this.#locked(async () => {
+      this.#settleWithLink(settled, fence);
+      return this.#begin(entry);
     });
+  }
+
+  #settleWithLink({ key, settlement, link }: SettledWithLink, fence: Fence): void {
+    const file = this.#read();
+    this.#checkFence(file, fence);
+    if (file.values[link.key] !== link.value) {
+      file.values[link.key] = link.value;
+      this.#write(file);
+    }
+    this.#settle(key, settlement);
   }
 
   #settle(key: string, settlement: Settlement): void {

@@ -1,6 +1,6 @@
 // Stores: where state that must outlive one call (or one process) is kept. Each contract is a small
 // interface users can implement over their own database; `storeConformance` in
-// `@paysys/core/testing` checks an implementation. The SDK ships an in-memory store here and, in
+// `@paysys/core/testing` checks an implementation. The SDK ships an in-memory store (memory-store.ts) and, in
 // `@paysys/core/node`, a file store for processes on one machine.
 //
 // - ChainStore: the current link of each per-key chain (a cash register's `Uid`).
@@ -9,7 +9,6 @@
 // - TokenStore: one token per credential, updated with no other writer in between.
 // - CallbackStore: each webhook event processed once, and each order's last known status.
 import { LeaseLostError } from "./errors.js";
-import { KeyedQueue } from "./queue.js";
 
 /**
  * Who holds a lease or began an intent. `id` is unique among live holders; a program that passes
@@ -111,6 +110,13 @@ export interface JournalEntry {
   settlement?: Settlement;
 }
 
+/** An applied intent's outcome and the chain link its answer carried (`JournalStore.settleThenBegin`). */
+export interface SettledWithLink {
+  key: string;
+  settlement: Settlement;
+  link: { key: string; value: string };
+}
+
 /**
  * The journal: an intent before sending, its outcome after. `begin` must be durable when it
  * resolves: money is never sent without its entry. Settled entries may be dropped after a
@@ -131,6 +137,14 @@ export interface JournalStore {
    * link is kept even when the key has no entry. Without it, the journal keeps the link, then settles.
    */
   settleIntentWithLink?(key: string, settlement: Settlement, link: { key: string; value: string }, fence: Fence): Promise<void>;
+  /**
+   * Optional: `settleIntentWithLink(settled…)` then `beginIntent(entry)`, in one atomic write, both
+   * fenced by `fence` (nothing is written when it no longer holds): a register's calls back to back
+   * cost one durable write each. With it (and `settleIntentWithLink`), the journal writes an applied
+   * call's outcome after answering the call: carried by the register's next intent, or alone a few
+   * milliseconds later. A crash in between leaves the intent pending, resolved as applied by the chain.
+   */
+  settleThenBegin?(settled: SettledWithLink, entry: JournalEntry, fence: Fence): Promise<JournalEntry | undefined>;
   getIntent(key: string): Promise<JournalEntry | undefined>;
   /** Unresolved (pending or disputed) intents whose key starts with `prefix` (and, if given, in `scope`), oldest first. */
   pendingIntents(prefix: string, scope?: string): Promise<JournalEntry[]>;
@@ -174,154 +188,6 @@ export function fenceHolds(current: { holder: string; value: number; expiresAt: 
 /** The error a store throws when a write comes with a fence that no longer holds. */
 export const leaseLost = (fence: Fence) =>
   new LeaseLostError(`the lease ${fence.name} is no longer held by ${fence.holder} (fence ${fence.value}): nothing was written`, fence.name);
-
-/**
- * Keeps everything in this process only: leases exclude clients of this process from each other,
- * and the journal survives as long as the process. Entries are copied in and out as JSON, as a
- * database would, so nobody changes a kept answer by changing an object.
- */
-export class MemoryStore implements Store {
-  readonly #values = new Map<string, string>();
-  readonly #leases = new Map<string, Lease>();
-  /** Each entry as JSON: the intent as written, and its settlement apart (settling never rewrites the intent). */
-  readonly #journal = new Map<string, { intent: string; settlement?: string }>();
-  /** The keys of unresolved intents, and their scopes: what `pendingIntents` lists without reading every entry. */
-  readonly #unresolved = new Map<string, string | undefined>();
-  /** The same keys by scope: a register's call lists its register's only, not every call under way (1,000 registers at once). */
-  readonly #unresolvedIn = new Map<string | undefined, Set<string>>();
-  /** When each settled entry was settled: what the retention prunes by. */
-  readonly #settledAt = new Map<string, number>();
-  readonly #queue = new KeyedQueue();
-  readonly #retentionMs: number;
-  readonly #now: () => number;
-  #pruned = 0;
-
-  constructor(options: StoreOptions = {}) {
-    this.#retentionMs = options.journalRetentionMs ?? DEFAULT_JOURNAL_RETENTION_MS;
-    this.#now = options.now ?? Date.now;
-  }
-
-  get(key: string): string | undefined {
-    return this.#values.get(key);
-  }
-
-  set(key: string, value: string, fence?: Fence): void {
-    this.#check(fence);
-    this.#values.set(key, value);
-  }
-
-  update(key: string, decide: (current: string | undefined) => string | undefined | Promise<string | undefined>): Promise<string | undefined> {
-    return this.#queue.run(key, async () => {
-      const next = await decide(this.#values.get(key));
-      if (next !== undefined) this.#values.set(key, next);
-      return this.#values.get(key);
-    });
-  }
-
-  async acquireLease(name: string, holder: Holder, ttlMs: number): Promise<Lease | undefined> {
-    const current = this.#leases.get(name);
-    const now = this.#now();
-    if (!leaseIsTakable(current, holder, now)) return undefined;
-    const lease = { name, holder: holder.id, value: (current?.value ?? 0) + 1, expiresAt: now + ttlMs };
-    this.#leases.set(name, lease);
-    return { ...lease };
-  }
-
-  async renewLease(fence: Fence, ttlMs: number): Promise<Lease | undefined> {
-    const current = this.#leases.get(fence.name);
-    const now = this.#now();
-    if (!fenceHolds(current, fence, now)) return undefined;
-    current!.expiresAt = now + ttlMs;
-    return { ...current! };
-  }
-
-  async releaseLease(fence: Fence): Promise<void> {
-    const current = this.#leases.get(fence.name);
-    if (current && current.holder === fence.holder && current.value === fence.value) current.expiresAt = 0;
-  }
-
-  async beginIntent(entry: JournalEntry, fence?: Fence): Promise<JournalEntry | undefined> {
-    this.#check(fence);
-    this.#prune();
-    const existing = this.#read(entry.key);
-    if (existing && existing.state !== "not-applied") return existing;
-    this.#journal.set(entry.key, { intent: JSON.stringify(entry) });
-    this.#markUnresolved(entry.key, entry.scope);
-    this.#settledAt.delete(entry.key);
-    return undefined;
-  }
-
-  async settleIntent(key: string, settlement: Settlement, fence?: Fence): Promise<void> {
-    this.#check(fence);
-    const kept = this.#journal.get(key);
-    if (kept === undefined) return;
-    kept.settlement = JSON.stringify(settlement);
-    if (!isUnresolved(settlement.state)) {
-      this.#markResolved(key);
-      this.#settledAt.set(key, settlement.settledAt);
-    }
-  }
-
-  async settleIntentWithLink(key: string, settlement: Settlement, link: { key: string; value: string }, fence: Fence): Promise<void> {
-    this.#check(fence);
-    this.#values.set(link.key, link.value);
-    await this.settleIntent(key, settlement);
-  }
-
-  async getIntent(key: string): Promise<JournalEntry | undefined> {
-    return this.#read(key);
-  }
-
-  /** A fresh copy of an entry, as a database would give it. */
-  #read(key: string): JournalEntry | undefined {
-    const kept = this.#journal.get(key);
-    if (kept === undefined) return undefined;
-    const entry = JSON.parse(kept.intent) as JournalEntry;
-    if (kept.settlement === undefined) return entry;
-    const settlement = JSON.parse(kept.settlement) as Settlement;
-    return { ...entry, state: settlement.state, settlement };
-  }
-
-  async pendingIntents(prefix: string, scope?: string): Promise<JournalEntry[]> {
-    const out: JournalEntry[] = [];
-    const keys = scope === undefined ? this.#unresolved.keys() : (this.#unresolvedIn.get(scope) ?? []);
-    for (const key of keys) if (key.startsWith(prefix)) out.push(this.#read(key)!);
-    return out.sort((a, b) => a.startedAt - b.startedAt);
-  }
-
-  #markUnresolved(key: string, scope: string | undefined): void {
-    this.#markResolved(key); // a replaced not-applied entry may have had another scope
-    this.#unresolved.set(key, scope);
-    const keys = this.#unresolvedIn.get(scope) ?? new Set<string>();
-    this.#unresolvedIn.set(scope, keys);
-    keys.add(key);
-  }
-
-  #markResolved(key: string): void {
-    if (!this.#unresolved.has(key)) return;
-    const scope = this.#unresolved.get(key);
-    this.#unresolved.delete(key);
-    const keys = this.#unresolvedIn.get(scope);
-    keys?.delete(key);
-    if (keys?.size === 0) this.#unresolvedIn.delete(scope);
-  }
-
-  #check(fence: Fence | undefined): void {
-    if (fence && !fenceHolds(this.#leases.get(fence.name), fence, this.#now())) throw leaseLost(fence);
-  }
-
-  /** Drops settled entries past the retention, at most once a minute. */
-  #prune(): void {
-    const now = this.#now();
-    if (now - this.#pruned < 60_000) return;
-    this.#pruned = now;
-    for (const [key, at] of this.#settledAt) {
-      if (now - at <= this.#retentionMs) continue;
-      this.#journal.delete(key);
-      this.#settledAt.delete(key);
-    }
-  }
-}
 
 /**
  * Where a webhook receiver remembers deliveries so that each event is processed once, across

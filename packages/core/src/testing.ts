@@ -231,6 +231,47 @@ const fencedJournalChecks = (two: TwoHandles): Checks => ({
   },
 });
 
+/** The outcome carried by the register's next intent (an optional method). */
+const carriedJournalChecks = (two: TwoHandles): Checks => ({
+  "journal: settleThenBegin (where a store has it) settles with the link, then begins, in one fenced write": async () => {
+    const [a, b] = await two();
+    if (!a.settleThenBegin) return;
+    const name = unique("journal-carry");
+    const old = await a.acquireLease(name, holder("till-1"), 200);
+    check(old, "a free lease must be taken");
+    const [first, second, third] = [1, 2, 3].map((n) => intent(`${name}/r-${n}`, name));
+    await a.beginIntent(first!, old);
+    const written = await a.settleThenBegin({ key: first!.key, settlement: settled("applied", { Uid: "link-2" }), link: { key: name, value: "link-2" } }, second!, old);
+    check(written === undefined, "the next intent must be written when its key has no entry");
+    const done = await b.getIntent(first!.key);
+    check(done?.state === "applied" && same(done.settlement?.answer, { Uid: "link-2" }), "the carried outcome must be settled with its answer");
+    check((await b.get(name)) === "link-2", "the carried link must be kept");
+    check(
+      same(
+        (await b.pendingIntents(`${name}/`)).map((e) => e.key),
+        [second!.key],
+      ),
+      "the next intent must be pending, the settled one not",
+    );
+    const again = await a.settleThenBegin({ key: second!.key, settlement: settled("applied", { Uid: "link-3" }), link: { key: name, value: "link-3" } }, second!, old);
+    check(again?.state === "applied", `a begin of the key just settled must answer its settled entry, got ${again?.state}`);
+    await a.beginIntent(third!, old);
+    const raced = await a.settleThenBegin({ key: second!.key, settlement: settled("applied", { Uid: "link-3" }), link: { key: name, value: "link-3" } }, third!, old);
+    check(raced?.state === "pending" && raced.key === third!.key, "a begin of a key with a pending entry must answer that entry");
+    await sleep(300);
+    const next = await b.acquireLease(name, holder("till-2"), 5_000);
+    check(next, "an expired lease must be taken");
+    const fourth = intent(`${name}/r-4`, name);
+    await refusesStaleFence(
+      () => a.settleThenBegin!({ key: third!.key, settlement: settled("applied"), link: { key: name, value: "link-stale" } }, fourth, old),
+      "settle then begin",
+    );
+    check((await b.get(name)) === "link-3", "a refused write must not keep the link");
+    check((await b.getIntent(third!.key))?.state === "pending", "a refused write must not settle the intent");
+    check((await b.getIntent(fourth.key)) === undefined, "a refused write must not begin the next intent");
+  },
+});
+
 /** The token store's atomic update. */
 const tokenChecks = (two: TwoHandles, fresh: () => Promise<Store>): Checks => ({
   "tokens: update is atomic: 40 increments racing on two handles make 40": async () => {
@@ -264,7 +305,7 @@ export function storeConformance(factory: StoreFactory): ConformanceCheck[] {
     const a = await factory.fresh();
     return [a, factory.again ? await factory.again(a) : a];
   };
-  const checks = { ...chainChecks(two), ...leaseChecks(two), ...journalChecks(two), ...fencedJournalChecks(two), ...tokenChecks(two, fresh) };
+  const checks = { ...chainChecks(two), ...leaseChecks(two), ...journalChecks(two), ...fencedJournalChecks(two), ...carriedJournalChecks(two), ...tokenChecks(two, fresh) };
   return Object.entries(checks).map(([name, run]) => ({ name, run }));
 }
 

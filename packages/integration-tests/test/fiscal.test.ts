@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { type Fence, MemoryStore, type Settlement } from "@paysys/core";
+import { type Fence, type JournalEntry, MemoryStore, type SettledWithLink, type Settlement } from "@paysys/core";
 import {
   AnswerLostError,
   APIError,
@@ -23,6 +23,7 @@ import {
   RequestValidationError,
   receiptChange,
   receiptTotal,
+  StoreUnavailableError,
   UnexpectedResponseError,
   UnresolvedOutcomeError,
 } from "@paysys/fiscal";
@@ -264,7 +265,8 @@ describe("fiscal: the Uid chain", () => {
       failNext = false;
       throw new Error("disk full");
     };
-    // The link is kept alone (set) or with the outcome (settleIntentWithLink): both fail once.
+    // The link is kept alone (set), with the outcome (settleIntentWithLink) or with the outcome and
+    // the next intent (settleThenBegin): each fails once.
     class FailingStore extends MemoryStore {
       override set(key: string, value: string, fence?: Fence) {
         diskFull();
@@ -273,6 +275,10 @@ describe("fiscal: the Uid chain", () => {
       override async settleIntentWithLink(key: string, settlement: Settlement, link: { key: string; value: string }, fence: Fence) {
         diskFull();
         await super.settleIntentWithLink(key, settlement, link, fence);
+      }
+      override async settleThenBegin(settled: SettledWithLink, entry: JournalEntry, fence: Fence) {
+        diskFull();
+        return super.settleThenBegin(settled, entry, fence);
       }
       override async pendingIntents(prefix: string, scope?: string) {
         listed++;
@@ -286,17 +292,70 @@ describe("fiscal: the Uid chain", () => {
     await fiscal.operations.sale(sale(103));
     expect(listed).toBe(1); // once when the lease was taken: only its holder can leave one since
     const { documents, refusedUids } = sb.fiscal.stats;
+    // The next receipt's intent carries the last one's outcome: a store that fails that write fails the receipt before it is sent.
     failNext = true;
-    // Registered by the service (it moved the chain): an error here would invite sending it again.
+    expect(await fiscal.operations.sale(sale(103)).catch((e) => e)).toBeInstanceOf(StoreUnavailableError);
+    expect(sb.fiscal.stats.documents - documents).toBe(0);
+    // The outcome it carried was not written: the register's intents are listed and resolved (as applied) before the next receipt.
     expect(await fiscal.operations.sale(sale(103))).toHaveProperty("IdDocument");
+    expect(listed).toBe(2);
+    // Registered by the service (it moved the chain), its outcome and new Uid not kept (written alone
+    // here, when the link is asked for): an error would invite sending it again.
+    expect(await fiscal.operations.sale(sale(103))).toHaveProperty("IdDocument");
+    failNext = true;
     expect(await fiscal.knownUid(103)).not.toBe(sb.fiscal.register(103)!.uid);
     expect(await fiscal.operations.sale(sale(103))).toHaveProperty("IdDocument");
-    expect(sb.fiscal.stats.documents - documents).toBe(2);
+    expect(sb.fiscal.stats.documents - documents).toBe(3);
     expect(sb.fiscal.stats.refusedUids - refusedUids).toBe(0); // the stale link was never presented
     expect(await fiscal.knownUid(103)).toBe(sb.fiscal.register(103)!.uid);
     // The receipt whose outcome could not be kept was resolved (applied) before the next one was sent.
-    expect(listed).toBe(2);
+    expect(listed).toBe(3);
     expect(await fiscal.journal.pending()).toEqual([]);
+  });
+
+  it("receipts back to back: each outcome rides on the next receipt's intent, one store write per receipt; the last is written alone at once", async () => {
+    class CountingStore extends MemoryStore {
+      writes = { beginIntent: 0, settleThenBegin: 0, settleIntentWithLink: 0, settleIntent: 0 };
+      override beginIntent(entry: JournalEntry, fence?: Fence) {
+        this.writes.beginIntent++;
+        return super.beginIntent(entry, fence);
+      }
+      override settleThenBegin(settled: SettledWithLink, entry: JournalEntry, fence: Fence) {
+        this.writes.settleThenBegin++;
+        return super.settleThenBegin(settled, entry, fence);
+      }
+      override settleIntentWithLink(key: string, settlement: Settlement, link: { key: string; value: string }, fence: Fence) {
+        this.writes.settleIntentWithLink++;
+        return super.settleIntentWithLink(key, settlement, link, fence);
+      }
+      override settleIntent(key: string, settlement: Settlement, fence?: Fence) {
+        this.writes.settleIntent++;
+        return super.settleIntent(key, settlement, fence);
+      }
+    }
+    const store = new CountingStore();
+    const fiscal = client({ store, lease: { lingerMs: 60_000 } });
+    await openShift(fiscal, 203);
+    const answers = [];
+    for (let i = 0; i < 5; i++) answers.push(await fiscal.operations.sale(sale(203), { idempotencyKey: `carried-${i}` }));
+    // Six calls (the shift, five receipts): the first begins alone, each next carries its predecessor's outcome.
+    expect(store.writes).toEqual({ beginIntent: 1, settleThenBegin: 5, settleIntentWithLink: 0, settleIntent: 0 });
+    // The last outcome, with nothing to carry it, is written alone within milliseconds, lease still held.
+    await expect.poll(() => store.writes.settleIntentWithLink, { timeout: 1000, interval: 2 }).toBe(1);
+    expect(await store.pendingIntents("")).toEqual([]);
+    expect(await fiscal.knownUid(203)).toBe(sb.fiscal.register(203)!.uid);
+    // Each receipt's answer is kept, so its key replays it without sending.
+    const { documents } = sb.fiscal.stats;
+    expect(await fiscal.operations.sale(sale(203), { idempotencyKey: "carried-2" })).toEqual(answers[2]);
+    expect(sb.fiscal.stats.documents).toBe(documents);
+    // A receipt whose outcome waits is read from the journal as the SDK knows it; close writes it first.
+    await fiscal.operations.sale(sale(203), { idempotencyKey: "carried-5" });
+    expect((await fiscal.journal.get({ operation: "operations.sale", key: "carried-5" }))?.state).toBe("applied");
+    expect(store.writes.settleIntentWithLink).toBe(2);
+    await fiscal.operations.sale(sale(203), { idempotencyKey: "carried-6" });
+    await fiscal.close();
+    expect(store.writes.settleIntentWithLink).toBe(3);
+    expect(await store.pendingIntents("")).toEqual([]);
   });
 
   it("a receipt whose answer was lost is never re-sent; the SDK learns at once whether it was registered", async () => {

@@ -9,6 +9,7 @@ import {
   type JournalEntry,
   type Lease,
   LeaseLostError,
+  type SettledWithLink,
   type Settlement,
   type Store,
   StoreCorruptError,
@@ -18,6 +19,9 @@ import { isUnresolved, leaseLost } from "@paysys/core/internal";
 import { Connection, type RedisCommandClient, storeName } from "./connection.js";
 import { type KeyLayout, keyLayout } from "./keys.js";
 import * as scripts from "./scripts.js";
+
+/** A begin script's answer: "ok", or "exists" with the entry the key has. */
+type BeginAnswer = [string, string?, string?];
 
 /** The options of a RedisStore: all optional (README: "Options"). */
 export interface RedisStoreOptions {
@@ -140,13 +144,24 @@ export class RedisStore implements Store, CallbackStore {
   // The journal.
 
   async beginIntent(entry: JournalEntry, fence?: Fence): Promise<JournalEntry | undefined> {
-    const [state, intent, settlement] = await this.#write<[string, string?, string?]>(
+    const answer = await this.#write<BeginAnswer>(
       "beginIntent",
       scripts.beginIntent,
       [this.#keys.journal(entry.key), this.#keys.unresolved],
       [entry.key, JSON.stringify(entry)],
       fence,
     );
+    return this.#begun(entry, answer);
+  }
+
+  async settleThenBegin(settled: SettledWithLink, entry: JournalEntry, fence: Fence): Promise<JournalEntry | undefined> {
+    const keys = [this.#keys.journal(settled.key), this.#keys.unresolved, this.#keys.value(settled.link.key), this.#keys.journal(entry.key)];
+    const args = [...this.#settlementArgs(settled.key, settled.settlement), settled.link.value, entry.key, JSON.stringify(entry)];
+    return this.#begun(entry, await this.#write<BeginAnswer>("settleThenBegin", scripts.settleThenBegin, keys, args, fence));
+  }
+
+  /** What a begin answered: nothing when it wrote, else the entry the key already has. */
+  #begun(entry: JournalEntry, [state, intent, settlement]: BeginAnswer): JournalEntry | undefined {
     return state === "exists" ? this.#entry(entry.key, intent!, settlement) : undefined;
   }
 

@@ -71,22 +71,29 @@ if l[1] == ARGV[1] and l[2] == ARGV[2] then redis.call('HSET', KEYS[1], 'expires
 return 'ok'
 `;
 
+/** Writes an intent unless its key has an entry that is not `not-applied`: answers { "exists", intent, settlement } then. */
+const begin = `
+local function begin(entry, unresolved, key, intent)
+  local state = redis.call('HGET', entry, 'state')
+  if state and state ~= 'not-applied' then
+    local e = redis.call('HMGET', entry, 'intent', 'settlement')
+    return {'exists', e[1], e[2]}
+  end
+  redis.call('DEL', entry)
+  redis.call('HSET', entry, 'intent', intent, 'state', 'pending')
+  redis.call('ZADD', unresolved, 0, key)
+  return {'ok'}
+end
+`;
+
 /**
  * KEYS: generation, entry, unresolved, [lease]. ARGV: generation, key, intent JSON, [holder, fence].
  * Writes the intent unless the key has an entry that is not `not-applied`: answers that entry then.
  */
-export const beginIntent = script(`
+export const beginIntent = script(`${begin}
 if not generation_holds() then return {'lost'} end
 if KEYS[4] and not fence_holds(KEYS[4], ARGV[4], ARGV[5]) then return {'fence'} end
-local state = redis.call('HGET', KEYS[2], 'state')
-if state and state ~= 'not-applied' then
-  local e = redis.call('HMGET', KEYS[2], 'intent', 'settlement')
-  return {'exists', e[1], e[2]}
-end
-redis.call('DEL', KEYS[2])
-redis.call('HSET', KEYS[2], 'intent', ARGV[3], 'state', 'pending')
-redis.call('ZADD', KEYS[3], 0, ARGV[2])
-return {'ok'}
+return begin(KEYS[2], KEYS[3], ARGV[2], ARGV[3])
 `);
 
 /**
@@ -125,6 +132,20 @@ if not fence_holds(KEYS[5], ARGV[7], ARGV[8]) then return 'fence' end
 redis.call('SET', KEYS[4], ARGV[6])
 settle(KEYS[2], KEYS[3], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
 return 'ok'
+`);
+
+/**
+ * An applied intent's outcome with its link, then the register's next intent: one write (one fsync
+ * under appendfsync always) for a register's calls back to back. KEYS: generation, entry,
+ * unresolved, value, next entry, lease. ARGV: generation, key, settlement JSON, state, keep, link,
+ * next key, next intent JSON, holder, fence.
+ */
+export const settleThenBegin = script(`${settle}${begin}
+if not generation_holds() then return {'lost'} end
+if not fence_holds(KEYS[6], ARGV[9], ARGV[10]) then return {'fence'} end
+redis.call('SET', KEYS[4], ARGV[6])
+settle(KEYS[2], KEYS[3], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
+return begin(KEYS[5], KEYS[3], ARGV[7], ARGV[8])
 `);
 
 /**

@@ -1,7 +1,9 @@
 // What a shared store adds to one fiscal receipt: the store work a receipt does under its
-// register's lease, as the journal does it (the intent begun, its write answering any entry the key
-// already has, so the key is not looked up first; the outcome settled with the chain link its
-// answer carried, in one write where the store has settleIntentWithLink; each write fenced), over
+// register's lease, as the journal does it for receipts back to back (the intent begun, its write
+// answering any entry the key already has, so the key is not looked up first; where the store has
+// settleThenBegin, that write also carries the previous receipt's outcome with its chain link, so a
+// receipt is one write; otherwise the outcome is settled with the link in a second write, one where
+// the store has settleIntentWithLink; each write fenced), over
 // PostgreSQL and Redis on loopback, interleaved with the same work on the memory store (measure.ts
 // says why interleaved). A till holds its lease across receipts, so the lease is taken once, and
 // the register's unresolved intents listed once, not timed.
@@ -14,17 +16,20 @@
 // the last intents.
 //
 // Each is also timed against its engine's floor, interleaved: the fewest operations a receipt's
-// exactly-once needs on that engine, written bare with no SDK: a durable write (the intent) and a
-// write whose commit does not wait for the disk (the outcome; on Redis every write waits under
-// appendfsync always). What remains above the floor is the SDK's part; the floor itself is the
-// disk's and the round trips'.
-import { type Fence, MemoryStore, type Store } from "@paysys/core";
+// exactly-once needs on that engine, written bare with no SDK: on PostgreSQL a durable write (the
+// intent) and a write whose commit does not wait for the disk (the outcome); on Redis one command
+// writing the intent and the previous outcome (every write waits for the disk under appendfsync
+// always). What remains above the floor is the SDK's part; the floor itself is the disk's and the
+// round trips'.
+import { type Fence, MemoryStore, type SettledWithLink, type Store } from "@paysys/core";
+import { createFiscalClient } from "@paysys/fiscal";
+import { defaultFiscalUser } from "@paysys/sandbox";
 import { migrate, PostgresStore } from "@paysys/store-postgres";
 import { RedisStore } from "@paysys/store-redis";
 import { startPostgres, startRedis } from "@paysys/test-servers";
 import pg from "pg";
 import { createClient } from "redis";
-import { interleave, median, time } from "./measure.js";
+import { interleave, median, startSandbox, time } from "./measure.js";
 
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 
@@ -33,17 +38,32 @@ async function receiptStoreWork(store: Store, register: string): Promise<() => P
   const lease: Fence | undefined = await store.acquireLease(register, { id: "bench-till" }, 3_600_000);
   if (!lease) throw new Error(`the bench could not take the lease ${register}`);
   let n = 0;
+  let carried: SettledWithLink | undefined;
   return async () => {
     const key = `bench ${register}/operations.sale/r-${n++}`;
     const now = Date.now();
     const hash = "0".repeat(64);
-    await store.beginIntent(
-      { key, operation: "operations.sale", scope: register, hash, holder: { id: "bench-till" }, startedAt: now, sendBy: now + 60_000, presented: `uid-${n}`, state: "pending" },
-      lease,
-    );
-    // As the journal does it: the outcome and the link in one write where the store can.
+    const intent = {
+      key,
+      operation: "operations.sale",
+      scope: register,
+      hash,
+      holder: { id: "bench-till" },
+      startedAt: now,
+      sendBy: now + 60_000,
+      presented: `uid-${n}`,
+      state: "pending" as const,
+    };
     const settlement = { state: "applied" as const, answer: { IdDocument: n, Uid: `uid-${n + 1}` }, settledAt: Date.now() };
     const link = { key: register, value: `uid-${n + 1}` };
+    if (store.settleThenBegin) {
+      // The outcome is written by the next receipt's intent, after this one has answered.
+      await (carried ? store.settleThenBegin(carried, intent, lease) : store.beginIntent(intent, lease));
+      carried = { key, settlement, link };
+      return;
+    }
+    await store.beginIntent(intent, lease);
+    // The outcome and the link in one write where the store can.
     if (store.settleIntentWithLink) return store.settleIntentWithLink(key, settlement, link, lease);
     await store.set(link.key, link.value, lease);
     await store.settleIntent(key, settlement, lease);
@@ -63,7 +83,7 @@ export interface StoreCost {
   aboveFloor: Cost;
 }
 
-/** The floor's two writes, as a function to time (each call a new key). */
+/** The floor's writes, as a function to time (each call a new key). */
 type Floor = () => Promise<void>;
 const intentSized = "i".repeat(300);
 const outcomeSized = "o".repeat(120);
@@ -96,13 +116,15 @@ async function postgresFloor(pool: pg.Pool, name: string): Promise<Floor> {
   };
 }
 
-/** Redis's floor: two SETs. */
+/** Redis's floor: one MSET, the intent and the previous receipt's outcome. */
 function redisFloor(client: ReturnType<typeof createClient>): Floor {
   let n = 0;
   return async () => {
-    const key = `bench-floor:${n++}`;
-    await client.set(key, intentSized);
-    await client.set(key, outcomeSized);
+    n++;
+    await client.mSet([
+      [`bench-floor:${n}`, intentSized],
+      [`bench-floor:${n - 1}:outcome`, outcomeSized],
+    ]);
   };
 }
 
@@ -138,6 +160,44 @@ export async function redisCost(rounds: number): Promise<{ durable: StoreCost; u
     return { durable, unflushed: await pair(store, rounds, floor) };
   } finally {
     await client.close();
+    await server.stop();
+  }
+}
+
+/**
+ * The same question end to end: fiscal receipts one after another through the client on the
+ * sandbox, the RedisStore (appendfsync always) against the memory store, interleaved, each on a
+ * register of its own held under its lease. What the store adds to a receipt as a till sees it.
+ */
+export async function redisReceiptCost(rounds: number): Promise<{ memory: Cost; redis: Cost; added: Cost }> {
+  const [sandbox, server] = await Promise.all([startSandbox(), startRedis()]);
+  const redis = createClient({ url: server.url });
+  redis.on("error", () => {});
+  await redis.connect();
+  await redis.configSet("appendfsync", "always");
+  const options = {
+    baseUrl: `${sandbox.url}/fiscal`,
+    credentials: { login: defaultFiscalUser.PhoneLogin, password: defaultFiscalUser.Password },
+    lease: { lingerMs: 60_000 },
+  };
+  const inMemory = createFiscalClient({ ...options, store: new MemoryStore() });
+  const inRedis = createFiscalClient({ ...options, store: new RedisStore(redis, { prefix: "bench-e2e:" }) });
+  try {
+    const Positions = [{ Name: "Coffee", IdSection: 1, Price: "625.25", Qty: 2 }];
+    const receipt = (client: typeof inMemory, idKkm: number) => () => client.operations.sale({ idKkm, IdDomain: 1, Positions, Total: "1250.5", Cash: "1250.5" });
+    await inMemory.shifts.open({ IdKkm: 101 });
+    await inRedis.shifts.open({ IdKkm: 102 });
+    const [memory, shared] = [receipt(inMemory, 101), receipt(inRedis, 102)];
+    await time(memory, 200);
+    await time(shared, 200);
+    const times = await interleave(memory, shared, rounds);
+    const of = (xs: number[]): Cost => ({ p50: median(xs), p99: percentile(xs, 0.99) });
+    const [base, candidate] = [of(times.baseline), of(times.candidate)];
+    return { memory: base, redis: candidate, added: { p50: candidate.p50 - base.p50, p99: candidate.p99 - base.p99 } };
+  } finally {
+    await Promise.all([inMemory.close(), inRedis.close()]);
+    await redis.close();
+    sandbox.child.kill();
     await server.stop();
   }
 }

@@ -14,9 +14,14 @@
 // client did not hold the key (another holder, a crash between two writes), the chain starts from
 // the truth. While the lease is held the link is also kept in memory: only the holder can write
 // it (every write is fenced), so the store is read again only when this client is not sure.
+//
+// An applied call's outcome may be written after the call has answered (`defer`): carried by the
+// key's next write, its next intent (one durable write per call for calls back to back), or alone
+// FLUSH_MS later, and always before the lease is given back. A crash in between leaves its intent
+// pending: the lease's next holder resolves it as applied, because the chain moved past it.
 import { LeaseUnavailableError, PaysysError, StoreUnavailableError } from "../errors.js";
 import { KeyedQueue } from "../queue.js";
-import { type ChainStore, type Fence, type Holder, type Lease, type LeaseStore, leaseLost } from "../stores.js";
+import { type ChainStore, type Fence, type Holder, type Lease, type LeaseStore, leaseLost, type SettledWithLink, type Settlement } from "../stores.js";
 import { sleep } from "./retry.js";
 import type { AttemptStep } from "./steps.js";
 
@@ -46,6 +51,20 @@ export interface HeaderChainOptions {
 /** A write that keeps `link` under the name `name`, fenced by `fence`. */
 export type LinkWrite = (name: string, link: string, fence: Fence) => Promise<void> | void;
 
+/** How long a deferred outcome waits for the key's next write before it is written alone, in ms. */
+const FLUSH_MS = 5;
+
+/** An applied call's outcome and the link its answer carried, known here and not written yet. */
+interface Deferred {
+  settled: { key: string; settlement: Settlement };
+  link: string;
+  /** Writes them alone (the link under the key's name). */
+  alone: LinkWrite;
+  /** The lease it was learnt under: it is written under that lease or not at all. */
+  fence: Fence;
+  timer: ReturnType<typeof setTimeout>;
+}
+
 /** One call's exclusive use of a key. */
 export interface ChainTurn {
   readonly key: string;
@@ -60,6 +79,16 @@ export interface ChainTurn {
    * something else, atomically). A store that fails here makes the next turn read the link afresh.
    */
   keep(link: string, write?: LinkWrite): Promise<void>;
+  /**
+   * Keeps an applied call's link now, in memory, and writes it with the call's outcome later: carried
+   * by the key's next write (`carry`), or alone FLUSH_MS later (`alone`), and before the lease is given back.
+   */
+  defer(link: string, settled: { key: string; settlement: Settlement }, alone: LinkWrite): void;
+  /**
+   * Runs a write that carries the key's deferred outcome (undefined: none). When that write fails, the
+   * outcome is not written: the key is left unsure and not clear, so its intent is resolved before the next call.
+   */
+  carry<T>(write: (carried: SettledWithLink | undefined, fence: Fence) => Promise<T>): Promise<T>;
   /** An attempt step that presents `link` and notes the next link the answer carries. */
   step(link: string | undefined): { step: AttemptStep; next(): string | undefined };
   /**
@@ -85,6 +114,10 @@ interface Held {
   link?: string;
   /** The journal found no unresolved intent on the key under this lease, and left none since (ChainTurn.clear). */
   clear: boolean;
+  /** An outcome not written yet (ChainTurn.defer). */
+  deferred?: Deferred;
+  /** The last write of a deferred outcome on its own: a later write of the key waits for it, so links are kept in order. */
+  flushing?: Promise<void>;
 }
 
 export class HeaderChain {
@@ -107,6 +140,8 @@ export class HeaderChain {
 
   /** The kept link of a key, if any (what the next call will present). */
   async link(key: string): Promise<string | undefined> {
+    const held = this.#held.get(key);
+    if (held) await this.#flush(key, held);
     return (await storeCall("read the chain link", () => this.#options.store.get(this.#name(key)))) ?? undefined;
   }
 
@@ -133,19 +168,26 @@ export class HeaderChain {
     });
   }
 
-  /** Gives every lease back now (the client is closing). */
+  /** Writes every deferred outcome now (before the journal is read). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.#held].map(([key, held]) => this.#flush(key, held)));
+  }
+
+  /** Gives every lease back now (the client is closing), once its deferred outcome is written. */
   async close(): Promise<void> {
     const idle = [...this.#held].filter(([, h]) => h.users === 0);
     for (const [key, h] of idle) {
       clearTimeout(h.linger);
       this.#held.delete(key);
     }
+    await Promise.all(idle.map(([key, h]) => this.#flush(key, h)));
     await Promise.all(idle.map(([, h]) => h.lease && this.#options.store.releaseLease(h.lease).catch(() => {})));
   }
 
   async #turn(key: string): Promise<ChainTurn> {
     const held = this.#held.get(key)!;
     if (held.lease === undefined || held.lease.expiresAt <= Date.now()) {
+      await this.#flush(key, held); // under the lease it was learnt under (refused if that lapsed: then it is resolved below)
       held.lease = await this.#acquire(key);
       held.unsure = true; // a new tenure starts from the service's link
       held.clear = false; // and from the journal's list of what is unresolved on the key
@@ -157,6 +199,7 @@ export class HeaderChain {
     const fence = (): Lease => held.lease!;
     const set: LinkWrite = (name, link, fence) => store.set(name, link, fence);
     const keep = async (link: string, write = set) => {
+      await this.#flush(key, held); // an older link is never written over this one
       try {
         await storeCall("keep the chain link", () => write(name, link, fence()));
         held.link = link;
@@ -185,6 +228,12 @@ export class HeaderChain {
       link: async () => (held.unsure || held.link === undefined ? current() : held.link),
       current,
       keep,
+      defer: (link, settled, alone) => {
+        held.link = link;
+        held.unsure = false;
+        held.deferred = { settled, link, alone, fence: fence(), timer: setTimeout(() => this.#flush(key, held), FLUSH_MS) };
+      },
+      carry: (write) => this.#carry(held, name, write),
       step: (link) => {
         let next: string | undefined;
         return {
@@ -206,6 +255,45 @@ export class HeaderChain {
         if (fence().expiresAt - Date.now() < ms) held.lease = await this.#renew(fence(), ms);
       },
     };
+  }
+
+  async #carry<T>(held: Held, name: string, write: (carried: SettledWithLink | undefined, fence: Fence) => Promise<T>): Promise<T> {
+    await held.flushing;
+    const carried = this.#take(held);
+    try {
+      return await write(carried && { ...carried.settled, link: { key: name, value: carried.link } }, held.lease!);
+    } catch (e) {
+      if (carried) this.#unsure(held);
+      throw e;
+    }
+  }
+
+  /** Takes the key's deferred outcome, if any, to write it. */
+  #take(held: Held): Deferred | undefined {
+    const deferred = held.deferred;
+    held.deferred = undefined;
+    clearTimeout(deferred?.timer);
+    return deferred;
+  }
+
+  /** Writes a key's deferred outcome alone, now. A store that fails leaves the key unsure: the call has answered, so nothing is thrown. */
+  #flush(key: string, held: Held): Promise<void> {
+    const deferred = this.#take(held);
+    if (deferred) {
+      const write = () => deferred.alone(this.#name(key), deferred.link, deferred.fence);
+      const before = held.flushing;
+      held.flushing = (async () => {
+        await before;
+        await storeCall("settle the intent and keep its link", write).catch(() => this.#unsure(held));
+      })();
+    }
+    return held.flushing ?? Promise.resolve();
+  }
+
+  /** The store may be behind this client: read the link from the service, and list the key's unresolved intents, before the next call. */
+  #unsure(held: Held): void {
+    held.unsure = true;
+    held.clear = false;
   }
 
   /** Takes the key's lease, waiting for another live holder to give it back up to `waitMs`. */
@@ -234,7 +322,8 @@ export class HeaderChain {
   #leave(key: string): void {
     const held = this.#held.get(key);
     if (!held || --held.users > 0) return;
-    const release = () => {
+    const release = async () => {
+      await this.#flush(key, held);
       if (this.#held.get(key) !== held || held.users > 0) return;
       this.#held.delete(key);
       if (held.lease) this.#options.store.releaseLease(held.lease).catch(() => {});

@@ -97,6 +97,7 @@ export class Journal implements ClientJournal {
 
   /** Resolves every pending intent of this client now (after a restart, say) and tells what each was. */
   async recover(): Promise<RecoveredIntent[]> {
+    await this.#o.chain?.flush();
     const pending = await storeCall("list pending intents", () => this.#o.store.pendingIntents(this.#prefix()));
     const out: RecoveredIntent[] = [];
     for (const entry of pending) {
@@ -111,6 +112,7 @@ export class Journal implements ClientJournal {
 
   /** The journal's record of an operation's key. */
   async get(ref: JournalRef): Promise<JournalRecord | undefined> {
+    await this.#o.chain?.flush();
     const entry = await storeCall("read the journal", () => this.#o.store.getIntent(this.#full(ref)));
     if (!entry) return undefined;
     const { hash: _h, probe: _p, ...rest } = entry;
@@ -119,6 +121,7 @@ export class Journal implements ClientJournal {
 
   /** Intents of this client whose outcome is not known yet. */
   async pending(): Promise<JournalRecord[]> {
+    await this.#o.chain?.flush();
     const entries = await storeCall("list pending intents", () => this.#o.store.pendingIntents(this.#prefix()));
     return entries.map(({ hash: _h, probe: _p, ...rest }) => ({ ...rest, key: this.#short(rest.key) }));
   }
@@ -130,6 +133,7 @@ export class Journal implements ClientJournal {
   async settle(ref: JournalRef | { operation?: string; key: string }, applied: boolean): Promise<void> {
     if (!ref.operation) throw new RequestValidationError("journal.settle", [{ path: "/operation", message: "names the operation whose key this is" }]);
     const full = this.#full(ref as JournalRef);
+    await this.#o.chain?.flush();
     const entry = await storeCall("read the journal", () => this.#o.store.getIntent(full));
     if (!entry || !isUnresolved(entry.state)) {
       throw new RequestValidationError("journal.settle", [{ path: "(key)", message: `has no unresolved intent (${entry?.state ?? "no entry"})` }]);
@@ -302,9 +306,12 @@ export class Journal implements ClientJournal {
    * another process began the key since): then ours is not written, and the register is as clear as it was.
    */
   async #begin(intent: JournalEntry, turn: ChainTurn | undefined): Promise<JournalEntry | undefined> {
+    const { store } = this.#o;
     const wasClear = turn?.clear === true;
     if (turn) turn.clear = false; // until this intent is settled
-    const raced = await storeCall("write the intent", () => this.#o.store.beginIntent(intent, turn?.fence));
+    const raced = await (turn && store.settleThenBegin
+      ? turn.carry((carried, fence) => storeCall("write the intent", () => (carried ? store.settleThenBegin!(carried, intent, fence) : store.beginIntent(intent, fence))))
+      : storeCall("write the intent", () => store.beginIntent(intent, turn?.fence)));
     if (raced && turn) turn.clear = wasClear;
     return raced;
   }
@@ -339,7 +346,11 @@ export class Journal implements ClientJournal {
     return this.#resolve(entry, undefined);
   }
 
-  /** Settles an applied call with its answer's link: one write where the store can, else link then outcome. Answers whether the store took it. */
+  /**
+   * Settles an applied call with its answer's link: with the register's next intent where the store
+   * can (written after the call answers), else in one write, else link then outcome. Answers whether
+   * the store took it (or will: a deferred write that fails leaves the register unsure, as a failed one does).
+   */
   async #applied(key: string, turn: ChainTurn | undefined, next: string | undefined, settlement: Settlement): Promise<boolean> {
     // The call took effect: a store that cannot keep the link or the outcome must not turn that into
     // an error (it would invite sending it again). The next call reads the link from the service,
@@ -348,7 +359,9 @@ export class Journal implements ClientJournal {
     const { store } = this.#o;
     if (turn && next !== undefined && store.settleIntentWithLink) {
       const both: LinkWrite = (name, link, fence) => store.settleIntentWithLink!(key, settlement, { key: name, value: link }, fence);
-      return turn.keep(next, both).then(() => true, failed);
+      if (!store.settleThenBegin) return turn.keep(next, both).then(() => true, failed);
+      turn.defer(next, { key, settlement }, both);
+      return true;
     }
     if (turn && next !== undefined) await turn.keep(next).catch(failed);
     return this.#settle(key, turn, settlement).then(() => true, failed);
@@ -374,6 +387,7 @@ export class Journal implements ClientJournal {
       cause,
       wasApplied: canAsk
         ? async () => {
+            await this.#o.chain?.flush();
             const now = await storeCall("read the journal", () => this.#o.store.getIntent(entry.key));
             const settled = now?.state === "pending" ? await this.#resolveAlone(now) : now;
             if (!settled || isUnresolved(settled.state)) throw this.#unknown(op, settled ?? entry, undefined, "asked again");

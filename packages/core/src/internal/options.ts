@@ -1,6 +1,6 @@
 // What the runtime takes from a client's options, once construction.ts has checked them.
 import type { ClientFunctions, ClientSettings, JournalFunctions, JournalSettings } from "../call.js";
-import { MemoryStore } from "../stores.js";
+import { MemoryStore } from "../memory-store.js";
 import { processHolder } from "./holder.js";
 import type { InvokerOptions } from "./invoker.js";
 
