@@ -369,6 +369,11 @@ export class FileStore implements Store, CallbackStore {
     this.#pruned = now;
     const done = join(this.#journal, "done");
     for (const name of readdirSync(done)) {
+      // Not an entry: a write a killed process never finished (the lock is ours, so no writer is live).
+      if (!name.endsWith(".json")) {
+        rmSync(join(done, name), { force: true });
+        continue;
+      }
       const entry = this.#parse<JournalEntry>(join(done, name));
       if (entry?.settlement && now - entry.settlement.settledAt > this.#options.journalRetentionMs) rmSync(join(done, name), { force: true });
     }

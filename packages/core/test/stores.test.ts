@@ -170,6 +170,25 @@ describe("FileStore and a process killed with -9", () => {
   });
 });
 
+describe("FileStore after a write cut by kill -9", () => {
+  it("the write's temporary file is not an entry: the next process prunes it and goes on", async () => {
+    const path = join(folder(), "store.json");
+    const now = Date.now();
+    const intent = (key: string) => ({ key, operation: "t.op", hash: "h", holder: { id: "x" }, startedAt: now, sendBy: now, state: "pending" as const });
+    const first = new FileStore(path);
+    await first.beginIntent(intent("k/1"));
+    await first.settleIntent("k/1", { state: "applied", answer: { id: 1 }, settledAt: now });
+    // What a process killed between creating its temporary file and renaming it leaves: an empty file.
+    const cut = join(`${path}.journal`, "done", "0123abcd.json.4242.x1y2z3.tmp");
+    writeFileSync(cut, "");
+    const next = new FileStore(path);
+    await next.beginIntent(intent("k/2")); // the first write of a process prunes the journal
+    expect(readdirSync(dirname(cut))).not.toContain("0123abcd.json.4242.x1y2z3.tmp");
+    expect((await next.getIntent("k/1"))?.settlement?.answer).toEqual({ id: 1 });
+    expect((await next.pendingIntents("k/")).map((e) => e.key)).toEqual(["k/2"]);
+  });
+});
+
 describe("FileStore never starts afresh silently", () => {
   it("a corrupt store file is a StoreCorruptError naming it", async () => {
     const path = join(folder(), "store.json");
