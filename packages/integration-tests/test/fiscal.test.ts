@@ -338,10 +338,14 @@ describe("fiscal: the Uid chain", () => {
     await openShift(fiscal, 203);
     const answers = [];
     for (let i = 0; i < 5; i++) answers.push(await fiscal.operations.sale(sale(203), { idempotencyKey: `carried-${i}` }));
-    // Six calls (the shift, five receipts): the first begins alone, each next carries its predecessor's outcome.
-    expect(store.writes).toEqual({ beginIntent: 1, settleThenBegin: 5, settleIntentWithLink: 0, settleIntent: 0 });
-    // The last outcome, with nothing to carry it, is written alone within milliseconds, lease still held.
-    await expect.poll(() => store.writes.settleIntentWithLink, { timeout: 1000, interval: 2 }).toBe(1);
+    // Six calls (the shift, five receipts): the first begins alone, each next carries its predecessor's
+    // outcome (unless the machine paused over 5 ms between two calls: then it was written alone first).
+    const { beginIntent, settleThenBegin } = store.writes;
+    expect(beginIntent + settleThenBegin).toBe(6);
+    expect(settleThenBegin).toBeGreaterThanOrEqual(3);
+    expect(store.writes.settleIntent).toBe(0);
+    // The last outcome, with nothing to carry it, is written alone within milliseconds, lease still held: each outcome once.
+    await expect.poll(() => store.writes.settleThenBegin + store.writes.settleIntentWithLink, { timeout: 1000, interval: 2 }).toBe(6);
     expect(await store.pendingIntents("")).toEqual([]);
     expect(await fiscal.knownUid(203)).toBe(sb.fiscal.register(203)!.uid);
     // Each receipt's answer is kept, so its key replays it without sending.
@@ -349,13 +353,60 @@ describe("fiscal: the Uid chain", () => {
     expect(await fiscal.operations.sale(sale(203), { idempotencyKey: "carried-2" })).toEqual(answers[2]);
     expect(sb.fiscal.stats.documents).toBe(documents);
     // A receipt whose outcome waits is read from the journal as the SDK knows it; close writes it first.
+    const alone = store.writes.settleIntentWithLink;
     await fiscal.operations.sale(sale(203), { idempotencyKey: "carried-5" });
     expect((await fiscal.journal.get({ operation: "operations.sale", key: "carried-5" }))?.state).toBe("applied");
-    expect(store.writes.settleIntentWithLink).toBe(2);
+    expect(store.writes.settleIntentWithLink).toBe(alone + 1);
     await fiscal.operations.sale(sale(203), { idempotencyKey: "carried-6" });
     await fiscal.close();
-    expect(store.writes.settleIntentWithLink).toBe(3);
+    expect(store.writes.settleIntentWithLink).toBe(alone + 2);
     expect(await store.pendingIntents("")).toEqual([]);
+  });
+
+  it("an outcome written alone that fails while the next receipt waits for it: that receipt is not sent, the next resolves the register first", async () => {
+    let stall: Promise<void> | undefined;
+    let listed = 0;
+    class StallingStore extends MemoryStore {
+      override async settleIntentWithLink(key: string, settlement: Settlement, link: { key: string; value: string }, fence: Fence) {
+        if (stall) {
+          await stall;
+          throw new Error("timed out");
+        }
+        return super.settleIntentWithLink(key, settlement, link, fence);
+      }
+      override async pendingIntents(prefix: string, scope?: string) {
+        listed++;
+        return super.pendingIntents(prefix, scope);
+      }
+    }
+    const store = new StallingStore();
+    await using fiscal = client({ store, lease: { lingerMs: 60_000 } });
+    await openShift(fiscal, 206);
+    await fiscal.operations.sale(sale(206), { idempotencyKey: "stalled-1" });
+    const { documents, refusedUids } = sb.fiscal.stats;
+    const listedBefore = listed;
+    let open!: () => void;
+    stall = new Promise((r) => {
+      open = r;
+    });
+    const first = await fiscal.operations.sale(sale(206), { idempotencyKey: "stalled-2" });
+    await new Promise((r) => setTimeout(r, 30)); // its outcome's write alone has started, and stalls
+    const waiting = fiscal.operations.sale(sale(206), { idempotencyKey: "stalled-3" }).catch((e) => e);
+    await new Promise((r) => setTimeout(r, 10));
+    stall = undefined;
+    open();
+    const refused = await waiting;
+    expect(refused).toBeInstanceOf(StoreUnavailableError);
+    expect(refused.message).toMatch(/failed to keep the outcome of the register's previous call while this one waited: nothing was sent/);
+    expect(sb.fiscal.stats.documents - documents).toBe(1);
+    // The next call lists the register's intents and settles stalled-2 (applied: the chain moved past it) before it sends.
+    expect(await fiscal.operations.sale(sale(206), { idempotencyKey: "stalled-3" })).toHaveProperty("IdDocument");
+    expect(listed).toBe(listedBefore + 1);
+    expect(sb.fiscal.stats.documents - documents).toBe(2);
+    expect(sb.fiscal.stats.refusedUids - refusedUids).toBe(0);
+    expect((await fiscal.journal.get({ operation: "operations.sale", key: "stalled-2" }))?.state).toBe("applied");
+    expect(await fiscal.journal.pending()).toEqual([]);
+    expect(first).toHaveProperty("IdDocument");
   });
 
   it("a receipt whose answer was lost is never re-sent; the SDK learns at once whether it was registered", async () => {

@@ -51,6 +51,8 @@ export interface HeaderChainOptions {
 /** A write that keeps `link` under the name `name`, fenced by `fence`. */
 export type LinkWrite = (name: string, link: string, fence: Fence) => Promise<void> | void;
 
+const noop = () => {};
+
 /** How long a deferred outcome waits for the key's next write before it is written alone, in ms. */
 const FLUSH_MS = 5;
 
@@ -116,8 +118,11 @@ interface Held {
   clear: boolean;
   /** An outcome not written yet (ChainTurn.defer). */
   deferred?: Deferred;
-  /** The last write of a deferred outcome on its own: a later write of the key waits for it, so links are kept in order. */
+  /** The last write of a deferred outcome (alone, or carried): a later write of the key, and `flush()`, wait for it. */
   flushing?: Promise<void>;
+  /** How many of the key's outcomes the store failed to keep, and why the last did. */
+  lapses: number;
+  lapse?: unknown;
 }
 
 export class HeaderChain {
@@ -157,7 +162,7 @@ export class HeaderChain {
       held.users++;
       clearTimeout(held.linger);
       held.linger = undefined;
-    } else this.#held.set(key, { lease: undefined, users: 1, unsure: true, clear: false });
+    } else this.#held.set(key, { lease: undefined, users: 1, unsure: true, clear: false, lapses: 0 });
     return this.#queue.run(key, async () => {
       try {
         const turn = await this.#turn(key);
@@ -173,14 +178,14 @@ export class HeaderChain {
     await Promise.all([...this.#held].map(([key, held]) => this.#flush(key, held)));
   }
 
-  /** Gives every lease back now (the client is closing), once its deferred outcome is written. */
+  /** Writes every deferred outcome, then gives every idle lease back (the client is closing). */
   async close(): Promise<void> {
+    await this.flush();
     const idle = [...this.#held].filter(([, h]) => h.users === 0);
     for (const [key, h] of idle) {
       clearTimeout(h.linger);
       this.#held.delete(key);
     }
-    await Promise.all(idle.map(([key, h]) => this.#flush(key, h)));
     await Promise.all(idle.map(([, h]) => h.lease && this.#options.store.releaseLease(h.lease).catch(() => {})));
   }
 
@@ -197,6 +202,7 @@ export class HeaderChain {
     const { store, header } = this.#options;
     const name = this.#name(key);
     const fence = (): Lease => held.lease!;
+    const lapses = held.lapses; // an outcome lost from here on was lost while this call waited
     const set: LinkWrite = (name, link, fence) => store.set(name, link, fence);
     const keep = async (link: string, write = set) => {
       await this.#flush(key, held); // an older link is never written over this one
@@ -233,7 +239,7 @@ export class HeaderChain {
         held.unsure = false;
         held.deferred = { settled, link, alone, fence: fence(), timer: setTimeout(() => this.#flush(key, held), FLUSH_MS) };
       },
-      carry: (write) => this.#carry(held, name, write),
+      carry: (write) => this.#carry(held, name, lapses, write),
       step: (link) => {
         let next: string | undefined;
         return {
@@ -257,13 +263,27 @@ export class HeaderChain {
     };
   }
 
-  async #carry<T>(held: Held, name: string, write: (carried: SettledWithLink | undefined, fence: Fence) => Promise<T>): Promise<T> {
+  /**
+   * A write of the key that carries its deferred outcome. It waits for an outcome being written
+   * alone; when that failed meanwhile, the turn began with the key clear and it no longer is: nothing
+   * is written (so nothing is sent) and the next call resolves the key's intents first.
+   */
+  async #carry<T>(held: Held, name: string, lapses: number, write: (carried: SettledWithLink | undefined, fence: Fence) => Promise<T>): Promise<T> {
     await held.flushing;
+    if (held.lapses !== lapses) {
+      throw new StoreUnavailableError(
+        "the store failed to keep the outcome of the register's previous call while this one waited: nothing was sent, and the register's intents are resolved before its next call",
+        undefined,
+        { cause: held.lapse },
+      );
+    }
     const carried = this.#take(held);
+    const writing = write(carried && { ...carried.settled, link: { key: name, value: carried.link } }, held.lease!);
+    if (carried) held.flushing = writing.then(noop, noop);
     try {
-      return await write(carried && { ...carried.settled, link: { key: name, value: carried.link } }, held.lease!);
+      return await writing;
     } catch (e) {
-      if (carried) this.#unsure(held);
+      if (carried) this.#unsure(held, e);
       throw e;
     }
   }
@@ -284,16 +304,18 @@ export class HeaderChain {
       const before = held.flushing;
       held.flushing = (async () => {
         await before;
-        await storeCall("settle the intent and keep its link", write).catch(() => this.#unsure(held));
+        await storeCall("settle the intent and keep its link", write).catch((e: unknown) => this.#unsure(held, e));
       })();
     }
     return held.flushing ?? Promise.resolve();
   }
 
   /** The store may be behind this client: read the link from the service, and list the key's unresolved intents, before the next call. */
-  #unsure(held: Held): void {
+  #unsure(held: Held, lapse: unknown): void {
     held.unsure = true;
     held.clear = false;
+    held.lapses++;
+    held.lapse = lapse;
   }
 
   /** Takes the key's lease, waiting for another live holder to give it back up to `waitMs`. */

@@ -19,7 +19,7 @@ import {
   apiErrorClass,
   IdempotencyKeyInUseError,
   IdempotencyKeyReusedError,
-  OutcomeUnknownError,
+  type OutcomeUnknownError,
   PaysysError,
   RequestValidationError,
   ServiceError,
@@ -31,7 +31,7 @@ import type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "
 import { holderIsGone } from "./holder.js";
 import type { OperationSpec } from "./operation.js";
 import { defaultKey, isRefusal, learnOutcome, probeParams, type Query, refusalOf } from "./outcome.js";
-import { answerLost, failureOf, notApplied } from "./outcome-errors.js";
+import { answerLost, notApplied, outcomeUnknown } from "./outcome-errors.js";
 import { hashOf } from "./request-hash.js";
 import type { AttemptStep } from "./steps.js";
 import type { SendWatch } from "./transport.js";
@@ -133,14 +133,18 @@ export class Journal implements ClientJournal {
   async settle(ref: JournalRef | { operation?: string; key: string }, applied: boolean): Promise<void> {
     if (!ref.operation) throw new RequestValidationError("journal.settle", [{ path: "/operation", message: "names the operation whose key this is" }]);
     const full = this.#full(ref as JournalRef);
-    await this.#o.chain?.flush();
-    const entry = await storeCall("read the journal", () => this.#o.store.getIntent(full));
-    if (!entry || !isUnresolved(entry.state)) {
-      throw new RequestValidationError("journal.settle", [{ path: "(key)", message: `has no unresolved intent (${entry?.state ?? "no entry"})` }]);
-    }
     const settlement: Settlement = applied ? { state: "applied", answerLost: true, settledAt: Date.now() } : { state: "not-applied", settledAt: Date.now() };
-    const write = (turn?: ChainTurn) => storeCall("settle the intent", () => this.#o.store.settleIntent(full, settlement, turn?.fence));
-    if (entry.scope !== undefined && this.#o.chain) await this.#o.chain.run(entry.scope, write);
+    // Read again in the register's turn: a call of this client may have settled it meanwhile.
+    const write = async (turn?: ChainTurn) => {
+      const entry = await storeCall("read the journal", () => this.#o.store.getIntent(full));
+      if (!entry || !isUnresolved(entry.state)) {
+        throw new RequestValidationError("journal.settle", [{ path: "(key)", message: `has no unresolved intent (${entry?.state ?? "no entry"})` }]);
+      }
+      await storeCall("settle the intent", () => this.#o.store.settleIntent(full, settlement, turn?.fence));
+    };
+    await this.#o.chain?.flush();
+    const scope = (await storeCall("read the journal", () => this.#o.store.getIntent(full)))?.scope;
+    if (scope !== undefined && this.#o.chain) await this.#o.chain.run(scope, write);
     else await write();
   }
 
@@ -340,10 +344,16 @@ export class Journal implements ClientJournal {
     return { ...entry, state: settlement.state, settlement };
   }
 
-  /** Resolves an intent outside any call (recover, wasApplied): in its register's turn when it has one. */
+  /**
+   * Resolves an intent outside any call (recover, wasApplied): in its register's turn when it has
+   * one, read again there (a call of this client may have settled it since it was listed).
+   */
   #resolveAlone(entry: JournalEntry): Promise<JournalEntry> {
-    if (entry.scope !== undefined && this.#o.chain) return this.#o.chain.run(entry.scope, (turn) => this.#resolve(entry, turn));
-    return this.#resolve(entry, undefined);
+    if (entry.scope === undefined || !this.#o.chain) return this.#resolve(entry, undefined);
+    return this.#o.chain.run(entry.scope, async (turn) => {
+      const now = await storeCall("read the journal", () => this.#o.store.getIntent(entry.key));
+      return now && isUnresolved(now.state) ? this.#resolve(now, turn) : (now ?? entry);
+    });
   }
 
   /**
@@ -372,28 +382,12 @@ export class Journal implements ClientJournal {
   }
 
   #unknown(op: OperationSpec, entry: JournalEntry, cause: unknown, how: string): OutcomeUnknownError {
-    const key = this.#short(entry.key);
-    const canAsk = op.outcome?.by !== "none" && entry.state !== "disputed";
-    const what = cause instanceof Error ? `${cause.message}. ` : "";
-    const ask = canAsk
-      ? "`await error.wasApplied()` asks again"
-      : entry.state === "disputed"
-        ? "the service's people can tell; record what they say with journal.settle (until then nothing new is sent on the register)"
-        : "the interface offers no way to ask (see the spec's x-outcome); once the service's people tell, record it with journal.settle";
-    return new OutcomeUnknownError(`${what}${op.id} (${how}) may have taken effect, and the SDK could not learn whether; it is never sent again under the key ${key}: ${ask}`, {
-      operation: op.id,
-      ...failureOf(cause),
-      key,
-      cause,
-      wasApplied: canAsk
-        ? async () => {
-            await this.#o.chain?.flush();
-            const now = await storeCall("read the journal", () => this.#o.store.getIntent(entry.key));
-            const settled = now?.state === "pending" ? await this.#resolveAlone(now) : now;
-            if (!settled || isUnresolved(settled.state)) throw this.#unknown(op, settled ?? entry, undefined, "asked again");
-            return settled.state === "applied";
-          }
-        : undefined,
+    return outcomeUnknown(op, entry.state, this.#short(entry.key), cause, how, async () => {
+      await this.#o.chain?.flush();
+      const now = await storeCall("read the journal", () => this.#o.store.getIntent(entry.key));
+      const settled = now?.state === "pending" ? await this.#resolveAlone(now) : now;
+      if (!settled || isUnresolved(settled.state)) throw this.#unknown(op, settled ?? entry, undefined, "asked again");
+      return settled.state === "applied";
     });
   }
 }

@@ -1,6 +1,7 @@
 // The errors a journaled call ends with when it has no answer to return: each message says what
 // the caller may do next (send again under the same key, or nothing: it is never sent again).
-import { AnswerLostError, NotAppliedError, PaysysError } from "../errors.js";
+import { AnswerLostError, NotAppliedError, OutcomeUnknownError, PaysysError } from "../errors.js";
+import type { IntentState } from "../stores.js";
 import type { OperationSpec } from "./operation.js";
 
 /** The status and attempts of the failure behind such an error (none when the failure was not the SDK's). */
@@ -27,5 +28,26 @@ export function notApplied(op: OperationSpec, key: string, cause: unknown): NotA
     ...failureOf(cause),
     key,
     cause,
+  });
+}
+
+/**
+ * It may have taken effect and the SDK could not learn whether: never sent again under `key`.
+ * `ask` learns it again, where the interface has a way and no person has to tell (a dispute).
+ */
+export function outcomeUnknown(op: OperationSpec, state: IntentState, key: string, cause: unknown, how: string, ask: () => Promise<boolean>): OutcomeUnknownError {
+  const canAsk = op.outcome?.by !== "none" && state !== "disputed";
+  const what = cause instanceof Error ? `${cause.message}. ` : "";
+  const next = canAsk
+    ? "`await error.wasApplied()` asks again"
+    : state === "disputed"
+      ? "the service's people can tell; record what they say with journal.settle (until then nothing new is sent on the register)"
+      : "the interface offers no way to ask (see the spec's x-outcome); once the service's people tell, record it with journal.settle";
+  return new OutcomeUnknownError(`${what}${op.id} (${how}) may have taken effect, and the SDK could not learn whether; it is never sent again under the key ${key}: ${next}`, {
+    operation: op.id,
+    ...failureOf(cause),
+    key,
+    cause,
+    wasApplied: canAsk ? ask : undefined,
   });
 }
