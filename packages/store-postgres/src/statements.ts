@@ -69,6 +69,14 @@ export function statementsFor(tables: Tables) {
       kept AS (INSERT INTO ${values} (key, value) SELECT $4::text, $5::text FROM lease ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value),
       settled AS (UPDATE ${journal} SET ${settled} WHERE key = $1 AND EXISTS (SELECT 1 FROM lease))
       SELECT (SELECT count(*) FROM lease)::int AS fenced, set_config('synchronous_commit', 'off', true) AS unflushed`,
+    // An applied intent's outcome with its link, and the register's next intent (another key), in one
+    // statement under one fence: its commit waits for the disk, as every intent's does. Answers
+    // `fenced` and `written` as beginIntentFenced does.
+    settleThenBegin: `WITH ${leaseHeld(10)},
+      kept AS (INSERT INTO ${values} (key, value) SELECT $4::text, $5::text FROM lease ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value),
+      settled AS (UPDATE ${journal} SET ${settled} WHERE key = $1 AND EXISTS (SELECT 1 FROM lease)),
+      written AS (${insertIntent(journal, "SELECT $6::text, $7::text, 'pending', $8::bigint, $9::json FROM lease")} RETURNING 1)
+      SELECT (SELECT count(*) FROM lease)::int AS fenced, (SELECT count(*) FROM written)::int AS written`,
     getIntent: `SELECT ${entryColumns} FROM ${journal} WHERE key = $1`,
     // Served by the partial indexes of unresolved entries.
     pendingIntents: `SELECT ${entryColumns} FROM ${journal} WHERE state IN ${UNRESOLVED} AND starts_with(key, $1) ORDER BY started_at, key`,

@@ -8,6 +8,7 @@ import {
   type Holder,
   type JournalEntry,
   type Lease,
+  type SettledWithLink,
   type Settlement,
   type Store,
   StoreCorruptError,
@@ -128,13 +129,27 @@ export class PostgresStore implements Store, CallbackStore {
   // The journal.
 
   async beginIntent(entry: JournalEntry, fence?: Fence): Promise<JournalEntry | undefined> {
+    const params = [entry.key, entry.scope ?? null, entry.startedAt, JSON.stringify(entry)];
+    return this.#begin(entry, fence ? [this.#sql.beginIntentFenced, [...params, ...this.#sql.fenceParams(fence)]] : [this.#sql.beginIntent, params], fence);
+  }
+
+  async settleThenBegin(settled: SettledWithLink, entry: JournalEntry, fence: Fence): Promise<JournalEntry | undefined> {
+    // The same key settled and begun: two statements, in that order (one statement would change its row twice).
+    if (settled.key === entry.key) {
+      await this.settleIntentWithLink(settled.key, settled.settlement, settled.link, fence);
+      return this.beginIntent(entry, fence);
+    }
+    const { key, settlement, link } = settled;
+    const params = [key, settlement.state, JSON.stringify(settlement), link.key, link.value, entry.key, entry.scope ?? null, entry.startedAt, JSON.stringify(entry)];
+    return this.#begin(entry, [this.#sql.settleThenBegin, [...params, ...this.#sql.fenceParams(fence)]], fence);
+  }
+
+  /** Runs a statement that writes an intent (answering `fenced`, `written`); answers the key's entry when it was not written. */
+  async #begin(entry: JournalEntry, [sql, params]: [string, unknown[]], fence: Fence | undefined): Promise<JournalEntry | undefined> {
     const answer = await this.#db.run("write an intent", async (s) => {
-      const params = [entry.key, entry.scope ?? null, entry.startedAt, JSON.stringify(entry)];
       // The entry there may be dropped by retention between our insert and our read: then try again.
       for (let attempt = 0; attempt < 3; attempt++) {
-        const [result] = fence
-          ? await s.query<{ fenced: number; written: number }>(this.#sql.beginIntentFenced, [...params, ...this.#sql.fenceParams(fence)])
-          : await s.query<{ fenced: number; written: number }>(this.#sql.beginIntent, params);
+        const [result] = await s.query<{ fenced: number; written: number }>(sql, params);
         if (fence && result!.fenced === 0) throw leaseLost(fence);
         if (result!.written === 1) return undefined;
         const [row] = await s.query<JournalRow>(this.#sql.getIntent, [entry.key]);

@@ -425,9 +425,9 @@ await orReport("fleet (section 6)", () => fleetSection(report));
     report(`${name} store work above its floor, ${fast}`, ms(unflushed.aboveFloor));
   };
   await orReport("PostgreSQL store cost", async () =>
-    shown("PostgreSQL", "intents wait for the disk", "commits not waiting for the disk", "a durable write, a relaxed one", await postgresCost(2000)),
+    shown("PostgreSQL", "intents wait for the disk", "commits not waiting for the disk", "one statement", await postgresCost(2000)),
   );
-  // Redis carries each outcome in the next intent's write (settleThenBegin): one write a receipt.
+  // Each outcome rides on the next intent's write (settleThenBegin): one write a receipt.
   await orReport("Redis store cost", async () => shown("Redis", "appendfsync always", "appendfsync everysec", "one write", await redisCost(2000)));
   await orReport("Redis end to end", async () => {
     const { memory, redis, added } = await redisReceiptCost(1000);

@@ -1,26 +1,21 @@
 // What a shared store adds to one fiscal receipt: the store work a receipt does under its
-// register's lease, as the journal does it for receipts back to back (the intent begun, its write
-// answering any entry the key already has, so the key is not looked up first; where the store has
-// settleThenBegin, that write also carries the previous receipt's outcome with its chain link, so a
-// receipt is one write; otherwise the outcome is settled with the link in a second write, one where
-// the store has settleIntentWithLink; each write fenced), over
-// PostgreSQL and Redis on loopback, interleaved with the same work on the memory store (measure.ts
-// says why interleaved). A till holds its lease across receipts, so the lease is taken once, and
-// the register's unresolved intents listed once, not timed.
+// register's lease, as the journal does it for receipts on a held register: one write, the intent
+// (answering any entry the key already has, so the key is not looked up first) carrying the previous
+// receipt's outcome with its chain link (settleThenBegin; a store without it settles the outcome in
+// a second write), fenced, over PostgreSQL and Redis on loopback, interleaved with the same work on
+// the memory store (measure.ts says why interleaved). A till holds its lease across receipts, so
+// the lease is taken once, and the register's unresolved intents listed once, not timed.
 //
 // Each is measured as it should run (PostgreSQL's synchronous_commit on, so the intent is on disk
-// before it is answered, the outcome-with-link being relaxed by the store itself; Redis's
-// appendfsync always) and without waiting for the disk (synchronous_commit off for the bench's
-// connections; appendfsync everysec), which leaves the round trips and the statements: what the
-// store itself costs. Never run a journal without the first: a crash of the database would lose
-// the last intents.
+// before it is answered; Redis's appendfsync always) and without waiting for the disk
+// (synchronous_commit off for the bench's connections; appendfsync everysec), which leaves the round
+// trips and the statements: what the store itself costs. Never run a journal without the first: a
+// crash of the database would lose the last intents.
 //
 // Each is also timed against its engine's floor, interleaved: the fewest operations a receipt's
-// exactly-once needs on that engine, written bare with no SDK: on PostgreSQL a durable write (the
-// intent) and a write whose commit does not wait for the disk (the outcome); on Redis one command
-// writing the intent and the previous outcome (every write waits for the disk under appendfsync
-// always). What remains above the floor is the SDK's part; the floor itself is the disk's and the
-// round trips'.
+// exactly-once needs on that engine, written bare with no SDK: one statement or command writing the
+// intent and the previous receipt's outcome, whose commit waits for the disk. What remains above
+// the floor is the SDK's part; the floor itself is the disk's and the round trips'.
 import { type Fence, MemoryStore, type SettledWithLink, type Store } from "@paysys/core";
 import { createFiscalClient } from "@paysys/fiscal";
 import { defaultFiscalUser } from "@paysys/sandbox";
@@ -105,14 +100,18 @@ async function pair(store: Store, rounds: number, floor: Floor): Promise<StoreCo
   return { memory: base, store: candidate, added: minus(candidate, base), floor: bare, aboveFloor: minus(again, bare) };
 }
 
-/** PostgreSQL's floor: an insert committed to disk, an update whose commit does not wait. */
+/** PostgreSQL's floor: one statement committed to disk, the intent inserted and the previous receipt's outcome updated. */
 async function postgresFloor(pool: pg.Pool, name: string): Promise<Floor> {
   await pool.query("CREATE TABLE IF NOT EXISTS bench_floor (k text PRIMARY KEY, v text NOT NULL)");
   let n = 0;
   return async () => {
-    const key = `${name}-${n++}`;
-    await pool.query("INSERT INTO bench_floor (k, v) VALUES ($1, $2)", [key, intentSized]);
-    await pool.query("WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)) UPDATE bench_floor SET v = $2 FROM relaxed WHERE k = $1", [key, outcomeSized]);
+    n++;
+    await pool.query("WITH settled AS (UPDATE bench_floor SET v = $3 WHERE k = $2) INSERT INTO bench_floor (k, v) VALUES ($1, $4)", [
+      `${name}-${n}`,
+      `${name}-${n - 1}`,
+      outcomeSized,
+      intentSized,
+    ]);
   };
 }
 

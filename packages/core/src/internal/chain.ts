@@ -15,10 +15,11 @@
 // the truth. While the lease is held the link is also kept in memory: only the holder can write
 // it (every write is fenced), so the store is read again only when this client is not sure.
 //
-// An applied call's outcome may be written after the call has answered (`defer`): carried by the
-// key's next write, its next intent (one durable write per call for calls back to back), or alone
-// FLUSH_MS later, and always before the lease is given back. A crash in between leaves its intent
-// pending: the lease's next holder resolves it as applied, because the chain moved past it.
+// An applied call's outcome may be written after the call has answered (`defer`): it waits as the
+// lease does for the key's next call, and rides on that call's intent (one durable write per call),
+// or is written alone when the lease is given back (after `lingerMs` idle, or on `close()`), or
+// before the journal is read. A crash in between leaves its intent pending: the lease's next holder
+// resolves it as applied, because the chain moved past it (its answer is lost).
 import { LeaseUnavailableError, PaysysError, StoreUnavailableError } from "../errors.js";
 import { KeyedQueue } from "../queue.js";
 import { type ChainStore, type Fence, type Holder, type Lease, type LeaseStore, leaseLost, type SettledWithLink, type Settlement } from "../stores.js";
@@ -30,7 +31,7 @@ export interface LeaseOptions {
   ttlMs?: number;
   /** How long a call waits for another live holder to give the lease back, in ms. Default 10000. */
   waitMs?: number;
-  /** How long a lease is kept after the key's last call, in ms (calls that follow reuse it). Default 1000. */
+  /** How long a lease is kept after the key's last call, in ms (calls that follow reuse it, and carry its outcome). Default 1000. */
   lingerMs?: number;
 }
 
@@ -53,9 +54,6 @@ export type LinkWrite = (name: string, link: string, fence: Fence) => Promise<vo
 
 const noop = () => {};
 
-/** How long a deferred outcome waits for the key's next write before it is written alone, in ms. */
-const FLUSH_MS = 5;
-
 /** An applied call's outcome and the link its answer carried, known here and not written yet. */
 interface Deferred {
   settled: { key: string; settlement: Settlement };
@@ -64,7 +62,6 @@ interface Deferred {
   alone: LinkWrite;
   /** The lease it was learnt under: it is written under that lease or not at all. */
   fence: Fence;
-  timer: ReturnType<typeof setTimeout>;
 }
 
 /** One call's exclusive use of a key. */
@@ -83,7 +80,7 @@ export interface ChainTurn {
   keep(link: string, write?: LinkWrite): Promise<void>;
   /**
    * Keeps an applied call's link now, in memory, and writes it with the call's outcome later: carried
-   * by the key's next write (`carry`), or alone FLUSH_MS later (`alone`), and before the lease is given back.
+   * by the key's next write (`carry`), or alone (`alone`) before the lease is given back or the journal read.
    */
   defer(link: string, settled: { key: string; settlement: Settlement }, alone: LinkWrite): void;
   /**
@@ -237,7 +234,7 @@ export class HeaderChain {
       defer: (link, settled, alone) => {
         held.link = link;
         held.unsure = false;
-        held.deferred = { settled, link, alone, fence: fence(), timer: setTimeout(() => this.#flush(key, held), FLUSH_MS) };
+        held.deferred = { settled, link, alone, fence: fence() };
       },
       carry: (write) => this.#carry(held, name, lapses, write),
       step: (link) => {
@@ -292,7 +289,6 @@ export class HeaderChain {
   #take(held: Held): Deferred | undefined {
     const deferred = held.deferred;
     held.deferred = undefined;
-    clearTimeout(deferred?.timer);
     return deferred;
   }
 
@@ -356,7 +352,8 @@ export class HeaderChain {
       return;
     }
     held.linger = setTimeout(release, lingerMs);
-    (held.linger as { unref?: () => void }).unref?.();
+    // An idle lease does not keep the process alive; an outcome still to be written does (close() writes it at once).
+    if (!held.deferred) (held.linger as { unref?: () => void }).unref?.();
   }
 }
 
