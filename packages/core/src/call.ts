@@ -207,9 +207,7 @@ export interface LeaseSettings {
    */
   waitMs?: number;
   /**
-   * How long a lease is kept after the register's last call, in ms, so the calls that follow need not take it again
-   * (each carries the outcome of the one before into the store); the last call's outcome is written when the lease
-   * is given back, or on `close()`. Default 1000.
+   * How long a lease is kept after the register's last call, in ms, so the calls that follow need not take it again (each carries the outcome of the one before into the store; the last one's is written when the lease is given back, or on `close()`). Default 1000.
    * @minimum 0
    */
   lingerMs?: number;
