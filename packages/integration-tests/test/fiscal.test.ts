@@ -360,6 +360,11 @@ describe("fiscal: the Uid chain", () => {
     await fiscal.close();
     expect(store.writes.settleIntentWithLink).toBe(alone + 2);
     expect(await store.pendingIntents("")).toEqual([]);
+    // A lease given back after each call (lingerMs 0) has no next call to carry the outcome: it is written before the call answers.
+    await using once = client({ store, lease: { lingerMs: 0 } });
+    await once.operations.sale(sale(203), { idempotencyKey: "carried-never" });
+    expect(store.writes.settleIntentWithLink).toBe(alone + 3);
+    expect(await store.pendingIntents("")).toEqual([]);
   });
 
   it("an outcome written alone that fails while the next receipt waits for it: that receipt is not sent, the next resolves the register first", async () => {

@@ -81,8 +81,9 @@ export interface ChainTurn {
   /**
    * Keeps an applied call's link now, in memory, and writes it with the call's outcome later: carried
    * by the key's next write (`carry`), or alone (`alone`) before the lease is given back or the journal read.
+   * Answers false (nothing kept) when the lease is given back after each call (`lingerMs` 0): write it now.
    */
-  defer(link: string, settled: { key: string; settlement: Settlement }, alone: LinkWrite): void;
+  defer(link: string, settled: { key: string; settlement: Settlement }, alone: LinkWrite): boolean;
   /**
    * Runs a write that carries the key's deferred outcome (undefined: none). When that write fails, the
    * outcome is not written: the key is left unsure and not clear, so its intent is resolved before the next call.
@@ -232,9 +233,11 @@ export class HeaderChain {
       current,
       keep,
       defer: (link, settled, alone) => {
+        if ((this.#options.lease?.lingerMs ?? 1000) <= 0) return false;
         held.link = link;
         held.unsure = false;
         held.deferred = { settled, link, alone, fence: fence() };
+        return true;
       },
       carry: (write) => this.#carry(held, name, lapses, write),
       step: (link) => {

@@ -369,9 +369,8 @@ export class Journal implements ClientJournal {
     const { store } = this.#o;
     if (turn && next !== undefined && store.settleIntentWithLink) {
       const both: LinkWrite = (name, link, fence) => store.settleIntentWithLink!(key, settlement, { key: name, value: link }, fence);
-      if (!store.settleThenBegin) return turn.keep(next, both).then(() => true, failed);
-      turn.defer(next, { key, settlement }, both);
-      return true;
+      if (store.settleThenBegin && turn.defer(next, { key, settlement }, both)) return true;
+      return turn.keep(next, both).then(() => true, failed);
     }
     if (turn && next !== undefined) await turn.keep(next).catch(failed);
     return this.#settle(key, turn, settlement).then(() => true, failed);
