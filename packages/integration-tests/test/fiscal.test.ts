@@ -415,6 +415,31 @@ describe("fiscal: the Uid chain", () => {
     expect(first).toHaveProperty("IdDocument");
   });
 
+  it("recover() while a receipt of this client is under way waits for it in the register's turn, and keeps its answer", async () => {
+    let sent!: () => void;
+    const sending = new Promise<void>((r) => {
+      sent = r;
+    });
+    const fetch = async (url: string, init: RequestInit) => {
+      if (!url.endsWith("/sales")) return globalThis.fetch(url, init);
+      sent(); // its intent is written: the request leaves now
+      const answer = await globalThis.fetch(url, init);
+      await new Promise((r) => setTimeout(r, 50));
+      return answer;
+    };
+    await using fiscal = client({ fetch, lease: { lingerMs: 60_000 } });
+    await openShift(fiscal, 205);
+    const selling = fiscal.operations.sale(sale(205), { idempotencyKey: "recovered-while-sent" });
+    await sending;
+    const recovered = await fiscal.journal.recover(); // lists the intent while its call runs
+    const done = await selling;
+    expect(recovered).toEqual([{ operation: "operations.sale", key: "recovered-while-sent", state: "applied" }]);
+    const kept = await fiscal.journal.get({ operation: "operations.sale", key: "recovered-while-sent" });
+    expect(kept?.settlement).toMatchObject({ state: "applied", answer: done });
+    expect(kept?.settlement?.answerLost).toBeUndefined();
+    expect(await fiscal.operations.sale(sale(205), { idempotencyKey: "recovered-while-sent" })).toEqual(done);
+  });
+
   it("a receipt whose answer was lost is never re-sent; the SDK learns at once whether it was registered", async () => {
     for (const reached of [true, false]) {
       let cut = true;

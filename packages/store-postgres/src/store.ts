@@ -133,6 +133,7 @@ export class PostgresStore implements Store, CallbackStore {
     return this.#begin(entry, fence ? [this.#sql.beginIntentFenced, [...params, ...this.#sql.fenceParams(fence)]] : [this.#sql.beginIntent, params], fence);
   }
 
+  /** An applied intent's outcome with its chain link, then the register's next intent: one statement, whose commit waits for the disk. */
   async settleThenBegin(settled: SettledWithLink, entry: JournalEntry, fence: Fence): Promise<JournalEntry | undefined> {
     // The same key settled and begun: two statements, in that order (one statement would change its row twice).
     if (settled.key === entry.key) {

@@ -154,6 +154,7 @@ export class RedisStore implements Store, CallbackStore {
     return this.#begun(entry, answer);
   }
 
+  /** An applied intent's outcome with its chain link, then the register's next intent: one script (one flush under appendfsync always). */
   async settleThenBegin(settled: SettledWithLink, entry: JournalEntry, fence: Fence): Promise<JournalEntry | undefined> {
     const keys = [this.#keys.journal(settled.key), this.#keys.unresolved, this.#keys.value(settled.link.key), this.#keys.journal(entry.key)];
     const args = [...this.#settlementArgs(settled.key, settled.settlement), settled.link.value, entry.key, JSON.stringify(entry)];

@@ -54,6 +54,9 @@ export type LinkWrite = (name: string, link: string, fence: Fence) => Promise<vo
 
 const noop = () => {};
 
+/** How long before its expiry an idle lease is given back at the latest (its waiting outcome written first), in ms. */
+const RELEASE_MARGIN_MS = 2000;
+
 /** An applied call's outcome and the link its answer carried, known here and not written yet. */
 interface Deferred {
   settled: { key: string; settlement: Settlement };
@@ -129,6 +132,8 @@ export class HeaderChain {
   readonly #held = new Map<string, Held>();
   readonly #ttlMs: number;
   readonly #headerNames: readonly string[];
+  /** close() has begun: a call that answers from now on writes its outcome before it answers. */
+  #closing = false;
 
   constructor(options: HeaderChainOptions) {
     this.#options = options;
@@ -178,6 +183,7 @@ export class HeaderChain {
 
   /** Writes every deferred outcome, then gives every idle lease back (the client is closing). */
   async close(): Promise<void> {
+    this.#closing = true;
     await this.flush();
     const idle = [...this.#held].filter(([, h]) => h.users === 0);
     for (const [key, h] of idle) {
@@ -233,7 +239,7 @@ export class HeaderChain {
       current,
       keep,
       defer: (link, settled, alone) => {
-        if ((this.#options.lease?.lingerMs ?? 1000) <= 0) return false;
+        if ((this.#options.lease?.lingerMs ?? 1000) <= 0 || this.#closing) return false;
         held.link = link;
         held.unsure = false;
         held.deferred = { settled, link, alone, fence: fence() };
@@ -354,7 +360,8 @@ export class HeaderChain {
       release();
       return;
     }
-    held.linger = setTimeout(release, lingerMs);
+    // Given back while it still holds: a waiting outcome is written under it (a linger past it keeps nothing).
+    held.linger = setTimeout(release, Math.max(0, Math.min(lingerMs, held.lease.expiresAt - Date.now() - RELEASE_MARGIN_MS)));
     // An idle lease does not keep the process alive; an outcome still to be written does (close() writes it at once).
     if (!held.deferred) (held.linger as { unref?: () => void }).unref?.();
   }

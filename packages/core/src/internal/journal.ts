@@ -350,7 +350,9 @@ export class Journal implements ClientJournal {
    */
   #resolveAlone(entry: JournalEntry): Promise<JournalEntry> {
     if (entry.scope === undefined || !this.#o.chain) return this.#resolve(entry, undefined);
-    return this.#o.chain.run(entry.scope, async (turn) => {
+    const chain = this.#o.chain;
+    return chain.run(entry.scope, async (turn) => {
+      await chain.flush(); // a call of this client that answered just before this turn left its outcome waiting
       const now = await storeCall("read the journal", () => this.#o.store.getIntent(entry.key));
       return now && isUnresolved(now.state) ? this.#resolve(now, turn) : (now ?? entry);
     });

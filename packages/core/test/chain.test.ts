@@ -1,0 +1,55 @@
+// The chain's deferred outcome (chain.ts), on the memory store: when an outcome that waits in
+// memory is written alone. The journal's use of it is tested over HTTP against the sandbox
+// (packages/integration-tests, fiscal.test.ts).
+import { describe, expect, it } from "vitest";
+import { HeaderChain } from "../src/internal/chain.js";
+import { MemoryStore } from "../src/memory-store.js";
+import type { Fence, Settlement } from "../src/stores.js";
+
+const settled = { key: "k/1", settlement: { state: "applied", answer: { IdDocument: 1 }, settledAt: 0 } satisfies Settlement };
+
+/** A chain on a fresh memory store, and the writes its deferred outcomes made alone. */
+function chain(lease: { ttlMs: number; lingerMs: number }) {
+  const store = new MemoryStore();
+  const written: { name: string; link: string; fence: Fence }[] = [];
+  const alone = async (name: string, link: string, fence: Fence) => {
+    await store.settleIntentWithLink(settled.key, settled.settlement, { key: name, value: link }, fence);
+    written.push({ name, link, fence });
+  };
+  const headerChain = new HeaderChain({ header: "Uid", current: async () => "link-0", store, holder: { id: "till" }, namespace: "t", lease, timeoutMs: 100 });
+  return { store, chain: headerChain, written, alone };
+}
+
+describe("the chain's deferred outcome", () => {
+  it("waits for the lease's linger, but is written while the lease still holds when the linger would outlast it", async () => {
+    const { store, chain: c, written, alone } = chain({ ttlMs: 2_500, lingerMs: 60_000 });
+    expect(await c.run("106", async (turn) => turn.defer("link-1", settled, alone))).toBe(true);
+    expect(written).toEqual([]);
+    // The lease ends in 2.5 s: the outcome is written and the lease given back before it does, not after the 60 s linger.
+    await expect.poll(() => written.length, { timeout: 3_000, interval: 20 }).toBe(1);
+    expect(await store.get("t/106")).toBe("link-1");
+    expect(await store.acquireLease("t/106", { id: "other" }, 1_000)).toBeDefined();
+  });
+
+  it("is not kept once close() has begun: a call that answers then writes its outcome itself", async () => {
+    const { chain: c, alone } = chain({ ttlMs: 60_000, lingerMs: 60_000 });
+    let answer!: () => void;
+    const answered = new Promise<void>((r) => {
+      answer = r;
+    });
+    const call = c.run("106", async (turn) => {
+      await answered;
+      return turn.defer("link-1", settled, alone);
+    });
+    await new Promise((r) => setTimeout(r, 10));
+    const closing = c.close();
+    answer();
+    expect(await call).toBe(false);
+    await closing;
+  });
+
+  it("is not kept when the lease is given back after each call (lingerMs 0)", async () => {
+    const { chain: c, alone } = chain({ ttlMs: 60_000, lingerMs: 0 });
+    expect(await c.run("106", async (turn) => turn.defer("link-1", settled, alone))).toBe(false);
+  });
+});
