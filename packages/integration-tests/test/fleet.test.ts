@@ -4,7 +4,9 @@
 //
 // - fiscal: TILLS processes share the sandbox's registers (each register worked by two of them, so
 //   they contend for its lease), both send each of its receipts under the receipt's key, are killed KILLS times in
-//   all (and, for a kind with a server, the store's server goes down and comes back in the middle).
+//   all (and, for a kind with a server, the store's server goes down and comes back in the middle);
+//   each keeps a register's lease 50 ms after its last receipt, so receipts' outcomes ride on the
+//   register's next receipt and a kill leaves the last one pending in the store.
 //   Judged by the sandbox's documents against what each process believed: nothing registered twice,
 //   nothing believed registered that was not, nothing registered that was believed not, no stale
 //   `Uid` ever presented (the sandbox counts each one it refuses), no intent left unresolved.
