@@ -1,8 +1,9 @@
 // Node-only helpers, kept out of the main entry so the clients stay fetch-only for browsers.
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { StoreCorruptError } from "./errors.js";
+import { flushFile, readJson, writeWhole } from "./file-io.js";
 import { FileLock } from "./file-lock.js";
 import { holderIsGone } from "./internal/holder.js";
 import { KeyedQueue } from "./queue.js";
@@ -53,6 +54,16 @@ interface CallbackRecord {
   done: boolean;
   until: number;
   doneAt?: number;
+}
+
+/**
+ * The entry files of a journal folder. Anything else is a write a killed process never finished: it
+ * is removed (the caller holds the store's lock, so no writer is live).
+ */
+function entryFiles(folder: string): string[] {
+  const names = readdirSync(folder);
+  for (const name of names) if (!name.endsWith(".json")) rmSync(join(folder, name), { force: true });
+  return names.filter((name) => name.endsWith(".json"));
 }
 
 /** One lock per store file for all the stores of this process (they wait in line, not on the file). */
@@ -179,7 +190,7 @@ export class FileStore implements Store, CallbackStore {
     const existing = this.#entry(entry.key);
     if (existing && existing.state !== "not-applied") return existing;
     // Durable before the request leaves: money is never sent without its entry.
-    this.#writeFile(this.#pending(entry.key), `${JSON.stringify(entry)}\n`, true);
+    writeWhole(this.#pending(entry.key), `${JSON.stringify(entry)}\n`, true);
     if (existing) rmSync(this.#done(entry.key), { force: true });
     this.#prune();
     return undefined;
@@ -221,12 +232,12 @@ export class FileStore implements Store, CallbackStore {
     const settled = `${JSON.stringify({ ...entry, state: settlement.state, settlement })}\n`;
     // A dispute stays among the unresolved; so that a machine that loses it never forgets one, it is flushed.
     if (settlement.state === "disputed") {
-      this.#writeFile(this.#pending(key), settled, true);
+      writeWhole(this.#pending(key), settled, true);
       return;
     }
-    // Not flushed: if the machine loses it, the intent is pending again and is resolved by asking the service.
-    this.#writeFile(this.#done(key), settled, false);
-    rmSync(this.#pending(key), { force: true });
+    // Not flushed: if the machine loses it, the intent is pending again and is resolved by asking the
+    // service. So its pending copy stays until the prune has flushed the settled one.
+    writeWhole(this.#done(key), settled, false);
   }
 
   async getIntent(key: string): Promise<JournalEntry | undefined> {
@@ -237,9 +248,9 @@ export class FileStore implements Store, CallbackStore {
     const out: JournalEntry[] = [];
     for (const name of readdirSync(join(this.#journal, "pending"))) {
       if (!name.endsWith(".json")) continue;
-      const entry = this.#parse<JournalEntry>(join(this.#journal, "pending", name));
+      const entry = readJson<JournalEntry>(join(this.#journal, "pending", name));
       if (!entry || !isUnresolved(entry.state) || !entry.key.startsWith(prefix) || (scope !== undefined && entry.scope !== scope)) continue;
-      if (existsSync(this.#done(entry.key))) continue; // settled; its pending copy goes with the next settle
+      if (this.#entry(entry.key)?.state !== entry.state) continue; // settled; its pending copy goes with the prune
       out.push(entry);
     }
     return out.sort((a, b) => a.startedAt - b.startedAt);
@@ -250,11 +261,11 @@ export class FileStore implements Store, CallbackStore {
   async claim(key: string, leaseMs: number): Promise<"new" | "processing" | "done"> {
     return this.#locked(async () => {
       const file = this.#callback(key);
-      const event = this.#parse<CallbackRecord>(file);
+      const event = readJson<CallbackRecord>(file);
       if (event?.done) return "done";
       if (event && event.until > Date.now()) return "processing";
       // Not flushed: a claim lost with the machine lets the next delivery process the event, as a lapsed claim would.
-      this.#writeFile(file, `${JSON.stringify({ done: false, until: Date.now() + leaseMs } satisfies CallbackRecord)}\n`, false, true);
+      writeWhole(file, `${JSON.stringify({ done: false, until: Date.now() + leaseMs } satisfies CallbackRecord)}\n`, false, true);
       return "new";
     });
   }
@@ -262,7 +273,7 @@ export class FileStore implements Store, CallbackStore {
   async complete(key: string): Promise<void> {
     await this.#locked(async () => {
       // Flushed: a processed event must never be processed again, whatever the machine does.
-      this.#writeFile(this.#callback(key), `${JSON.stringify({ done: true, until: 0, doneAt: Date.now() } satisfies CallbackRecord)}\n`, true, true);
+      writeWhole(this.#callback(key), `${JSON.stringify({ done: true, until: 0, doneAt: Date.now() } satisfies CallbackRecord)}\n`, true, true);
       this.#pruneCallbacks();
     });
   }
@@ -270,19 +281,19 @@ export class FileStore implements Store, CallbackStore {
   async release(key: string): Promise<void> {
     await this.#locked(async () => {
       const file = this.#callback(key);
-      if (!this.#parse<CallbackRecord>(file)?.done) rmSync(file, { force: true });
+      if (!readJson<CallbackRecord>(file)?.done) rmSync(file, { force: true });
     });
   }
 
   async orderStatus(orderId: string): Promise<number | undefined> {
-    return this.#parse<{ status: number }>(this.#order(orderId))?.status;
+    return readJson<{ status: number }>(this.#order(orderId))?.status;
   }
 
   async recordOrderStatus(orderId: string, status: number, expected: number | undefined): Promise<boolean> {
     return this.#locked(async () => {
       const file = this.#order(orderId);
-      if (this.#parse<{ status: number }>(file)?.status !== expected) return false;
-      this.#writeFile(file, `${JSON.stringify({ status })}\n`, true, true);
+      if (readJson<{ status: number }>(file)?.status !== expected) return false;
+      writeWhole(file, `${JSON.stringify({ status })}\n`, true, true);
       return true;
     });
   }
@@ -295,28 +306,23 @@ export class FileStore implements Store, CallbackStore {
   #callback = (key: string) => join(`${this.path}.callbacks`, this.#fileName(key));
   #order = (orderId: string) => join(`${this.path}.orders`, this.#fileName(orderId));
 
+  /**
+   * A key's entry: its settled copy, or its pending one. A settled copy the machine lost (written, not
+   * flushed, then a power cut: empty or cut short) while the pending one is still there is a settle
+   * that never happened: the intent is pending again, as `#settle` promises.
+   */
   #entry(key: string): JournalEntry | undefined {
-    return this.#parse<JournalEntry>(this.#done(key)) ?? this.#parse<JournalEntry>(this.#pending(key));
-  }
-
-  /** A JSON file, or undefined when it does not exist; unreadable content is a StoreCorruptError naming it. */
-  #parse<T>(file: string): T | undefined {
-    let text: string;
     try {
-      text = readFileSync(file, "utf8");
+      const settled = readJson<JournalEntry>(this.#done(key));
+      if (settled) return settled;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw new StoreCorruptError(`the store file ${file} cannot be read: ${(e as Error).message}`, file, { cause: e });
+      if (!existsSync(this.#pending(key))) throw e;
     }
-    try {
-      return JSON.parse(text) as T;
-    } catch {
-      throw new StoreCorruptError(`the store file ${file} is corrupt (${text.length} bytes that are not JSON): it was not replaced by a fresh one`, file);
-    }
+    return readJson<JournalEntry>(this.#pending(key));
   }
 
   #read(): StoreFile {
-    const parsed = this.#parse<unknown>(this.path);
+    const parsed = readJson<unknown>(this.path);
     if (parsed === undefined) {
       // A first start has no journal entries; a store file gone while its journal stayed is a lost store.
       const kept = readdirSync(join(this.#journal, "pending")).length + readdirSync(join(this.#journal, "done")).length;
@@ -333,21 +339,7 @@ export class FileStore implements Store, CallbackStore {
   }
 
   #write(file: StoreFile): void {
-    this.#writeFile(this.path, `${JSON.stringify(file)}\n`, true);
-  }
-
-  /** Writes a file whole: a temporary file, flushed when `durable`, renamed over the old one (in a folder made first, when `makeFolder`). */
-  #writeFile(path: string, text: string, durable: boolean, makeFolder = false): void {
-    if (makeFolder) mkdirSync(dirname(path), { recursive: true });
-    const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    const fd = openSync(temporary, "w", 0o600);
-    try {
-      writeSync(fd, text);
-      if (durable) fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temporary, path);
+    writeWhole(this.path, `${JSON.stringify(file)}\n`, true);
   }
 
   #checkFence(file: StoreFile, fence: Fence | undefined): void {
@@ -367,14 +359,22 @@ export class FileStore implements Store, CallbackStore {
     const now = this.#options.now();
     if (now - this.#pruned < 60_000) return;
     this.#pruned = now;
-    const done = join(this.#journal, "done");
-    for (const name of readdirSync(done)) {
-      // Not an entry: a write a killed process never finished (the lock is ours, so no writer is live).
-      if (!name.endsWith(".json")) {
-        rmSync(join(done, name), { force: true });
+    const [done, pending] = [join(this.#journal, "done"), join(this.#journal, "pending")];
+    // A settled entry's pending copy goes once its settled copy is on the disk (#settle says why).
+    for (const name of entryFiles(pending)) {
+      const settled = join(done, name);
+      if (!existsSync(settled)) continue;
+      try {
+        readJson(settled);
+      } catch {
+        rmSync(settled, { force: true }); // a settle the machine lost: the intent is pending again (#entry)
         continue;
       }
-      const entry = this.#parse<JournalEntry>(join(done, name));
+      flushFile(settled);
+      rmSync(join(pending, name), { force: true });
+    }
+    for (const name of entryFiles(done)) {
+      const entry = readJson<JournalEntry>(join(done, name));
       if (entry?.settlement && now - entry.settlement.settledAt > this.#options.journalRetentionMs) rmSync(join(done, name), { force: true });
     }
   }
@@ -387,7 +387,7 @@ export class FileStore implements Store, CallbackStore {
     const folder = `${this.path}.callbacks`;
     for (const name of readdirSync(folder)) {
       if (!name.endsWith(".json")) continue;
-      const event = this.#parse<CallbackRecord>(join(folder, name));
+      const event = readJson<CallbackRecord>(join(folder, name));
       if (event?.done && event.doneAt !== undefined && now - event.doneAt > this.#options.journalRetentionMs) rmSync(join(folder, name), { force: true });
     }
   }

@@ -3,7 +3,7 @@
 // would open them. What only a file store can get wrong (a killed process, a torn or missing file)
 // is checked further below.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -186,6 +186,34 @@ describe("FileStore after a write cut by kill -9", () => {
     expect(readdirSync(dirname(cut))).not.toContain("0123abcd.json.4242.x1y2z3.tmp");
     expect((await next.getIntent("k/1"))?.settlement?.answer).toEqual({ id: 1 });
     expect((await next.pendingIntents("k/")).map((e) => e.key)).toEqual(["k/2"]);
+  });
+});
+
+describe("FileStore and a settle the machine lost", () => {
+  it("a settled entry keeps its pending copy until the prune has flushed it; a settled copy lost meanwhile leaves the intent pending", async () => {
+    const path = join(folder(), "store.json");
+    const now = Date.now();
+    const intent = (key: string) => ({ key, operation: "t.op", hash: "h", holder: { id: "x" }, startedAt: now, sendBy: now, state: "pending" as const });
+    const store = new FileStore(path);
+    await store.beginIntent(intent("k/1"));
+    await store.beginIntent(intent("k/2"));
+    await store.settleIntent("k/1", { state: "applied", answer: { id: 1 }, settledAt: now });
+    await store.settleIntent("k/2", { state: "applied", answer: { id: 2 }, settledAt: now });
+    const pendingDir = join(`${path}.journal`, "pending");
+    expect(readdirSync(pendingDir)).toHaveLength(2); // not flushed yet: the pending copies stay
+    expect(await store.pendingIntents("k/")).toEqual([]);
+    // A power cut before the settled copy of k/2 reached the disk: it is empty (or cut short).
+    const doneDir = join(`${path}.journal`, "done");
+    const [k2] = readdirSync(pendingDir).filter((name) => readFileSync(join(doneDir, name), "utf8").includes('"id":2'));
+    writeFileSync(join(doneDir, k2!), "");
+    const after = new FileStore(path);
+    expect((await after.getIntent("k/2"))?.state).toBe("pending");
+    expect((await after.pendingIntents("k/")).map((e) => e.key)).toEqual(["k/2"]);
+    // The next process's first write prunes: k/1's settled copy is flushed and its pending copy goes; k/2 stays pending.
+    await after.beginIntent(intent("k/3"));
+    expect(readdirSync(pendingDir)).toHaveLength(2);
+    expect((await after.getIntent("k/1"))?.settlement?.answer).toEqual({ id: 1 });
+    expect((await after.pendingIntents("k/")).map((e) => e.key).sort()).toEqual(["k/2", "k/3"]);
   });
 });
 

@@ -1,0 +1,46 @@
+// Node only (part of `@paysys/core/node`): how the file store reads and writes its files. A file is
+// written whole (a temporary file renamed over the old one), so a process killed at any byte leaves
+// the old content or the new; it is read as JSON, and content that is not is a typed error naming it.
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+import { StoreCorruptError } from "./errors.js";
+
+/** Writes a file whole: a temporary file, flushed when `durable`, renamed over the old one (in a folder made first, when `makeFolder`). */
+export function writeWhole(path: string, text: string, durable: boolean, makeFolder = false): void {
+  if (makeFolder) mkdirSync(dirname(path), { recursive: true });
+  const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  const fd = openSync(temporary, "w", 0o600);
+  try {
+    writeSync(fd, text);
+    if (durable) fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temporary, path);
+}
+
+/** Flushes a file already written to the disk. */
+export function flushFile(path: string): void {
+  const fd = openSync(path, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A JSON file, or undefined when it does not exist; unreadable content is a StoreCorruptError naming it. */
+export function readJson<T>(file: string): T | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new StoreCorruptError(`the store file ${file} cannot be read: ${(e as Error).message}`, file, { cause: e });
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new StoreCorruptError(`the store file ${file} is corrupt (${text.length} bytes that are not JSON): it was not replaced by a fresh one`, file);
+  }
+}
