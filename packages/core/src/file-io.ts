@@ -29,8 +29,30 @@ export function flushFile(path: string): void {
   }
 }
 
-/** A JSON file, or undefined when it does not exist; unreadable content is a StoreCorruptError naming it. */
-export function readJson<T>(file: string): T | undefined {
+/**
+ * Flushes a folder's entries (a file renamed into it, one removed) to the disk. Where a folder cannot
+ * be opened (Windows), the file system keeps them in order itself.
+ */
+export function flushFolder(path: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (e) {
+    if (process.platform === "win32") return;
+    throw e;
+  }
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** What `readJsonOr` answers for a file whose content is not JSON (empty, or cut short by a power cut). */
+export const NOT_JSON = Symbol("not JSON");
+
+/** A JSON file, undefined when it does not exist, NOT_JSON when its content is not JSON; a file that cannot be read is a StoreCorruptError naming it. */
+export function readJsonOr<T>(file: string): T | undefined | typeof NOT_JSON {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -41,6 +63,13 @@ export function readJson<T>(file: string): T | undefined {
   try {
     return JSON.parse(text) as T;
   } catch {
-    throw new StoreCorruptError(`the store file ${file} is corrupt (${text.length} bytes that are not JSON): it was not replaced by a fresh one`, file);
+    return NOT_JSON;
   }
+}
+
+/** A JSON file, or undefined when it does not exist; unreadable content is a StoreCorruptError naming it. */
+export function readJson<T>(file: string): T | undefined {
+  const value = readJsonOr<T>(file);
+  if (value !== NOT_JSON) return value;
+  throw new StoreCorruptError(`the store file ${file} is corrupt (its content is not JSON): it was not replaced by a fresh one`, file);
 }

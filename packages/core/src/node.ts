@@ -3,7 +3,8 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { StoreCorruptError } from "./errors.js";
-import { flushFile, readJson, writeWhole } from "./file-io.js";
+import { readJson, writeWhole } from "./file-io.js";
+import { entryFiles, flushSettled, readEntry } from "./file-journal.js";
 import { FileLock } from "./file-lock.js";
 import { holderIsGone } from "./internal/holder.js";
 import { KeyedQueue } from "./queue.js";
@@ -54,16 +55,6 @@ interface CallbackRecord {
   done: boolean;
   until: number;
   doneAt?: number;
-}
-
-/**
- * The entry files of a journal folder. Anything else is a write a killed process never finished: it
- * is removed (the caller holds the store's lock, so no writer is live).
- */
-function entryFiles(folder: string): string[] {
-  const names = readdirSync(folder);
-  for (const name of names) if (!name.endsWith(".json")) rmSync(join(folder, name), { force: true });
-  return names.filter((name) => name.endsWith(".json"));
 }
 
 /** One lock per store file for all the stores of this process (they wait in line, not on the file). */
@@ -235,8 +226,7 @@ export class FileStore implements Store, CallbackStore {
       writeWhole(this.#pending(key), settled, true);
       return;
     }
-    // Not flushed: if the machine loses it, the intent is pending again and is resolved by asking the
-    // service. So its pending copy stays until the prune has flushed the settled one.
+    // Not flushed, and the pending copy stays until the prune has flushed this one (file-journal.ts).
     writeWhole(this.#done(key), settled, false);
   }
 
@@ -306,19 +296,9 @@ export class FileStore implements Store, CallbackStore {
   #callback = (key: string) => join(`${this.path}.callbacks`, this.#fileName(key));
   #order = (orderId: string) => join(`${this.path}.orders`, this.#fileName(orderId));
 
-  /**
-   * A key's entry: its settled copy, or its pending one. A settled copy the machine lost (written, not
-   * flushed, then a power cut: empty or cut short) while the pending one is still there is a settle
-   * that never happened: the intent is pending again, as `#settle` promises.
-   */
+  /** A key's entry (file-journal.ts says which copy counts). */
   #entry(key: string): JournalEntry | undefined {
-    try {
-      const settled = readJson<JournalEntry>(this.#done(key));
-      if (settled) return settled;
-    } catch (e) {
-      if (!existsSync(this.#pending(key))) throw e;
-    }
-    return readJson<JournalEntry>(this.#pending(key));
+    return readEntry(this.#pending(key), this.#done(key));
   }
 
   #read(): StoreFile {
@@ -360,19 +340,7 @@ export class FileStore implements Store, CallbackStore {
     if (now - this.#pruned < 60_000) return;
     this.#pruned = now;
     const [done, pending] = [join(this.#journal, "done"), join(this.#journal, "pending")];
-    // A settled entry's pending copy goes once its settled copy is on the disk (#settle says why).
-    for (const name of entryFiles(pending)) {
-      const settled = join(done, name);
-      if (!existsSync(settled)) continue;
-      try {
-        readJson(settled);
-      } catch {
-        rmSync(settled, { force: true }); // a settle the machine lost: the intent is pending again (#entry)
-        continue;
-      }
-      flushFile(settled);
-      rmSync(join(pending, name), { force: true });
-    }
+    flushSettled(pending, done);
     for (const name of entryFiles(done)) {
       const entry = readJson<JournalEntry>(join(done, name));
       if (entry?.settlement && now - entry.settlement.settledAt > this.#options.journalRetentionMs) rmSync(join(done, name), { force: true });

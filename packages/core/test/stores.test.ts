@@ -209,11 +209,45 @@ describe("FileStore and a settle the machine lost", () => {
     const after = new FileStore(path);
     expect((await after.getIntent("k/2"))?.state).toBe("pending");
     expect((await after.pendingIntents("k/")).map((e) => e.key)).toEqual(["k/2"]);
-    // The next process's first write prunes: k/1's settled copy is flushed and its pending copy goes; k/2 stays pending.
+    // The next process's first write prunes: k/1's settled copy is flushed and its pending copy goes;
+    // k/2's lost settled copy goes and its intent stays pending.
     await after.beginIntent(intent("k/3"));
     expect(readdirSync(pendingDir)).toHaveLength(2);
+    expect(readdirSync(doneDir)).not.toContain(k2);
     expect((await after.getIntent("k/1"))?.settlement?.answer).toEqual({ id: 1 });
     expect((await after.pendingIntents("k/")).map((e) => e.key).sort()).toEqual(["k/2", "k/3"]);
+  });
+
+  it("a settled copy of an earlier intent of the key (its removal undone by a power cut) never hides the intent written since", async () => {
+    const path = join(folder(), "store.json");
+    const store = new FileStore(path);
+    const intent = (startedAt: number) => ({ key: "k/1", operation: "t.op", hash: "h", holder: { id: "x" }, startedAt, sendBy: startedAt, state: "pending" as const });
+    await store.beginIntent(intent(1_000));
+    await store.settleIntent("k/1", { state: "not-applied", settledAt: 2_000 });
+    const [name] = readdirSync(join(`${path}.journal`, "done"));
+    const notApplied = readFileSync(join(`${path}.journal`, "done", name!), "utf8");
+    await store.beginIntent(intent(3_000)); // sent again: the earlier settled copy is removed
+    writeFileSync(join(`${path}.journal`, "done", name!), notApplied); // ... and a power cut brings it back
+    const after = new FileStore(path);
+    expect(await after.getIntent("k/1")).toMatchObject({ state: "pending", startedAt: 3_000 });
+    expect((await after.pendingIntents("k/")).map((e) => e.startedAt)).toEqual([3_000]);
+    await after.beginIntent({ ...intent(4_000), key: "k/2" }); // the prune removes the stale copy, never the intent
+    expect(await after.getIntent("k/1")).toMatchObject({ state: "pending", startedAt: 3_000 });
+    expect(readdirSync(join(`${path}.journal`, "done"))).toEqual([]);
+  });
+
+  it("a settled copy that is not JSON, with no intent beside it, is a StoreCorruptError naming it", async () => {
+    const path = join(folder(), "store.json");
+    const store = new FileStore(path);
+    const now = Date.now();
+    await store.beginIntent({ key: "k/1", operation: "t.op", hash: "h", holder: { id: "x" }, startedAt: now, sendBy: now, state: "pending" });
+    await store.settleIntent("k/1", { state: "applied", settledAt: now });
+    const [name] = readdirSync(join(`${path}.journal`, "done"));
+    rmSync(join(`${path}.journal`, "pending", name!));
+    writeFileSync(join(`${path}.journal`, "done", name!), '{"key":"k/1","sta');
+    const err = await store.getIntent("k/1").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreCorruptError);
+    expect((err as Error).message).toContain(name!);
   });
 });
 
