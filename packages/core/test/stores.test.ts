@@ -170,11 +170,22 @@ describe("FileStore and a process killed with -9", () => {
   });
 });
 
+/** A pending intent of the key, started at `startedAt`. */
+const pendingIntent = (key: string, startedAt = Date.now()) => ({
+  key,
+  operation: "t.op",
+  hash: "h",
+  holder: { id: "x" },
+  startedAt,
+  sendBy: startedAt,
+  state: "pending" as const,
+});
+
 describe("FileStore after a write cut by kill -9", () => {
   it("the write's temporary file is not an entry: the next process prunes it and goes on", async () => {
     const path = join(folder(), "store.json");
     const now = Date.now();
-    const intent = (key: string) => ({ key, operation: "t.op", hash: "h", holder: { id: "x" }, startedAt: now, sendBy: now, state: "pending" as const });
+    const intent = (key: string) => pendingIntent(key, now);
     const first = new FileStore(path);
     await first.beginIntent(intent("k/1"));
     await first.settleIntent("k/1", { state: "applied", answer: { id: 1 }, settledAt: now });
@@ -193,7 +204,7 @@ describe("FileStore and a settle the machine lost", () => {
   it("a settled entry keeps its pending copy until the prune has flushed it; a settled copy lost meanwhile leaves the intent pending", async () => {
     const path = join(folder(), "store.json");
     const now = Date.now();
-    const intent = (key: string) => ({ key, operation: "t.op", hash: "h", holder: { id: "x" }, startedAt: now, sendBy: now, state: "pending" as const });
+    const intent = (key: string) => pendingIntent(key, now);
     const store = new FileStore(path);
     await store.beginIntent(intent("k/1"));
     await store.beginIntent(intent("k/2"));
@@ -221,7 +232,7 @@ describe("FileStore and a settle the machine lost", () => {
   it("a settled copy of an earlier intent of the key (its removal undone by a power cut) never hides the intent written since", async () => {
     const path = join(folder(), "store.json");
     const store = new FileStore(path);
-    const intent = (startedAt: number) => ({ key: "k/1", operation: "t.op", hash: "h", holder: { id: "x" }, startedAt, sendBy: startedAt, state: "pending" as const });
+    const intent = (startedAt: number) => pendingIntent("k/1", startedAt);
     await store.beginIntent(intent(1_000));
     await store.settleIntent("k/1", { state: "not-applied", settledAt: 2_000 });
     const [name] = readdirSync(join(`${path}.journal`, "done"));
@@ -240,7 +251,7 @@ describe("FileStore and a settle the machine lost", () => {
     const path = join(folder(), "store.json");
     const store = new FileStore(path);
     const now = Date.now();
-    await store.beginIntent({ key: "k/1", operation: "t.op", hash: "h", holder: { id: "x" }, startedAt: now, sendBy: now, state: "pending" });
+    await store.beginIntent(pendingIntent("k/1", now));
     await store.settleIntent("k/1", { state: "applied", settledAt: now });
     const [name] = readdirSync(join(`${path}.journal`, "done"));
     rmSync(join(`${path}.journal`, "pending", name!));
@@ -272,7 +283,7 @@ describe("FileStore never starts afresh silently", () => {
     const path = join(folder(), "store.json");
     const store = new FileStore(path);
     const now = Date.now();
-    await store.beginIntent({ key: "k/1", operation: "t.op", hash: "h", holder: { id: "x" }, startedAt: now, sendBy: now, state: "pending" });
+    await store.beginIntent(pendingIntent("k/1", now));
     rmSync(path);
     expect(() => new FileStore(path)).toThrow(StoreCorruptError);
   });
