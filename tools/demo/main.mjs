@@ -135,10 +135,15 @@ async function cashoutDemo() {
     ...Array.from({ length: 20 }, (_, i) => batch.requests.create({ amount: 1_000 + i, account: "77770000000" })),
   ]);
   console.log(`${stored.length} requests stored by two clients with ${sandbox.cashout.stats.authorizations} authorization; the first: ${JSON.stringify(stored[0])}`);
+  // An hour later by the sandbox's clock (the clients' clock did not move): the token they hold has expired there.
   sandbox.clock.advance(3_600_000);
-  await desk.requests.create({ amount: 10_000, account: "77771112233" });
-  await batch.requests.create({ amount: 10_000, account: "77770000000" });
-  console.log(`an hour later the token expired: ${sandbox.cashout.stats.authorizations} authorizations in all, never two at once`);
+  const send = () => Promise.allSettled([desk.requests.create({ amount: 10_000, account: "77771112233" }), batch.requests.create({ amount: 10_000, account: "77770000000" })]);
+  const refused = (await send()).filter((r) => r.status === "rejected").map((r) => `${r.reason.name} (HTTP ${r.reason.status})`);
+  console.log(`an hour later the token had expired: ${refused.join(", ")}; a request that moves money is never re-sent on its own`);
+  const again = await send();
+  console.log(
+    `sent again by the caller: ${again.filter((r) => r.status === "fulfilled").length} of 2 stored on the renewed token, ${sandbox.cashout.stats.authorizations} authorizations in all, never two at once`,
+  );
   sandbox.clock.advance(3 * 86_400_000);
   console.log(`three days later the first request is ${sandbox.cashout.request(stored[0].id).status === 2 ? "STATUS_EXPIRED (2)" : "still processing"}`);
   try {
