@@ -67,9 +67,12 @@ export function readJsonOr<T>(file: string): T | undefined | typeof NOT_JSON {
   }
 }
 
+/** The error for a store file whose content is not JSON. */
+export const notJson = (file: string) => new StoreCorruptError(`the store file ${file} is corrupt (its content is not JSON): it was not replaced by a fresh one`, file);
+
 /** A JSON file, or undefined when it does not exist; unreadable content is a StoreCorruptError naming it. */
 export function readJson<T>(file: string): T | undefined {
   const value = readJsonOr<T>(file);
-  if (value !== NOT_JSON) return value;
-  throw new StoreCorruptError(`the store file ${file} is corrupt (its content is not JSON): it was not replaced by a fresh one`, file);
+  if (value === NOT_JSON) throw notJson(file);
+  return value;
 }

@@ -7,7 +7,7 @@
 // removal a power cut undid) leaves the pending intent standing.
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { flushFile, flushFolder, NOT_JSON, readJson, readJsonOr } from "./file-io.js";
+import { flushFile, flushFolder, NOT_JSON, notJson, readJson, readJsonOr } from "./file-io.js";
 import type { JournalEntry } from "./stores.js";
 
 /** Whether a settled copy settles this intent (and not an earlier one of the same key). */
@@ -15,9 +15,16 @@ const settles = (settled: JournalEntry, intent: JournalEntry) => settled.started
 
 /** A key's entry, from its pending copy and its settled copy (the header says which counts). */
 export function readEntry(pendingFile: string, doneFile: string): JournalEntry | undefined {
-  const intent = readJson<JournalEntry>(pendingFile);
+  return entryOf(readJson<JournalEntry>(pendingFile), doneFile);
+}
+
+/** A key's entry, given its pending copy as read (undefined: none) and its settled copy's file. */
+export function entryOf(intent: JournalEntry | undefined, doneFile: string): JournalEntry | undefined {
   const settled = readJsonOr<JournalEntry>(doneFile);
-  if (settled === NOT_JSON) return intent ?? readJson<JournalEntry>(doneFile); // without an intent, a corrupt store: the error names it
+  if (settled === NOT_JSON) {
+    if (intent) return intent;
+    throw notJson(doneFile); // a corrupt settled copy with no intent beside it: a corrupt store
+  }
   return settled && (!intent || settles(settled, intent)) ? settled : intent;
 }
 

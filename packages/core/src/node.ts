@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { StoreCorruptError } from "./errors.js";
 import { readJson, writeWhole } from "./file-io.js";
-import { entryFiles, flushSettled, readEntry } from "./file-journal.js";
+import { entryFiles, entryOf, flushSettled, readEntry } from "./file-journal.js";
 import { FileLock } from "./file-lock.js";
 import { holderIsGone } from "./internal/holder.js";
 import { KeyedQueue } from "./queue.js";
@@ -240,7 +240,7 @@ export class FileStore implements Store, CallbackStore {
       if (!name.endsWith(".json")) continue;
       const entry = readJson<JournalEntry>(join(this.#journal, "pending", name));
       if (!entry || !isUnresolved(entry.state) || !entry.key.startsWith(prefix) || (scope !== undefined && entry.scope !== scope)) continue;
-      if (this.#entry(entry.key)?.state !== entry.state) continue; // settled; its pending copy goes with the prune
+      if (entryOf(entry, this.#done(entry.key)) !== entry) continue; // settled; its pending copy goes with the prune
       out.push(entry);
     }
     return out.sort((a, b) => a.startedAt - b.startedAt);

@@ -141,8 +141,8 @@ export interface JournalStore {
    * Optional: `settleIntentWithLink(settled…)` then `beginIntent(entry)`, in one atomic write, both
    * fenced by `fence` (nothing is written when it no longer holds): a register's calls back to back
    * cost one durable write each. With it (and `settleIntentWithLink`), the journal writes an applied
-   * call's outcome after answering the call: carried by the register's next intent, or alone a few
-   * milliseconds later. A crash in between leaves the intent pending, resolved as applied by the chain.
+   * call's outcome after answering the call: carried by the register's next intent, or alone when the
+   * register's lease is given back. A crash in between leaves the intent pending, resolved as applied by the chain.
    */
   settleThenBegin?(settled: SettledWithLink, entry: JournalEntry, fence: Fence): Promise<JournalEntry | undefined>;
   getIntent(key: string): Promise<JournalEntry | undefined>;

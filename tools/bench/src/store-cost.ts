@@ -69,6 +69,9 @@ export interface Cost {
   p50: number;
   p99: number;
 }
+const of = (xs: number[]): Cost => ({ p50: median(xs), p99: percentile(xs, 0.99) });
+const minus = (a: Cost, b: Cost): Cost => ({ p50: a.p50 - b.p50, p99: a.p99 - b.p99 });
+
 export interface StoreCost {
   memory: Cost;
   store: Cost;
@@ -91,8 +94,6 @@ async function pair(store: Store, rounds: number, floor: Floor): Promise<StoreCo
   await time(memory, 300);
   await time(shared, 300);
   await time(floor, 300);
-  const of = (xs: number[]): Cost => ({ p50: median(xs), p99: percentile(xs, 0.99) });
-  const minus = (a: Cost, b: Cost): Cost => ({ p50: a.p50 - b.p50, p99: a.p99 - b.p99 });
   const times = await interleave(memory, shared, rounds);
   const [base, candidate] = [of(times.baseline), of(times.candidate)];
   const overFloor = await interleave(floor, shared, rounds);
@@ -190,9 +191,8 @@ export async function redisReceiptCost(rounds: number): Promise<{ memory: Cost; 
     await time(memory, 200);
     await time(shared, 200);
     const times = await interleave(memory, shared, rounds);
-    const of = (xs: number[]): Cost => ({ p50: median(xs), p99: percentile(xs, 0.99) });
     const [base, candidate] = [of(times.baseline), of(times.candidate)];
-    return { memory: base, redis: candidate, added: { p50: candidate.p50 - base.p50, p99: candidate.p99 - base.p99 } };
+    return { memory: base, redis: candidate, added: minus(candidate, base) };
   } finally {
     await Promise.all([inMemory.close(), inRedis.close()]);
     await redis.close();

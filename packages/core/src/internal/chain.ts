@@ -87,6 +87,8 @@ export interface ChainTurn {
    * Answers false (nothing kept) when the lease is given back after each call (`lingerMs` 0): write it now.
    */
   defer(link: string, settled: { key: string; settlement: Settlement }, alone: LinkWrite): boolean;
+  /** Writes the key's deferred outcome now, alone (before the journal reads the key in this turn). */
+  flush(): Promise<void>;
   /**
    * Runs a write that carries the key's deferred outcome (undefined: none). When that write fails, the
    * outcome is not written: the key is left unsure and not clear, so its intent is resolved before the next call.
@@ -132,11 +134,13 @@ export class HeaderChain {
   readonly #held = new Map<string, Held>();
   readonly #ttlMs: number;
   readonly #headerNames: readonly string[];
+  readonly #lingerMs: number;
   /** close() has begun: a call that answers from now on writes its outcome before it answers. */
   #closing = false;
 
   constructor(options: HeaderChainOptions) {
     this.#options = options;
+    this.#lingerMs = options.lease?.lingerMs ?? 1000;
     this.#ttlMs = options.lease?.ttlMs ?? Math.max(60_000, 2 * options.timeoutMs);
     this.#headerNames = [options.header];
   }
@@ -239,12 +243,13 @@ export class HeaderChain {
       current,
       keep,
       defer: (link, settled, alone) => {
-        if ((this.#options.lease?.lingerMs ?? 1000) <= 0 || this.#closing) return false;
+        if (this.#lingerMs <= 0 || this.#closing) return false;
         held.link = link;
         held.unsure = false;
         held.deferred = { settled, link, alone, fence: fence() };
         return true;
       },
+      flush: () => this.#flush(key, held),
       carry: (write) => this.#carry(held, name, lapses, write),
       step: (link) => {
         let next: string | undefined;
@@ -355,7 +360,7 @@ export class HeaderChain {
       this.#held.delete(key);
       if (held.lease) this.#options.store.releaseLease(held.lease).catch(() => {});
     };
-    const lingerMs = this.#options.lease?.lingerMs ?? 1000;
+    const lingerMs = this.#lingerMs;
     if (lingerMs <= 0 || held.lease === undefined) {
       release();
       return;

@@ -142,10 +142,11 @@ export class Journal implements ClientJournal {
       }
       await storeCall("settle the intent", () => this.#o.store.settleIntent(full, settlement, turn?.fence));
     };
-    await this.#o.chain?.flush();
+    const { chain } = this.#o;
+    if (!chain) return write();
+    await chain.flush();
     const scope = (await storeCall("read the journal", () => this.#o.store.getIntent(full)))?.scope;
-    if (scope !== undefined && this.#o.chain) await this.#o.chain.run(scope, write);
-    else await write();
+    await (scope === undefined ? write() : chain.run(scope, write));
   }
 
   // A key is the caller's per operation (an order id may name its creation and its cancellation):
@@ -350,9 +351,8 @@ export class Journal implements ClientJournal {
    */
   #resolveAlone(entry: JournalEntry): Promise<JournalEntry> {
     if (entry.scope === undefined || !this.#o.chain) return this.#resolve(entry, undefined);
-    const chain = this.#o.chain;
-    return chain.run(entry.scope, async (turn) => {
-      await chain.flush(); // a call of this client that answered just before this turn left its outcome waiting
+    return this.#o.chain.run(entry.scope, async (turn) => {
+      await turn.flush(); // a call of this client that answered just before this turn left its outcome waiting
       const now = await storeCall("read the journal", () => this.#o.store.getIntent(entry.key));
       return now && isUnresolved(now.state) ? this.#resolve(now, turn) : (now ?? entry);
     });
