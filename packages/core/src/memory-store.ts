@@ -14,6 +14,7 @@ import {
   type Settlement,
   type Store,
   type StoreOptions,
+  settledEntry,
 } from "./stores.js";
 
 /**
@@ -137,7 +138,7 @@ export class MemoryStore implements Store {
     const entry = JSON.parse(kept.intent) as JournalEntry;
     if (kept.settlement === undefined) return entry;
     const settlement = JSON.parse(kept.settlement) as Settlement;
-    return { ...entry, state: settlement.state, settlement };
+    return settledEntry(entry, settlement);
   }
 
   async pendingIntents(prefix: string, scope?: string): Promise<JournalEntry[]> {

@@ -23,6 +23,7 @@ import {
   type Settlement,
   type Store,
   type StoreOptions,
+  settledEntry,
 } from "./stores.js";
 
 export { saveToFile } from "./save-to-file.js";
@@ -220,7 +221,7 @@ export class FileStore implements Store, CallbackStore {
   #settle(key: string, settlement: Settlement): void {
     const entry = this.#entry(key);
     if (!entry) return;
-    const settled = `${JSON.stringify({ ...entry, state: settlement.state, settlement })}\n`;
+    const settled = `${JSON.stringify(settledEntry(entry, settlement))}\n`;
     // A dispute stays among the unresolved; so that a machine that loses it never forgets one, it is flushed.
     if (settlement.state === "disputed") {
       writeWhole(this.#pending(key), settled, true);

@@ -9,6 +9,7 @@
 // - TokenStore: one token per credential, updated with no other writer in between.
 // - CallbackStore: each webhook event processed once, and each order's last known status.
 import { LeaseLostError } from "./errors.js";
+import { withFields } from "./internal/pointer.js";
 
 /**
  * Who holds a lease or began an intent. `id` is unique among live holders; a program that passes
@@ -183,6 +184,12 @@ export function leaseIsTakable(current: { holder: string; expiresAt: number } | 
 /** Whether a fence still matches the lease record (held by the same holder, same value, not expired). */
 export function fenceHolds(current: { holder: string; value: number; expiresAt: number } | undefined, fence: Fence, now: number): boolean {
   return current !== undefined && current.holder === fence.holder && current.value === fence.value && current.expiresAt > now;
+}
+
+/** An entry as a store reads it back: the intent as written, with its settlement (if any) over its state. */
+export function settledEntry(intent: JournalEntry, settlement: Settlement): JournalEntry {
+  // Not a spread: this runs on every receipt, and a spread that adds a key is slow on Node 20 (copyInto).
+  return withFields(intent, { state: settlement.state, settlement });
 }
 
 /** The error a store throws when a write comes with a fence that no longer holds. */

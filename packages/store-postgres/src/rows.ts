@@ -2,6 +2,7 @@
 // restored backup) is a StoreCorruptError naming its key, never a guess: the journal decides
 // whether money is sent again.
 import { type IntentState, type JournalEntry, type Lease, type Settlement, StoreCorruptError } from "@paysys/core";
+import { settledEntry } from "@paysys/core/internal";
 
 export interface JournalRow {
   key: string;
@@ -41,7 +42,7 @@ export function entryOf(row: JournalRow, target: string): JournalEntry {
   }
   const settlement = parse(row.settlement, "settlement");
   if (!isObject(settlement) || settlement.state !== row.state) throw corrupt("its settlement does not match its state");
-  return { ...(entry as unknown as JournalEntry), state: row.state as IntentState, settlement: settlement as unknown as Settlement };
+  return settledEntry(entry as unknown as JournalEntry, settlement as unknown as Settlement);
 }
 
 /** A lease row as the contract's Lease. */

@@ -15,7 +15,7 @@ import {
   StoreCorruptError,
   StoreUnavailableError,
 } from "@paysys/core";
-import { isUnresolved, leaseLost } from "@paysys/core/internal";
+import { isUnresolved, leaseLost, settledEntry } from "@paysys/core/internal";
 import { Connection, type RedisCommandClient, storeName } from "./connection.js";
 import { type KeyLayout, keyLayout } from "./keys.js";
 import * as scripts from "./scripts.js";
@@ -205,7 +205,7 @@ export class RedisStore implements Store, CallbackStore {
     const written = this.#parse<JournalEntry>(key, intent);
     if (!settlement) return written;
     const settled = this.#parse<Settlement>(key, settlement);
-    return { ...written, state: settled.state, settlement: settled };
+    return settledEntry(written, settled);
   }
 
   #parse<T>(key: string, json: string): T {

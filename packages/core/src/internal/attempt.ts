@@ -8,7 +8,7 @@ import { ConnectionError, PaysysError, RedirectError, RequestAbortedError, Timeo
 import { attemptSignal, isTimeout } from "./attempt-signal.js";
 import type { HttpAdapter, HttpAnswer, HttpRequest } from "./http.js";
 import { type OperationSpec, outcomeNote } from "./operation.js";
-import { put } from "./pointer.js";
+import { copyInto, put } from "./pointer.js";
 import { redactHeaders, scrub } from "./redact.js";
 import { type RetryOptions, retryDelay, sleep } from "./retry.js";
 import type { AttemptStep } from "./steps.js";
@@ -127,7 +127,7 @@ export async function attempts(ctx: AttemptContext, prepared: Prepared, state: C
 async function presentAttempt(ctx: AttemptContext, prepared: Prepared, url: string, state: CallState, caller: AbortSignal | undefined) {
   const { op } = state;
   // A plain record, not a Headers object: a Headers per attempt is measurable in the client's overhead.
-  const headers: Record<string, string> = { ...prepared.headers };
+  const headers: Record<string, string> = copyInto({}, prepared.headers);
   const sink = { set: (name: string, value: string) => put(headers, name.toLowerCase(), value) };
   const presented: unknown[] = [];
   for (const step of state.steps) {

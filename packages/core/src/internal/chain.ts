@@ -23,6 +23,7 @@
 import { LeaseUnavailableError, PaysysError, StoreUnavailableError } from "../errors.js";
 import { KeyedQueue } from "../queue.js";
 import { type ChainStore, type Fence, type Holder, type Lease, type LeaseStore, leaseLost, type SettledWithLink, type Settlement } from "../stores.js";
+import { withFields } from "./pointer.js";
 import { sleep } from "./retry.js";
 import type { AttemptStep } from "./steps.js";
 
@@ -289,7 +290,7 @@ export class HeaderChain {
       );
     }
     const carried = this.#take(held);
-    const writing = write(carried && { ...carried.settled, link: { key: name, value: carried.link } }, held.lease!);
+    const writing = write(carried && withFields(carried.settled, { link: { key: name, value: carried.link } }), held.lease!);
     if (carried) held.flushing = writing.then(noop, noop);
     try {
       return await writing;

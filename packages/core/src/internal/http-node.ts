@@ -12,6 +12,7 @@
 // come from `process.getBuiltinModule` (Node 20.16+), so no bundler for a browser meets a `node:` import.
 import { fromResponse, type HttpAdapter, type HttpAnswer } from "./http.js";
 import { nodeBuiltins } from "./node-builtins.js";
+import { withFields } from "./pointer.js";
 import { type ProxyModules, type ProxyRoute, proxyFor } from "./proxy.js";
 
 // The few shapes of node:http, node:stream and node:zlib the adapter uses, declared here: core's
@@ -88,7 +89,7 @@ export function nodeHttp(modules: NodeHttpModules, options: NodeHttpOptions = {}
       if (target.protocol !== "http:" && target.protocol !== "https:") throw new TypeError(`only http and https addresses can be fetched, not ${target.protocol}`);
       if (signal.aborted) throw signal.reason;
       const body = typeof given === "string" ? utf8.encode(given) : given;
-      const headers: Record<string, string> = { ...DEFAULT_HEADERS, ...own };
+      const headers: Record<string, string> = withFields(DEFAULT_HEADERS, own);
       if (body !== undefined) headers["content-length"] = String(body.byteLength);
       // A caller's agent decides how to connect; otherwise the environment's proxy, if any.
       const route = options.agent === undefined ? proxyFor(target, env, modules) : undefined;
@@ -120,7 +121,7 @@ export function nodeHttp(modules: NodeHttpModules, options: NodeHttpOptions = {}
 
 /** node:http's options: only the keys that are set (an `undefined` path would replace the address's). */
 function requestOptions(method: string, headers: Record<string, string>, agent: unknown, route: ProxyRoute | undefined): RequestOptions {
-  const options: RequestOptions = { method, headers: route?.options.headers ? { ...headers, ...route.options.headers } : headers };
+  const options: RequestOptions = { method, headers: route?.options.headers ? withFields(headers, route.options.headers) : headers };
   if (agent !== undefined) options.agent = agent;
   if (route?.options.path) options.path = route.options.path;
   if (route?.options.createConnection) options.createConnection = route.options.createConnection;

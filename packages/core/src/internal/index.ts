@@ -4,7 +4,7 @@
 export * from "../decimal.js";
 export { randomUuid } from "../ids.js";
 export { shownValue } from "../shown.js";
-export { fenceHolds, isUnresolved, leaseIsTakable, leaseLost } from "../stores.js";
+export { fenceHolds, isUnresolved, leaseIsTakable, leaseLost, settledEntry } from "../stores.js";
 export { base64 } from "./base64.js";
 export { commaListCodec, rfc3339Codec, tengeCodec } from "./builtin-codecs.js";
 export { cardDataIssues, looksLikeCardNumber } from "./card-guard.js";

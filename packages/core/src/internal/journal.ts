@@ -25,7 +25,7 @@ import {
   ServiceError,
   UnresolvedOutcomeError,
 } from "../errors.js";
-import { type Holder, isUnresolved, type JournalEntry, type JournalStore, type Settlement } from "../stores.js";
+import { type Holder, isUnresolved, type JournalEntry, type JournalStore, type Settlement, settledEntry } from "../stores.js";
 import { type ChainTurn, type HeaderChain, type LinkWrite, storeCall } from "./chain.js";
 import type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./client-journal.js";
 import { holderIsGone } from "./holder.js";
@@ -342,7 +342,7 @@ export class Journal implements ClientJournal {
     const settlement: Settlement = applied ? { state: "applied", answerLost: true, settledAt: Date.now() } : { state: "not-applied", settledAt: Date.now() };
     if (applied) await this.#applied(entry.key, turn, undefined, settlement);
     else await this.#settle(entry.key, turn, settlement);
-    return { ...entry, state: settlement.state, settlement };
+    return settledEntry(entry, settlement);
   }
 
   /**

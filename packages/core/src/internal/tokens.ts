@@ -6,6 +6,7 @@
 import { AuthenticationError } from "../errors.js";
 import type { TokenStore } from "../stores.js";
 import { durationMs } from "./operation.js";
+import { withFields } from "./pointer.js";
 import type { SecretSet } from "./redact.js";
 import type { TokenSet } from "./token-answer.js";
 
@@ -143,7 +144,7 @@ export class TokenManager {
     const { lifetime } = this.#options;
     const tokens = await this.#fetchTokens(current);
     if (tokens.expiresAt !== undefined || lifetime === undefined) return tokens;
-    return { ...tokens, expiresAt: this.#now() + durationMs(lifetime) };
+    return withFields(tokens, { expiresAt: this.#now() + durationMs(lifetime) });
   }
 
   async #fetchTokens(current: TokenSet | undefined): Promise<TokenSet> {

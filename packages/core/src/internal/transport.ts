@@ -26,7 +26,7 @@ import { serviceFields } from "./envelope.js";
 import type { HttpAnswer } from "./http.js";
 import { loadValidators, type OperationSpec, outcomeNote, validatorIssues } from "./operation.js";
 import { httpFor } from "./platform.js";
-import { put } from "./pointer.js";
+import { copyInto, put } from "./pointer.js";
 import { ERROR_BODY_LIMIT, excerptOf, jsonOrUndefined, parseJson, type ReadBody, readBody, strictText } from "./read.js";
 import { collectSecrets, redactValue, type SecretSet, scrub } from "./redact.js";
 import { isRetryableStatus, type RetryOptions, retryDefaults, retryDelay } from "./retry.js";
@@ -208,7 +208,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
     let url = this.#baseUrl + (input.path ? pathOf(op.path, input.path) : op.path);
     const search = input.query ? this.#querySerializer(input.query).replace(/^\?/, "") : "";
     if (search) url += `?${search}`;
-    const headers: Record<string, string> = { ...this.#headers };
+    const headers: Record<string, string> = copyInto({}, this.#headers);
     if (input.body !== undefined) headers["content-type"] = "application/json";
     for (const source of [input.header, options.headers]) {
       if (source) for (const [k, v] of Object.entries(source)) put(headers, k.toLowerCase(), v);
