@@ -11,12 +11,14 @@ import { build } from "esbuild";
 /** The goal of issue 25 (point 5): a page loads at most this much before its first call. */
 export const INITIAL_LOAD_GOAL = 6000;
 /**
- * Where the check fails today, above the goal: every client's entry re-exports @paysys/core's
- * public API (errors, stores, BinaryFile, decimals), which its runtime uses too, and a bundler
- * splits code by file (esbuild keeps a file whole in one chunk, evanw/esbuild#2869), so that
- * ~3 kB min+gz is in the first load whatever the page imports. Lower it as the shell shrinks.
+ * Where the check fails, a little above today's largest (portal's 6.21 kB; fiscal's is 5.89): a
+ * bundler splits code by file (esbuild keeps a file whole in one chunk, evanw/esbuild#2869), so
+ * every file a client's entry reaches and its runtime uses is in the first load, whatever the page
+ * imports. That is why client entries re-export @paysys/core/calls, not all of @paysys/core (whose
+ * stores were ~1 kB of it), and why core imports no module as a namespace (the bundler's
+ * `__export` helper was a chunk of its own). Lower it as the shell shrinks.
  */
-export const INITIAL_LOAD_BUDGET = 7300;
+export const INITIAL_LOAD_BUDGET = 6300;
 
 /** A page that makes a client at load time and calls it later, per browser client. */
 export const firstCallPages = {

@@ -2,7 +2,7 @@
 // generated methods over the shared invoker. What the spec cannot say is written here: how the credential is sent (its body is partly a gap), where the token is kept so
 // that every holder of one credential uses one token (a new token kills the old one), and the
 // maximum amount the caller configures.
-import type { CallOptions, ClientJournal, IdempotencyOptions, ValidationIssue } from "@paysys/core";
+import type { CallOptions, ClientJournal, IdempotencyOptions, ValidationIssue } from "@paysys/core/calls";
 import {
   asyncDispose,
   bearerScheme,

@@ -1,6 +1,6 @@
 // `createCashoutClient`: a shell (core's lazyClient) that checks the options now and loads the client
 // (client.ts, with the runtime) at its first call, so importing the package costs little.
-import { ConfigurationError } from "@paysys/core";
+import { ConfigurationError } from "@paysys/core/calls";
 import { asyncDispose, lazyClient } from "@paysys/core/shell";
 import type { CashoutClient } from "./client.js";
 import { routes } from "./generated/routes.js";

@@ -9,7 +9,7 @@
 // - TokenStore: one token per credential, updated with no other writer in between.
 // - CallbackStore: each webhook event processed once, and each order's last known status.
 import { LeaseLostError } from "./errors.js";
-import { withFields } from "./internal/pointer.js";
+import { withFields } from "./internal/objects.js";
 
 /**
  * Who holds a lease or began an intent. `id` is unique among live holders; a program that passes

@@ -6,7 +6,8 @@
 // remembered in a store, and an event is acknowledged only after your own function succeeded for
 // it. The store also keeps each order's last known status, so a callback that cannot follow it
 // (paid after refunded) reaches your function flagged.
-import { type CallbackStore, type LogEvent, MemoryCallbackStore, RequestValidationError, WebhookError } from "@paysys/core";
+import { MemoryCallbackStore } from "@paysys/core";
+import { type CallbackStore, type LogEvent, RequestValidationError, WebhookError } from "@paysys/core/calls";
 import { DEFAULT_INBOUND_MAX_BYTES, type Inbound, parseInbound } from "@paysys/core/internal";
 import { webhooks } from "./generated/operations.js";
 import type { CallbacksPaymentEvent } from "./generated/schema.js";

@@ -7,7 +7,7 @@
 // string values, encrypted with RSA-OAEP, SHA-256 for OAEP and MGF1, empty label, then standard Base64.
 //
 // No error message and no issue ever contains the card number or the CVV.
-import { ConfigurationError, InvalidArgumentError, RequestValidationError, type ValidationIssue } from "@paysys/core";
+import { ConfigurationError, InvalidArgumentError, RequestValidationError, type ValidationIssue } from "@paysys/core/calls";
 
 /** A card for a payment: what the buyer types. */
 export interface PaymentCard {

@@ -2,7 +2,8 @@
 // the spec cannot say is written here: the merchant id and `demo` filled in, an `orderId` made when
 // you give none (a lost answer can only be checked by it), payouts as payments of type 1, the
 // gateway's key fetched once a day for the card cryptogram, and callbacks.
-import { type CallOptions, type ClientJournal, type IdempotencyOptions, MemoryCallbackStore, NotFoundError, RequestValidationError } from "@paysys/core";
+import { MemoryCallbackStore } from "@paysys/core";
+import { type CallOptions, type ClientJournal, type IdempotencyOptions, NotFoundError, RequestValidationError } from "@paysys/core/calls";
 import { basicScheme, type Check, type Codec, checkClientOptions, defineClient, durationMs, randomUuid, SecretSet } from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
 import { type CallbackEvent, callbackSources, createCallbackReceiver, DEFAULT_MAX_BODY } from "./callbacks.js";

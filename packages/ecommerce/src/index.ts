@@ -1,7 +1,7 @@
 // @paysys/ecommerce: typed client of the online payments gateway (payments, payouts, card tokens,
-// the card cryptogram and callbacks). Everything public of @paysys/core (errors, money helpers,
-// call options) comes with it. The payment form's part alone is `@paysys/ecommerce/card`.
-export * from "@paysys/core";
+// the card cryptogram and callbacks). What a caller needs of @paysys/core comes with it
+// (@paysys/core/calls: errors, money helpers, call options); the in-memory stores are in @paysys/core. The payment form's part alone is `@paysys/ecommerce/card`.
+export * from "@paysys/core/calls";
 export {
   type CallbackAnswer,
   type CallbackContext,

@@ -1,7 +1,7 @@
 // Options of `createEcommerceClient`. The plain-data part is an interface on purpose: the code
 // generator turns it into a JSON Schema (typescript-json-schema) and a precompiled validator, so
 // options passed from plain JavaScript are checked as strictly as TypeScript checks them.
-import type { CallbackStore, ClientFunctions, ClientSettings, JournalFunctions, JournalSettings, RetryOptions } from "@paysys/core";
+import type { CallbackStore, ClientFunctions, ClientSettings, JournalFunctions, JournalSettings, RetryOptions } from "@paysys/core/calls";
 import { clientFunctionKeys, journalFunctionKeys } from "@paysys/core/internal";
 
 /** E-commerce client settings that are plain data. */

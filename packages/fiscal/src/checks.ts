@@ -3,7 +3,7 @@
 // wrong instead of by the service, after it cost a link of the chain. Some are the SDK's own (the
 // spec marks them `by: sdk`): the payment covers the total, every quantity is above 0, no discount
 // is above its line.
-import type { ValidationIssue } from "@paysys/core";
+import type { ValidationIssue } from "@paysys/core/calls";
 import type { Check } from "@paysys/core/internal";
 import { addDecimal, compareDecimal, type Decimal, decimalToString, roundedSumRange } from "@paysys/core/shell";
 import { amount, lineValue, type PositionValues, positionIssues, ZERO } from "./positions.js";

@@ -3,8 +3,8 @@
 // with the phone number (the token lives one day; the spec says so and the manager renews it when
 // it has expired), the receipt rules the service applies, and where the registers' `Uid`s are kept.
 
-import type { ClientJournal } from "@paysys/core";
-import { APIError, type CallOptions, UnexpectedResponseError } from "@paysys/core";
+import type { ClientJournal } from "@paysys/core/calls";
+import { APIError, type CallOptions, UnexpectedResponseError } from "@paysys/core/calls";
 import { asyncDispose, bearerScheme, commaListCodec, defineClient, rfc3339Codec, SecretSet, TokenManager, tengeCodec } from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
 import { autonomousReceipt, receiptLines, receiptTotals } from "./checks.js";

@@ -1,6 +1,6 @@
 // Errors of the cash register client beyond core's: where an HTTP status means one known thing for
 // one operation, the error says that thing and names the field, so a caller can branch on it.
-import { APIError } from "@paysys/core";
+import { APIError } from "@paysys/core/calls";
 
 /**
  * `shifts.open` was refused because a shift is already open: HTTP 424, which a third-party client

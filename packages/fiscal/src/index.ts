@@ -1,6 +1,7 @@
 // @paysys/fiscal: typed client of the online cash register API (Fiscal24).
-// Everything public of @paysys/core (errors, money helpers, stores, call options) comes with it.
-export * from "@paysys/core";
+// What a caller needs of @paysys/core comes with it (@paysys/core/calls: errors, money helpers, call
+// options, the store contracts); MemoryStore is in @paysys/core, off the page's first load.
+export * from "@paysys/core/calls";
 export type { AutonomousRules } from "./checks.js";
 export type { FiscalClient } from "./client.js";
 export { createFiscalClient } from "./create.js";

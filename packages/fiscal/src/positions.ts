@@ -1,7 +1,7 @@
 // A receipt position's values read as exact decimals, and the SDK's own rules for one position:
 // what the receipt checks (checks.ts, at the first call) and the receipt helpers (receipt.ts, in
 // the package's entry) share, apart from the checks so the entry does not load them.
-import type { ValidationIssue } from "@paysys/core";
+import type { ValidationIssue } from "@paysys/core/calls";
 import { addDecimal, compareDecimal, type Decimal, decimalToString, multiplyDecimal, subtractDecimal, toDecimal } from "@paysys/core/shell";
 
 export const ZERO: Decimal = { units: 0n, scale: 0 };

@@ -1,7 +1,7 @@
 // Helpers for building receipts without float arithmetic: lines, totals and change come out exact,
 // and what they cannot compute is a RequestValidationError naming the operation (the helper) and
 // the field, never a bare RangeError.
-import { RequestValidationError, type TengeInput, type ValidationIssue } from "@paysys/core";
+import { RequestValidationError, type TengeInput, type ValidationIssue } from "@paysys/core/calls";
 // The type from internal, as the API report has always named it.
 import type { RoundingMode } from "@paysys/core/internal";
 import { addDecimal, compareDecimal, type Decimal, decimalToString, hasAtMostDecimals, roundDecimal, subtractDecimal, toDecimal } from "@paysys/core/shell";

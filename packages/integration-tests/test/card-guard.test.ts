@@ -3,9 +3,11 @@
 // and in `extraParams`), then no false refusal on any field the specs define, then over HTTP against
 // the sandbox: the misspellings of the issue (`carddata`, `card`, `cardDATA`) and a card number in the
 // clear are refused, nothing is sent, and no error shows the number or the CVV.
+
 import * as cashoutSpec from "@paysys/cashout/spec";
+import { MemoryStore } from "@paysys/core";
 import { cardDataIssues, looksLikeCardNumber } from "@paysys/core/internal";
-import { createEcommerceClient, MemoryStore, RequestValidationError } from "@paysys/ecommerce";
+import { createEcommerceClient, RequestValidationError } from "@paysys/ecommerce";
 import * as ecommerceSpec from "@paysys/ecommerce/spec";
 import * as fiscalSpec from "@paysys/fiscal/spec";
 import * as portalSpec from "@paysys/portal/spec";

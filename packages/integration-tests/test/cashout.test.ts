@@ -1,6 +1,7 @@
 // The cash-out client against the sandbox, over HTTP on loopback: every operation, one token per
 // credential across clients and processes (a new token kills the old one), expiry of tokens and of
 // requests on the sandbox clock, the maximum amount, lost answers and secrets.
+
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,11 +14,11 @@ import {
   ConnectionError,
   createCashoutClient,
   type LogEvent,
-  MemoryStore,
   OutcomeUnknownError,
   RequestValidationError,
 } from "@paysys/cashout";
 import { FileStore } from "@paysys/cashout/node";
+import { MemoryStore } from "@paysys/core";
 import { defaultCashoutUser, SANDBOX_PASSWORD_AUTH_TYPE, type Sandbox, startSandbox } from "@paysys/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cashoutCredentials } from "./credentials.js";

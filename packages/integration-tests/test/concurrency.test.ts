@@ -2,7 +2,9 @@
 // with each call): 200 concurrent calls with no token yet, with a token the client's clock says has
 // expired, and with a token the server has just revoked cause exactly one sign-in or renewal, and
 // every call succeeds. The counts are the sandbox's own.
-import { AuthenticationError, createCashoutClient, MemoryStore } from "@paysys/cashout";
+
+import { AuthenticationError, createCashoutClient } from "@paysys/cashout";
+import { MemoryStore } from "@paysys/core";
 import { createFiscalClient } from "@paysys/fiscal";
 import { createPortalClient } from "@paysys/portal";
 import { type Sandbox, startSandbox } from "@paysys/sandbox";

@@ -1,9 +1,11 @@
 // The e-commerce client against the sandbox, over HTTP on loopback: every operation, the payment
 // page, the card cryptogram (encrypted by the client, decrypted by the sandbox), callbacks
 // delivered by the sandbox to a real merchant server, payments whose answer is lost, and secrets.
+
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { inspect } from "node:util";
+import { MemoryCallbackStore } from "@paysys/core";
 import {
   AnswerLostError,
   AuthenticationError,
@@ -17,7 +19,6 @@ import {
   type EcommerceClientOptions,
   IdempotencyKeyReusedError,
   type LogEvent,
-  MemoryCallbackStore,
   NotAppliedError,
   NotFoundError,
   OutcomeUnknownError,

@@ -2,7 +2,9 @@
 // changes a register, the sandbox does what the request asks and then answers 400, 401, 500, a
 // reset, a cut-off body or a redirect (307, 308, to another host) in its place: each request is
 // sent once, registered once, and the caller gets a typed error that says what the SDK could learn.
-import { AnswerLostError, AuthenticationError, BadRequestError, createCashoutClient, MemoryStore, OutcomeUnknownError, PaysysError, RedirectError } from "@paysys/cashout";
+
+import { AnswerLostError, AuthenticationError, BadRequestError, createCashoutClient, OutcomeUnknownError, PaysysError, RedirectError } from "@paysys/cashout";
+import { MemoryStore } from "@paysys/core";
 import { createEcommerceClient } from "@paysys/ecommerce";
 import { createFiscalClient, type FiscalClient } from "@paysys/fiscal";
 import { type Fault, type Sandbox, startSandbox, TestCards } from "@paysys/sandbox";

@@ -5,9 +5,9 @@
 // TypeError or a RangeError; and every request that leaves is one its spec allows (each is checked
 // with the wire validators the sandbox uses), so a refused input is never sent. The sandbox answers
 // 503 to whatever gets through: no money moves and nothing is retried.
-import { createCashoutClient, MemoryStore } from "@paysys/cashout";
+import { createCashoutClient } from "@paysys/cashout";
 import * as cashoutSpec from "@paysys/cashout/spec";
-import { PaysysError, RequestValidationError, tenge, tiyn } from "@paysys/core";
+import { MemoryStore, PaysysError, RequestValidationError, tenge, tiyn } from "@paysys/core";
 import { checkCard, createEcommerceClient, encryptCard, luhn, parseCallback } from "@paysys/ecommerce";
 import * as ecommerceSpec from "@paysys/ecommerce/spec";
 import { createFiscalClient, lineTotal, receiptChange, receiptTotal } from "@paysys/fiscal";

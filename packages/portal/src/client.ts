@@ -2,7 +2,7 @@
 // generated methods of v2 or v1 over the shared invoker. What the spec
 // cannot say is written here and nowhere else: the captcha sign-in, reading the token answer
 // (whose fields the document does not show), logout on close, and v1's missing `user.me`.
-import { type CallOptions, ClientClosedError, UnsupportedOperationError } from "@paysys/core";
+import { type CallOptions, ClientClosedError, UnsupportedOperationError } from "@paysys/core/calls";
 import { asyncDispose, bearerScheme, defineClient, randomUuid, SecretSet, TokenManager } from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
 import { portalCodecs } from "./codecs.js";

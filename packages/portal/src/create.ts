@@ -1,6 +1,6 @@
 // `createPortalClient`: a shell (core's lazyClient) that checks the options now and loads the client
 // (client.ts, with the runtime) at its first call, so a page loads a few kB until it calls.
-import { ConfigurationError, type TokenSet } from "@paysys/core";
+import { ConfigurationError, type TokenSet } from "@paysys/core/calls";
 import { tokensFromAnswer } from "@paysys/core/helpers";
 import { asyncDispose, lazyClient } from "@paysys/core/shell";
 import type { PortalV1Client, PortalV2Client } from "./client.js";

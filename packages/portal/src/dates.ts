@@ -8,7 +8,7 @@
 // - a string of 8 or 14 digits is already the service's own form and is sent as it is.
 // `new Date("2024-05-01")` is UTC midnight, 05:00 in Almaty: a period built from it silently drops
 // the first hours of the day, which is why calendar dates exist.
-import { InvalidArgumentError } from "@paysys/core";
+import { InvalidArgumentError } from "@paysys/core/calls";
 import { instantOf, pad, shownValue, wallClock } from "@paysys/core/helpers";
 import type { Codec } from "@paysys/core/internal";
 

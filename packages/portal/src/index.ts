@@ -1,6 +1,7 @@
 // @paysys/portal: typed client of the partner portal API, v2 and v1.
-// Everything public of @paysys/core (errors, BinaryFile, call options, money helpers, stores) comes with it.
-export * from "@paysys/core";
+// What a caller needs of @paysys/core comes with it (@paysys/core/calls: errors, BinaryFile, call
+// options, money helpers, the store contracts); MemoryStore is in @paysys/core.
+export * from "@paysys/core/calls";
 export type { PortalClientBase, PortalV1Client, PortalV2Client } from "./client.js";
 export type { FlagInput } from "./codecs.js";
 export { createPortalClient, defaultExtractTokens } from "./create.js";

@@ -1,7 +1,7 @@
 // Options of `createPortalClient`. The plain-data part is an interface on purpose: the code
 // generator turns it into a JSON Schema (typescript-json-schema) and a precompiled validator, so
 // options passed from plain JavaScript are checked as strictly as TypeScript checks them.
-import type { ClientFunctions, ClientSettings, RetryOptions, TokenSet } from "@paysys/core";
+import type { ClientFunctions, ClientSettings, RetryOptions, TokenSet } from "@paysys/core/calls";
 import { clientFunctionKeys } from "@paysys/core/shell";
 import type { AccountCaptchaResult } from "./generated/v2/schema.js";
 

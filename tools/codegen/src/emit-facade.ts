@@ -75,7 +75,7 @@ export function emitFacade(model: SpecModel, prefix: string, head: string): stri
     .join(", ");
   const byName = (a: string, b: string) => a.replace("type ", "").localeCompare(b.replace("type ", ""));
   const internals = [...factories, "type GeneratedSpec", "type Invoke"].sort(byName).join(", ");
-  return `${head}import type { ${coreTypes} } from "@paysys/core";
+  return `${head}import type { ${coreTypes} } from "@paysys/core/calls";
 import { ${internals} } from "@paysys/core/internal";
 import { chain, operations, type SpecNames, sensitiveKeys } from "./operations.js";
 import type * as S from "./schema.js";

@@ -36,7 +36,7 @@ export function emitOperations(model: SpecModel, head: string): string {
     ? `/** The service reads request-body keys regardless of case (x-key-case): the names a key in another case stands for. */\nexport const caseInsensitiveBodyKeys: readonly string[] = ${JSON.stringify(model.caseInsensitiveBodyKeys)};\n\n`
     : "";
   const used = new Set(model.operations.flatMap((op) => optionsType(op).split(" & ")));
-  return `${head}import type { ${[...used].sort().join(", ")} } from "@paysys/core";
+  return `${head}import type { ${[...used].sort().join(", ")} } from "@paysys/core/calls";
 import { type ChainDefinition, inbound, operation, type SchemeFacts } from "@paysys/core/internal";
 import type * as S from "./schema.js";
 ${model.webhooks.length ? 'import * as v from "./validators.js";\n' : ""}

@@ -26,7 +26,11 @@ export function generateSettingsValidator(pkgDir: string, settings: { file: stri
       types: [],
       baseUrl: repoRoot,
       // Read the core's source, not its build, so generation does not wait for a build.
-      paths: { "@paysys/core": ["packages/core/src/index.ts"], "@paysys/core/internal": ["packages/core/src/internal/index.ts"] },
+      paths: {
+        "@paysys/core": ["packages/core/src/index.ts"],
+        "@paysys/core/calls": ["packages/core/src/calls.ts"],
+        "@paysys/core/internal": ["packages/core/src/internal/index.ts"],
+      },
     },
     repoRoot,
   );

@@ -26,7 +26,7 @@ export interface PackageTarget {
   settings?: { file: string; type: string };
 }
 
-const core = (type: string): CodecType => ({ type, from: "@paysys/core" });
+const core = (type: string): CodecType => ({ type, from: "@paysys/core/calls" });
 
 export const targets: PackageTarget[] = [
   {

@@ -5,8 +5,9 @@
 import type { StandardSchemaV1 } from "../call.js";
 import { RequestValidationError, RowValidationError, type ValidationIssue } from "../errors.js";
 import { wrapParams } from "./envelope.js";
+import { put } from "./objects.js";
 import type { OperationSpec } from "./operation.js";
-import { pointerOf, put } from "./pointer.js";
+import { pointerOf } from "./pointer.js";
 import type { CallResult, HttpInput } from "./transport.js";
 
 export const isPlainObject = (v: unknown): v is Record<string, unknown> => {

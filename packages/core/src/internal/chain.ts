@@ -23,7 +23,7 @@
 import { LeaseUnavailableError, PaysysError, StoreUnavailableError } from "../errors.js";
 import { KeyedQueue } from "../queue.js";
 import { type ChainStore, type Fence, type Holder, type Lease, type LeaseStore, leaseLost, type SettledWithLink, type Settlement } from "../stores.js";
-import { withFields } from "./pointer.js";
+import { withFields } from "./objects.js";
 import { sleep } from "./retry.js";
 import type { AttemptStep } from "./steps.js";
 

@@ -5,8 +5,9 @@
 // registry of the codecs its specs name. The registry is open and a codec may be async (the card
 // cryptogram uses WebCrypto).
 import { RequestValidationError, type ValidationIssue } from "../errors.js";
+import { put } from "./objects.js";
 import type { OperationSpec } from "./operation.js";
-import { parsePointer, pointerOf, put } from "./pointer.js";
+import { parsePointer, pointerOf } from "./pointer.js";
 
 /** What a codec may need to know besides the value. */
 export interface CodecContext {

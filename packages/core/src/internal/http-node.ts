@@ -12,7 +12,7 @@
 // come from `process.getBuiltinModule` (Node 20.16+), so no bundler for a browser meets a `node:` import.
 import { fromResponse, type HttpAdapter, type HttpAnswer } from "./http.js";
 import { nodeBuiltins } from "./node-builtins.js";
-import { withFields } from "./pointer.js";
+import { withFields } from "./objects.js";
 import { type ProxyModules, type ProxyRoute, proxyFor } from "./proxy.js";
 
 // The few shapes of node:http, node:stream and node:zlib the adapter uses, declared here: core's

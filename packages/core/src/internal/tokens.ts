@@ -5,8 +5,8 @@
 // kills the old one at once: a background refresh would break requests in flight.
 import { AuthenticationError } from "../errors.js";
 import type { TokenStore } from "../stores.js";
+import { withFields } from "./objects.js";
 import { durationMs } from "./operation.js";
-import { withFields } from "./pointer.js";
 import type { SecretSet } from "./redact.js";
 import type { TokenSet } from "./token-answer.js";
 

@@ -6,7 +6,7 @@
 //
 // The openapi-fetch client itself stays reachable as `raw`, over the same attempts.
 import type { Client, ClientOptions } from "openapi-fetch";
-import * as openapiFetch from "openapi-fetch";
+import openapiFetch, { createQuerySerializer, defaultPathSerializer } from "openapi-fetch";
 import type { CallOptions, FetchLike, Hooks, LogEvent } from "../call.js";
 import {
   apiErrorClass,
@@ -24,9 +24,9 @@ import { type AttemptContext, asPaysysError, attempts, type CallState, callState
 import { isTimeout } from "./attempt-signal.js";
 import { serviceFields } from "./envelope.js";
 import type { HttpAnswer } from "./http.js";
+import { copyInto, put } from "./objects.js";
 import { loadValidators, type OperationSpec, outcomeNote, validatorIssues } from "./operation.js";
 import { httpFor } from "./platform.js";
-import { copyInto, put } from "./pointer.js";
 import { ERROR_BODY_LIMIT, excerptOf, jsonOrUndefined, parseJson, type ReadBody, readBody, strictText } from "./read.js";
 import { collectSecrets, redactValue, type SecretSet, scrub } from "./redact.js";
 import { isRetryableStatus, type RetryOptions, retryDefaults, retryDelay } from "./retry.js";
@@ -38,13 +38,14 @@ export type { Prepared, SendWatch } from "./attempt.js";
 /**
  * openapi-fetch's CommonJS build sets `exports.default` without the `__esModule` marker, so in
  * our CJS output the default import is the module object, not the function (found by
- * `pnpm release:check`). Take the function from wherever this module format put it.
+ * `pnpm release:check`). Take the function from wherever this module format put it. A default
+ * import, not `import * as`: a namespace object needs the bundler's `__export` helper, which a
+ * page's bundler then puts in a chunk the page loads before its first call (tools/initial-load.mjs).
  */
 const createClient: <Paths extends {}>(options?: ClientOptions) => Client<Paths> = (() => {
-  const d = (openapiFetch as unknown as { default: unknown }).default;
+  const d = openapiFetch as unknown;
   return (typeof d === "function" ? d : (d as { default: unknown }).default) as never;
 })();
-const { createQuerySerializer, defaultPathSerializer } = openapiFetch;
 
 export interface TransportOptions {
   baseUrl: string;
