@@ -74,7 +74,8 @@ export function callState(op: OperationSpec, steps: AttemptStep[], timeoutMs: nu
 export async function attempts(ctx: AttemptContext, prepared: Prepared, state: CallState, caller: AbortSignal | undefined): Promise<HttpAnswer> {
   const { op } = state;
   /** The steps that had their one re-send of this call. */
-  const resent = new Set<AttemptStep>();
+  // The steps that asked for a re-send, made when one first does (most calls never ask).
+  const resent: AttemptStep[] = [];
   let redirects = 0;
   let url = prepared.url;
   for (;;) {
@@ -208,7 +209,7 @@ async function sendAttempt(ctx: AttemptContext, request: HttpRequest, state: Cal
 }
 
 /** Every step reads every answer (the chain takes its next link from it); a step may ask for one re-send per call. */
-async function stepsAskAgain(state: CallState, answer: HttpAnswer, presented: unknown[], resent: Set<AttemptStep>): Promise<boolean> {
+async function stepsAskAgain(state: CallState, answer: HttpAnswer, presented: unknown[], resent: AttemptStep[]): Promise<boolean> {
   let again = false;
   for (let i = 0; i < state.steps.length; i++) {
     const step = state.steps[i]!;
@@ -216,8 +217,8 @@ async function stepsAskAgain(state: CallState, answer: HttpAnswer, presented: un
     // Awaited only when it is a promise: an await costs a turn of the microtask queue even for a plain value.
     let asks = step.answered(answer, presented[i]);
     if (asks instanceof Promise) asks = await asks;
-    if (asks && !resent.has(step) && !again) {
-      resent.add(step);
+    if (asks && !resent.includes(step) && !again) {
+      resent.push(step);
       again = true;
     }
   }

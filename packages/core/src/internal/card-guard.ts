@@ -62,6 +62,14 @@ function at(value: unknown, keys: readonly string[], path: string[] = [], out: {
   return out;
 }
 
+/** The sensitive names that are card fields, worked out once per client's set (this runs on every call). */
+const cardFieldSets = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
+function cardFieldsOf(sensitive: ReadonlySet<string>): ReadonlySet<string> {
+  let fields = cardFieldSets.get(sensitive);
+  if (!fields) cardFieldSets.set(sensitive, (fields = new Set([...sensitive].filter((name) => CARD_NAME.test(name)))));
+  return fields;
+}
+
 /**
  * Card data found where it must not be: in the input's open objects (`openAt`, JSON pointers), in
  * `extraParams`, and in the declared secret fields named like card data (of the spec's `sensitive`
@@ -79,7 +87,7 @@ export function cardDataIssues(
     for (const found of at(input, keys)) searchOpen(found.value, found.keys, "", issues, declared);
   }
   if (extra) searchOpen(extra, [], "(extraParams)", issues);
-  const cardFields = new Set([...sensitive].filter((name) => CARD_NAME.test(name)));
+  const cardFields = cardFieldsOf(sensitive);
   if (cardFields.size > 0) searchSecrets(input, [], cardFields, issues);
   return dedupe(issues);
 }
