@@ -73,8 +73,7 @@ export function callState(op: OperationSpec, steps: AttemptStep[], timeoutMs: nu
 /** Runs the attempts of one request until an answer the transport reads, or a typed error. */
 export async function attempts(ctx: AttemptContext, prepared: Prepared, state: CallState, caller: AbortSignal | undefined): Promise<HttpAnswer> {
   const { op } = state;
-  /** The steps that had their one re-send of this call. */
-  // The steps that asked for a re-send, made when one first does (most calls never ask).
+  /** The steps that had their one re-send of this call (an array: one or two steps, and no Set per call). */
   const resent: AttemptStep[] = [];
   let redirects = 0;
   let url = prepared.url;

@@ -36,11 +36,11 @@ import type { CallRecord } from "./telemetry.js";
 export type { Prepared, SendWatch } from "./attempt.js";
 
 /**
- * openapi-fetch's CommonJS build sets `exports.default` without the `__esModule` marker, so in
- * our CJS output the default import is the module object, not the function (found by
- * `pnpm release:check`). Take the function from wherever this module format put it. A default
- * import, not `import * as`: a namespace object needs the bundler's `__export` helper, which a
- * page's bundler then puts in a chunk the page loads before its first call (tools/initial-load.mjs).
+ * openapi-fetch's default export is the function, but depending on how the importing module format
+ * and its loader or bundler interoperate, a default import may give the module object instead
+ * (found by `pnpm release:check`). Take the function from wherever it is. A default import, not
+ * `import * as`: a namespace object needs the bundler's `__export` helper, which a page's bundler
+ * then puts in a chunk the page loads before its first call (tools/initial-load.mjs).
  */
 const createClient: <Paths extends {}>(options?: ClientOptions) => Client<Paths> = (() => {
   const d = openapiFetch as unknown;
