@@ -66,7 +66,10 @@ function at(value: unknown, keys: readonly string[], path: string[] = [], out: {
 const cardFieldSets = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
 function cardFieldsOf(sensitive: ReadonlySet<string>): ReadonlySet<string> {
   let fields = cardFieldSets.get(sensitive);
-  if (!fields) cardFieldSets.set(sensitive, (fields = new Set([...sensitive].filter((name) => CARD_NAME.test(name)))));
+  if (!fields) {
+    fields = new Set([...sensitive].filter((name) => CARD_NAME.test(name)));
+    cardFieldSets.set(sensitive, fields);
+  }
   return fields;
 }
 
