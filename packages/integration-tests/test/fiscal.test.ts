@@ -440,6 +440,32 @@ describe("fiscal: the Uid chain", () => {
     expect(await fiscal.operations.sale(sale(205), { idempotencyKey: "recovered-while-sent" })).toEqual(done);
   });
 
+  it("journal.settle while a receipt of this client is under way waits for it in the register's turn, and refuses to mark it not applied", async () => {
+    let sent!: () => void;
+    const sending = new Promise<void>((r) => {
+      sent = r;
+    });
+    const fetch = async (url: string, init: RequestInit) => {
+      if (!url.endsWith("/sales")) return globalThis.fetch(url, init);
+      sent(); // its intent is written: the request leaves now
+      const answer = await globalThis.fetch(url, init);
+      await new Promise((r) => setTimeout(r, 50));
+      return answer;
+    };
+    // A lease that lingers: the receipt's outcome waits in memory after it answers, the store still says pending.
+    await using fiscal = client({ fetch, lease: { lingerMs: 60_000 } });
+    await openShift(fiscal, 205);
+    const selling = fiscal.operations.sale(sale(205), { idempotencyKey: "settled-while-sent" });
+    await sending;
+    const refused = await fiscal.journal.settle({ operation: "operations.sale", key: "settled-while-sent" }, false).catch((e) => e);
+    const done = await selling;
+    expect(refused).toBeInstanceOf(RequestValidationError);
+    expect(String(refused.message)).toContain("has no unresolved intent (applied)");
+    const kept = await fiscal.journal.get({ operation: "operations.sale", key: "settled-while-sent" });
+    expect(kept?.settlement).toMatchObject({ state: "applied", answer: done });
+    expect(await fiscal.operations.sale(sale(205), { idempotencyKey: "settled-while-sent" })).toEqual(done);
+  });
+
   it("a receipt whose answer was lost is never re-sent; the SDK learns at once whether it was registered", async () => {
     for (const reached of [true, false]) {
       let cut = true;

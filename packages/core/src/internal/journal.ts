@@ -134,8 +134,10 @@ export class Journal implements ClientJournal {
     if (!ref.operation) throw new RequestValidationError("journal.settle", [{ path: "/operation", message: "names the operation whose key this is" }]);
     const full = this.#full(ref as JournalRef);
     const settlement: Settlement = applied ? { state: "applied", answerLost: true, settledAt: Date.now() } : { state: "not-applied", settledAt: Date.now() };
-    // Read again in the register's turn: a call of this client may have settled it meanwhile.
+    // Read again in the register's turn, after the turn has written its waiting outcome: a call of
+    // this client may have settled it meanwhile.
     const write = async (turn?: ChainTurn) => {
+      await turn?.flush();
       const entry = await storeCall("read the journal", () => this.#o.store.getIntent(full));
       if (!entry || !isUnresolved(entry.state)) {
         throw new RequestValidationError("journal.settle", [{ path: "(key)", message: `has no unresolved intent (${entry?.state ?? "no entry"})` }]);
@@ -144,7 +146,6 @@ export class Journal implements ClientJournal {
     };
     const { chain } = this.#o;
     if (!chain) return write();
-    await chain.flush();
     const scope = (await storeCall("read the journal", () => this.#o.store.getIntent(full)))?.scope;
     await (scope === undefined ? write() : chain.run(scope, write));
   }
@@ -383,8 +384,8 @@ export class Journal implements ClientJournal {
   }
 
   #unknown(op: OperationSpec, entry: JournalEntry, cause: unknown, how: string): OutcomeUnknownError {
+    // A pending intent is resolved in its register's turn, which writes that register's waiting outcome first (#resolveAlone).
     return outcomeUnknown(op, entry.state, this.#short(entry.key), cause, how, async () => {
-      await this.#o.chain?.flush();
       const now = await storeCall("read the journal", () => this.#o.store.getIntent(entry.key));
       const settled = now?.state === "pending" ? await this.#resolveAlone(now) : now;
       if (!settled || isUnresolved(settled.state)) throw this.#unknown(op, settled ?? entry, undefined, "asked again");
