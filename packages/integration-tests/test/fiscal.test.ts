@@ -45,6 +45,24 @@ const openShift = (fiscal: FiscalClient, idKkm: number) =>
   fiscal.shifts.open({ IdKkm: idKkm }).catch((e: unknown) => {
     if (!(e instanceof APIError && e.status === 424)) throw e;
   });
+/**
+ * A fetch whose receipts answer 50 ms after the service did, and a promise that resolves when the
+ * first receipt leaves (its intent is written by then): for what a client does while a receipt is under way.
+ */
+function slowSales() {
+  let sent!: () => void;
+  const sending = new Promise<void>((r) => {
+    sent = r;
+  });
+  const fetch = async (url: string, init: RequestInit) => {
+    if (!url.endsWith("/sales")) return globalThis.fetch(url, init);
+    sent();
+    const answer = await globalThis.fetch(url, init);
+    await new Promise((r) => setTimeout(r, 50));
+    return answer;
+  };
+  return { fetch, sending };
+}
 const coffee = (qty = 1) => ({ Name: "Coffee", IdSection: 1, Price: "625.25", Qty: qty });
 const sale = (idKkm: number, positions = [coffee()], pay: { Cash?: string; NonCash?: string } = {}) => {
   const Total = receiptTotal(positions);
@@ -416,17 +434,7 @@ describe("fiscal: the Uid chain", () => {
   });
 
   it("recover() while a receipt of this client is under way waits for it in the register's turn, and keeps its answer", async () => {
-    let sent!: () => void;
-    const sending = new Promise<void>((r) => {
-      sent = r;
-    });
-    const fetch = async (url: string, init: RequestInit) => {
-      if (!url.endsWith("/sales")) return globalThis.fetch(url, init);
-      sent(); // its intent is written: the request leaves now
-      const answer = await globalThis.fetch(url, init);
-      await new Promise((r) => setTimeout(r, 50));
-      return answer;
-    };
+    const { fetch, sending } = slowSales();
     await using fiscal = client({ fetch, lease: { lingerMs: 60_000 } });
     await openShift(fiscal, 205);
     const selling = fiscal.operations.sale(sale(205), { idempotencyKey: "recovered-while-sent" });
@@ -441,17 +449,7 @@ describe("fiscal: the Uid chain", () => {
   });
 
   it("journal.settle while a receipt of this client is under way waits for it in the register's turn, and refuses to mark it not applied", async () => {
-    let sent!: () => void;
-    const sending = new Promise<void>((r) => {
-      sent = r;
-    });
-    const fetch = async (url: string, init: RequestInit) => {
-      if (!url.endsWith("/sales")) return globalThis.fetch(url, init);
-      sent(); // its intent is written: the request leaves now
-      const answer = await globalThis.fetch(url, init);
-      await new Promise((r) => setTimeout(r, 50));
-      return answer;
-    };
+    const { fetch, sending } = slowSales();
     // A lease that lingers: the receipt's outcome waits in memory after it answers, the store still says pending.
     await using fiscal = client({ fetch, lease: { lingerMs: 60_000 } });
     await openShift(fiscal, 205);
