@@ -11,14 +11,16 @@ import { build } from "esbuild";
 /** The goal of issue 25 (point 5): a page loads at most this much before its first call. */
 export const INITIAL_LOAD_GOAL = 6000;
 /**
- * Where the check fails, a little above today's largest (portal's 6.21 kB; fiscal's is 5.89): a
- * bundler splits code by file (esbuild keeps a file whole in one chunk, evanw/esbuild#2869), so
- * every file a client's entry reaches and its runtime uses is in the first load, whatever the page
- * imports. That is why client entries re-export @paysys/core/calls, not all of @paysys/core (whose
- * stores were ~1 kB of it), and why core imports no module as a namespace (the bundler's
- * `__export` helper was a chunk of its own). Lower it as the shell shrinks.
+ * Where the check fails: the goal itself (portal 5.99 kB, fiscal 5.83). A bundler splits code by file
+ * (esbuild keeps a file whole in one chunk, and puts in the first load every file the page's imports
+ * reach that anything uses, evanw/esbuild#2869), so whatever a client's entry reaches and its runtime
+ * uses is loaded before the first call, whatever the page imports. That is why client entries
+ * re-export @paysys/core/calls, not all of @paysys/core (whose stores were ~1 kB of it); why core
+ * imports no module as a namespace (the bundler's `__export` helper was a chunk of its own); why a
+ * shell's routes carry no documented paths, and why runtime-only code (the portal's date codec, the
+ * status-to-class map) lives apart from the helpers and errors the entries export.
  */
-export const INITIAL_LOAD_BUDGET = 6300;
+export const INITIAL_LOAD_BUDGET = INITIAL_LOAD_GOAL;
 
 /** A page that makes a client at load time and calls it later, per browser client. */
 export const firstCallPages = {

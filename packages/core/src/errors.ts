@@ -282,19 +282,6 @@ export class InternalServerError extends APIError {
   override name = "InternalServerError";
 }
 
-/** The class that names an HTTP error status. */
-export function apiErrorClass(status: number): typeof APIError {
-  if (status === 400) return BadRequestError;
-  if (status === 401) return AuthenticationError;
-  if (status === 403) return PermissionDeniedError;
-  if (status === 404) return NotFoundError;
-  if (status === 409) return ConflictError;
-  if (status === 422) return UnprocessableEntityError;
-  if (status === 429) return RateLimitError;
-  if (status >= 500) return InternalServerError;
-  return APIError;
-}
-
 /** HTTP 200, but the envelope reports a failure (portal `code` ≠ 0, fiscal `Status` ≠ 200). */
 export class ServiceError extends PaysysError {
   override name = "ServiceError";

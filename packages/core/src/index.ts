@@ -2,6 +2,7 @@
 // and log events, money helpers and store interfaces (all of @paysys/core/calls, which every client
 // package re-exports), and the in-memory stores. The machinery the clients are built from
 // (transport, invoker, schemes, codecs, chain) is in `@paysys/core/internal`: not for users.
+export { apiErrorClass } from "./api-error-class.js";
 export * from "./calls.js";
 export { MemoryStore } from "./memory-store.js";
 export { DEFAULT_JOURNAL_RETENTION_MS, MemoryCallbackStore } from "./stores.js";

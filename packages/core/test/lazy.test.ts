@@ -51,7 +51,7 @@ function shell(options: Options, load: (o: Options) => Promise<object>) {
     options,
     settings,
     functionKeys: {},
-    routes: { "thing.ping": { path: "/ping" }, "auth.login": { path: "/login" } },
+    routes: { "thing.ping": {}, "auth.login": {} },
     omitted: ["auth.login"],
     methods: ["close", asyncDispose],
     values: { signedIn: false },

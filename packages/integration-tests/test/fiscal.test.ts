@@ -672,9 +672,18 @@ describe("fiscal: what the spec leaves to the client", () => {
     expect(await fiscal.companies.list()).toHaveLength(2);
   });
 
-  it("paths no source shows can be changed; documented ones cannot", () => {
+  it("paths no source shows can be changed; documented ones cannot", async () => {
     expect(() => client({ paths: { "operations.sale": "/sell/{idKkm}" } })).toThrow(ConfigurationError);
-    expect(() => client({ paths: { "operations.purchase": "/kkms/purchase" } })).toThrow(/must keep the placeholders/);
+    expect(() => client({ paths: { "operations.sale": "/sell/{idKkm}" } })).toThrow("paths: the path of operations.sale is documented; it cannot be changed");
+    expect(() => client({ paths: { "shifts.reopen": "/shifts/{idShift}/reopen" } })).toThrow("paths: no operation shifts.reopen");
+    expect(() => client({ paths: { toString: "/x" } })).toThrow("paths: no operation toString");
+    expect(() => client({ paths: { "operations.purchase": "/kkms/purchase" } })).toThrow("paths: operations.purchase must keep the placeholders of /kkms/{idKkm}/purchases");
     expect(() => client({ paths: { "operations.purchase": "/kkms/{idKkm}/buy" } })).not.toThrow();
+    // The changed path is the one sent: the sandbox serves only the default, so the X report is not found there.
+    await using moved = client({ paths: { "shifts.xReport": "/shifts/{idShift}/x-moved" } });
+    const idShift = (await moved.kkms.get({ idKkm: 108 })).IdShift || (await moved.shifts.open({ IdKkm: 108 })).Id;
+    await expect(moved.shifts.xReport({ idShift })).rejects.toMatchObject({ status: 404 });
+    await using usual = client();
+    expect(await usual.shifts.xReport({ idShift })).toMatchObject({ Count: expect.any(Number) });
   });
 });

@@ -10,7 +10,6 @@
 // the first hours of the day, which is why calendar dates exist.
 import { InvalidArgumentError } from "@paysys/core/calls";
 import { instantOf, pad, shownValue, wallClock } from "@paysys/core/helpers";
-import type { Codec } from "@paysys/core/internal";
 
 export const DEFAULT_TIME_ZONE = "Asia/Almaty";
 
@@ -29,21 +28,23 @@ export interface CalendarDate {
  */
 export type PortalDateInput = CalendarDate | Date | string;
 
-const DIGITS = /^(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(\d{2}))?$/;
+/** The service's own form: `yyyyMMdd` or `yyyyMMddHHmmss`. */
+export const DIGITS = /^(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(\d{2}))?$/;
 const ISO_DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const EXPECTED = 'expected yyyyMMdd or yyyyMMddHHmmss digits, a calendar date ("2024-05-01" or { year, month, day }) or a Date';
 
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-const isLeap = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-const lastDay = (year: number, month: number) => (month === 2 && isLeap(year) ? 29 : DAYS_IN_MONTH[month - 1]!);
-
 /**
- * A date and time that exist on the calendar, checked by arithmetic (this runs for every date of
- * every call). Years below 100 are refused: a two-digit year is a mistake (24 is not 2024).
+ * The years a portal date can carry: the wire writes four digits, so not past 9999; and not below
+ * 100, where a two-digit year is a mistake (24 is not 2024).
  */
+const inYears = (year: number) => year >= 100 && year <= 9999;
+/** A month's last day (month 1–12): the day before the next month's first, by the calendar's own rules (years from 100). */
+const lastDay = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
+
+/** A date and time that exist on the calendar, in the years a portal date carries (this runs for every date of every call). */
 function isRealTime(y: number, mo: number, d: number, h = 0, mi = 0, s = 0): boolean {
   // Hours, minutes and seconds come from digits or are 0: only their upper bounds can fail.
-  return y >= 100 && mo >= 1 && mo <= 12 && d >= 1 && d <= lastDay(y, mo) && h <= 23 && mi <= 59 && s <= 59;
+  return inYears(y) && mo >= 1 && mo <= 12 && d >= 1 && d <= lastDay(y, mo) && h <= 23 && mi <= 59 && s <= 59;
 }
 
 /** True when the string is a valid `yyyyMMddHHmmss` or `yyyyMMdd` calendar value. */
@@ -95,6 +96,8 @@ export function formatPortalDate(value: PortalDateInput, options: DateFormatOpti
   if (value instanceof Date) {
     if (Number.isNaN(value.getTime())) throw fail("an invalid Date");
     const w = inZone("formatPortalDate", options?.timeZone, (zone) => wallClock(value, zone));
+    // Before year 1 the zone's calendar counts years of an era backwards (1 BC is "1"): refused, not misread.
+    if (value.getUTCFullYear() < 1 || !inYears(w.year)) throw fail("a Date outside the years 100–9999");
     return `${pad(w.year, 4)}${pad(w.month)}${pad(w.day)}${pad(w.hour)}${pad(w.minute)}${pad(w.second)}`;
   }
   const day = calendarDate(value);
@@ -117,24 +120,6 @@ export function parsePortalDate(value: string, timeZone: string = DEFAULT_TIME_Z
   return new Date(inZone("parsePortalDate", timeZone, (zone) => instantOf({ year, month, day, hour, minute, second }, zone)));
 }
 
-/**
- * The codec of portal dates: `bound` is the end of a period the date stands for when it is a whole day.
- * Wire values are wall-clock digits in one zone, so they are ordered by their digits (a day alone
- * reaching to its first or last second): no time-zone arithmetic on every call.
- */
-export function portalDateCodec(bound: "start" | "end"): Codec {
-  return {
-    encode: (value, ctx) => formatPortalDate(value as PortalDateInput, { timeZone: ctx.timeZone, bound }),
-    // Wire values come from encode, which checked them; a value the caller passed with the
-    // validator switched off is at worst ordered by its digits.
-    order: (wire, b) => {
-      const text = String(wire);
-      if (!DIGITS.test(text)) throw new RangeError(`not a portal date: ${JSON.stringify(text)}`);
-      return Number(text.length === 8 ? `${text}${b === "end" ? "235959" : "000000"}` : text);
-    },
-  };
-}
-
 /** A period of whole days, inclusive at both ends, in the service's time zone. */
 export interface Period {
   dateFrom: CalendarDate;
@@ -154,7 +139,7 @@ function day(helper: string, value: CalendarDate | string): CalendarDate {
 export const period = {
   /** One calendar month: its first day to its last. */
   month(year: number, month: number): Period {
-    if (!Number.isInteger(year) || !Number.isInteger(month) || month < 1 || month > 12)
+    if (!Number.isInteger(year) || !inYears(year) || !Number.isInteger(month) || month < 1 || month > 12)
       throw new InvalidArgumentError("period.month", `not a month: ${shownValue(year)}-${shownValue(month)}`);
     return { dateFrom: { year, month, day: 1 }, dateTo: { year, month, day: lastDay(year, month) } };
   },

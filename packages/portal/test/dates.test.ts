@@ -88,6 +88,21 @@ describe("portal date codec", () => {
     expect(() => formatPortalDate(new Date(Number.NaN))).toThrow(InvalidArgumentError);
   });
 
+  it("refuses years a portal date cannot carry: past 9999 (four digits on the wire), before 100, before year 1", () => {
+    // These used to render 15 digits (year 10000) or a BC year as its era's count: wrong data on the wire.
+    expect(() => formatPortalDate({ year: 10000, month: 1, day: 1 })).toThrow(/not a real day: 10000-01-01/);
+    expect(() => formatPortalDate(new Date(Date.UTC(10000, 0, 1)))).toThrow(InvalidArgumentError);
+    expect(() => formatPortalDate(new Date("9999-12-31T20:00:00Z"))).toThrow(/outside the years 100–9999/); // 01:00 on 1 Jan 10000 in Almaty
+    expect(formatPortalDate(new Date("9999-12-31T12:00:00Z"))).toBe("99991231170000");
+    expect(() => formatPortalDate(new Date("-000100-06-01T00:00:00Z"), { timeZone: "UTC" })).toThrow(/outside the years 100–9999/);
+    expect(() => formatPortalDate(new Date("0099-06-01T00:00:00Z"), { timeZone: "UTC" })).toThrow(/outside the years 100–9999/);
+    expect(() => period.month(10000, 1)).toThrow(InvalidArgumentError);
+    expect(() => period.month(99, 2)).toThrow(InvalidArgumentError);
+    expect(period.month(9999, 2).dateTo.day).toBe(28);
+    expect(period.month(2000, 2).dateTo.day).toBe(29);
+    expect(period.month(1900, 2).dateTo.day).toBe(28);
+  });
+
   it("reads a calendar date as the whole day in the service's zone", () => {
     expect(formatPortalDate("2024-05-01")).toBe("20240501000000");
     expect(formatPortalDate({ year: 2024, month: 5, day: 31 }, { bound: "end" })).toBe("20240531235959");

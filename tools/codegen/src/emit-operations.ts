@@ -80,15 +80,16 @@ export const sensitiveKeys: readonly string[] = ${JSON.stringify(model.sensitive
 }
 
 /**
- * routes.ts: each operation's path, and whether the SDK chose it: all a client's shell needs (its
- * methods' names, the `paths` option checked at construction) without the table above, which the
- * shell loads at the first call.
+ * routes.ts: each operation's id, with the path the SDK chose where no source shows one: all a
+ * client's shell needs (its methods' names, the `paths` option checked at construction) without the
+ * table above, which the shell loads at the first call. The documented paths stay in that table: in
+ * the shell they were a page's first load for an error message.
  */
 export function emitRoutes(model: SpecModel, head: string): string {
-  const routes = model.operations.map((op) => `  ${JSON.stringify(op.id)}: ${JSON.stringify({ path: op.path, ...(op.row.pathIsDefault ? { pathIsDefault: true } : {}) })},`);
+  const routes = model.operations.map((op) => `  ${JSON.stringify(op.id)}: ${JSON.stringify(op.row.pathIsDefault ? { defaultPath: op.path } : {})},`);
   return `${head}import type { Route } from "@paysys/core/shell";
 
-/** Every operation of the spec by its id (\`group.method\`): its path, and \`pathIsDefault\` where no source shows it. */
+/** Every operation of the spec by its id (\`group.method\`), with \`defaultPath\` where no source shows its path (the paths the \`paths\` option may change). */
 export const routes: Readonly<Record<string, Route>> = {
 ${routes.join("\n")}
 };

@@ -35,22 +35,26 @@ export function checkClientOptions(client: string, options: unknown, settings: V
   if (problems.length > 0) throw new ConfigurationError(`${client}: invalid options: ${problems.join("; ")}`);
 }
 
-/** An operation's path as the spec gives it; `pathIsDefault` where no source shows it and the SDK chose it. */
+/**
+ * An operation as a client's shell knows it (routes.ts): `defaultPath` where no source shows its path
+ * and the SDK chose one, the only paths the `paths` option may change. The documented paths stay
+ * with the runtime: the shell would only load them to say they cannot be changed.
+ */
 export interface Route {
-  readonly path: string;
-  readonly pathIsDefault?: boolean;
+  readonly defaultPath?: string;
 }
 
 const placeholders = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
 
-/** The `paths` option checked: only paths no source shows may be changed, and only with the same placeholders. */
-export function checkPathOverrides<R extends Route>(routes: Readonly<Record<string, R>>, paths: Readonly<Record<string, string>> = {}): [R, string][] {
+/** The `paths` option checked: only paths no source shows may be changed, and only with the same placeholders. Each changed operation's id and its new path. */
+export function checkPathOverrides(routes: Readonly<Record<string, Route>>, paths: Readonly<Record<string, string>> = {}): [string, string][] {
   return Object.entries(paths).map(([id, path]) => {
-    const route = routes[id];
+    const route = Object.hasOwn(routes, id) ? routes[id] : undefined;
     if (!route) throw new ConfigurationError(`paths: no operation ${id}`);
-    if (!route.pathIsDefault) throw new ConfigurationError(`paths: the path of ${id} is documented (${route.path}); it cannot be changed`);
-    if (placeholders(path).join() !== placeholders(route.path).join()) throw new ConfigurationError(`paths: ${id} must keep the placeholders of ${route.path}`);
-    return [route, path];
+    const { defaultPath } = route;
+    if (defaultPath === undefined) throw new ConfigurationError(`paths: the path of ${id} is documented; it cannot be changed`);
+    if (placeholders(path).join() !== placeholders(defaultPath).join()) throw new ConfigurationError(`paths: ${id} must keep the placeholders of ${defaultPath}`);
+    return [id, path];
   });
 }
 

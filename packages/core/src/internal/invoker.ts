@@ -147,7 +147,14 @@ function checkWiring({ transport, operations, codecs = {}, checks = {} }: Invoke
 
 /** The operations whose path the caller changed (checked as at the client's construction), with their path in place. */
 function pathOverrides(operations: InvokerOptions["operations"], paths: InvokerOptions["paths"]): Map<OperationSpec, OperationSpec> {
-  return new Map(checkPathOverrides(operations, paths).map(([op, path]) => [op, { ...op, path }]));
+  // Checked on the routes as a shell has them (construction.ts), so the client and its shell say the same.
+  const routes = Object.fromEntries(Object.entries(operations).map(([id, op]) => [id, op.pathIsDefault ? { defaultPath: op.path } : {}]));
+  return new Map(
+    checkPathOverrides(routes, paths).map(([id, path]) => {
+      const op = operations[id]!;
+      return [op, { ...op, path }];
+    }),
+  );
 }
 
 /** The chain and the journal over the client's store, when the spec has a chain or journals an operation. */

@@ -7,9 +7,9 @@
 // The openapi-fetch client itself stays reachable as `raw`, over the same attempts.
 import type { Client, ClientOptions } from "openapi-fetch";
 import openapiFetch, { createQuerySerializer, defaultPathSerializer } from "openapi-fetch";
+import { apiErrorClass } from "../api-error-class.js";
 import type { CallOptions, FetchLike, Hooks, LogEvent } from "../call.js";
 import {
-  apiErrorClass,
   ConfigurationError,
   ConnectionError,
   type ErrorContext,
