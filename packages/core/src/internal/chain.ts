@@ -20,12 +20,13 @@
 // or is written alone when the lease is given back (after `lingerMs` idle, or on `close()`), or
 // before the journal is read. A crash in between leaves its intent pending: the lease's next holder
 // resolves it as applied, because the chain moved past it (its answer is lost).
-import { LeaseUnavailableError, PaysysError, StoreUnavailableError } from "../errors.js";
+import { LeaseUnavailableError, StoreUnavailableError } from "../errors.js";
 import { KeyedQueue } from "../queue.js";
-import { type ChainStore, type Fence, type Holder, type Lease, type LeaseStore, leaseLost, type SettledWithLink, type Settlement } from "../stores.js";
+import { type ChainStore, type Fence, type Holder, type Lease, type LeaseStore, leaseLost, type SettledWithLink } from "../stores.js";
+import { type ChainTurn, type Deferred, type Held, Turn, type TurnHost } from "./chain-turn.js";
 import { withFields } from "./objects.js";
 import { sleep } from "./retry.js";
-import type { AttemptStep } from "./steps.js";
+import { storeCall } from "./store-call.js";
 
 export interface LeaseOptions {
   /** How long a lease lasts unless renewed, in ms. Default: twice the client's timeout, at least 60 s. */
@@ -50,91 +51,18 @@ export interface HeaderChainOptions {
   timeoutMs: number;
 }
 
-/** A write that keeps `link` under the name `name`, fenced by `fence`. */
-export type LinkWrite = (name: string, link: string, fence: Fence) => Promise<void> | void;
-
 const noop = () => {};
 
 /** How long before its expiry an idle lease is given back at the latest (its waiting outcome written first), in ms. */
 const RELEASE_MARGIN_MS = 2000;
-
-/** An applied call's outcome and the link its answer carried, known here and not written yet. */
-interface Deferred {
-  settled: { key: string; settlement: Settlement };
-  link: string;
-  /** Writes them alone (the link under the key's name). */
-  alone: LinkWrite;
-  /** The lease it was learnt under: it is written under that lease or not at all. */
-  fence: Fence;
-}
-
-/** One call's exclusive use of a key. */
-export interface ChainTurn {
-  readonly key: string;
-  /** The lease's proof, for every write under it. */
-  readonly fence: Fence;
-  /** The link the next request must present: the kept one, read afresh from the service when it is not sure. */
-  link(): Promise<string>;
-  /** The service's current link, read now, and kept. */
-  current(): Promise<string>;
-  /**
-   * Keeps a link an answer carried, through `write` when given (a write that keeps the link with
-   * something else, atomically). A store that fails here makes the next turn read the link afresh.
-   */
-  keep(link: string, write?: LinkWrite): Promise<void>;
-  /**
-   * Keeps an applied call's link now, in memory, and writes it with the call's outcome later: carried
-   * by the key's next write (`carry`), or alone (`alone`) before the lease is given back or the journal read.
-   * Answers false (nothing kept) when the lease is given back after each call (`lingerMs` 0): write it now.
-   */
-  defer(link: string, settled: { key: string; settlement: Settlement }, alone: LinkWrite): boolean;
-  /** Writes the key's deferred outcome now, alone (before the journal reads the key in this turn). */
-  flush(): Promise<void>;
-  /**
-   * Runs a write that carries the key's deferred outcome (undefined: none). When that write fails, the
-   * outcome is not written: the key is left unsure and not clear, so its intent is resolved before the next call.
-   */
-  carry<T>(write: (carried: SettledWithLink | undefined, fence: Fence) => Promise<T>): Promise<T>;
-  /** An attempt step that presents `link` and notes the next link the answer carries. */
-  step(link: string | undefined): { step: AttemptStep; next(): string | undefined };
-  /**
-   * Whether no unresolved intent is left on the key: set by the journal once it has resolved them
-   * all under this lease, and unset while one of its own is pending. Only the lease's holder can
-   * write on the key (every write is fenced), so the journal need not list them again before each call.
-   */
-  clear: boolean;
-  /** Makes sure the lease lasts at least `ms` more, renewing it if needed; throws LeaseLostError when it was lost. */
-  ensure(ms: number): Promise<void>;
-}
-
-/** What the chain keeps per key while this client holds it. */
-interface Held {
-  /** Undefined until the first call on the key has taken it. */
-  lease: Lease | undefined;
-  /** Calls queued or running on the key. */
-  users: number;
-  linger?: ReturnType<typeof setTimeout>;
-  /** The kept link may be behind the service's (a keep failed): read it before the next request. */
-  unsure: boolean;
-  /** The link last kept or read under this lease (what the store holds, when not `unsure`). */
-  link?: string;
-  /** The journal found no unresolved intent on the key under this lease, and left none since (ChainTurn.clear). */
-  clear: boolean;
-  /** An outcome not written yet (ChainTurn.defer). */
-  deferred?: Deferred;
-  /** The last write of a deferred outcome (alone, or carried): a later write of the key, and `flush()`, wait for it. */
-  flushing?: Promise<void>;
-  /** How many of the key's outcomes the store failed to keep, and why the last did. */
-  lapses: number;
-  lapse?: unknown;
-}
 
 export class HeaderChain {
   readonly #options: HeaderChainOptions;
   readonly #queue = new KeyedQueue();
   readonly #held = new Map<string, Held>();
   readonly #ttlMs: number;
-  readonly #headerNames: readonly string[];
+  /** What each turn needs of the chain, made once. */
+  readonly #host: TurnHost;
   readonly #lingerMs: number;
   /** close() has begun: a call that answers from now on writes its outcome before it answers. */
   #closing = false;
@@ -143,7 +71,16 @@ export class HeaderChain {
     this.#options = options;
     this.#lingerMs = options.lease?.lingerMs ?? 1000;
     this.#ttlMs = options.lease?.ttlMs ?? Math.max(60_000, 2 * options.timeoutMs);
-    this.#headerNames = [options.header];
+    this.#host = {
+      header: options.header,
+      headerNames: [options.header],
+      set: (name, link, fence) => options.store.set(name, link, fence),
+      current: (key) => options.current(key),
+      flush: (key, held) => this.#flush(key, held),
+      carry: (held, name, lapses, write) => this.#carry(held, name, lapses, write),
+      renew: (lease, ms) => this.#renew(lease, ms),
+      defers: () => this.#lingerMs > 0 && !this.#closing,
+    };
   }
 
   /** The header the chain's links travel in. */
@@ -208,71 +145,7 @@ export class HeaderChain {
     } else if (held.lease.expiresAt - Date.now() < this.#ttlMs / 2) {
       held.lease = await this.#renew(held.lease);
     }
-    const { store, header } = this.#options;
-    const name = this.#name(key);
-    const fence = (): Lease => held.lease!;
-    const lapses = held.lapses; // an outcome lost from here on was lost while this call waited
-    const set: LinkWrite = (name, link, fence) => store.set(name, link, fence);
-    const keep = async (link: string, write = set) => {
-      await this.#flush(key, held); // an older link is never written over this one
-      try {
-        await storeCall("keep the chain link", () => write(name, link, fence()));
-        held.link = link;
-        held.unsure = false;
-      } catch (e) {
-        held.unsure = true;
-        throw e;
-      }
-    };
-    const current = async () => {
-      const link = await this.#options.current(JSON.parse(key));
-      await keep(link);
-      return link;
-    };
-    return {
-      key,
-      get fence() {
-        return fence();
-      },
-      get clear() {
-        return held.clear;
-      },
-      set clear(value) {
-        held.clear = value;
-      },
-      link: async () => (held.unsure || held.link === undefined ? current() : held.link),
-      current,
-      keep,
-      defer: (link, settled, alone) => {
-        if (this.#lingerMs <= 0 || this.#closing) return false;
-        held.link = link;
-        held.unsure = false;
-        held.deferred = { settled, link, alone, fence: fence() };
-        return true;
-      },
-      flush: () => this.#flush(key, held),
-      carry: (write) => this.#carry(held, name, lapses, write),
-      step: (link) => {
-        let next: string | undefined;
-        return {
-          step: {
-            headerNames: this.#headerNames,
-            present(headers) {
-              if (link !== undefined) headers.set(header, link);
-              return link;
-            },
-            answered(answer) {
-              next = answer.header(header) ?? undefined;
-              return false;
-            },
-          },
-          next: () => next,
-        };
-      },
-      ensure: async (ms) => {
-        if (fence().expiresAt - Date.now() < ms) held.lease = await this.#renew(fence(), ms);
-      },
-    };
+    return new Turn(this.#host, key, held, this.#name(key));
   }
 
   /**
@@ -370,18 +243,5 @@ export class HeaderChain {
     held.linger = setTimeout(release, Math.max(0, Math.min(lingerMs, held.lease.expiresAt - Date.now() - RELEASE_MARGIN_MS)));
     // An idle lease does not keep the process alive; an outcome still to be written does (close() writes it at once).
     if (!held.deferred) (held.linger as { unref?: () => void }).unref?.();
-  }
-}
-
-/**
- * Runs a store call; a failure that is not already the SDK's becomes a StoreUnavailableError saying
- * what the SDK was doing, so a store problem is never mistaken for a network one.
- */
-export async function storeCall<T>(what: string, call: () => T | Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (e) {
-    if (e instanceof PaysysError) throw e;
-    throw new StoreUnavailableError(`the store failed to ${what}: ${e instanceof Error ? e.message : String(e)}`, undefined, { cause: e });
   }
 }

@@ -8,7 +8,8 @@ export { fenceHolds, isUnresolved, leaseIsTakable, leaseLost, settledEntry } fro
 export { base64 } from "./base64.js";
 export { commaListCodec, rfc3339Codec, tengeCodec } from "./builtin-codecs.js";
 export { cardDataIssues, looksLikeCardNumber } from "./card-guard.js";
-export { type ChainTurn, HeaderChain, type LeaseOptions, storeCall } from "./chain.js";
+export { HeaderChain, type LeaseOptions } from "./chain.js";
+export type { ChainTurn } from "./chain-turn.js";
 export type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./client-journal.js";
 export type { Codec, CodecContext, CodecRegistry } from "./codecs.js";
 export { checkClientOptions, clientFunctionKeys, journalFunctionKeys, type OptionKind } from "./construction.js";
@@ -55,6 +56,7 @@ export { REDACTED, redactValue, SecretSet, scrub, withoutUrlCredentials } from "
 export { hashOf } from "./request-hash.js";
 export { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDefaults, sleep } from "./retry.js";
 export { type AttemptStep, basicScheme, bearerScheme, type HeaderSink, type SecurityScheme } from "./steps.js";
+export { storeCall } from "./store-call.js";
 export { type CallRecord, clientTelemetry, loadOtelApi, outcomeOf, type Telemetry, type TelemetryTarget } from "./telemetry.js";
 export { TokenManager, type TokenManagerOptions, type TokenSet, tokensFromAnswer } from "./tokens.js";
 export { type CallResult, type HttpInput, type Prepared, type ReadyRequest, type SendExtras, type SendWatch, Transport, type TransportOptions } from "./transport.js";

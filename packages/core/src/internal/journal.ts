@@ -27,7 +27,8 @@ import {
   UnresolvedOutcomeError,
 } from "../errors.js";
 import { type Holder, isUnresolved, type JournalEntry, type JournalStore, type Settlement, settledEntry } from "../stores.js";
-import { type ChainTurn, type HeaderChain, type LinkWrite, storeCall } from "./chain.js";
+import type { HeaderChain } from "./chain.js";
+import type { ChainTurn, LinkWrite } from "./chain-turn.js";
 import type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./client-journal.js";
 import { holderIsGone } from "./holder.js";
 import type { OperationSpec } from "./operation.js";
@@ -35,6 +36,7 @@ import { defaultKey, isRefusal, learnOutcome, probeParams, type Query, refusalOf
 import { answerLost, notApplied, outcomeUnknown } from "./outcome-errors.js";
 import { hashOf } from "./request-hash.js";
 import type { AttemptStep } from "./steps.js";
+import { storeCall } from "./store-call.js";
 import type { SendWatch } from "./transport.js";
 
 /** How long after an intent is written its request may still start (beyond the attempt's timeout). */
@@ -269,7 +271,7 @@ export class Journal implements ClientJournal {
       };
       const chained = turn?.step(presented);
       try {
-        const value = await call.send(chained ? [chained.step] : [], watch);
+        const value = await call.send(chained ? [chained] : [], watch);
         const settled = await this.#applied(key, turn, chained?.next(), { state: "applied", answer: value, settledAt: Date.now() });
         if (turn && settled) turn.clear = true;
         return value;

@@ -4,7 +4,7 @@
 import { APIError, NotFoundError, RedirectError, RequestValidationError, ServiceError } from "../errors.js";
 import { randomUuid } from "../ids.js";
 import type { JournalEntry, Settlement } from "../stores.js";
-import type { ChainTurn } from "./chain.js";
+import type { ChainTurn } from "./chain-turn.js";
 import type { OperationSpec, OutcomeSpec } from "./operation.js";
 import { evaluatePointer, parsePointer } from "./pointer.js";
 
