@@ -38,8 +38,8 @@ const EXPECTED = 'expected yyyyMMdd or yyyyMMddHHmmss digits, a calendar date ("
  * 100, where a two-digit year is a mistake (24 is not 2024).
  */
 const inYears = (year: number) => year >= 100 && year <= 9999;
-/** A month's last day (month 1–12): the day before the next month's first, by the calendar's own rules (years from 100). */
-const lastDay = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
+/** A month's last day (month 1–12): its length in days, by the calendar's own rules (years from 100) and without a `Date` made. */
+const lastDay = (year: number, month: number) => (Date.UTC(year, month, 1) - Date.UTC(year, month - 1, 1)) / 864e5;
 
 /** A date and time that exist on the calendar, in the years a portal date carries (this runs for every date of every call). */
 function isRealTime(y: number, mo: number, d: number, h = 0, mi = 0, s = 0): boolean {

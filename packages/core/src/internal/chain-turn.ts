@@ -179,7 +179,7 @@ export class Turn implements ChainTurn {
 }
 
 /** The attempt step of a chained call: presents its link, and notes the next one its answer carries. */
-class LinkStep implements AttemptStep {
+export class LinkStep implements AttemptStep {
   readonly headerNames: readonly string[];
   readonly #header: string;
   readonly #link: string | undefined;

@@ -9,7 +9,7 @@ export { base64 } from "./base64.js";
 export { commaListCodec, rfc3339Codec, tengeCodec } from "./builtin-codecs.js";
 export { cardDataIssues, looksLikeCardNumber } from "./card-guard.js";
 export { HeaderChain, type LeaseOptions } from "./chain.js";
-export type { ChainTurn } from "./chain-turn.js";
+export type { ChainTurn, LinkStep } from "./chain-turn.js";
 export type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./client-journal.js";
 export type { Codec, CodecContext, CodecRegistry } from "./codecs.js";
 export { checkClientOptions, clientFunctionKeys, journalFunctionKeys, type OptionKind } from "./construction.js";

@@ -13,7 +13,6 @@
 //   only once the SDK knows the first request did not take effect.
 // - Before anything new is sent on a register, its pending intents are resolved; an intent that
 //   cannot be resolved blocks the register (UnresolvedOutcomeError) rather than risk a duplicate.
-
 import { apiErrorClass } from "../api-error-class.js";
 import {
   APIError,
