@@ -395,6 +395,19 @@ describe("answer size and content", () => {
     expect(err.message).toContain("not valid UTF-8");
     expect(await t.call(op(), {})).toMatchObject({ kind: "json", body: { a: "€ü" } });
   });
+
+  it("a real U+FFFD in valid UTF-8 is kept; the same character made of invalid bytes is refused", async () => {
+    // The text is read by a replacing decoder first: its replacement character alone must not decide.
+    const real = new TextEncoder().encode('{"a":"x\uFFFDy"}'); // EF BF BD: valid UTF-8
+    const invalid = new Uint8Array([...new TextEncoder().encode('{"a":"x'), 0xff, ...new TextEncoder().encode('y"}')]);
+    const answer = (bytes: Uint8Array) => transport(async () => new Response(bytes, { headers: { "content-type": "application/json" } }));
+    expect(await answer(real).call(op(), {})).toMatchObject({ kind: "json", body: { a: "x\uFFFDy" } });
+    const err = await answer(invalid)
+      .call(op(), {})
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(UnexpectedResponseError);
+    expect(err.message).toContain("not valid UTF-8");
+  });
 });
 
 describe("redirects", () => {

@@ -10,6 +10,7 @@ export const ERROR_BODY_LIMIT = 64 * 1024;
 const EXCERPT = 200;
 /** Decoding without `stream` keeps no state between calls, so one strict decoder serves every answer. */
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+const replacingUtf8 = new TextDecoder("utf-8");
 
 /** A body as read: `cut` when it went past the limit and the rest was dropped (the exchange then ended early). */
 export interface ReadBody {
@@ -61,8 +62,15 @@ export async function readBody(answer: HttpAnswer, limit: number, mustBeWhole: b
   return { bytes: out, cut };
 }
 
-/** A whole body as text, strictly: invalid UTF-8 is an UnexpectedResponseError. */
+/**
+ * A whole body as text, strictly: invalid UTF-8 is an UnexpectedResponseError. The replacing decoder
+ * reads first, as it is the fast one on Deno and Bun (a 7 kB answer: 1.1–1.4 µs against 3.4–4.4
+ * strictly) and no slower on Node; a replacement character in its text is invalid UTF-8 or a real
+ * U+FFFD, and the strict decoder tells which.
+ */
 export function strictText(bytes: Uint8Array, op: OperationSpec, ctx: ErrorContext, excerpt: () => string): string {
+  const text = replacingUtf8.decode(bytes);
+  if (!text.includes("\uFFFD")) return text;
   try {
     return strictUtf8.decode(bytes);
   } catch {
