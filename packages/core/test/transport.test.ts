@@ -400,7 +400,7 @@ describe("answer size and content", () => {
     // The text is read by a replacing decoder first: its replacement character alone must not decide.
     const real = new TextEncoder().encode('{"a":"x\uFFFDy"}'); // EF BF BD: valid UTF-8
     const invalid = new Uint8Array([...new TextEncoder().encode('{"a":"x'), 0xff, ...new TextEncoder().encode('y"}')]);
-    const answer = (bytes: Uint8Array) => transport(async () => new Response(bytes, { headers: { "content-type": "application/json" } }));
+    const answer = (bytes: Uint8Array<ArrayBuffer>) => transport(async () => new Response(bytes, { headers: { "content-type": "application/json" } }));
     expect(await answer(real).call(op(), {})).toMatchObject({ kind: "json", body: { a: "x\uFFFDy" } });
     const err = await answer(invalid)
       .call(op(), {})
