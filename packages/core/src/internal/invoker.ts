@@ -147,6 +147,7 @@ function checkWiring({ transport, operations, codecs = {}, checks = {} }: Invoke
 
 /** The operations whose path the caller changed (checked as at the client's construction), with their path in place. */
 function pathOverrides(operations: InvokerOptions["operations"], paths: InvokerOptions["paths"]): Map<OperationSpec, OperationSpec> {
+  if (!paths) return new Map();
   // Checked on the routes as a shell has them (construction.ts), so the client and its shell say the same.
   const routes = Object.fromEntries(Object.entries(operations).map(([id, op]) => [id, op.pathIsDefault ? { defaultPath: op.path } : {}]));
   return new Map(
