@@ -46,10 +46,12 @@ const openShift = (fiscal: FiscalClient, idKkm: number) =>
     if (!(e instanceof APIError && e.status === 424)) throw e;
   });
 /**
- * A fetch whose receipts answer 50 ms after the service did, and a promise that resolves when the
- * first receipt leaves (its intent is written by then): for what a client does while a receipt is under way.
+ * A receipt under `key` on register 205, left under way: its answer comes 50 ms after the service's,
+ * and this answers once it has left (its intent is written by then). The client's lease lingers, so
+ * the receipt's outcome then waits in memory while the store still says pending: for what a client
+ * does while a receipt is under way.
  */
-function slowSales() {
+async function receiptUnderWay(key: string) {
   let sent!: () => void;
   const sending = new Promise<void>((r) => {
     sent = r;
@@ -61,7 +63,11 @@ function slowSales() {
     await new Promise((r) => setTimeout(r, 50));
     return answer;
   };
-  return { fetch, sending };
+  const fiscal = client({ fetch, lease: { lingerMs: 60_000 } });
+  await openShift(fiscal, 205);
+  const selling = fiscal.operations.sale(sale(205), { idempotencyKey: key });
+  await sending;
+  return { fiscal, selling };
 }
 const coffee = (qty = 1) => ({ Name: "Coffee", IdSection: 1, Price: "625.25", Qty: qty });
 const sale = (idKkm: number, positions = [coffee()], pay: { Cash?: string; NonCash?: string } = {}) => {
@@ -434,11 +440,9 @@ describe("fiscal: the Uid chain", () => {
   });
 
   it("recover() while a receipt of this client is under way waits for it in the register's turn, and keeps its answer", async () => {
-    const { fetch, sending } = slowSales();
-    await using fiscal = client({ fetch, lease: { lingerMs: 60_000 } });
-    await openShift(fiscal, 205);
-    const selling = fiscal.operations.sale(sale(205), { idempotencyKey: "recovered-while-sent" });
-    await sending;
+    const under = await receiptUnderWay("recovered-while-sent");
+    await using fiscal = under.fiscal;
+    const { selling } = under;
     const recovered = await fiscal.journal.recover(); // lists the intent while its call runs
     const done = await selling;
     expect(recovered).toEqual([{ operation: "operations.sale", key: "recovered-while-sent", state: "applied" }]);
@@ -449,12 +453,9 @@ describe("fiscal: the Uid chain", () => {
   });
 
   it("journal.settle while a receipt of this client is under way waits for it in the register's turn, and refuses to mark it not applied", async () => {
-    const { fetch, sending } = slowSales();
-    // A lease that lingers: the receipt's outcome waits in memory after it answers, the store still says pending.
-    await using fiscal = client({ fetch, lease: { lingerMs: 60_000 } });
-    await openShift(fiscal, 205);
-    const selling = fiscal.operations.sale(sale(205), { idempotencyKey: "settled-while-sent" });
-    await sending;
+    const under = await receiptUnderWay("settled-while-sent");
+    await using fiscal = under.fiscal;
+    const { selling } = under;
     const refused = await fiscal.journal.settle({ operation: "operations.sale", key: "settled-while-sent" }, false).catch((e) => e);
     const done = await selling;
     expect(refused).toBeInstanceOf(RequestValidationError);
