@@ -4,5 +4,5 @@
 // (transport, invoker, schemes, codecs, chain) is in `@paysys/core/internal`: not for users.
 export { apiErrorClass } from "./api-error-class.js";
 export * from "./calls.js";
-export { MemoryStore } from "./memory-store.js";
+export { DEFAULT_MAX_SETTLED_ENTRIES, MemoryStore, type MemoryStoreOptions } from "./memory-store.js";
 export { DEFAULT_JOURNAL_RETENTION_MS, MemoryCallbackStore } from "./stores.js";

@@ -1,4 +1,5 @@
 // The memory store: every store contract in this process only (the default store of a client).
+import { ConfigurationError } from "./errors.js";
 import { KeyedQueue } from "./queue.js";
 import {
   DEFAULT_JOURNAL_RETENTION_MS,
@@ -17,6 +18,20 @@ import {
   settledEntry,
 } from "./stores.js";
 
+/** How many settled journal entries a `MemoryStore` keeps at most, by default (~125 MB of fiscal receipts). */
+export const DEFAULT_MAX_SETTLED_ENTRIES = 100_000;
+
+export interface MemoryStoreOptions extends StoreOptions {
+  /**
+   * How many settled journal entries are kept at most (default 100,000): past it the oldest settled
+   * one is dropped, as the retention drops it, even within the retention. A key is then never sent
+   * twice within the retention and the last this many settled calls, whichever ends first; an entry
+   * costs about 1.3 kB of heap (a fiscal receipt), so memory stays bounded at any rate. Pending and
+   * disputed entries are never dropped.
+   */
+  maxSettledEntries?: number;
+}
+
 /**
  * Keeps everything in this process only: leases exclude clients of this process from each other,
  * and the journal survives as long as the process. Entries are copied in and out as JSON, as a
@@ -31,15 +46,21 @@ export class MemoryStore implements Store {
   readonly #unresolved = new Map<string, string | undefined>();
   /** The same keys by scope: a register's call lists its register's only, not every call under way (1,000 registers at once). */
   readonly #unresolvedIn = new Map<string | undefined, Set<string>>();
-  /** When each settled entry was settled: what the retention prunes by. */
+  /** When each settled entry was settled, oldest first: what the retention and the cap prune by. */
   readonly #settledAt = new Map<string, number>();
   readonly #queue = new KeyedQueue();
   readonly #retentionMs: number;
+  readonly #maxSettled: number;
   readonly #now: () => number;
   #pruned = 0;
 
-  constructor(options: StoreOptions = {}) {
+  constructor(options: MemoryStoreOptions = {}) {
     this.#retentionMs = options.journalRetentionMs ?? DEFAULT_JOURNAL_RETENTION_MS;
+    this.#maxSettled = options.maxSettledEntries ?? DEFAULT_MAX_SETTLED_ENTRIES;
+    // A NaN or negative cap would keep everything without a word: the unbounded store it exists to prevent.
+    if (!Number.isSafeInteger(this.#maxSettled) || this.#maxSettled < 0) {
+      throw new ConfigurationError(`MemoryStore: maxSettledEntries must be a whole number ≥ 0, not ${String(options.maxSettledEntries)}`);
+    }
     this.#now = options.now ?? Date.now;
   }
 
@@ -124,6 +145,7 @@ export class MemoryStore implements Store {
     if (!isUnresolved(settlement.state)) {
       this.#markResolved(key);
       this.#settledAt.set(key, settlement.settledAt);
+      if (this.#settledAt.size > this.#maxSettled) this.#drop(this.#settledAt.keys().next().value!);
     }
   }
 
@@ -174,10 +196,11 @@ export class MemoryStore implements Store {
     const now = this.#now();
     if (now - this.#pruned < 60_000) return;
     this.#pruned = now;
-    for (const [key, at] of this.#settledAt) {
-      if (now - at <= this.#retentionMs) continue;
-      this.#journal.delete(key);
-      this.#settledAt.delete(key);
-    }
+    for (const [key, at] of this.#settledAt) if (now - at > this.#retentionMs) this.#drop(key);
+  }
+
+  #drop(key: string): void {
+    this.#journal.delete(key);
+    this.#settledAt.delete(key);
   }
 }

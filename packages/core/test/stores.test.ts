@@ -7,7 +7,17 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type Fence, type Holder, MemoryCallbackStore, MemoryStore, PaysysError, type Settlement, StoreCorruptError, StoreUnavailableError } from "../src/index.js";
+import {
+  ConfigurationError,
+  type Fence,
+  type Holder,
+  MemoryCallbackStore,
+  MemoryStore,
+  PaysysError,
+  type Settlement,
+  StoreCorruptError,
+  StoreUnavailableError,
+} from "../src/index.js";
 import { FileStore } from "../src/node.js";
 import { callbackStoreConformance, storeConformance } from "../src/testing.js";
 
@@ -23,6 +33,50 @@ const folder = () => {
 
 describe("MemoryStore passes the conformance kit", () => {
   for (const c of storeConformance({ fresh: () => new MemoryStore() })) it(c.name, c.run);
+});
+
+describe("MemoryStore keeps its memory bounded", () => {
+  const holder: Holder = { id: "till-1" };
+  const intent = (key: string, at: number) => ({ key, operation: "sale", scope: "101", hash: "h", holder, startedAt: at, sendBy: at + 1000, state: "pending" as const });
+  const settle = (store: MemoryStore, key: string, state: Settlement["state"], at: number) => store.settleIntent(key, { state, answer: { key }, settledAt: at });
+  const kept = async (store: MemoryStore, keys: string[]) => (await Promise.all(keys.map((k) => store.getIntent(k)))).map((e) => e?.state ?? "gone");
+
+  it("drops a settled entry once it is older than the retention (pruned at most once a minute); an unresolved one never", async () => {
+    let now = 1_000_000;
+    const store = new MemoryStore({ journalRetentionMs: 10 * 60_000, now: () => now });
+    for (const key of ["a", "b", "c"]) await store.beginIntent(intent(key, now));
+    await settle(store, "a", "applied", now);
+    await settle(store, "b", "disputed", now);
+    now += 10 * 60_000 + 1;
+    await store.beginIntent(intent("d", now)); // a write prunes
+    expect(await kept(store, ["a", "b", "c", "d"])).toEqual(["gone", "disputed", "pending", "pending"]);
+    await settle(store, "c", "refused", now);
+    now += 5 * 60_000;
+    await store.beginIntent(intent("e", now));
+    expect(await kept(store, ["c"])).toEqual(["refused"]); // within the retention
+  });
+
+  it("past maxSettledEntries drops the oldest settled entry, within the retention too; unresolved ones neither count nor go", async () => {
+    const store = new MemoryStore({ maxSettledEntries: 2 });
+    const keys = ["k1", "k2", "k3", "k4", "k5"];
+    for (const key of keys) await store.beginIntent(intent(key, 1));
+    await settle(store, "k1", "applied", 2);
+    await settle(store, "k2", "refused", 3);
+    await settle(store, "k3", "disputed", 4);
+    expect(await kept(store, keys)).toEqual(["applied", "refused", "disputed", "pending", "pending"]);
+    await settle(store, "k4", "applied", 5);
+    expect(await kept(store, keys)).toEqual(["gone", "refused", "disputed", "applied", "pending"]);
+    await settle(store, "k3", "not-applied", 6); // a person settled the dispute
+    expect(await kept(store, keys)).toEqual(["gone", "gone", "not-applied", "applied", "pending"]);
+    expect((await store.pendingIntents("k")).map((e) => e.key)).toEqual(["k5"]);
+  });
+
+  it("a cap that is not a whole number ≥ 0 is a ConfigurationError, not a store that keeps everything", () => {
+    for (const bad of [Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY, "10"]) {
+      expect(() => new MemoryStore({ maxSettledEntries: bad as number })).toThrow(ConfigurationError);
+    }
+    expect(() => new MemoryStore({ maxSettledEntries: 0 })).not.toThrow();
+  });
 });
 
 describe("FileStore passes the conformance kit, with a second handle on the same files", () => {
