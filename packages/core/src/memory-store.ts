@@ -167,7 +167,7 @@ export class MemoryStore implements Store {
     const out: JournalEntry[] = [];
     const keys = scope === undefined ? this.#unresolved.keys() : (this.#unresolvedIn.get(scope) ?? []);
     for (const key of keys) if (key.startsWith(prefix)) out.push(this.#read(key)!);
-    return out.sort((a, b) => a.startedAt - b.startedAt);
+    return out.length > 1 ? out.sort((a, b) => a.startedAt - b.startedAt) : out;
   }
 
   #markUnresolved(key: string, scope: string | undefined): void {

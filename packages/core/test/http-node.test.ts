@@ -99,6 +99,7 @@ describe("the node:http adapter", () => {
         ["x-a", "1"],
         ["x-a", "2"],
         ["Uid", "next"],
+        ["X-B", "3"],
       ]);
       res.end('{"ok":true}');
     };
@@ -107,6 +108,8 @@ describe("the node:http adapter", () => {
     expect(a.header("x-a")).toBe("1, 2");
     expect(a.header("uid")).toBe("next");
     expect(a.header("X-A")).toBe("1, 2");
+    expect(a.header("x-b")).toBe("3"); // another name of the same length
+    expect(a.header("x-ab")).toBeNull();
     expect(JSON.parse(await direct(a))).toEqual({ ok: true });
   });
 

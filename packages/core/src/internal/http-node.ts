@@ -133,11 +133,13 @@ function answer(res: Incoming, { stream, zlib }: NodeHttpModules): HttpAnswer {
   const status = res.statusCode ?? 0;
   const raw = res.rawHeaders;
   const header = (name: string) => {
-    // Most answers carry a handful of headers, and most questions are about one: a scan beats a Headers.
+    // Most answers carry a handful of headers, and most questions are about one: a scan beats a
+    // Headers. Lengths first: lower-casing every name for every question allocated a string each.
     const wanted = name.toLowerCase();
     let found: string | null = null;
     for (let i = 0; i < raw.length; i += 2) {
-      if (raw[i]!.toLowerCase() === wanted) found = found === null ? raw[i + 1]! : `${found}, ${raw[i + 1]}`;
+      const at = raw[i]!;
+      if (at.length === wanted.length && (at === wanted || at.toLowerCase() === wanted)) found = found === null ? raw[i + 1]! : `${found}, ${raw[i + 1]}`;
     }
     return found;
   };

@@ -9,18 +9,36 @@ export async function hashOf(operation: string, params: Record<string, unknown>,
 /**
  * JSON with object keys in order and the value of every sensitive key replaced, in one walk (this
  * runs on every journaled call). Values are what the checks let through: JSON's own, and objects
- * with a `toJSON` (a Date).
+ * with a `toJSON` (a Date). Built by concatenation and the keys sorted in place: the arrays of a
+ * join and of `Array.prototype.sort` were a tenth of what a fiscal receipt allocated in core.
  */
 function canonical(value: unknown, sensitive: ReadonlySet<string>): string {
   if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") value = (value as { toJSON(): unknown }).toJSON();
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map((v) => canonical(v, sensitive)).join(",")}]`;
-  const parts: string[] = [];
-  for (const k of Object.keys(value).sort()) {
-    const v = (value as Record<string, unknown>)[k];
-    if (v !== undefined) parts.push(`${JSON.stringify(k)}:${sensitive.has(k) ? '"[REDACTED]"' : canonical(v, sensitive)}`);
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? "" : ",") + canonical(value[i], sensitive);
+    return `${out}]`;
   }
-  return `{${parts.join(",")}}`;
+  let out = "{";
+  for (const k of sortInPlace(Object.keys(value))) {
+    const v = (value as Record<string, unknown>)[k];
+    if (v === undefined) continue;
+    out += `${out === "{" ? "" : ","}${JSON.stringify(k)}:${sensitive.has(k) ? '"[REDACTED]"' : canonical(v, sensitive)}`;
+  }
+  return `${out}}`;
+}
+
+/** Sorts strings as `sort()` does (by UTF-16 code units), in place: an insertion sort for an object's few keys. */
+function sortInPlace(keys: string[]): string[] {
+  if (keys.length > 32) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    for (; j >= 0 && keys[j]! > key; j--) keys[j + 1] = keys[j]!;
+    keys[j + 1] = key;
+  }
+  return keys;
 }
 
 type NodeCrypto = { createHash(algorithm: string): { update(text: string): { digest(encoding: "hex"): string } } };
