@@ -31,7 +31,13 @@ export type Fault =
   /** A redirect to the same path on this host, or on another host name of the same server (`localhost` for `127.0.0.1`). */
   | { kind: "redirect"; to: "same-host" | "other-host"; status?: 301 | 302 | 303 | 307 | 308 }
   /** The request's body and headers echoed into an error: a JSON `message` (with `code`, like an envelope), plain text or an HTML page. */
-  | { kind: "echo"; status: number; as: "json" | "text" | "html"; code?: number };
+  | { kind: "echo"; status: number; as: "json" | "text" | "html"; code?: number }
+  /**
+   * With `after` only: the service's own answer, with one response header dropped (`"none"`) or set to
+   * the value the request carried in the same header (`"presented"`): a proxy that strips a header, or
+   * an answer that gives a chain's link back instead of the next one.
+   */
+  | { kind: "rewrite-header"; name: string; value: "none" | "presented" };
 
 export interface FaultRule {
   /** A path prefix (`/portal/v2/user/me`) or a pattern; every path when absent. */
@@ -181,6 +187,8 @@ export async function playFault(fault: Fault, req: IncomingMessage, res: ServerR
       res.end();
       return true;
     }
+    case "rewrite-header":
+      return false; // the server rewrites the service's answer (server.ts); without `after` there is none to rewrite
     case "echo": {
       const received = `received ${req.method} ${req.url} with headers ${JSON.stringify(req.headers)} and body ${body}`;
       if (fault.as === "json") json(fault.status, JSON.stringify({ code: fault.code ?? 1, message: received, Code: fault.code ?? 1, error: received }));

@@ -87,6 +87,19 @@ const cors = {
   "access-control-expose-headers": "content-type, content-length, content-disposition, uid",
 };
 
+/** The service's answer with one header dropped, or set to what the request presented in it (the `rewrite-header` fault). */
+function rewriteHeader(
+  answer: Awaited<ReturnType<SandboxModule["handle"]>>,
+  fault: { name: string; value: "none" | "presented" },
+  request: IncomingMessage["headers"],
+): Awaited<ReturnType<SandboxModule["handle"]>> {
+  const name = fault.name.toLowerCase();
+  const headers = Object.fromEntries(Object.entries(answer.headers ?? {}).filter(([k]) => k.toLowerCase() !== name));
+  const presented = request[name];
+  if (fault.value === "presented" && typeof presented === "string") headers[name] = presented;
+  return { ...answer, headers };
+}
+
 function send(res: ServerResponse, answer: Awaited<ReturnType<SandboxModule["handle"]>>): void {
   const headers: Record<string, string | number> = { ...answer.headers };
   let payload: Uint8Array | string;
@@ -164,7 +177,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         const appliedModule = rule?.after ? [...modules.values()].find((m) => target.pathname.startsWith(`${m.prefix}/`)) : undefined;
         const applied = appliedModule && (await appliedModule.handle(await request(target.pathname.slice(appliedModule.prefix.length))));
         if (rule && (await playFault(rule.fault, req, res, rule.fault.kind === "echo" ? await body() : "", faults.timers))) return;
-        if (applied) return send(res, applied);
+        if (applied) return send(res, rule?.fault.kind === "rewrite-header" ? rewriteHeader(applied, rule.fault, req.headers) : applied);
         const control = /^\/__sandbox\/([^/]+)(\/.*)$/.exec(target.pathname);
         if (control) {
           const module = modules.get(control[1]!);
