@@ -1,6 +1,7 @@
 // A call's turn on a chained key (chain.ts): what the call may do with the key's link and lease
 // while it holds the key, as one object per call.
 import type { Fence, Lease, SettledWithLink, Settlement } from "../stores.js";
+import type { OperationSpec } from "./operation.js";
 import type { AnswerHead, AttemptStep, HeaderSink } from "./steps.js";
 import { storeCall } from "./store-call.js";
 
@@ -54,6 +55,11 @@ export interface ChainTurn {
   clear: boolean;
   /** Makes sure the lease lasts at least `ms` more, renewing it if needed; throws LeaseLostError when it was lost. */
   ensure(ms: number): Promise<void>;
+  /**
+   * The key's link is no longer known: a call took effect and its answer carried no next link (it was
+   * lost, or came without one, or gave the presented one back). The next request reads it afresh.
+   */
+  doubt(): void;
 }
 
 /** What the chain keeps per key while this client holds it. */
@@ -176,6 +182,10 @@ export class Turn implements ChainTurn {
     const fence = this.fence;
     if (fence.expiresAt - Date.now() < ms) this.#held.lease = await this.#host.renew(fence, ms);
   }
+
+  doubt(): void {
+    this.#held.unsure = true;
+  }
 }
 
 /** The attempt step of a chained call: presents its link, and notes the next one its answer carries. */
@@ -205,4 +215,16 @@ export class LinkStep implements AttemptStep {
   next(): string | undefined {
     return this.#next;
   }
+}
+
+/**
+ * The link an applied call leaves its key with: the next one its answer carried. An answer that
+ * carried none (lost, or without the header) or gave the presented one back leaves the link unknown,
+ * and the key reads it afresh before its next request: presenting the old one again would be refused,
+ * or, with that answer lost too, read as "the chain moved, so it took effect".
+ */
+export function linkLeft(op: OperationSpec, turn: ChainTurn | undefined, next: string | undefined, presented: string | undefined): string | undefined {
+  if (next !== undefined && next !== presented) return next;
+  if (op.chain?.returns) turn?.doubt();
+  return undefined;
 }

@@ -13,26 +13,15 @@
 //   only once the SDK knows the first request did not take effect.
 // - Before anything new is sent on a register, its pending intents are resolved; an intent that
 //   cannot be resolved blocks the register (UnresolvedOutcomeError) rather than risk a duplicate.
-import { apiErrorClass } from "../api-error-class.js";
-import {
-  APIError,
-  AuthenticationError,
-  IdempotencyKeyInUseError,
-  IdempotencyKeyReusedError,
-  type OutcomeUnknownError,
-  PaysysError,
-  RequestValidationError,
-  ServiceError,
-  UnresolvedOutcomeError,
-} from "../errors.js";
+import { AuthenticationError, IdempotencyKeyInUseError, type OutcomeUnknownError, PaysysError, RequestValidationError, UnresolvedOutcomeError } from "../errors.js";
 import { type Holder, isUnresolved, type JournalEntry, type JournalStore, type Settlement, settledEntry } from "../stores.js";
 import type { HeaderChain } from "./chain.js";
-import type { ChainTurn, LinkWrite } from "./chain-turn.js";
+import { type ChainTurn, type LinkWrite, linkLeft } from "./chain-turn.js";
 import type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./client-journal.js";
 import { holderIsGone } from "./holder.js";
 import type { OperationSpec } from "./operation.js";
 import { defaultKey, isRefusal, learnOutcome, probeParams, type Query, refusalOf } from "./outcome.js";
-import { answerLost, notApplied, outcomeUnknown } from "./outcome-errors.js";
+import { answerLost, keyReused, notApplied, outcomeUnknown, refusedBefore } from "./outcome-errors.js";
 import { hashOf } from "./request-hash.js";
 import type { AttemptStep } from "./steps.js";
 import { storeCall } from "./store-call.js";
@@ -185,12 +174,7 @@ export class Journal implements ClientJournal {
 
   /** A key names one request: the same operation with the same parameters. */
   #sameRequest(op: OperationSpec, entry: JournalEntry, hash: string): void {
-    if (entry.hash === hash && entry.operation === op.id) return;
-    const key = this.#short(entry.key);
-    throw new IdempotencyKeyReusedError(`${op.id}: the key ${key} was used for ${entry.operation} with other parameters: a key names one request, so nothing was sent`, {
-      operation: op.id,
-      key,
-    });
+    if (entry.hash !== hash || entry.operation !== op.id) throw keyReused(op, entry.operation, this.#short(entry.key));
   }
 
   /** What a journaled key answers without sending: its recorded outcome. Undefined when it may be sent (not applied). */
@@ -199,16 +183,7 @@ export class Journal implements ClientJournal {
     const s = entry.settlement;
     if (entry.state === "applied" && s && !s.answerLost) return { value: s.answer };
     if (entry.state === "applied") throw answerLost(op, key, undefined, "it was done before under this key");
-    if (entry.state === "refused" && s?.refusal) {
-      const r = s.refusal;
-      const ErrorClass = r.name === "ServiceError" ? ServiceError : r.status === undefined || r.name === "RedirectError" ? APIError : apiErrorClass(r.status);
-      throw new ErrorClass(`${r.message} (answered before under the key ${key}: the key is spent, and nothing was sent)`, {
-        operation: op.id,
-        status: r.status,
-        serviceCode: r.serviceCode,
-        serviceMessage: r.serviceMessage,
-      });
-    }
+    if (entry.state === "refused" && s?.refusal) throw refusedBefore(op, s.refusal, key);
     if (isUnresolved(entry.state)) throw this.#unknown(op, entry, undefined, "it was sent before under this key");
     return undefined;
   }
@@ -271,7 +246,7 @@ export class Journal implements ClientJournal {
       const chained = turn?.step(presented);
       try {
         const value = await call.send(chained ? [chained] : [], watch);
-        const settled = await this.#applied(key, turn, chained?.next(), { state: "applied", answer: value, settledAt: Date.now() });
+        const settled = await this.#applied(key, turn, linkLeft(op, turn, chained?.next(), presented), { state: "applied", answer: value, settledAt: Date.now() });
         if (turn && settled) turn.clear = true;
         return value;
       } catch (e) {
@@ -288,7 +263,7 @@ export class Journal implements ClientJournal {
           throw this.#unknown(op, disputed, e, "it was refused, yet the register's chain moved");
         }
         if (applied === true) {
-          await this.#applied(key, turn, undefined, { state: "applied", answerLost: true, settledAt: Date.now() });
+          await this.#applied(key, turn, linkLeft(op, turn, undefined, presented), { state: "applied", answerLost: true, settledAt: Date.now() });
           throw answerLost(op, this.#short(key), e, "its answer was lost");
         }
         if (applied === false) {
@@ -343,7 +318,8 @@ export class Journal implements ClientJournal {
     const applied = await learnOutcome(this.#o.operations, this.#o.query, entry, turn);
     if (applied === undefined) return entry;
     const settlement: Settlement = applied ? { state: "applied", answerLost: true, settledAt: Date.now() } : { state: "not-applied", settledAt: Date.now() };
-    if (applied) await this.#applied(entry.key, turn, undefined, settlement);
+    const op = this.#o.operations[entry.operation];
+    if (applied) await this.#applied(entry.key, turn, op && linkLeft(op, turn, undefined, entry.presented), settlement);
     else await this.#settle(entry.key, turn, settlement);
     return settledEntry(entry, settlement);
   }
@@ -353,12 +329,28 @@ export class Journal implements ClientJournal {
    * one, read again there (a call of this client may have settled it since it was listed).
    */
   #resolveAlone(entry: JournalEntry): Promise<JournalEntry> {
-    if (entry.scope === undefined || !this.#o.chain) return this.#resolve(entry, undefined);
+    if (entry.scope === undefined || !this.#o.chain) return this.#resolveIdle(entry, undefined);
     return this.#o.chain.run(entry.scope, async (turn) => {
       await turn.flush(); // a call of this client that answered just before this turn left its outcome waiting
       const now = await storeCall("read the journal", () => this.#o.store.getIntent(entry.key));
-      return now && isUnresolved(now.state) ? this.#resolve(now, turn) : (now ?? entry);
+      return now && isUnresolved(now.state) ? this.#resolveIdle(now, turn) : (now ?? entry);
     });
+  }
+
+  /**
+   * `#resolve`, unless a call of this client is still sending the key: that call learns its outcome.
+   * Asked meanwhile, the service may not have the request yet and answer "not there", which would
+   * free the key for a second request while the first is still on its way.
+   */
+  async #resolveIdle(entry: JournalEntry, turn: ChainTurn | undefined): Promise<JournalEntry> {
+    if (this.#inflight.has(entry.key)) {
+      const key = this.#short(entry.key);
+      throw new IdempotencyKeyInUseError(`${entry.operation}: a call with the key ${key} is under way in this client; its outcome is not known yet`, {
+        operation: entry.operation,
+        key,
+      });
+    }
+    return this.#resolve(entry, turn);
   }
 
   /**

@@ -1,7 +1,8 @@
 // The errors a journaled call ends with when it has no answer to return: each message says what
 // the caller may do next (send again under the same key, or nothing: it is never sent again).
-import { AnswerLostError, NotAppliedError, OutcomeUnknownError, PaysysError } from "../errors.js";
-import type { IntentState } from "../stores.js";
+import { apiErrorClass } from "../api-error-class.js";
+import { AnswerLostError, APIError, IdempotencyKeyReusedError, NotAppliedError, OutcomeUnknownError, PaysysError, ServiceError } from "../errors.js";
+import type { IntentState, Settlement } from "../stores.js";
 import type { OperationSpec } from "./operation.js";
 
 /** The status and attempts of the failure behind such an error (none when the failure was not the SDK's). */
@@ -49,5 +50,25 @@ export function outcomeUnknown(op: OperationSpec, state: IntentState, key: strin
     key,
     cause,
     wasApplied: canAsk ? ask : undefined,
+  });
+}
+
+/** The key names another request (another operation, or other parameters): nothing is sent. */
+export function keyReused(op: OperationSpec, usedFor: string, key: string): IdempotencyKeyReusedError {
+  return new IdempotencyKeyReusedError(`${op.id}: the key ${key} was used for ${usedFor} with other parameters: a key names one request, so nothing was sent`, {
+    operation: op.id,
+    key,
+  });
+}
+
+/** The refusal recorded under a spent key, thrown again as the error it was. */
+export function refusedBefore(op: OperationSpec, refusal: NonNullable<Settlement["refusal"]>, key: string): PaysysError {
+  const r = refusal;
+  const ErrorClass = r.name === "ServiceError" ? ServiceError : r.status === undefined || r.name === "RedirectError" ? APIError : apiErrorClass(r.status);
+  return new ErrorClass(`${r.message} (answered before under the key ${key}: the key is spent, and nothing was sent)`, {
+    operation: op.id,
+    status: r.status,
+    serviceCode: r.serviceCode,
+    serviceMessage: r.serviceMessage,
   });
 }

@@ -72,7 +72,9 @@ export async function learnOutcome(
       try {
         answer = await query(operations[outcome.operation]!, entry.probe.params);
       } catch (e) {
-        if (e instanceof NotFoundError) return false;
+        // "Not found" only from the service itself: a 404 in its error shape (the envelope's message).
+        // A proxy's or a wrong address's 404 page says nothing of the operation: the outcome stays unknown.
+        if (e instanceof NotFoundError && e.serviceMessage !== undefined) return false;
         throw e;
       }
       const rule = outcome.applied;

@@ -1,0 +1,131 @@
+// Lies and races a hostile probe found (2026-11-26), each one ending in money believed moved that
+// was not, or sent twice under one key:
+// - A receipt took effect and its answer brought no next `Uid` (a proxy stripped it, or the answer
+//   gave back the one presented), or a shift was opened and its answer was lost. The register's link
+//   is then unknown: the next receipt must read it afresh, or it presents a spent one and, should its
+//   own answer be lost too, the chain having moved reads as "it took effect".
+// - `journal.recover()` while this client's own call is still on its way: the status query cannot know
+//   it yet, so the intent must stay pending; settled "not applied", another client sent it again.
+// - A 404 page on the status query that is not the gateway's own answer (a proxy, a wrong address):
+//   it says nothing of the payment, so the outcome stays unknown rather than "not applied".
+
+import { MemoryStore } from "@paysys/core";
+import { createEcommerceClient } from "@paysys/ecommerce";
+import { AnswerLostError, createFiscalClient, type FiscalClient, NotAppliedError, OutcomeUnknownError } from "@paysys/fiscal";
+import { type Sandbox, startSandbox } from "@paysys/sandbox";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { fiscalCredentials, merchant } from "./credentials.js";
+
+let sb: Sandbox;
+beforeAll(async () => {
+  sb = await startSandbox();
+});
+afterEach(() => sb.faults.clear());
+afterAll(() => sb.close());
+
+const receipt = (idKkm: number, Name: string) => ({ idKkm, IdDomain: 1, Positions: [{ Name, IdSection: 1, Price: "10", Qty: 1 }], Total: "10", Cash: "10" });
+const tills: FiscalClient[] = [];
+const till = () => {
+  const client = createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials, store: new MemoryStore() });
+  tills.push(client);
+  return client;
+};
+afterAll(() => Promise.all(tills.map((t) => t.close())));
+const documents = (idKkm: number) => sb.fiscal.documents(idKkm).length;
+/** Loses the next sale on the register before it reaches the service: only the SDK's check can tell it did nothing. */
+const loseNextSale = (idKkm: number) => sb.faults.add({ path: `/fiscal/kkms/${idKkm}/sales`, fault: { kind: "reset-before-headers" } });
+
+describe("an applied receipt whose answer brings no next Uid", () => {
+  for (const [register, value, what] of [
+    [101, "none", "without the Uid header"],
+    [102, "presented", "with the presented Uid given back"],
+  ] as const) {
+    it(`(${what}): the next receipt reads the Uid afresh, and its lost request is known not applied`, async () => {
+      const fiscal = till();
+      await fiscal.shifts.open({ IdKkm: register });
+      sb.faults.add({ path: `/fiscal/kkms/${register}/sales`, after: true, fault: { kind: "rewrite-header", name: "Uid", value } });
+      await fiscal.operations.sale(receipt(register, "first"), { idempotencyKey: `${value}-1` });
+      expect(documents(register)).toBe(1);
+
+      loseNextSale(register);
+      const lost = await fiscal.operations.sale(receipt(register, "second"), { idempotencyKey: `${value}-2` }).catch((e: unknown) => e);
+      expect(lost).toBeInstanceOf(NotAppliedError); // not AnswerLostError: nothing was registered
+      expect(documents(register)).toBe(1);
+      expect((await fiscal.journal.get({ operation: "operations.sale", key: `${value}-2` }))?.state).toBe("not-applied");
+
+      // Sent again under its key, it is registered once; the register goes on.
+      await fiscal.operations.sale(receipt(register, "second"), { idempotencyKey: `${value}-2` });
+      await fiscal.operations.sale(receipt(register, "third"));
+      expect(sb.fiscal.documents(register).map((d) => d.names[0])).toEqual(["first", "second", "third"]);
+    });
+  }
+});
+
+describe("a shift opened whose answer was lost", () => {
+  it("the next receipt presents the new shift's Uid: honest, it is registered; lost, it is known not applied", async () => {
+    const register = 103;
+    const fiscal = till();
+    const shift = await fiscal.shifts.open({ IdKkm: register });
+    await fiscal.operations.sale(receipt(register, "old shift"));
+    await fiscal.shifts.closeWithZReport({ idShift: shift.Id, IdKkm: register });
+
+    sb.faults.add({ path: "/fiscal/shifts", after: true, fault: { kind: "reset-before-headers" } });
+    await expect(fiscal.shifts.open({ IdKkm: register })).rejects.toBeInstanceOf(AnswerLostError); // it did open
+    expect(sb.fiscal.register(register)?.shift).toBeTruthy();
+
+    loseNextSale(register);
+    await expect(fiscal.operations.sale(receipt(register, "new shift"), { idempotencyKey: "after-open" })).rejects.toBeInstanceOf(NotAppliedError);
+    await fiscal.operations.sale(receipt(register, "new shift"), { idempotencyKey: "after-open" });
+    const inNewShift = sb.fiscal.documents(register).filter((d) => d.shift === sb.fiscal.register(register)!.shift!.Id);
+    expect(inNewShift.map((d) => d.names[0])).toEqual(["new shift"]);
+  });
+});
+
+describe("journal.recover() while this client's own payment is on its way", () => {
+  it("leaves the intent pending; the call then answers, and a second client never sends the order again", async () => {
+    const store = new MemoryStore();
+    const shop = createEcommerceClient({ baseUrl: sb.ecommerceUrl, ...merchant, store });
+    const other = createEcommerceClient({ baseUrl: sb.ecommerceUrl, ...merchant, store });
+    const created = () => sb.faults.seen.filter((s) => s.path.endsWith("/payment/create")).length;
+    sb.faults.add({ path: "/ecommerce/payment/create", fault: { kind: "delay", ms: 600 } });
+    const params = { amount: 1_000, orderId: "on-its-way" };
+    const first = shop.payments.create(params);
+    await new Promise((resolve) => setTimeout(resolve, 150)); // the request is held at the gateway
+    expect(await shop.journal.recover()).toEqual([{ operation: "payments.create", key: "on-its-way", state: "pending" }]);
+    const again = await other.payments.create(params).catch((e: unknown) => e);
+    expect(again).toMatchObject({ name: "IdempotencyKeyInUseError" });
+    await expect(first).resolves.toMatchObject({ orderId: "on-its-way" });
+    expect((await shop.journal.get({ operation: "payments.create", key: "on-its-way" }))?.state).toBe("applied");
+    expect(created()).toBe(1);
+  });
+});
+
+describe("a 404 on the status query that is not the gateway's", () => {
+  for (const [fault, what] of [
+    [{ kind: "html", status: 404 }, "a proxy's HTML page"],
+    [{ kind: "status", status: 404, body: "Not Found", contentType: "text/plain" }, "plain text"],
+  ] as const) {
+    it(`(${what}) leaves a lost payment's outcome unknown, never "not applied"; asked again, it is applied`, async () => {
+      const shop = createEcommerceClient({ baseUrl: sb.ecommerceUrl, ...merchant, store: new MemoryStore() });
+      const orderId = `lost-then-404-${what.length}`;
+      sb.faults.add({ path: "/ecommerce/payment/create", after: true, fault: { kind: "reset-before-headers" } });
+      sb.faults.add({ path: "/ecommerce/payment/status", fault });
+      const error = await shop.payments.create({ amount: 1_000, orderId }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(OutcomeUnknownError);
+      expect(error).not.toBeInstanceOf(NotAppliedError);
+      expect((await shop.journal.get({ operation: "payments.create", key: orderId }))?.state).toBe("pending");
+      // The status query answers honestly now: the payment was created, and it is never created again.
+      expect(await (error as OutcomeUnknownError).wasApplied!()).toBe(true);
+      await expect(shop.payments.create({ amount: 1_000, orderId })).rejects.toBeInstanceOf(AnswerLostError);
+      expect(sb.faults.seen.filter((s) => s.path.endsWith("/payment/create")).length).toBe(1);
+    });
+  }
+
+  it("the gateway's own 404 still means not applied: a payment lost before it arrived may be sent again", async () => {
+    const shop = createEcommerceClient({ baseUrl: sb.ecommerceUrl, ...merchant, store: new MemoryStore() });
+    sb.faults.add({ path: "/ecommerce/payment/create", fault: { kind: "reset-before-headers" } });
+    const error = await shop.payments.create({ amount: 1_000, orderId: "never-arrived" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotAppliedError);
+    await expect(shop.payments.create({ amount: 1_000, orderId: "never-arrived" })).resolves.toMatchObject({ orderId: "never-arrived" });
+  });
+});
