@@ -31,6 +31,8 @@ const REGISTERS = 1000;
 const PER_PROCESS = 100;
 const ROUNDS = 5;
 const PROCESSES = [1, 2, 4];
+/** The young generation's semi-space the sizing advice names (Node 20 sets 16 MB). */
+const SEMI_SPACE_MB = 64;
 const credentials = { login: defaultFiscalUser.PhoneLogin, password: defaultFiscalUser.Password };
 const Positions = [{ Name: "Coffee", IdSection: 1, Price: "625.25", Qty: 2 }];
 /** The registers the sandbox is started with: company 1's, 101 to 100 + REGISTERS. */
@@ -182,7 +184,17 @@ export async function fleetSection(report: Report): Promise<void> {
     report(`  bare node:http CPU per POST, same concurrency (the floor)`, `${((bare / (3 * REGISTERS)) * 1e6).toFixed(0)} µs`);
     report("  client CPU ÷ that floor", (clientCpu / bare).toFixed(2), "the SDK's own part is what exceeds 1");
     report("  receipts sent again (NotAppliedError: a keep-alive connection closed under them)", String(resent));
-    await fiscal.close();
+    await fiscal.close(); // its leases given back: the processes below take the same registers
+    // The same 1,000 registers in a process of their own, with V8's young generation as Node sets it
+    // and four times as large: how much of the client's CPU its garbage collector takes (fleets.md, "Sizing").
+    for (const flags of [[], [`--max-semi-space-size=${SEMI_SPACE_MB}`]]) {
+      const run = await processes(fiscalUrl, child.pid!, { kind: "memory" }, 1, { perProcess: REGISTERS, rounds: 3, flags });
+      const perReceipt = (run.cpu.clients / 100 / run.rate) * 1e6;
+      report(
+        `  ${REGISTERS} registers, a process of their own${flags.length ? `, node ${flags[0]}` : ""}: receipts/s, client CPU per receipt`,
+        `${run.rate.toFixed(0)}, ${perReceipt.toFixed(0)} µs`,
+      );
+    }
 
     // N processes × PER_PROCESS registers each, all on one shared store of each kind.
     for (const kind of storeKinds) {
@@ -263,12 +275,18 @@ interface CpuBusy {
  * `n` worker processes, each on its own PER_PROCESS registers, all on one shared store: receipts/s
  * of them all, and the CPU the workers, the sandbox (process `sandboxPid`) and the machine spent.
  */
-async function processes(fiscalUrl: string, sandboxPid: number, store: object, n: number): Promise<{ rate: number; resent: number; late: number; cpu: CpuBusy }> {
+async function processes(
+  fiscalUrl: string,
+  sandboxPid: number,
+  store: object,
+  n: number,
+  shape: { perProcess: number; rounds: number; flags: string[] } = { perProcess: PER_PROCESS, rounds: ROUNDS, flags: [] },
+): Promise<{ rate: number; resent: number; late: number; cpu: CpuBusy }> {
   const script = fileURLToPath(import.meta.url);
-  const receipts = PER_PROCESS * ROUNDS;
+  const receipts = shape.perProcess * shape.rounds;
   const workers = Array.from({ length: n }, (_, k) => {
-    const config = { fiscalUrl, store, registers: ids(k * PER_PROCESS, PER_PROCESS), receipts };
-    const child = spawn(process.execPath, [...process.execArgv, script, "worker", JSON.stringify(config)], { stdio: ["pipe", "pipe", "inherit"] });
+    const config = { fiscalUrl, store, registers: ids(k * shape.perProcess, shape.perProcess), receipts };
+    const child = spawn(process.execPath, [...shape.flags, ...process.execArgv, script, "worker", JSON.stringify(config)], { stdio: ["pipe", "pipe", "inherit"] });
     const lines = createInterface({ input: child.stdout! });
     const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`a bench worker ended (${code}) before it was done`))));
     exited.catch(() => {});
@@ -297,9 +315,10 @@ async function processes(fiscalUrl: string, sandboxPid: number, store: object, n
 }
 
 /** The worker: takes its registers (one receipt each), says so, and on `go` registers its receipts all at once. */
-async function worker(config: { fiscalUrl: string; store: object; registers: number[]; receipts: number }): Promise<void> {
-  const { store, close } = await openStore(config.store);
-  const fiscal = createFiscalClient({ baseUrl: config.fiscalUrl, credentials, store, lease: { lingerMs: 60_000 } });
+async function worker(config: { fiscalUrl: string; store: { kind?: string }; registers: number[]; receipts: number }): Promise<void> {
+  // `memory`: the client's own default store, as the one-process part runs.
+  const { store, close } = config.store.kind === "memory" ? { store: undefined, close: async () => {} } : await openStore(config.store);
+  const fiscal = createFiscalClient({ baseUrl: config.fiscalUrl, credentials, ...(store ? { store } : {}), lease: { lingerMs: 60_000 } });
   const open = (IdKkm: number) => fiscal.shifts.open({ IdKkm }).catch((e) => (e instanceof ShiftAlreadyOpenError ? undefined : Promise.reject(e)));
   await Promise.all(config.registers.map(open)); // the one-process part opened them already
   await rate(fiscal, config.registers, config.registers.length);
