@@ -209,7 +209,7 @@ export class IdempotencyKeyReusedError extends IdempotencyError {
   override name = "IdempotencyKeyReusedError";
 }
 
-/** A call with this key is under way (in this client or in another live process): nothing was sent; try again when it has ended. */
+/** A call with this key is under way (in this process, whichever client sent it, or in another live process): nothing was sent; try again when it has ended. */
 export class IdempotencyKeyInUseError extends IdempotencyError {
   override name = "IdempotencyKeyInUseError";
 }

@@ -4,8 +4,9 @@
 //   gave back the one presented), or a shift was opened and its answer was lost. The register's link
 //   is then unknown: the next receipt must read it afresh, or it presents a spent one and, should its
 //   own answer be lost too, the chain having moved reads as "it took effect".
-// - `journal.recover()` while this client's own call is still on its way: the status query cannot know
-//   it yet, so the intent must stay pending; settled "not applied", another client sent it again.
+// - `journal.recover()` while a call of this program is still on its way: the status query cannot know
+//   it yet, so the intent must stay pending; settled "not applied", another client sent it again. Two
+//   clients of one program may share its holder name: the calls under way are the process's, not a client's.
 // - A 404 page on the status query that is not the gateway's own answer (a proxy, a wrong address):
 //   it says nothing of the payment, so the outcome stays unknown rather than "not applied".
 
@@ -96,6 +97,23 @@ describe("journal.recover() while this client's own payment is on its way", () =
     expect(again).toMatchObject({ name: "IdempotencyKeyInUseError" });
     await expect(first).resolves.toMatchObject({ orderId: "on-its-way" });
     expect((await shop.journal.get({ operation: "payments.create", key: "on-its-way" }))?.state).toBe("applied");
+    expect(created()).toBe(1);
+  });
+});
+
+describe("two clients of one program, with the program's one holder name", () => {
+  it("never send one key at once, and neither resolves the other's call under way", async () => {
+    const store = new MemoryStore();
+    const shop = () => createEcommerceClient({ baseUrl: sb.ecommerceUrl, ...merchant, store, holder: "shop-1" });
+    const [a, b] = [shop(), shop()];
+    const created = () => sb.faults.seen.filter((s) => s.path.endsWith("/payment/create")).length;
+    sb.faults.add({ path: "/ecommerce/payment/create", fault: { kind: "delay", ms: 600 } });
+    const params = { amount: 1_000, orderId: "one-holder" };
+    const first = a.payments.create(params);
+    await new Promise((resolve) => setTimeout(resolve, 150)); // the request is held at the gateway
+    expect(await b.journal.recover()).toEqual([{ operation: "payments.create", key: "one-holder", state: "pending" }]);
+    await expect(b.payments.create(params)).rejects.toMatchObject({ name: "IdempotencyKeyInUseError" });
+    await expect(first).resolves.toMatchObject({ orderId: "one-holder" });
     expect(created()).toBe(1);
   });
 });

@@ -63,10 +63,15 @@ export interface JournaledCall {
   timeoutMs: number | undefined;
 }
 
+/**
+ * Keys (namespaced, as in the store) with a call under way in this process, whichever client sends
+ * it: two clients of one program may share its holder name, and a key is one request however many
+ * clients are made for it.
+ */
+const inflight = new Set<string>();
+
 export class Journal implements ClientJournal {
   readonly #o: JournalOptions;
-  /** Keys with a call under way in this client. */
-  readonly #inflight = new Set<string>();
 
   constructor(options: JournalOptions) {
     this.#o = options;
@@ -149,12 +154,12 @@ export class Journal implements ClientJournal {
 
   async #once(call: JournaledCall, key: string, hash: string, turn: ChainTurn | undefined): Promise<unknown> {
     const { op } = call;
-    if (this.#inflight.has(key))
-      throw new IdempotencyKeyInUseError(`${op.id}: a call with the key ${this.#short(key)} is under way in this client: nothing was sent`, {
+    if (inflight.has(key))
+      throw new IdempotencyKeyInUseError(`${op.id}: a call with the key ${this.#short(key)} is under way in this process: nothing was sent`, {
         operation: op.id,
         key: this.#short(key),
       });
-    this.#inflight.add(key);
+    inflight.add(key);
     try {
       // Register clear under our lease: the intent's write answers the key's entry (`raced`), one round trip fewer.
       const found = turn?.clear ? undefined : await storeCall("read the journal", () => this.#o.store.getIntent(key));
@@ -168,7 +173,7 @@ export class Journal implements ClientJournal {
       if (turn) await this.#clearScope(op, turn);
       return await this.#send(call, key, hash, turn);
     } finally {
-      this.#inflight.delete(key);
+      inflight.delete(key);
     }
   }
 
@@ -338,14 +343,14 @@ export class Journal implements ClientJournal {
   }
 
   /**
-   * `#resolve`, unless a call of this client is still sending the key: that call learns its outcome.
+   * `#resolve`, unless a call in this process is still sending the key: that call learns its outcome.
    * Asked meanwhile, the service may not have the request yet and answer "not there", which would
    * free the key for a second request while the first is still on its way.
    */
   async #resolveIdle(entry: JournalEntry, turn: ChainTurn | undefined): Promise<JournalEntry> {
-    if (this.#inflight.has(entry.key)) {
+    if (inflight.has(entry.key)) {
       const key = this.#short(entry.key);
-      throw new IdempotencyKeyInUseError(`${entry.operation}: a call with the key ${key} is under way in this client; its outcome is not known yet`, {
+      throw new IdempotencyKeyInUseError(`${entry.operation}: a call with the key ${key} is under way in this process; its outcome is not known yet`, {
         operation: entry.operation,
         key,
       });
