@@ -118,6 +118,32 @@ describe("two clients of one program, with the program's one holder name", () =>
   });
 });
 
+describe("two tills of one process on one register", () => {
+  for (const [what, stores] of [
+    ["on one store, with the program's one holder name", "shared"],
+    ["each on a store of its own", "own"],
+  ] as const) {
+    it(`(${what}) take turns on the register: both receipts registered, neither disputed`, async () => {
+      const register = stores === "shared" ? 104 : 105;
+      const shared = new MemoryStore();
+      const make = () => createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials, store: stores === "shared" ? shared : new MemoryStore(), holder: "till-7" });
+      const [a, b] = [make(), make()];
+      tills.push(a, b);
+      await a.shifts.open({ IdKkm: register });
+      sb.faults.add({ path: `/fiscal/kkms/${register}/sales`, fault: { kind: "delay", ms: 300 } });
+      const [one, two] = await Promise.allSettled([a.operations.sale(receipt(register, "a")), b.operations.sale(receipt(register, "b"))]);
+      expect([one.status, two.status]).toEqual(["fulfilled", "fulfilled"]);
+      await a.operations.sale(receipt(register, "a again"));
+      expect(
+        sb.fiscal
+          .documents(register)
+          .map((d) => d.names[0])
+          .sort(),
+      ).toEqual(["a", "a again", "b"]);
+    });
+  }
+});
+
 describe("a 404 on the status query that is not the gateway's", () => {
   for (const [fault, what] of [
     [{ kind: "html", status: 404 }, "a proxy's HTML page"],

@@ -56,6 +56,14 @@ const noop = () => {};
 /** How long before its expiry an idle lease is given back at the latest (its waiting outcome written first), in ms. */
 const RELEASE_MARGIN_MS = 2000;
 
+/**
+ * Which chain of this process holds each lease (by its name): two clients of one process never hold
+ * one key at once. The store alone cannot tell them apart when they share the program's holder name
+ * (a lease is re-taken by its holder at once, as after a restart) or each have a store of their own:
+ * both would take the key and present its one link twice.
+ */
+const tenants = new Map<string, HeaderChain>();
+
 export class HeaderChain {
   readonly #options: HeaderChainOptions;
   readonly #queue = new KeyedQueue();
@@ -132,7 +140,14 @@ export class HeaderChain {
       clearTimeout(h.linger);
       this.#held.delete(key);
     }
+    for (const [key] of idle) this.#vacate(key);
     await Promise.all(idle.map(([, h]) => h.lease && this.#options.store.releaseLease(h.lease).catch(() => {})));
+  }
+
+  /** This chain no longer holds the key: another client of the process may take it. */
+  #vacate(key: string): void {
+    const name = this.#name(key);
+    if (tenants.get(name) === this) tenants.delete(name);
   }
 
   async #turn(key: string): Promise<ChainTurn> {
@@ -209,10 +224,14 @@ export class HeaderChain {
     const waitMs = this.#options.lease?.waitMs ?? 10_000;
     const started = Date.now();
     for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
-      const lease = await storeCall("take the lease", () => store.acquireLease(name, holder, this.#ttlMs));
-      if (lease) return lease;
+      const tenant = tenants.get(name);
+      const lease = tenant === undefined || tenant === this ? await storeCall("take the lease", () => store.acquireLease(name, holder, this.#ttlMs)) : undefined;
+      if (lease) {
+        tenants.set(name, this);
+        return lease;
+      }
       if (Date.now() - started >= waitMs) {
-        throw new LeaseUnavailableError(`another holder has the lease ${name}, and kept it longer than ${waitMs} ms: nothing was sent`, name);
+        throw new LeaseUnavailableError(`another holder (or another client of this process) has the lease ${name}, and kept it longer than ${waitMs} ms: nothing was sent`, name);
       }
       await sleep(pause);
     }
@@ -232,6 +251,7 @@ export class HeaderChain {
       await this.#flush(key, held);
       if (this.#held.get(key) !== held || held.users > 0) return;
       this.#held.delete(key);
+      this.#vacate(key);
       if (held.lease) this.#options.store.releaseLease(held.lease).catch(() => {});
     };
     const lingerMs = this.#lingerMs;
