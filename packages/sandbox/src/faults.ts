@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Timers } from "./module.js";
 
 export type Fault =
-  /** Waits, then answers normally. */
+  /** Waits, then does what the request asks and answers: the request is read first, and done even if the client has gone meanwhile (as a slow service does). */
   | { kind: "delay"; ms: number }
   /** An answer with this status (and body, content type, headers), e.g. 500, 503, 429 with Retry-After. */
   | { kind: "status"; status: number; body?: string; contentType?: string; headers?: Record<string, string> }
@@ -76,6 +76,8 @@ export class SandboxFaults {
   readonly seen: SeenRequest[] = [];
 
   add(rule: FaultRule): void {
+    // Without `after` there is no answer of the service's to rewrite: the rule would be used up doing nothing.
+    if (rule.fault.kind === "rewrite-header" && !rule.after) throw new Error('a "rewrite-header" fault needs { after: true }');
     this.#rules.push({ rule, left: rule.times ?? 1 });
   }
 

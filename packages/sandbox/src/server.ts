@@ -176,6 +176,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         // With `after`, the service does what the request asks, and the fault is played in place of its answer.
         const appliedModule = rule?.after ? [...modules.values()].find((m) => target.pathname.startsWith(`${m.prefix}/`)) : undefined;
         const applied = appliedModule && (await appliedModule.handle(await request(target.pathname.slice(appliedModule.prefix.length))));
+        // A slow service has the request before it is slow: read now, it is done after the delay even if the client has gone.
+        if (rule?.fault.kind === "delay") await body();
         if (rule && (await playFault(rule.fault, req, res, rule.fault.kind === "echo" ? await body() : "", faults.timers))) return;
         if (applied) return send(res, rule?.fault.kind === "rewrite-header" ? rewriteHeader(applied, rule.fault, req.headers) : applied);
         const control = /^\/__sandbox\/([^/]+)(\/.*)$/.exec(target.pathname);
