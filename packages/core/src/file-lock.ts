@@ -3,13 +3,13 @@
 // one older than `staleMs` also; waiting longer than `timeoutMs` for a live one is a
 // StoreUnavailableError naming the store.
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
-import { hostname } from "node:os";
 import { dirname } from "node:path";
 import { StoreUnavailableError } from "./errors.js";
-import { holderIsGone } from "./internal/holder.js";
+import { holderIsGone, machineOf } from "./internal/holder.js";
 import { sleep } from "./internal/retry.js";
 
-const HOST = hostname();
+/** This machine as far as pids go (host name and pid namespace): a lock is taken over only from a dead process of it. */
+const HOST = machineOf() ?? "";
 
 export class FileLock {
   readonly #path: string;

@@ -26,8 +26,9 @@ export interface MemoryStoreOptions extends StoreOptions {
    * How many settled journal entries are kept at most (default 100,000): past it the oldest settled
    * one is dropped, as the retention drops it, even within the retention. A key is then never sent
    * twice within the retention and the last this many settled calls, whichever ends first; an entry
-   * costs about 1.3 kB of heap (a fiscal receipt), so memory stays bounded at any rate. Pending and
-   * disputed entries are never dropped.
+   * costs about 1.3 kB of heap (a fiscal receipt, its answer included), so their number, not their
+   * answers' size, stays bounded at any rate. Pending and disputed entries are never dropped. 0 keeps
+   * no settled entry at all: a key is then refused again only while its call is unresolved.
    */
   maxSettledEntries?: number;
 }

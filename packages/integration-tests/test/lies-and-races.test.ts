@@ -7,6 +7,8 @@
 // - `journal.recover()` while a call of this program is still on its way: the status query cannot know
 //   it yet, so the intent must stay pending; settled "not applied", another client sent it again. Two
 //   clients of one program may share its holder name: the calls under way are the process's, not a client's.
+// - A call that timed out while the service was still working on it: "not there yet" is not "not
+//   applied" until the request can no longer land; taken as final, the caller sent the payment again.
 // - A 404 page on the status query that is not the gateway's own answer (a proxy, a wrong address):
 //   it says nothing of the payment, so the outcome stays unknown rather than "not applied".
 
@@ -142,6 +144,43 @@ describe("two tills of one process on one register", () => {
       ).toEqual(["a", "a again", "b"]);
     });
   }
+});
+
+describe("a call that timed out while the service was still working on it", () => {
+  // The sandbox holds the request 800 ms, then does what it asks (as a slow service does once the
+  // client has given up); the client waits 300 ms.
+  it("a payment: outcome unknown, not 'not applied'; the same key is never sent again; asked later, it was applied", async () => {
+    const shop = createEcommerceClient({ baseUrl: sb.ecommerceUrl, ...merchant, store: new MemoryStore(), timeoutMs: 300 });
+    const created = () => sb.faults.seen.filter((s) => s.path.endsWith("/payment/create")).length;
+    sb.faults.add({ path: "/ecommerce/payment/create", fault: { kind: "delay", ms: 800 } });
+    const params = { amount: 1_000, orderId: "slow-gateway" };
+    const error = await shop.payments.create(params).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(error).not.toBeInstanceOf(NotAppliedError);
+    // Sent again at once under its key: the SDK asks, hears "not there yet", and still sends nothing.
+    await expect(shop.payments.create(params)).rejects.toBeInstanceOf(OutcomeUnknownError);
+    expect(created()).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 800)); // it has landed now
+    expect(await (error as OutcomeUnknownError).wasApplied!()).toBe(true);
+    await expect(shop.payments.create(params)).rejects.toBeInstanceOf(AnswerLostError);
+    expect(created()).toBe(1);
+  });
+
+  it("a receipt: outcome unknown; nothing new is sent on the register meanwhile; asked later, it was registered", async () => {
+    const register = 106;
+    const fiscal = createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials, store: new MemoryStore(), timeoutMs: 300 });
+    tills.push(fiscal);
+    await fiscal.shifts.open({ IdKkm: register });
+    sb.faults.add({ path: `/fiscal/kkms/${register}/sales`, fault: { kind: "delay", ms: 800 } });
+    const error = await fiscal.operations.sale(receipt(register, "slow"), { idempotencyKey: "slow-1" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    await expect(fiscal.operations.sale(receipt(register, "next"))).rejects.toMatchObject({ name: "UnresolvedOutcomeError" });
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(await (error as OutcomeUnknownError).wasApplied!()).toBe(true);
+    expect(documents(register)).toBe(1);
+    await fiscal.operations.sale(receipt(register, "next"));
+    expect(sb.fiscal.documents(register).map((d) => d.names[0])).toEqual(["slow", "next"]);
+  });
 });
 
 describe("a 404 on the status query that is not the gateway's", () => {

@@ -14,10 +14,31 @@ function hostName(proc: Proc | undefined): string | undefined {
   }
 }
 
+let machine: string | undefined | null = null;
+/**
+ * Where this process's pids mean something: the host name and, on Linux, the pid namespace
+ * (`vm#4026531836`). Two containers of one host with host networking share the host name, not their
+ * pids: a pid of the other, looked up here, is not its process (and, not found, would read as dead).
+ * A holder recorded without it (by an older SDK) is never taken for dead: its lease lapses instead.
+ */
+export function machineOf(proc = (globalThis as { process?: Proc }).process): string | undefined {
+  if (machine !== null) return machine;
+  const host = hostName(proc);
+  let ns: string | undefined;
+  try {
+    ns = (proc?.getBuiltinModule?.("node:fs") as { readlinkSync(path: string): string } | undefined)?.readlinkSync("/proc/self/ns/pid");
+  } catch {
+    ns = undefined; // not Linux, or not allowed: the host name alone
+  }
+  const id = ns && /^pid:\[(\d+)\]$/.exec(ns)?.[1];
+  machine = host === undefined ? undefined : id ? `${host}#${id}` : host;
+  return machine;
+}
+
 /** This program as a holder: unique among live ones, with what lets a store on this machine tell that it died. */
 export function processHolder(id?: string): Holder {
   const proc = (globalThis as { process?: Proc }).process;
-  const host = hostName(proc);
+  const host = machineOf(proc);
   const pid = proc?.pid;
   return { id: id ?? `${host ?? "browser"}/${pid ?? 0}/${randomUuid().slice(0, 8)}`, ...(host ? { host } : {}), ...(pid ? { pid } : {}) };
 }
@@ -26,7 +47,7 @@ export function processHolder(id?: string): Holder {
 export function holderIsGone(holder: Holder): boolean {
   const proc = (globalThis as { process?: Proc & { kill?: (pid: number, signal: number) => void } }).process;
   if (!holder.pid || !holder.host || !proc?.kill || holder.pid === proc.pid) return false;
-  if (hostName(proc) !== holder.host) return false;
+  if (machineOf(proc) !== holder.host) return false;
   try {
     proc.kill(holder.pid, 0);
     return false;

@@ -13,16 +13,18 @@
 //   only once the SDK knows the first request did not take effect.
 // - Before anything new is sent on a register, its pending intents are resolved; an intent that
 //   cannot be resolved blocks the register (UnresolvedOutcomeError) rather than risk a duplicate.
-import { AuthenticationError, IdempotencyKeyInUseError, type OutcomeUnknownError, PaysysError, RequestValidationError, UnresolvedOutcomeError } from "../errors.js";
+import { AuthenticationError, type OutcomeUnknownError, PaysysError, RequestValidationError, UnresolvedOutcomeError } from "../errors.js";
 import { type Holder, isUnresolved, type JournalEntry, type JournalStore, type Settlement, settledEntry } from "../stores.js";
 import type { HeaderChain } from "./chain.js";
 import { type ChainTurn, type LinkWrite, linkLeft } from "./chain-turn.js";
 import type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./client-journal.js";
 import { holderIsGone } from "./holder.js";
+import { landingUntil, noteLanding } from "./landing.js";
 import type { OperationSpec } from "./operation.js";
 import { defaultKey, isRefusal, learnOutcome, probeParams, type Query, refusalOf } from "./outcome.js";
-import { answerLost, keyReused, notApplied, outcomeUnknown, refusedBefore } from "./outcome-errors.js";
+import { answerLost, keyInUse, keyReused, notApplied, outcomeUnknown, refusedBefore } from "./outcome-errors.js";
 import { hashOf } from "./request-hash.js";
+import { sleep } from "./retry.js";
 import type { AttemptStep } from "./steps.js";
 import { storeCall } from "./store-call.js";
 import type { SendWatch } from "./transport.js";
@@ -154,11 +156,7 @@ export class Journal implements ClientJournal {
 
   async #once(call: JournaledCall, key: string, hash: string, turn: ChainTurn | undefined): Promise<unknown> {
     const { op } = call;
-    if (inflight.has(key))
-      throw new IdempotencyKeyInUseError(`${op.id}: a call with the key ${this.#short(key)} is under way in this process: nothing was sent`, {
-        operation: op.id,
-        key: this.#short(key),
-      });
+    if (inflight.has(key)) throw keyInUse(op.id, this.#short(key), "is under way in this process: nothing was sent");
     inflight.add(key);
     try {
       // Register clear under our lease: the intent's write answers the key's entry (`raced`), one round trip fewer.
@@ -259,6 +257,7 @@ export class Journal implements ClientJournal {
           await this.#settle(key, turn, { state: "not-applied", settledAt: Date.now() });
           throw e;
         }
+        noteLanding(key, e, sendBy);
         const applied = await learnOutcome(this.#o.operations, this.#o.query, intent, turn);
         if (applied === true && isRefusal(e)) {
           // Refused, yet the chain moved: a proxy that lies, or another program on the register.
@@ -271,6 +270,7 @@ export class Journal implements ClientJournal {
           await this.#applied(key, turn, linkLeft(op, turn, undefined, presented), { state: "applied", answerLost: true, settledAt: Date.now() });
           throw answerLost(op, this.#short(key), e, "its answer was lost");
         }
+        if (applied === false && landingUntil(key)) throw this.#unknown(op, intent, e, "it timed out, and the service may still be working on it");
         if (applied === false) {
           // A refusal a step repaired (a renewed token) is sent again, once, now that it is known the first did nothing.
           if (watch.repaired && !resent && e instanceof AuthenticationError) continue;
@@ -315,13 +315,10 @@ export class Journal implements ClientJournal {
     const idle = underLease || entry.sendBy < Date.now() || entry.holder.id === this.#o.holder.id || holderIsGone(entry.holder);
     if (!idle) {
       const key = this.#short(entry.key);
-      throw new IdempotencyKeyInUseError(
-        `${entry.operation}: the key ${key} has a call under way in ${entry.holder.id} (until ${new Date(entry.sendBy).toISOString()} at the latest): nothing was sent`,
-        { operation: entry.operation, key },
-      );
+      throw keyInUse(entry.operation, key, `is under way in ${entry.holder.id} (until ${new Date(entry.sendBy).toISOString()} at the latest): nothing was sent`);
     }
     const applied = await learnOutcome(this.#o.operations, this.#o.query, entry, turn);
-    if (applied === undefined) return entry;
+    if (applied === undefined || (!applied && landingUntil(entry.key))) return entry; // not known, or not yet
     const settlement: Settlement = applied ? { state: "applied", answerLost: true, settledAt: Date.now() } : { state: "not-applied", settledAt: Date.now() };
     const op = this.#o.operations[entry.operation];
     if (applied) await this.#applied(entry.key, turn, op && linkLeft(op, turn, undefined, entry.presented), settlement);
@@ -345,17 +342,17 @@ export class Journal implements ClientJournal {
   /**
    * `#resolve`, unless a call in this process is still sending the key: that call learns its outcome.
    * Asked meanwhile, the service may not have the request yet and answer "not there", which would
-   * free the key for a second request while the first is still on its way.
+   * free the key for a second request while the first is still on its way. The key is the resolver's
+   * while it asks, so no call sends it meanwhile (a slow "not there" would then be written over it).
    */
   async #resolveIdle(entry: JournalEntry, turn: ChainTurn | undefined): Promise<JournalEntry> {
-    if (inflight.has(entry.key)) {
-      const key = this.#short(entry.key);
-      throw new IdempotencyKeyInUseError(`${entry.operation}: a call with the key ${key} is under way in this process; its outcome is not known yet`, {
-        operation: entry.operation,
-        key,
-      });
+    if (inflight.has(entry.key)) throw keyInUse(entry.operation, this.#short(entry.key), "is under way in this process; its outcome is not known yet");
+    inflight.add(entry.key);
+    try {
+      return await this.#resolve(entry, turn);
+    } finally {
+      inflight.delete(entry.key);
     }
-    return this.#resolve(entry, turn);
   }
 
   /**
@@ -386,7 +383,13 @@ export class Journal implements ClientJournal {
     // A pending intent is resolved in its register's turn, which writes that register's waiting outcome first (#resolveAlone).
     return outcomeUnknown(op, entry.state, this.#short(entry.key), cause, how, async () => {
       const now = await storeCall("read the journal", () => this.#o.store.getIntent(entry.key));
-      const settled = now?.state === "pending" ? await this.#resolveAlone(now) : now;
+      let settled = now?.state === "pending" ? await this.#resolveAlone(now) : now;
+      // Not there yet, for a request that may still land: asked again once it cannot.
+      const until = landingUntil(entry.key);
+      if (settled?.state === "pending" && until) {
+        await sleep(until - Date.now());
+        settled = await this.#resolveAlone(settled);
+      }
       if (!settled || isUnresolved(settled.state)) throw this.#unknown(op, settled ?? entry, undefined, "asked again");
       return settled.state === "applied";
     });

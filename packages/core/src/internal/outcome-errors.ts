@@ -1,7 +1,7 @@
 // The errors a journaled call ends with when it has no answer to return: each message says what
 // the caller may do next (send again under the same key, or nothing: it is never sent again).
 import { apiErrorClass } from "../api-error-class.js";
-import { AnswerLostError, APIError, IdempotencyKeyReusedError, NotAppliedError, OutcomeUnknownError, PaysysError, ServiceError } from "../errors.js";
+import { AnswerLostError, APIError, IdempotencyKeyInUseError, IdempotencyKeyReusedError, NotAppliedError, OutcomeUnknownError, PaysysError, ServiceError } from "../errors.js";
 import type { IntentState, Settlement } from "../stores.js";
 import type { OperationSpec } from "./operation.js";
 
@@ -71,4 +71,9 @@ export function refusedBefore(op: OperationSpec, refusal: NonNullable<Settlement
     serviceCode: r.serviceCode,
     serviceMessage: r.serviceMessage,
   });
+}
+
+/** A call with the key is under way (`where`: in this process, or in another holder until when): nothing is sent now. */
+export function keyInUse(operation: string, key: string, where: string): IdempotencyKeyInUseError {
+  return new IdempotencyKeyInUseError(`${operation}: a call with the key ${key} ${where}`, { operation, key });
 }

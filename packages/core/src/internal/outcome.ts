@@ -72,8 +72,9 @@ export async function learnOutcome(
       try {
         answer = await query(operations[outcome.operation]!, entry.probe.params);
       } catch (e) {
-        // "Not found" only from the service itself: a 404 in its error shape (the envelope's message).
-        // A proxy's or a wrong address's 404 page says nothing of the operation: the outcome stays unknown.
+        // "Not found" only from a 404 in the service's error shape (the envelope's message): a proxy's
+        // HTML page or a plain-text 404 says nothing of the operation, and the outcome stays unknown.
+        // (A JSON 404 that happens to have the same shape, a wrong route's, cannot be told apart.)
         if (e instanceof NotFoundError && e.serviceMessage !== undefined) return false;
         throw e;
       }
