@@ -35,6 +35,8 @@ const till = () => {
 };
 afterAll(() => Promise.all(tills.map((t) => t.close())));
 const documents = (idKkm: number) => sb.fiscal.documents(idKkm).length;
+/** The payment creations that reached the gateway since the last test (its faults and record are cleared after each). */
+const creates = () => sb.faults.seen.filter((s) => s.path.endsWith("/payment/create")).length;
 /** Loses the next sale on the register before it reaches the service: only the SDK's check can tell it did nothing. */
 const loseNextSale = (idKkm: number) => sb.faults.add({ path: `/fiscal/kkms/${idKkm}/sales`, fault: { kind: "reset-before-headers" } });
 
@@ -84,40 +86,27 @@ describe("a shift opened whose answer was lost", () => {
   });
 });
 
-describe("journal.recover() while this client's own payment is on its way", () => {
-  it("leaves the intent pending; the call then answers, and a second client never sends the order again", async () => {
-    const store = new MemoryStore();
-    const shop = createEcommerceClient({ baseUrl: sb.ecommerceUrl, ...merchant, store });
-    const other = createEcommerceClient({ baseUrl: sb.ecommerceUrl, ...merchant, store });
-    const created = () => sb.faults.seen.filter((s) => s.path.endsWith("/payment/create")).length;
-    sb.faults.add({ path: "/ecommerce/payment/create", fault: { kind: "delay", ms: 600 } });
-    const params = { amount: 1_000, orderId: "on-its-way" };
-    const first = shop.payments.create(params);
-    await new Promise((resolve) => setTimeout(resolve, 150)); // the request is held at the gateway
-    expect(await shop.journal.recover()).toEqual([{ operation: "payments.create", key: "on-its-way", state: "pending" }]);
-    const again = await other.payments.create(params).catch((e: unknown) => e);
-    expect(again).toMatchObject({ name: "IdempotencyKeyInUseError" });
-    await expect(first).resolves.toMatchObject({ orderId: "on-its-way" });
-    expect((await shop.journal.get({ operation: "payments.create", key: "on-its-way" }))?.state).toBe("applied");
-    expect(created()).toBe(1);
-  });
-});
-
-describe("two clients of one program, with the program's one holder name", () => {
-  it("never send one key at once, and neither resolves the other's call under way", async () => {
-    const store = new MemoryStore();
-    const shop = () => createEcommerceClient({ baseUrl: sb.ecommerceUrl, ...merchant, store, holder: "shop-1" });
-    const [a, b] = [shop(), shop()];
-    const created = () => sb.faults.seen.filter((s) => s.path.endsWith("/payment/create")).length;
-    sb.faults.add({ path: "/ecommerce/payment/create", fault: { kind: "delay", ms: 600 } });
-    const params = { amount: 1_000, orderId: "one-holder" };
-    const first = a.payments.create(params);
-    await new Promise((resolve) => setTimeout(resolve, 150)); // the request is held at the gateway
-    expect(await b.journal.recover()).toEqual([{ operation: "payments.create", key: "one-holder", state: "pending" }]);
-    await expect(b.payments.create(params)).rejects.toMatchObject({ name: "IdempotencyKeyInUseError" });
-    await expect(first).resolves.toMatchObject({ orderId: "one-holder" });
-    expect(created()).toBe(1);
-  });
+describe("journal.recover() while a payment of this process is on its way", () => {
+  for (const [what, holder, recoverer] of [
+    ["by the client that sends it", undefined, "sender"],
+    ["by another client of the program, with the program's one holder name", "shop-1", "other"],
+  ] as const) {
+    it(`(${what}) leaves the intent pending; the call then answers, and no client sends the order again`, async () => {
+      const store = new MemoryStore();
+      const shop = () => createEcommerceClient({ baseUrl: sb.ecommerceUrl, ...merchant, store, ...(holder ? { holder } : {}) });
+      const [sender, other] = [shop(), shop()];
+      sb.faults.add({ path: "/ecommerce/payment/create", fault: { kind: "delay", ms: 600 } });
+      const params = { amount: 1_000, orderId: `on-its-way-${recoverer}` };
+      const first = sender.payments.create(params);
+      await new Promise((resolve) => setTimeout(resolve, 150)); // the request is held at the gateway
+      const recovered = await (recoverer === "sender" ? sender : other).journal.recover();
+      expect(recovered).toEqual([{ operation: "payments.create", key: params.orderId, state: "pending" }]);
+      await expect(other.payments.create(params)).rejects.toMatchObject({ name: "IdempotencyKeyInUseError" });
+      await expect(first).resolves.toMatchObject({ orderId: params.orderId });
+      expect((await sender.journal.get({ operation: "payments.create", key: params.orderId }))?.state).toBe("applied");
+      expect(creates()).toBe(1);
+    });
+  }
 });
 
 describe("two tills of one process on one register", () => {
@@ -151,7 +140,6 @@ describe("a call that timed out while the service was still working on it", () =
   // client has given up); the client waits 300 ms.
   it("a payment: outcome unknown, not 'not applied'; the same key is never sent again; asked later, it was applied", async () => {
     const shop = createEcommerceClient({ baseUrl: sb.ecommerceUrl, ...merchant, store: new MemoryStore(), timeoutMs: 300 });
-    const created = () => sb.faults.seen.filter((s) => s.path.endsWith("/payment/create")).length;
     sb.faults.add({ path: "/ecommerce/payment/create", fault: { kind: "delay", ms: 800 } });
     const params = { amount: 1_000, orderId: "slow-gateway" };
     const error = await shop.payments.create(params).catch((e: unknown) => e);
@@ -159,11 +147,11 @@ describe("a call that timed out while the service was still working on it", () =
     expect(error).not.toBeInstanceOf(NotAppliedError);
     // Sent again at once under its key: the SDK asks, hears "not there yet", and still sends nothing.
     await expect(shop.payments.create(params)).rejects.toBeInstanceOf(OutcomeUnknownError);
-    expect(created()).toBe(1);
+    expect(creates()).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 800)); // it has landed now
     expect(await (error as OutcomeUnknownError).wasApplied!()).toBe(true);
     await expect(shop.payments.create(params)).rejects.toBeInstanceOf(AnswerLostError);
-    expect(created()).toBe(1);
+    expect(creates()).toBe(1);
   });
 
   it("a receipt: outcome unknown; nothing new is sent on the register meanwhile; asked later, it was registered", async () => {
@@ -200,7 +188,7 @@ describe("a 404 on the status query that is not the gateway's", () => {
       // The status query answers honestly now: the payment was created, and it is never created again.
       expect(await (error as OutcomeUnknownError).wasApplied!()).toBe(true);
       await expect(shop.payments.create({ amount: 1_000, orderId })).rejects.toBeInstanceOf(AnswerLostError);
-      expect(sb.faults.seen.filter((s) => s.path.endsWith("/payment/create")).length).toBe(1);
+      expect(creates()).toBe(1);
     });
   }
 
