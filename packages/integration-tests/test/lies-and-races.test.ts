@@ -135,6 +135,24 @@ describe("two tills of one process on one register", () => {
   }
 });
 
+describe("two fresh tills of one process whose first calls start together", () => {
+  it("take turns on the register too", async () => {
+    const register = 107;
+    const opener = till();
+    await opener.shifts.open({ IdKkm: register });
+    await opener.close();
+    const [a, b] = [till(), till()]; // each on a store of its own
+    const [one, two] = await Promise.allSettled([a.operations.sale(receipt(register, "a")), b.operations.sale(receipt(register, "b"))]);
+    expect([one.status, two.status]).toEqual(["fulfilled", "fulfilled"]);
+    expect(
+      sb.fiscal
+        .documents(register)
+        .map((d) => d.names[0])
+        .sort(),
+    ).toEqual(["a", "b"]);
+  });
+});
+
 describe("a call that timed out while the service was still working on it", () => {
   // The sandbox holds the request 800 ms, then does what it asks (as a slow service does once the
   // client has given up); the client waits 300 ms.
@@ -168,6 +186,31 @@ describe("a call that timed out while the service was still working on it", () =
     expect(documents(register)).toBe(1);
     await fiscal.operations.sale(receipt(register, "next"));
     expect(sb.fiscal.documents(register).map((d) => d.names[0])).toEqual(["slow", "next"]);
+  });
+});
+
+describe("a call that timed out, asked about or followed at once", () => {
+  it("wasApplied() asked before the request landed waits for its window, then answers what the service did", { timeout: 30_000 }, async () => {
+    const shop = createEcommerceClient({ baseUrl: sb.ecommerceUrl, ...merchant, store: new MemoryStore(), timeoutMs: 300 });
+    sb.faults.add({ path: "/ecommerce/payment/create", fault: { kind: "delay", ms: 800 } });
+    const error = (await shop.payments.create({ amount: 1_000, orderId: "asked-early" }).catch((e: unknown) => e)) as OutcomeUnknownError;
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(await error.wasApplied!()).toBe(true); // "not there" at once; there after the window
+    expect(creates()).toBe(1);
+  });
+
+  it("another till waits for the register until the receipt can no longer land, and finds the chain it moved", { timeout: 30_000 }, async () => {
+    const register = 108;
+    const slow = createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials, store: new MemoryStore(), timeoutMs: 300 });
+    const other = createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials, store: new MemoryStore(), lease: { waitMs: 20_000 } });
+    tills.push(slow, other);
+    await slow.shifts.open({ IdKkm: register });
+    sb.faults.add({ path: `/fiscal/kkms/${register}/sales`, fault: { kind: "delay", ms: 2_500 } }); // lands after the lease's linger
+    const error = (await slow.operations.sale(receipt(register, "slow")).catch((e: unknown) => e)) as OutcomeUnknownError;
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    await other.operations.sale(receipt(register, "other"));
+    expect(sb.fiscal.documents(register).map((d) => d.names[0])).toEqual(["slow", "other"]);
+    expect(await error.wasApplied!()).toBe(true);
   });
 });
 

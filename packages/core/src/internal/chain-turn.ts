@@ -60,6 +60,8 @@ export interface ChainTurn {
    * lost, or came without one, or gave the presented one back). The next request reads it afresh.
    */
   doubt(): void;
+  /** Keeps the key's lease until `until` at least: a request on it may still reach the service until then. */
+  hold(until: number): void;
 }
 
 /** What the chain keeps per key while this client holds it. */
@@ -75,6 +77,8 @@ export interface Held {
   link?: string;
   /** The journal found no unresolved intent on the key under this lease, and left none since (ChainTurn.clear). */
   clear: boolean;
+  /** Until when the lease is kept whatever `lingerMs` says (ChainTurn.hold). */
+  holdUntil?: number;
   /** An outcome not written yet (ChainTurn.defer). */
   deferred?: Deferred;
   /** The last write of a deferred outcome (alone, or carried): a later write of the key, and `flush()`, wait for it. */
@@ -185,6 +189,10 @@ export class Turn implements ChainTurn {
 
   doubt(): void {
     this.#held.unsure = true;
+  }
+
+  hold(until: number): void {
+    this.#held.holdUntil = Math.max(this.#held.holdUntil ?? 0, until);
   }
 }
 

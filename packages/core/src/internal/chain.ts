@@ -25,6 +25,7 @@ import { KeyedQueue } from "../queue.js";
 import { type ChainStore, type Fence, type Holder, type Lease, type LeaseStore, leaseLost, type SettledWithLink } from "../stores.js";
 import { type ChainTurn, type Deferred, type Held, Turn, type TurnHost } from "./chain-turn.js";
 import { withFields } from "./objects.js";
+import { processWide } from "./process-wide.js";
 import { sleep } from "./retry.js";
 import { storeCall } from "./store-call.js";
 
@@ -58,11 +59,11 @@ const RELEASE_MARGIN_MS = 2000;
 
 /**
  * Which chain of this process holds each lease (by its name): two clients of one process never hold
- * one key at once. The store alone cannot tell them apart when they share the program's holder name
+ * one key at once. Kept on `globalThis`, so two loaded copies of core (ESM and CommonJS) share it. The store alone cannot tell them apart when they share the program's holder name
  * (a lease is re-taken by its holder at once, as after a restart) or each have a store of their own:
  * both would take the key and present its one link twice.
  */
-const tenants = new Map<string, HeaderChain>();
+const tenants = processWide("lease tenants", () => new Map<string, HeaderChain>());
 
 export class HeaderChain {
   readonly #options: HeaderChainOptions;
@@ -139,9 +140,14 @@ export class HeaderChain {
     for (const [key, h] of idle) {
       clearTimeout(h.linger);
       this.#held.delete(key);
+      // A request that may still land keeps its key (ChainTurn.hold): its lease lapses on its own
+      // (it outlasts the window), and this process's other clients wait until then.
+      const heldFor = (h.holdUntil ?? 0) - Date.now();
+      if (heldFor > 0) (setTimeout(() => this.#vacate(key), heldFor) as { unref?: () => void }).unref?.();
+      else this.#vacate(key);
     }
-    for (const [key] of idle) this.#vacate(key);
-    await Promise.all(idle.map(([, h]) => h.lease && this.#options.store.releaseLease(h.lease).catch(() => {})));
+    const given = idle.filter(([, h]) => (h.holdUntil ?? 0) <= Date.now());
+    await Promise.all(given.map(([, h]) => h.lease && this.#options.store.releaseLease(h.lease).catch(() => {})));
   }
 
   /** This chain no longer holds the key: another client of the process may take it. */
@@ -225,10 +231,15 @@ export class HeaderChain {
     const started = Date.now();
     for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
       const tenant = tenants.get(name);
-      const lease = tenant === undefined || tenant === this ? await storeCall("take the lease", () => store.acquireLease(name, holder, this.#ttlMs)) : undefined;
-      if (lease) {
+      if (tenant === undefined || tenant === this) {
+        // Claimed before the store is asked: two clients of this process never ask at once.
         tenants.set(name, this);
-        return lease;
+        const lease = await storeCall("take the lease", () => store.acquireLease(name, holder, this.#ttlMs)).catch((e: unknown) => {
+          if (tenant === undefined) tenants.delete(name);
+          throw e;
+        });
+        if (lease) return lease;
+        if (tenant === undefined) tenants.delete(name);
       }
       if (Date.now() - started >= waitMs) {
         throw new LeaseUnavailableError(`another holder (or another client of this process) has the lease ${name}, and kept it longer than ${waitMs} ms: nothing was sent`, name);
@@ -254,7 +265,9 @@ export class HeaderChain {
       this.#vacate(key);
       if (held.lease) this.#options.store.releaseLease(held.lease).catch(() => {});
     };
-    const lingerMs = this.#lingerMs;
+    // Kept while a request on the key may still land (ChainTurn.hold): whoever took it next would find
+    // the chain not moved yet, and present the link that request is spending.
+    const lingerMs = Math.max(this.#lingerMs, (held.holdUntil ?? 0) - Date.now());
     if (lingerMs <= 0 || held.lease === undefined) {
       release();
       return;

@@ -19,10 +19,11 @@ import type { HeaderChain } from "./chain.js";
 import { type ChainTurn, type LinkWrite, linkLeft } from "./chain-turn.js";
 import type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./client-journal.js";
 import { holderIsGone } from "./holder.js";
-import { landingUntil, noteLanding } from "./landing.js";
+import { landingUntil, mayStillLand, noteLanding, settleRefused } from "./landing.js";
 import type { OperationSpec } from "./operation.js";
 import { defaultKey, isRefusal, learnOutcome, probeParams, type Query, refusalOf } from "./outcome.js";
 import { answerLost, keyInUse, keyReused, notApplied, outcomeUnknown, refusedBefore } from "./outcome-errors.js";
+import { processWide } from "./process-wide.js";
 import { hashOf } from "./request-hash.js";
 import { sleep } from "./retry.js";
 import type { AttemptStep } from "./steps.js";
@@ -54,11 +55,7 @@ export interface JournaledCall {
   op: OperationSpec;
   /** The caller's key, if any. */
   idempotencyKey: string | undefined;
-  /**
-   * The parameters after codecs and checks: the chain key and the status query's parameters are
-   * read from them, and their hash (secrets replaced, so a fresh cryptogram of the same card hashes
-   * the same) recognises the same request.
-   */
+  /** The parameters after codecs and checks: the chain key, the status query's parameters and the request's hash are read from them. */
   encoded: Record<string, unknown>;
   /** Sends the request once with these steps, and answers its unwrapped payload. */
   send: (steps: AttemptStep[], watch: SendWatch) => Promise<unknown>;
@@ -68,9 +65,9 @@ export interface JournaledCall {
 /**
  * Keys (namespaced, as in the store) with a call under way in this process, whichever client sends
  * it: two clients of one program may share its holder name, and a key is one request however many
- * clients are made for it.
+ * clients are made for it. On `globalThis`, so two loaded copies of core (ESM and CommonJS) share it.
  */
-const inflight = new Set<string>();
+const inflight = processWide("inflight", () => new Set<string>());
 
 export class Journal implements ClientJournal {
   readonly #o: JournalOptions;
@@ -136,10 +133,8 @@ export class Journal implements ClientJournal {
     // this client may have settled it meanwhile.
     const write = async (turn?: ChainTurn) => {
       await turn?.flush();
-      const entry = await storeCall("read the journal", () => this.#o.store.getIntent(full));
-      if (!entry || !isUnresolved(entry.state)) {
-        throw new RequestValidationError("journal.settle", [{ path: "(key)", message: `has no unresolved intent (${entry?.state ?? "no entry"})` }]);
-      }
+      const refused = settleRefused(await storeCall("read the journal", () => this.#o.store.getIntent(full)), applied, full);
+      if (refused) throw new RequestValidationError("journal.settle", [{ path: "(key)", message: refused }]);
       await storeCall("settle the intent", () => this.#o.store.settleIntent(full, settlement, turn?.fence));
     };
     const { chain } = this.#o;
@@ -270,7 +265,7 @@ export class Journal implements ClientJournal {
           await this.#applied(key, turn, linkLeft(op, turn, undefined, presented), { state: "applied", answerLost: true, settledAt: Date.now() });
           throw answerLost(op, this.#short(key), e, "its answer was lost");
         }
-        if (applied === false && landingUntil(key)) throw this.#unknown(op, intent, e, "it timed out, and the service may still be working on it");
+        if (applied === false && landingUntil(key)) throw this.#notYet(op, intent, e, turn);
         if (applied === false) {
           // A refusal a step repaired (a renewed token) is sent again, once, now that it is known the first did nothing.
           if (watch.repaired && !resent && e instanceof AuthenticationError) continue;
@@ -287,6 +282,12 @@ export class Journal implements ClientJournal {
         throw this.#unknown(op, intent, e, "its answer was lost");
       }
     }
+  }
+
+  /** A call that stopped waiting, not done yet: unknown until it can no longer land, and its register kept meanwhile. */
+  #notYet(op: OperationSpec, intent: JournalEntry, cause: unknown, turn: ChainTurn | undefined): OutcomeUnknownError {
+    turn?.hold(intent.sendBy);
+    return this.#unknown(op, intent, cause, "it timed out, and the service may still be working on it");
   }
 
   /**
@@ -318,7 +319,11 @@ export class Journal implements ClientJournal {
       throw keyInUse(entry.operation, key, `is under way in ${entry.holder.id} (until ${new Date(entry.sendBy).toISOString()} at the latest): nothing was sent`);
     }
     const applied = await learnOutcome(this.#o.operations, this.#o.query, entry, turn);
-    if (applied === undefined || (!applied && landingUntil(entry.key))) return entry; // not known, or not yet
+    if (applied === undefined) return entry;
+    if (!applied && mayStillLand(entry, entry.holder.id === this.#o.holder.id)) {
+      turn?.hold(entry.sendBy); // not yet: nobody takes the register meanwhile
+      return entry;
+    }
     const settlement: Settlement = applied ? { state: "applied", answerLost: true, settledAt: Date.now() } : { state: "not-applied", settledAt: Date.now() };
     const op = this.#o.operations[entry.operation];
     if (applied) await this.#applied(entry.key, turn, op && linkLeft(op, turn, undefined, entry.presented), settlement);
@@ -340,10 +345,8 @@ export class Journal implements ClientJournal {
   }
 
   /**
-   * `#resolve`, unless a call in this process is still sending the key: that call learns its outcome.
-   * Asked meanwhile, the service may not have the request yet and answer "not there", which would
-   * free the key for a second request while the first is still on its way. The key is the resolver's
-   * while it asks, so no call sends it meanwhile (a slow "not there" would then be written over it).
+   * `#resolve`, unless a call in this process is still sending the key (asked now, the service may not have it yet):
+   * that call learns its outcome. The key is the resolver's while it asks, so no "not there" is written over a newer send.
    */
   async #resolveIdle(entry: JournalEntry, turn: ChainTurn | undefined): Promise<JournalEntry> {
     if (inflight.has(entry.key)) throw keyInUse(entry.operation, this.#short(entry.key), "is under way in this process; its outcome is not known yet");
@@ -381,15 +384,14 @@ export class Journal implements ClientJournal {
 
   #unknown(op: OperationSpec, entry: JournalEntry, cause: unknown, how: string): OutcomeUnknownError {
     // A pending intent is resolved in its register's turn, which writes that register's waiting outcome first (#resolveAlone).
-    return outcomeUnknown(op, entry.state, this.#short(entry.key), cause, how, async () => {
+    const read = async () => {
       const now = await storeCall("read the journal", () => this.#o.store.getIntent(entry.key));
-      let settled = now?.state === "pending" ? await this.#resolveAlone(now) : now;
-      // Not there yet, for a request that may still land: asked again once it cannot.
-      const until = landingUntil(entry.key);
-      if (settled?.state === "pending" && until) {
-        await sleep(until - Date.now());
-        settled = await this.#resolveAlone(settled);
-      }
+      return now?.state === "pending" ? await this.#resolveAlone(now) : now;
+    };
+    return outcomeUnknown(op, entry.state, this.#short(entry.key), cause, how, async () => {
+      let settled = await read();
+      const until = landingUntil(entry.key); // not there yet, for a request that may still land: asked again once it cannot
+      if (settled?.state === "pending" && until) settled = await sleep(until - Date.now()).then(read);
       if (!settled || isUnresolved(settled.state)) throw this.#unknown(op, settled ?? entry, undefined, "asked again");
       return settled.state === "applied";
     });
