@@ -199,19 +199,28 @@ describe("a call that timed out, asked about or followed at once", () => {
     expect(creates()).toBe(1);
   });
 
-  it("another till waits for the register until the receipt can no longer land, and finds the chain it moved", { timeout: 30_000 }, async () => {
-    const register = 108;
-    const slow = createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials, store: new MemoryStore(), timeoutMs: 300 });
-    const other = createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials, store: new MemoryStore(), lease: { waitMs: 20_000 } });
-    tills.push(slow, other);
-    await slow.shifts.open({ IdKkm: register });
-    sb.faults.add({ path: `/fiscal/kkms/${register}/sales`, fault: { kind: "delay", ms: 2_500 } }); // lands after the lease's linger
-    const error = (await slow.operations.sale(receipt(register, "slow")).catch((e: unknown) => e)) as OutcomeUnknownError;
-    expect(error).toBeInstanceOf(OutcomeUnknownError);
-    await other.operations.sale(receipt(register, "other"));
-    expect(sb.fiscal.documents(register).map((d) => d.names[0])).toEqual(["slow", "other"]);
-    expect(await error.wasApplied!()).toBe(true);
-  });
+  for (const [register, what] of [
+    [108, "after the slow till's check said 'not yet'"],
+    [109, "after the slow till's check failed too"],
+    [110, "after the slow till closed, then recovered"],
+  ] as const) {
+    it(`another till waits for the register until the receipt can no longer land (${what}), and finds the chain it moved`, { timeout: 30_000 }, async () => {
+      const slow = createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials, store: new MemoryStore(), timeoutMs: 300 });
+      const other = createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials, store: new MemoryStore(), lease: { waitMs: 20_000 } });
+      tills.push(slow, other);
+      await slow.shifts.open({ IdKkm: register });
+      sb.faults.add({ path: `/fiscal/kkms/${register}/sales`, fault: { kind: "delay", ms: 2_500 } }); // lands after the lease's linger
+      if (register === 109) sb.faults.add({ path: `/fiscal/uid/${register}`, times: 3, fault: { kind: "status", status: 500, body: "{}" } });
+      const error = (await slow.operations.sale(receipt(register, "slow")).catch((e: unknown) => e)) as OutcomeUnknownError;
+      expect(error).toBeInstanceOf(OutcomeUnknownError);
+      if (register === 110) {
+        await slow.close();
+        await slow.journal.recover();
+      }
+      await other.operations.sale(receipt(register, "other"));
+      expect(sb.fiscal.documents(register).map((d) => d.names[0])).toEqual(["slow", "other"]);
+    });
+  }
 });
 
 describe("a 404 on the status query that is not the gateway's", () => {

@@ -137,16 +137,15 @@ export class HeaderChain {
     this.#closing = true;
     await this.flush();
     const idle = [...this.#held].filter(([, h]) => h.users === 0);
-    for (const [key, h] of idle) {
+    // A key a request may still land on stays held (ChainTurn.hold): given back when its window ends.
+    const held = idle.filter(([, h]) => (h.holdUntil ?? 0) > Date.now());
+    for (const [key, h] of held) this.#giveBackLater(key, h, 0);
+    const given = idle.filter(([, h]) => (h.holdUntil ?? 0) <= Date.now());
+    for (const [key, h] of given) {
       clearTimeout(h.linger);
       this.#held.delete(key);
-      // A request that may still land keeps its key (ChainTurn.hold): its lease lapses on its own
-      // (it outlasts the window), and this process's other clients wait until then.
-      const heldFor = (h.holdUntil ?? 0) - Date.now();
-      if (heldFor > 0) (setTimeout(() => this.#vacate(key), heldFor) as { unref?: () => void }).unref?.();
-      else this.#vacate(key);
+      this.#vacate(key);
     }
-    const given = idle.filter(([, h]) => (h.holdUntil ?? 0) <= Date.now());
     await Promise.all(given.map(([, h]) => h.lease && this.#options.store.releaseLease(h.lease).catch(() => {})));
   }
 
@@ -258,6 +257,12 @@ export class HeaderChain {
   #leave(key: string): void {
     const held = this.#held.get(key);
     if (!held || --held.users > 0) return;
+    this.#giveBackLater(key, held, this.#lingerMs);
+  }
+
+  /** Gives an idle key's lease back after `lingerMs`, or once no request on it can still land (ChainTurn.hold), whichever is later. */
+  #giveBackLater(key: string, held: Held, lingerMs: number): void {
+    clearTimeout(held.linger);
     const release = async () => {
       await this.#flush(key, held);
       if (this.#held.get(key) !== held || held.users > 0) return;
@@ -267,13 +272,13 @@ export class HeaderChain {
     };
     // Kept while a request on the key may still land (ChainTurn.hold): whoever took it next would find
     // the chain not moved yet, and present the link that request is spending.
-    const lingerMs = Math.max(this.#lingerMs, (held.holdUntil ?? 0) - Date.now());
-    if (lingerMs <= 0 || held.lease === undefined) {
+    const waitMs = Math.max(lingerMs, (held.holdUntil ?? 0) - Date.now());
+    if (waitMs <= 0 || held.lease === undefined) {
       release();
       return;
     }
     // Given back while it still holds: a waiting outcome is written under it (a linger past it keeps nothing).
-    held.linger = setTimeout(release, Math.max(0, Math.min(lingerMs, held.lease.expiresAt - Date.now() - RELEASE_MARGIN_MS)));
+    held.linger = setTimeout(release, Math.max(0, Math.min(waitMs, held.lease.expiresAt - Date.now() - RELEASE_MARGIN_MS)));
     // An idle lease does not keep the process alive; an outcome still to be written does (close() writes it at once).
     if (!held.deferred) (held.linger as { unref?: () => void }).unref?.();
   }

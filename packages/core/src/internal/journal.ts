@@ -252,11 +252,11 @@ export class Journal implements ClientJournal {
           await this.#settle(key, turn, { state: "not-applied", settledAt: Date.now() });
           throw e;
         }
-        noteLanding(key, e, sendBy);
+        const landing = noteLanding(key, e, sendBy);
         const applied = await learnOutcome(this.#o.operations, this.#o.query, intent, turn);
+        if (landing && applied !== true) turn?.hold(sendBy); // nobody takes the register while it may still land
         if (applied === true && isRefusal(e)) {
-          // Refused, yet the chain moved: a proxy that lies, or another program on the register.
-          // Either reading could be wrong, so neither is taken: a person settles it.
+          // Refused, yet the chain moved (a proxy that lies, another program): neither reading is taken, a person settles it.
           const disputed: JournalEntry = { ...intent, state: "disputed" };
           await this.#settle(key, turn, { state: "disputed", settledAt: Date.now() });
           throw this.#unknown(op, disputed, e, "it was refused, yet the register's chain moved");
@@ -265,7 +265,7 @@ export class Journal implements ClientJournal {
           await this.#applied(key, turn, linkLeft(op, turn, undefined, presented), { state: "applied", answerLost: true, settledAt: Date.now() });
           throw answerLost(op, this.#short(key), e, "its answer was lost");
         }
-        if (applied === false && landingUntil(key)) throw this.#notYet(op, intent, e, turn);
+        if (applied === false && landingUntil(key)) throw this.#notYet(op, intent, e);
         if (applied === false) {
           // A refusal a step repaired (a renewed token) is sent again, once, now that it is known the first did nothing.
           if (watch.repaired && !resent && e instanceof AuthenticationError) continue;
@@ -285,9 +285,8 @@ export class Journal implements ClientJournal {
   }
 
   /** A call that stopped waiting, not done yet: unknown until it can no longer land, and its register kept meanwhile. */
-  #notYet(op: OperationSpec, intent: JournalEntry, cause: unknown, turn: ChainTurn | undefined): OutcomeUnknownError {
-    turn?.hold(intent.sendBy);
-    return this.#unknown(op, intent, cause, "it timed out, and the service may still be working on it");
+  #notYet(op: OperationSpec, intent: JournalEntry, cause: unknown): OutcomeUnknownError {
+    return this.#unknown(op, intent, cause, "the call stopped waiting for it, and the service may still be working on it");
   }
 
   /**
@@ -319,11 +318,9 @@ export class Journal implements ClientJournal {
       throw keyInUse(entry.operation, key, `is under way in ${entry.holder.id} (until ${new Date(entry.sendBy).toISOString()} at the latest): nothing was sent`);
     }
     const applied = await learnOutcome(this.#o.operations, this.#o.query, entry, turn);
-    if (applied === undefined) return entry;
-    if (!applied && mayStillLand(entry, entry.holder.id === this.#o.holder.id)) {
-      turn?.hold(entry.sendBy); // not yet: nobody takes the register meanwhile
-      return entry;
-    }
+    const landing = applied !== true && mayStillLand(entry, entry.holder.id === this.#o.holder.id);
+    if (landing) turn?.hold(entry.sendBy); // not known, or not yet: nobody takes the register meanwhile
+    if (applied === undefined || landing) return entry;
     const settlement: Settlement = applied ? { state: "applied", answerLost: true, settledAt: Date.now() } : { state: "not-applied", settledAt: Date.now() };
     const op = this.#o.operations[entry.operation];
     if (applied) await this.#applied(entry.key, turn, op && linkLeft(op, turn, undefined, entry.presented), settlement);
@@ -390,8 +387,9 @@ export class Journal implements ClientJournal {
     };
     return outcomeUnknown(op, entry.state, this.#short(entry.key), cause, how, async () => {
       let settled = await read();
-      const until = landingUntil(entry.key); // not there yet, for a request that may still land: asked again once it cannot
-      if (settled?.state === "pending" && until) settled = await sleep(until - Date.now()).then(read);
+      // Not there yet, for a request that may still land: read and asked again once it cannot.
+      const until = settled?.state === "pending" ? Math.max(landingUntil(entry.key), settled.sendBy) : 0;
+      if (until > Date.now()) settled = await sleep(until - Date.now()).then(read);
       if (!settled || isUnresolved(settled.state)) throw this.#unknown(op, settled ?? entry, undefined, "asked again");
       return settled.state === "applied";
     });

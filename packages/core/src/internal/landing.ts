@@ -38,8 +38,11 @@ export function landingUntil(key: string): number {
 /** Why a person's settlement of a key's entry is refused: nothing unresolved, or "not applied" while its request may still land. */
 export function settleRefused(entry: JournalEntry | undefined, applied: boolean, key: string): string | undefined {
   if (!entry || !isUnresolved(entry.state)) return `has no unresolved intent (${entry?.state ?? "no entry"})`;
+  // Only a window this process noted: elsewhere, a person settles what the service's people found.
   const until = landingUntil(key);
-  if (!applied && until) return `may still reach the service until ${new Date(until).toISOString()}: what it shows now is not final`;
+  if (!applied && until) {
+    return `may still reach the service until ${new Date(until).toISOString()}: what the service shows now is not final; settle it after then`;
+  }
   return undefined;
 }
 
