@@ -136,17 +136,9 @@ export class HeaderChain {
   async close(): Promise<void> {
     this.#closing = true;
     await this.flush();
+    // Given back now, each idle key but one a request may still land on (ChainTurn.hold): that one when its window ends.
     const idle = [...this.#held].filter(([, h]) => h.users === 0);
-    // A key a request may still land on stays held (ChainTurn.hold): given back when its window ends.
-    const held = idle.filter(([, h]) => (h.holdUntil ?? 0) > Date.now());
-    for (const [key, h] of held) this.#giveBackLater(key, h, 0);
-    const given = idle.filter(([, h]) => (h.holdUntil ?? 0) <= Date.now());
-    for (const [key, h] of given) {
-      clearTimeout(h.linger);
-      this.#held.delete(key);
-      this.#vacate(key);
-    }
-    await Promise.all(given.map(([, h]) => h.lease && this.#options.store.releaseLease(h.lease).catch(() => {})));
+    await Promise.all(idle.map(([key, h]) => this.#giveBackLater(key, h, 0)));
   }
 
   /** This chain no longer holds the key: another client of the process may take it. */
@@ -257,29 +249,30 @@ export class HeaderChain {
   #leave(key: string): void {
     const held = this.#held.get(key);
     if (!held || --held.users > 0) return;
-    this.#giveBackLater(key, held, this.#lingerMs);
+    void this.#giveBackLater(key, held, this.#lingerMs);
   }
 
-  /** Gives an idle key's lease back after `lingerMs`, or once no request on it can still land (ChainTurn.hold), whichever is later. */
-  #giveBackLater(key: string, held: Held, lingerMs: number): void {
+  /**
+   * Gives an idle key's lease back after `lingerMs`, or once no request on it can still land
+   * (ChainTurn.hold), whichever is later; resolves once given back when that is now.
+   */
+  #giveBackLater(key: string, held: Held, lingerMs: number): Promise<void> {
     clearTimeout(held.linger);
     const release = async () => {
       await this.#flush(key, held);
       if (this.#held.get(key) !== held || held.users > 0) return;
       this.#held.delete(key);
       this.#vacate(key);
-      if (held.lease) this.#options.store.releaseLease(held.lease).catch(() => {});
+      if (held.lease) await this.#options.store.releaseLease(held.lease).catch(() => {});
     };
     // Kept while a request on the key may still land (ChainTurn.hold): whoever took it next would find
     // the chain not moved yet, and present the link that request is spending.
     const waitMs = Math.max(lingerMs, (held.holdUntil ?? 0) - Date.now());
-    if (waitMs <= 0 || held.lease === undefined) {
-      release();
-      return;
-    }
+    if (waitMs <= 0 || held.lease === undefined) return release();
     // Given back while it still holds: a waiting outcome is written under it (a linger past it keeps nothing).
     held.linger = setTimeout(release, Math.max(0, Math.min(waitMs, held.lease.expiresAt - Date.now() - RELEASE_MARGIN_MS)));
     // An idle lease does not keep the process alive; an outcome still to be written does (close() writes it at once).
     if (!held.deferred) (held.linger as { unref?: () => void }).unref?.();
+    return Promise.resolve();
   }
 }

@@ -21,8 +21,9 @@ let machine: string | undefined | null = null;
  * pids: a pid of the other, looked up here, is not its process (and, not found, would read as dead).
  * A holder recorded without it (by an older SDK) is never taken for dead: its lease lapses instead.
  */
-export function machineOf(proc = (globalThis as { process?: Proc }).process): string | undefined {
+export function machineOf(): string | undefined {
   if (machine !== null) return machine;
+  const proc = (globalThis as { process?: Proc }).process;
   const host = hostName(proc);
   let ns: string | undefined;
   try {
@@ -38,7 +39,7 @@ export function machineOf(proc = (globalThis as { process?: Proc }).process): st
 /** This program as a holder: unique among live ones, with what lets a store on this machine tell that it died. */
 export function processHolder(id?: string): Holder {
   const proc = (globalThis as { process?: Proc }).process;
-  const host = machineOf(proc);
+  const host = machineOf();
   const pid = proc?.pid;
   return { id: id ?? `${host ?? "browser"}/${pid ?? 0}/${randomUuid().slice(0, 8)}`, ...(host ? { host } : {}), ...(pid ? { pid } : {}) };
 }
@@ -47,7 +48,7 @@ export function processHolder(id?: string): Holder {
 export function holderIsGone(holder: Holder): boolean {
   const proc = (globalThis as { process?: Proc & { kill?: (pid: number, signal: number) => void } }).process;
   if (!holder.pid || !holder.host || !proc?.kill || holder.pid === proc.pid) return false;
-  if (machineOf(proc) !== holder.host) return false;
+  if (machineOf() !== holder.host) return false;
   try {
     proc.kill(holder.pid, 0);
     return false;

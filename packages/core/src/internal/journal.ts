@@ -312,13 +312,14 @@ export class Journal implements ClientJournal {
   async #resolve(entry: JournalEntry, turn: ChainTurn | undefined): Promise<JournalEntry> {
     if (entry.state === "disputed") return entry; // only a person settles a dispute
     const underLease = turn !== undefined && entry.scope === turn.key;
-    const idle = underLease || entry.sendBy < Date.now() || entry.holder.id === this.#o.holder.id || holderIsGone(entry.holder);
+    const own = entry.holder.id === this.#o.holder.id;
+    const idle = underLease || entry.sendBy < Date.now() || own || holderIsGone(entry.holder);
     if (!idle) {
       const key = this.#short(entry.key);
       throw keyInUse(entry.operation, key, `is under way in ${entry.holder.id} (until ${new Date(entry.sendBy).toISOString()} at the latest): nothing was sent`);
     }
     const applied = await learnOutcome(this.#o.operations, this.#o.query, entry, turn);
-    const landing = applied !== true && mayStillLand(entry, entry.holder.id === this.#o.holder.id);
+    const landing = applied !== true && mayStillLand(entry, own);
     if (landing) turn?.hold(entry.sendBy); // not known, or not yet: nobody takes the register meanwhile
     if (applied === undefined || landing) return entry;
     const settlement: Settlement = applied ? { state: "applied", answerLost: true, settledAt: Date.now() } : { state: "not-applied", settledAt: Date.now() };
