@@ -1,11 +1,14 @@
 // Whether a holder's process is gone: only when its pid can be looked up where it ran. Two containers
 // of one host with host networking share the host name, not their pids; a pid of the other one, not
 // found here, must not read as a dead process (a live holder's payment would be resolved, then sent again).
+// And, from that, how long another process's request (this holder's last life's included) may still land.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
-import { holderIsGone, processHolder } from "../src/internal/holder.js";
+import { holderIsGone, isThisProcess, processHolder } from "../src/internal/holder.js";
+import { landsUntil } from "../src/internal/landing.js";
+import type { Holder, JournalEntry } from "../src/stores.js";
 
 /** A pid no process has now: one that just exited. */
 const deadPid = () => spawnSync(process.execPath, ["-e", ""]).pid!;
@@ -21,5 +24,29 @@ describe("holderIsGone", () => {
     expect(processHolder("me").host).toMatch(/#\d+$/);
     expect(holderIsGone({ id: "other", host: hostname(), pid: deadPid() })).toBe(false);
     expect(holderIsGone({ id: "other", host: `${hostname()}#1`, pid: deadPid() })).toBe(false);
+  });
+});
+
+describe("landsUntil: until when another process's request may still land", () => {
+  const intent = (holder: Holder): JournalEntry => ({ key: "k", operation: "op", hash: "h", holder, startedAt: Date.now(), sendBy: Date.now() + 40_000, state: "pending" });
+
+  it("this process's own intent: only a window its call noted (none here)", () => {
+    const me = processHolder("till");
+    expect(landsUntil(intent(me), isThisProcess(me, me))).toBe(0);
+  });
+
+  it("the same holder name in another process, alive: the intent's whole window", () => {
+    const other = { ...processHolder("till"), pid: process.ppid };
+    expect(isThisProcess(other, processHolder("till"))).toBe(false);
+    expect(landsUntil(intent(other), false)).toBe(intent(other).sendBy);
+  });
+
+  it("a process found gone: 10 s from when this process first found it so, the same at every ask", async () => {
+    const gone = { ...processHolder("till"), pid: deadPid() };
+    const first = landsUntil(intent(gone), false);
+    expect(first - Date.now()).toBeGreaterThan(9_000);
+    expect(first - Date.now()).toBeLessThanOrEqual(10_000);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(landsUntil(intent(gone), false)).toBe(first);
   });
 });

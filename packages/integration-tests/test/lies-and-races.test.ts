@@ -11,13 +11,20 @@
 //   applied" until the request can no longer land; taken as final, the caller sent the payment again.
 // - A 404 page on the status query that is not the gateway's own answer (a proxy, a wrong address):
 //   it says nothing of the payment, so the outcome stays unknown rather than "not applied".
+// - A process killed while its request was at work in the service, started again at once under its
+//   holder name: "not there yet" is not "not applied" for the request its last life sent either.
 
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { MemoryStore } from "@paysys/core";
+import { FileStore } from "@paysys/core/node";
 import { createEcommerceClient } from "@paysys/ecommerce";
 import { AnswerLostError, createFiscalClient, type FiscalClient, NotAppliedError, OutcomeUnknownError } from "@paysys/fiscal";
 import { type Sandbox, startSandbox } from "@paysys/sandbox";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fiscalCredentials, merchant } from "./credentials.js";
+import { killHard, pause, startWorker } from "./workers.js";
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -250,5 +257,31 @@ describe("a 404 on the status query that is not the gateway's", () => {
     const error = await shop.payments.create({ amount: 1_000, orderId: "never-arrived" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NotAppliedError);
     await expect(shop.payments.create({ amount: 1_000, orderId: "never-arrived" })).resolves.toMatchObject({ orderId: "never-arrived" });
+  });
+});
+
+describe("a shop killed while its payment is at work in the gateway, started again at once under its holder name", () => {
+  it("recover() leaves the payment pending until it can no longer land; then it is found created, and never sent again", { timeout: 40_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "paysys-restart-"));
+    try {
+      const storePath = join(dir, "store.json");
+      sb.faults.add({ path: "/ecommerce/payment/create", fault: { kind: "delay", ms: 1_500 } });
+      // crash-worker.mjs's shop: holder "ecommerce-crash-worker", one payment under the order id "e-0".
+      const args = ["ecommerce", sb.url, storePath, join(dir, "beliefs.jsonl"), "1", JSON.stringify(merchant)];
+      const worker = startWorker(new URL("./fixtures/crash-worker.mjs", import.meta.url), args);
+      await worker.ready;
+      while (creates() === 0) await pause(5); // the request has reached the gateway, which is at work on it
+      expect(await killHard(worker)).toBe(true);
+
+      // Its next life: the same store and holder name, in another process (this one).
+      const shop = createEcommerceClient({ baseUrl: sb.ecommerceUrl, ...merchant, store: new FileStore(storePath), holder: "ecommerce-crash-worker" });
+      expect(await shop.journal.recover()).toEqual([{ operation: "payments.create", key: "e-0", state: "pending" }]);
+      const error = await shop.payments.create({ amount: 1_000, orderId: "e-0", demo: true }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(OutcomeUnknownError);
+      expect(await (error as OutcomeUnknownError).wasApplied!()).toBe(true); // asked again once it could no longer land
+      expect(creates()).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

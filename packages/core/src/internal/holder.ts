@@ -56,3 +56,8 @@ export function holderIsGone(holder: Holder): boolean {
     return (e as { code?: string }).code === "ESRCH";
   }
 }
+
+/** Whether `holder` is this very process, not only its name: a till started again keeps its name, not its pid. */
+export function isThisProcess(holder: Holder, self: Holder): boolean {
+  return holder.id === self.id && holder.pid === self.pid && holder.host === self.host;
+}

@@ -18,8 +18,8 @@ import { type Holder, isUnresolved, type JournalEntry, type JournalStore, type S
 import type { HeaderChain } from "./chain.js";
 import { type ChainTurn, type LinkWrite, linkLeft } from "./chain-turn.js";
 import type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./client-journal.js";
-import { holderIsGone } from "./holder.js";
-import { landingUntil, mayStillLand, noteLanding, settleRefused } from "./landing.js";
+import { holderIsGone, isThisProcess } from "./holder.js";
+import { landingUntil, landsUntil, noteLanding, SEND_SLACK_MS, settleRefused } from "./landing.js";
 import type { OperationSpec } from "./operation.js";
 import { defaultKey, isRefusal, learnOutcome, probeParams, type Query, refusalOf } from "./outcome.js";
 import { answerLost, keyInUse, keyReused, notApplied, outcomeUnknown, refusedBefore } from "./outcome-errors.js";
@@ -30,8 +30,6 @@ import type { AttemptStep } from "./steps.js";
 import { storeCall } from "./store-call.js";
 import type { SendWatch } from "./transport.js";
 
-/** How long after an intent is written its request may still start (beyond the attempt's timeout). */
-const SEND_SLACK_MS = 10_000;
 /** Idempotency keys are the caller's order or receipt ids: printable, and short enough for any store's key. */
 const KEY_PATTERN = /^[\x21-\x7e]{1,200}$/;
 
@@ -319,8 +317,8 @@ export class Journal implements ClientJournal {
       throw keyInUse(entry.operation, key, `is under way in ${entry.holder.id} (until ${new Date(entry.sendBy).toISOString()} at the latest): nothing was sent`);
     }
     const applied = await learnOutcome(this.#o.operations, this.#o.query, entry, turn);
-    const landing = applied !== true && mayStillLand(entry, own);
-    if (landing) turn?.hold(entry.sendBy); // not known, or not yet: nobody takes the register meanwhile
+    const landing = applied === true ? 0 : landsUntil(entry, isThisProcess(entry.holder, this.#o.holder));
+    if (landing) turn?.hold(landing); // not known, or not yet: nobody takes the register meanwhile
     if (applied === undefined || landing) return entry;
     const settlement: Settlement = applied ? { state: "applied", answerLost: true, settledAt: Date.now() } : { state: "not-applied", settledAt: Date.now() };
     const op = this.#o.operations[entry.operation];
@@ -389,7 +387,7 @@ export class Journal implements ClientJournal {
     return outcomeUnknown(op, entry.state, this.#short(entry.key), cause, how, async () => {
       let settled = await read();
       // Not there yet, for a request that may still land: read and asked again once it cannot.
-      const until = settled?.state === "pending" ? Math.max(landingUntil(entry.key), settled.sendBy) : 0;
+      const until = settled?.state !== "pending" ? 0 : isThisProcess(settled.holder, this.#o.holder) ? settled.sendBy : landsUntil(settled, false);
       if (until > Date.now()) settled = await sleep(until - Date.now()).then(read);
       if (!settled || isUnresolved(settled.state)) throw this.#unknown(op, settled ?? entry, undefined, "asked again");
       return settled.state === "applied";

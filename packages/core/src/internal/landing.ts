@@ -2,14 +2,25 @@
 // timed out (or that its caller aborted, or a gateway gave up on) after its request left may be slow, not lost: the service can
 // still be working on it, or the request still be on its way. A check that finds it "not done" then
 // only says "not yet", and is not taken as final before the intent's window (`sendBy`: the attempt's
-// timeout and 10 s) has passed. Kept in this process's memory: a process that restarts sooner than
-// that takes the check as final (a known gap; see ARCHITECTURE.md).
+// timeout and 10 s) has passed. This process's own calls note their window in its memory; an intent
+// another process began (another holder, or this holder before it was killed and started again) has
+// its whole window, or 10 s from when its process was first found gone, if that ends sooner.
 import { APIError, RequestAbortedError, TimeoutError } from "../errors.js";
-import { isUnresolved, type JournalEntry } from "../stores.js";
+import { type Holder, isUnresolved, type JournalEntry } from "../stores.js";
+import { holderIsGone } from "./holder.js";
 import { processWide } from "./process-wide.js";
+
+/**
+ * How long after an intent is written its request may still start, beyond the attempt's timeout; and
+ * so how long after a call stopped waiting the service is taken to be still acting on it. The
+ * sources give no bound: this is the SDK's assumption (see ARCHITECTURE.md).
+ */
+export const SEND_SLACK_MS = 10_000;
 
 /** Journal keys (as in the store) and until when their request may still land; on `globalThis`, so two loaded copies of core share it. */
 const landing = processWide("landing", () => new Map<string, number>());
+/** Processes of other holders this process found gone, and when it first did (`host pid` → epoch ms). */
+const foundGone = processWide("found-gone", () => new Map<string, number>());
 
 /**
  * Whether `error` says the call stopped waiting while the service may still be at work: a timeout,
@@ -47,10 +58,27 @@ export function settleRefused(entry: JournalEntry | undefined, applied: boolean,
 }
 
 /**
- * Whether an unresolved intent's request may still land, so that "not done" is not final: this process
- * noted it, or it is another holder's and its window has not passed (that holder's lease given back
- * early, or its process gone: it may have been at work in the service all the same).
+ * Until when an unresolved intent's request may still land, so that "not done" is not final (0: it
+ * is final now). This process noted a window for it; or another process began it (another holder,
+ * or this holder before it was started again: a killed till's request may be at work in the service
+ * all the same) and its window has not passed. A process that is gone stopped waiting when it died,
+ * before this process first found it gone: its request is given the slack from then, if that is sooner.
  */
-export function mayStillLand(entry: JournalEntry, ownHolder: boolean): boolean {
-  return landingUntil(entry.key) > 0 || (!ownHolder && Date.now() < entry.sendBy);
+export function landsUntil(entry: JournalEntry, thisProcess: boolean): number {
+  const noted = landingUntil(entry.key);
+  if (noted || thisProcess) return noted;
+  const gone = goneSince(entry.holder);
+  const until = gone === undefined ? entry.sendBy : Math.min(entry.sendBy, gone + SEND_SLACK_MS);
+  return until > Date.now() ? until : 0;
+}
+
+/** When this process first found the holder's process gone (epoch ms), or undefined while it may live. */
+function goneSince(holder: Holder): number | undefined {
+  if (!holderIsGone(holder)) return undefined;
+  const id = `${holder.host} ${holder.pid}`;
+  const now = Date.now();
+  if (foundGone.size > 256) for (const [k, at] of foundGone) if (at + SEND_SLACK_MS <= now) foundGone.delete(k);
+  const at = foundGone.get(id) ?? now;
+  foundGone.set(id, at);
+  return at;
 }
