@@ -6,6 +6,7 @@ import {
   type Fence,
   fenceHolds,
   type Holder,
+  type IntentState,
   isUnresolved,
   type JournalEntry,
   type Lease,
@@ -16,6 +17,7 @@ import {
   type Store,
   type StoreOptions,
   settledEntry,
+  settles,
 } from "./stores.js";
 
 /** How many settled journal entries a `MemoryStore` keeps at most, by default (~125 MB of fiscal receipts). */
@@ -42,7 +44,7 @@ export class MemoryStore implements Store {
   readonly #values = new Map<string, string>();
   readonly #leases = new Map<string, Lease>();
   /** Each entry as JSON: the intent as written, and its settlement apart (settling never rewrites the intent). */
-  readonly #journal = new Map<string, { intent: string; settlement?: string }>();
+  readonly #journal = new Map<string, { intent: string; startedAt: number; state: IntentState; settlement?: string }>();
   /** The keys of unresolved intents, and their scopes: what `pendingIntents` lists without reading every entry. */
   readonly #unresolved = new Map<string, string | undefined>();
   /** The same keys by scope: a register's call lists its register's only, not every call under way (1,000 registers at once). */
@@ -133,7 +135,7 @@ export class MemoryStore implements Store {
     this.#prune();
     const existing = this.#read(entry.key);
     if (existing && existing.state !== "not-applied") return existing;
-    this.#journal.set(entry.key, { intent: JSON.stringify(entry) });
+    this.#journal.set(entry.key, { intent: JSON.stringify(entry), startedAt: entry.startedAt, state: "pending" });
     this.#markUnresolved(entry.key, entry.scope);
     this.#settledAt.delete(entry.key);
     return undefined;
@@ -141,8 +143,9 @@ export class MemoryStore implements Store {
 
   #settle(key: string, settlement: Settlement): void {
     const kept = this.#journal.get(key);
-    if (kept === undefined) return;
-    kept.settlement = JSON.stringify(settlement);
+    if (!settles(kept, settlement)) return;
+    kept!.settlement = JSON.stringify(settlement);
+    kept!.state = settlement.state;
     if (!isUnresolved(settlement.state)) {
       this.#markResolved(key);
       this.#settledAt.set(key, settlement.settledAt);

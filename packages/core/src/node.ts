@@ -24,6 +24,7 @@ import {
   type Store,
   type StoreOptions,
   settledEntry,
+  settles,
 } from "./stores.js";
 
 export { saveToFile } from "./save-to-file.js";
@@ -220,8 +221,8 @@ export class FileStore implements Store, CallbackStore {
 
   #settle(key: string, settlement: Settlement): void {
     const entry = this.#entry(key);
-    if (!entry) return;
-    const settled = `${JSON.stringify(settledEntry(entry, settlement))}\n`;
+    if (!settles(entry, settlement)) return;
+    const settled = `${JSON.stringify(settledEntry(entry!, settlement))}\n`;
     // A dispute stays among the unresolved; so that a machine that loses it never forgets one, it is flushed.
     if (settlement.state === "disputed") {
       writeWhole(this.#pending(key), settled, true);

@@ -85,6 +85,24 @@ export interface Settlement {
   /** A refusal as it was answered (no secret: its message was scrubbed before it was kept). */
   refusal?: { name: string; message: string; status?: number; serviceCode?: number | string; serviceMessage?: string };
   settledAt: number;
+  /**
+   * The `startedAt` of the intent this settles. A store writes the settlement over that intent only
+   * (`settles`): a slow resolver's "not there" never lands on an intent begun since under the same key.
+   */
+  intentStartedAt?: number;
+}
+
+/**
+ * Whether a settlement may be written over the key's entry as it stands. One that names its intent
+ * (`intentStartedAt`) settles only that intent, and only while it is unresolved; once settled, only
+ * `applied` replaces what is there (the service's own evidence wins over a check that did not see it
+ * yet). One that names none settles whatever entry the key has (stores and callers before it).
+ */
+export function settles(current: { startedAt: number; state: IntentState } | undefined, settlement: Settlement): boolean {
+  if (current === undefined) return false;
+  if (settlement.intentStartedAt === undefined) return true;
+  if (current.startedAt !== settlement.intentStartedAt) return false;
+  return isUnresolved(current.state) || (settlement.state === "applied" && current.state !== "applied");
 }
 
 /**
@@ -130,12 +148,16 @@ export interface JournalStore {
    * one key, one writes and the other is answered the entry written.
    */
   beginIntent(entry: JournalEntry, fence?: Fence): Promise<JournalEntry | undefined>;
-  /** Settles a pending (or disputed) intent. With a fence, refused unless the fence's lease is still the holder's. */
+  /**
+   * Settles a pending (or disputed) intent: only the one `settlement.intentStartedAt` names, when it
+   * names one (see `settles`); otherwise nothing is written. With a fence, refused unless the fence's
+   * lease is still the holder's.
+   */
   settleIntent(key: string, settlement: Settlement, fence?: Fence): Promise<void>;
   /**
    * Optional: settles the intent and keeps a chain link (as `ChainStore.set` would) in one atomic
    * write, both fenced by `fence`: one durable write instead of two, and no crash between them. The
-   * link is kept even when the key has no entry. Without it, the journal keeps the link, then settles.
+   * link is kept even when the key has no entry, or the settlement is not written (`settles`). Without it, the journal keeps the link, then settles.
    */
   settleIntentWithLink?(key: string, settlement: Settlement, link: { key: string; value: string }, fence: Fence): Promise<void>;
   /**

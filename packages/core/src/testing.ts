@@ -177,6 +177,27 @@ const journalChecks = (two: TwoHandles): Checks => ({
     check((await b.beginIntent(disputed))?.state === "disputed", "a disputed key is never begun again");
   },
 
+  "journal: a settlement naming its intent (intentStartedAt) settles it only while unresolved, and never one begun since": async () => {
+    const [a, b] = await two();
+    const first = intent(`${unique("journal-named")}/k`);
+    const of = (e: JournalEntry, state: Settlement["state"], answer?: unknown) => ({ ...settled(state, answer), intentStartedAt: e.startedAt });
+    await a.beginIntent(first);
+    await a.settleIntent(first.key, of(first, "not-applied"));
+    const second = { ...first, startedAt: first.startedAt + 7, holder: holder("another") };
+    check((await b.beginIntent(second)) === undefined, "a not-applied entry must be replaced by a new begin");
+    for (const state of ["not-applied", "applied"] as const) {
+      await a.settleIntent(first.key, of(first, state)); // a slow resolver of the first intent
+      const now = await b.getIntent(first.key);
+      check(now?.state === "pending" && now.startedAt === second.startedAt, `a settlement (${state}) of an earlier intent must leave the one begun since as it is`);
+    }
+    await b.settleIntent(second.key, of(second, "not-applied"));
+    await b.settleIntent(second.key, of(second, "applied", { n: 1 }));
+    check((await a.getIntent(second.key))?.state === "applied", "applied must replace a not-applied outcome of the same intent");
+    await a.settleIntent(second.key, of(second, "not-applied")); // a late "not there"
+    const done = await a.getIntent(second.key);
+    check(done?.state === "applied" && same(done.settlement?.answer, { n: 1 }), "a settled intent must keep its outcome against any but applied");
+  },
+
   "journal: of ten begins of one key racing, exactly one writes": async () => {
     const [a, b] = await two();
     const entry = intent(`${unique("journal-race")}/k`);
@@ -224,6 +245,9 @@ const fencedJournalChecks = (two: TwoHandles): Checks => ({
     await refusesStaleFence(() => a.settleIntentWithLink!(later.key, settled("applied"), { key: name, value: "link-stale" }, old), "settle with link");
     check((await b.get(name)) === "link-2", "a refused write must not keep the link");
     check((await b.getIntent(later.key))?.state === "pending", "a refused write must not settle the intent");
+    const older = { ...settled("applied"), intentStartedAt: later.startedAt - 1 };
+    await b.settleIntentWithLink!(later.key, older, { key: name, value: "link-2b" }, next as Fence);
+    check((await a.get(name)) === "link-2b" && (await a.getIntent(later.key))?.state === "pending", "an earlier intent's settlement keeps the link, not the outcome");
     const unknown = unique("journal-link-none");
     await b.settleIntentWithLink!(`${unknown}/never-begun`, settled("applied"), { key: name, value: "link-3" }, next as Fence);
     check((await a.get(name)) === "link-3", "the link is kept even when the key has no entry");
@@ -269,6 +293,12 @@ const carriedJournalChecks = (two: TwoHandles): Checks => ({
     check((await b.get(name)) === "link-3", "a refused write must not keep the link");
     check((await b.getIntent(third!.key))?.state === "pending", "a refused write must not settle the intent");
     check((await b.getIntent(fourth.key)) === undefined, "a refused write must not begin the next intent");
+    const older = { ...settled("applied"), intentStartedAt: third!.startedAt - 1 };
+    check(
+      (await b.settleThenBegin!({ key: third!.key, settlement: older, link: { key: name, value: "link-4" } }, fourth, next as Fence)) === undefined,
+      "the next intent must be written",
+    );
+    check((await a.getIntent(third!.key))?.state === "pending", "an earlier intent's settlement must leave the intent there as it is");
   },
 });
 

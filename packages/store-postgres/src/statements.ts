@@ -30,6 +30,9 @@ export function statementsFor(tables: Tables) {
   const leaseColumns = `holder, fence, ${epochMs("expires_at")} AS expires_ms`;
   // Settling for good stamps `settled_at` (retention counts from it); pending and disputed never.
   const settled = `state = $2::text, settlement = $3::json, settled_at = CASE WHEN $2::text IN ${UNRESOLVED} THEN NULL ELSE clock_timestamp() END`;
+  // A settlement that names its intent (its startedAt in `param`, else null) settles only that intent,
+  // and only while it is unresolved, but for `applied`, which replaces any other outcome of it (core's `settles`).
+  const settles = (param: string) => `(${param}::bigint IS NULL OR (started_at = ${param}::bigint AND (state IN ${UNRESOLVED} OR ($2::text = 'applied' AND state <> 'applied'))))`;
 
   return {
     fenceParams,
@@ -58,8 +61,8 @@ export function statementsFor(tables: Tables) {
       SELECT 1 AS fenced, (SELECT count(*) FROM written)::int AS written`,
     beginIntentFenced: `WITH ${leaseHeld(5)}, written AS (${insertIntent(journal, "SELECT $1::text, $2::text, 'pending', $3::bigint, $4::json FROM lease")} RETURNING 1)
       SELECT (SELECT count(*) FROM lease)::int AS fenced, (SELECT count(*) FROM written)::int AS written`,
-    settleIntent: `UPDATE ${journal} SET ${settled} WHERE key = $1`,
-    settleIntentFenced: `WITH ${leaseHeld(4)}, settled AS (UPDATE ${journal} SET ${settled} WHERE key = $1 AND EXISTS (SELECT 1 FROM lease) RETURNING 1)
+    settleIntent: `UPDATE ${journal} SET ${settled} WHERE key = $1 AND ${settles("$4")}`,
+    settleIntentFenced: `WITH ${leaseHeld(5)}, settled AS (UPDATE ${journal} SET ${settled} WHERE key = $1 AND ${settles("$4")} AND EXISTS (SELECT 1 FROM lease) RETURNING 1)
       SELECT (SELECT count(*) FROM lease)::int AS fenced, (SELECT count(*) FROM settled)::int AS settled`,
     // The outcome of an applied call and the chain link its answer carried, in one statement whose
     // commit does not wait for the disk (`synchronous_commit` off for this transaction only): if the
@@ -67,14 +70,14 @@ export function statementsFor(tables: Tables) {
     // link is read from the service by the lease's next holder. The intent itself is always flushed.
     settleIntentWithLink: `WITH ${leaseHeld(6)},
       kept AS (INSERT INTO ${values} (key, value) SELECT $4::text, $5::text FROM lease ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value),
-      settled AS (UPDATE ${journal} SET ${settled} WHERE key = $1 AND EXISTS (SELECT 1 FROM lease))
+      settled AS (UPDATE ${journal} SET ${settled} WHERE key = $1 AND ${settles("$9")} AND EXISTS (SELECT 1 FROM lease))
       SELECT (SELECT count(*) FROM lease)::int AS fenced, set_config('synchronous_commit', 'off', true) AS unflushed`,
     // An applied intent's outcome with its link, and the register's next intent (another key), in one
     // statement under one fence: its commit waits for the disk, as every intent's does. Answers
     // `fenced` and `written` as beginIntentFenced does.
     settleThenBegin: `WITH ${leaseHeld(10)},
       kept AS (INSERT INTO ${values} (key, value) SELECT $4::text, $5::text FROM lease ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value),
-      settled AS (UPDATE ${journal} SET ${settled} WHERE key = $1 AND EXISTS (SELECT 1 FROM lease)),
+      settled AS (UPDATE ${journal} SET ${settled} WHERE key = $1 AND ${settles("$13")} AND EXISTS (SELECT 1 FROM lease)),
       written AS (${insertIntent(journal, "SELECT $6::text, $7::text, 'pending', $8::bigint, $9::json FROM lease")} RETURNING 1)
       SELECT (SELECT count(*) FROM lease)::int AS fenced, (SELECT count(*) FROM written)::int AS written`,
     getIntent: `SELECT ${entryColumns} FROM ${journal} WHERE key = $1`,

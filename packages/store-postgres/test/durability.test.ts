@@ -41,8 +41,9 @@ describe("durability", () => {
     try {
       await client.query("BEGIN");
       const sql = statementsFor(resolveTables({}));
-      const settlement = { state: "applied", answer: { Uid: "u-2" }, settledAt: now };
-      await client.query(sql.settleIntentWithLink, [entry.key, "applied", JSON.stringify(settlement), "fiscal/durable", "u-2", ...sql.fenceParams(lease)]);
+      const settlement = { state: "applied", answer: { Uid: "u-2" }, settledAt: now, intentStartedAt: entry.startedAt };
+      const params = [entry.key, "applied", JSON.stringify(settlement), "fiscal/durable", "u-2", ...sql.fenceParams(lease), entry.startedAt];
+      await client.query(sql.settleIntentWithLink, params);
       expect(await setting(client)).toBe("off");
       await client.query("ROLLBACK");
       expect(await setting(client)).toBe("on");

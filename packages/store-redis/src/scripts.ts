@@ -98,11 +98,21 @@ return begin(KEYS[2], KEYS[3], ARGV[2], ARGV[3])
 
 /**
  * Settles an entry: a settled entry expires after the retention (the server's clock); an unresolved
- * one stays listed and never expires. `keep` is "unresolved" or the retention in ms.
+ * one stays listed and never expires. `keep` is "unresolved" or the retention in ms. A settlement
+ * that names its intent (`began`: its startedAt, else "") settles only that intent, and only while it
+ * is unresolved, but for `applied`, which replaces any other outcome of it (core's \`settles\`).
  */
 const settle = `
-local function settle(entry, unresolved, key, settlement, state, keep)
-  if redis.call('EXISTS', entry) == 0 then return end
+local function settles(entry, began, state)
+  local current = redis.call('HMGET', entry, 'state', 'intent')
+  if not current[1] then return false end
+  if began == '' then return true end
+  if tonumber(cjson.decode(current[2]).startedAt) ~= tonumber(began) then return false end
+  local was = current[1]
+  return was == 'pending' or was == 'disputed' or (state == 'applied' and was ~= 'applied')
+end
+local function settle(entry, unresolved, key, settlement, state, keep, began)
+  if not settles(entry, began, state) then return end
   redis.call('HSET', entry, 'settlement', settlement, 'state', state)
   if keep == 'unresolved' then
     redis.call('PERSIST', entry)
@@ -114,38 +124,38 @@ local function settle(entry, unresolved, key, settlement, state, keep)
 end
 `;
 
-/** KEYS: generation, entry, unresolved, [lease]. ARGV: generation, key, settlement JSON, state, keep, [holder, fence]. */
+/** KEYS: generation, entry, unresolved, [lease]. ARGV: generation, key, settlement JSON, state, keep, began, [holder, fence]. */
 export const settleIntent = script(`${settle}
 if not generation_holds() then return 'lost' end
-if KEYS[4] and not fence_holds(KEYS[4], ARGV[6], ARGV[7]) then return 'fence' end
-settle(KEYS[2], KEYS[3], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
+if KEYS[4] and not fence_holds(KEYS[4], ARGV[7], ARGV[8]) then return 'fence' end
+settle(KEYS[2], KEYS[3], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])
 return 'ok'
 `);
 
 /**
  * The outcome and the chain link its answer carried, in one write. KEYS: generation, entry,
- * unresolved, value, lease. ARGV: generation, key, settlement JSON, state, keep, link, holder, fence.
+ * unresolved, value, lease. ARGV: generation, key, settlement JSON, state, keep, began, link, holder, fence.
  */
 export const settleIntentWithLink = script(`${settle}
 if not generation_holds() then return 'lost' end
-if not fence_holds(KEYS[5], ARGV[7], ARGV[8]) then return 'fence' end
-redis.call('SET', KEYS[4], ARGV[6])
-settle(KEYS[2], KEYS[3], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
+if not fence_holds(KEYS[5], ARGV[8], ARGV[9]) then return 'fence' end
+redis.call('SET', KEYS[4], ARGV[7])
+settle(KEYS[2], KEYS[3], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])
 return 'ok'
 `);
 
 /**
  * An applied intent's outcome with its link, then the register's next intent: one write (one fsync
  * under appendfsync always) for a register's calls back to back. KEYS: generation, entry,
- * unresolved, value, next entry, lease. ARGV: generation, key, settlement JSON, state, keep, link,
- * next key, next intent JSON, holder, fence.
+ * unresolved, value, next entry, lease. ARGV: generation, key, settlement JSON, state, keep, began,
+ * link, next key, next intent JSON, holder, fence.
  */
 export const settleThenBegin = script(`${settle}${begin}
 if not generation_holds() then return {'lost'} end
-if not fence_holds(KEYS[6], ARGV[9], ARGV[10]) then return {'fence'} end
-redis.call('SET', KEYS[4], ARGV[6])
-settle(KEYS[2], KEYS[3], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
-return begin(KEYS[5], KEYS[3], ARGV[7], ARGV[8])
+if not fence_holds(KEYS[6], ARGV[10], ARGV[11]) then return {'fence'} end
+redis.call('SET', KEYS[4], ARGV[7])
+settle(KEYS[2], KEYS[3], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])
+return begin(KEYS[5], KEYS[3], ARGV[8], ARGV[9])
 `);
 
 /**

@@ -21,7 +21,7 @@ import type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "
 import { holderIsGone, isThisProcess } from "./holder.js";
 import { landingUntil, landsUntil, noteLanding, SEND_SLACK_MS, settleRefused } from "./landing.js";
 import type { OperationSpec } from "./operation.js";
-import { defaultKey, isRefusal, learnOutcome, probeParams, type Query, refusalOf } from "./outcome.js";
+import { defaultKey, ended, isRefusal, learnOutcome, probeParams, type Query, refusalOf } from "./outcome.js";
 import { answerLost, keyInUse, keyReused, notApplied, outcomeUnknown, refusedBefore } from "./outcome-errors.js";
 import { processWide } from "./process-wide.js";
 import { hashOf } from "./request-hash.js";
@@ -126,13 +126,14 @@ export class Journal implements ClientJournal {
   async settle(ref: JournalRef | { operation?: string; key: string }, applied: boolean): Promise<void> {
     if (!ref.operation) throw new RequestValidationError("journal.settle", [{ path: "/operation", message: "names the operation whose key this is" }]);
     const full = this.#full(ref as JournalRef);
-    const settlement: Settlement = applied ? { state: "applied", answerLost: true, settledAt: Date.now() } : { state: "not-applied", settledAt: Date.now() };
     // Read again in the register's turn, after the turn has written its waiting outcome: a call of
     // this client may have settled it meanwhile.
     const write = async (turn?: ChainTurn) => {
       await turn?.flush();
-      const refused = settleRefused(await storeCall("read the journal", () => this.#o.store.getIntent(full)), applied, full);
+      const entry = await storeCall("read the journal", () => this.#o.store.getIntent(full));
+      const refused = settleRefused(entry, applied, full);
       if (refused) throw new RequestValidationError("journal.settle", [{ path: "(key)", message: refused }]);
+      const settlement = ended(entry!, applied ? "applied" : "not-applied", applied ? { answerLost: true } : undefined);
       await storeCall("settle the intent", () => this.#o.store.settleIntent(full, settlement, turn?.fence));
     };
     const { chain } = this.#o;
@@ -242,12 +243,12 @@ export class Journal implements ClientJournal {
       const chained = turn?.step(presented);
       try {
         const value = await call.send(chained ? [chained] : [], watch);
-        const settled = await this.#applied(key, turn, linkLeft(op, turn, chained?.next(), presented), { state: "applied", answer: value, settledAt: Date.now() });
+        const settled = await this.#applied(key, turn, linkLeft(op, turn, chained?.next(), presented), ended(intent, "applied", { answer: value }));
         if (turn && settled) turn.clear = true;
         return value;
       } catch (e) {
         if (!watch.sent) {
-          await this.#settle(key, turn, { state: "not-applied", settledAt: Date.now() });
+          await this.#settle(key, turn, ended(intent, "not-applied"));
           throw e;
         }
         const landing = noteLanding(key, e, sendBy);
@@ -256,25 +257,25 @@ export class Journal implements ClientJournal {
         if (applied === true && isRefusal(e)) {
           // Refused, yet the chain moved (a proxy that lies, another program): neither reading is taken, a person settles it.
           const disputed: JournalEntry = { ...intent, state: "disputed" };
-          await this.#settle(key, turn, { state: "disputed", settledAt: Date.now() });
+          await this.#settle(key, turn, ended(intent, "disputed"));
           throw this.#unknown(op, disputed, e, "it was refused, yet the register's chain moved");
         }
         if (applied === true) {
-          await this.#applied(key, turn, linkLeft(op, turn, undefined, presented), { state: "applied", answerLost: true, settledAt: Date.now() });
+          await this.#applied(key, turn, linkLeft(op, turn, undefined, presented), ended(intent, "applied", { answerLost: true }));
           throw answerLost(op, this.#short(key), e, "its answer was lost");
         }
         if (applied === false && landingUntil(key)) throw this.#notYet(op, intent, e);
         if (applied === false) {
           // A refusal a step repaired (a renewed token) is sent again, once, now that it is known the first did nothing.
           if (watch.repaired && !resent && e instanceof AuthenticationError) continue;
-          await this.#settle(key, turn, { state: "not-applied", settledAt: Date.now() });
+          await this.#settle(key, turn, ended(intent, "not-applied"));
           throw isRefusal(e) ? e : notApplied(op, this.#short(key), e);
         }
         if (isRefusal(e)) {
           // The service's refusal is passed on. Where nothing can check it, the key is spent; where
           // the check failed for now (its query was refused too), the intent stays pending and is
           // checked before anything is sent under its key (or on its register) again.
-          if (outcome.by === "none") await this.#settle(key, turn, { state: "refused", refusal: refusalOf(e), settledAt: Date.now() });
+          if (outcome.by === "none") await this.#settle(key, turn, ended(intent, "refused", { refusal: refusalOf(e) }));
           throw e;
         }
         throw this.#unknown(op, intent, e, "its answer was lost");
@@ -320,7 +321,7 @@ export class Journal implements ClientJournal {
     const landing = applied === true ? 0 : landsUntil(entry, isThisProcess(entry.holder, this.#o.holder));
     if (landing) turn?.hold(landing); // not known, or not yet: nobody takes the register meanwhile
     if (applied === undefined || landing) return entry;
-    const settlement: Settlement = applied ? { state: "applied", answerLost: true, settledAt: Date.now() } : { state: "not-applied", settledAt: Date.now() };
+    const settlement = ended(entry, applied ? "applied" : "not-applied", applied ? { answerLost: true } : undefined);
     const op = this.#o.operations[entry.operation];
     if (applied) await this.#applied(entry.key, turn, op && linkLeft(op, turn, undefined, entry.presented), settlement);
     else await this.#settle(entry.key, turn, settlement);

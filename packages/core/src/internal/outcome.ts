@@ -88,3 +88,8 @@ export async function learnOutcome(
     return undefined; // the question failed too: the outcome stays unknown, and is asked again later
   }
 }
+
+/** The outcome of `intent`, named by its start: a store writes it over that intent only (`settles`). */
+export function ended(intent: JournalEntry, state: Settlement["state"], more?: Pick<Settlement, "answer" | "answerLost" | "refusal">): Settlement {
+  return { state, ...more, settledAt: Date.now(), intentStartedAt: intent.startedAt };
+}
