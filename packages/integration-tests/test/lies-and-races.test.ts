@@ -276,6 +276,9 @@ describe("a shop killed while its payment is at work in the gateway, started aga
       // Its next life: the same store and holder name, in another process (this one).
       const shop = createEcommerceClient({ baseUrl: sb.ecommerceUrl, ...merchant, store: new FileStore(storePath), holder: "ecommerce-crash-worker" });
       expect(await shop.journal.recover()).toEqual([{ operation: "payments.create", key: "e-0", state: "pending" }]);
+      // Nor may a person mark it "not applied" meanwhile: what the gateway shows now is not final.
+      const refused = await shop.journal.settle({ operation: "payments.create", key: "e-0" }, false).catch((e: unknown) => e);
+      expect(String(refused)).toMatch(/may still reach the service until/);
       const error = await shop.payments.create({ amount: 1_000, orderId: "e-0", demo: true }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(OutcomeUnknownError);
       expect(await (error as OutcomeUnknownError).wasApplied!()).toBe(true); // asked again once it could no longer land

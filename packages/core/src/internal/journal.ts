@@ -131,7 +131,7 @@ export class Journal implements ClientJournal {
     const write = async (turn?: ChainTurn) => {
       await turn?.flush();
       const entry = await storeCall("read the journal", () => this.#o.store.getIntent(full));
-      const refused = settleRefused(entry, applied, full);
+      const refused = settleRefused(entry, applied, this.#o.holder);
       if (refused) throw new RequestValidationError("journal.settle", [{ path: "(key)", message: refused }]);
       const settlement = ended(entry!, applied ? "applied" : "not-applied", applied ? { answerLost: true } : undefined);
       await storeCall("settle the intent", () => this.#o.store.settleIntent(full, settlement, turn?.fence));

@@ -7,7 +7,7 @@
 // its whole window, or 10 s from when its process was first found gone, if that ends sooner.
 import { APIError, RequestAbortedError, TimeoutError } from "../errors.js";
 import { type Holder, isUnresolved, type JournalEntry } from "../stores.js";
-import { holderIsGone } from "./holder.js";
+import { holderIsGone, isThisProcess } from "./holder.js";
 import { processWide } from "./process-wide.js";
 
 /**
@@ -46,14 +46,14 @@ export function landingUntil(key: string): number {
   return 0;
 }
 
-/** Why a person's settlement of a key's entry is refused: nothing unresolved, or "not applied" while its request may still land. */
-export function settleRefused(entry: JournalEntry | undefined, applied: boolean, key: string): string | undefined {
+/**
+ * Why a person's settlement of a key's entry is refused: nothing unresolved, or "not applied" while
+ * its request may still land (what the service shows now is not final, whoever asks it).
+ */
+export function settleRefused(entry: JournalEntry | undefined, applied: boolean, self: Holder): string | undefined {
   if (!entry || !isUnresolved(entry.state)) return `has no unresolved intent (${entry?.state ?? "no entry"})`;
-  // Only a window this process noted: elsewhere, a person settles what the service's people found.
-  const until = landingUntil(key);
-  if (!applied && until) {
-    return `may still reach the service until ${new Date(until).toISOString()}: what the service shows now is not final; settle it after then`;
-  }
+  const until = applied ? 0 : landsUntil(entry, isThisProcess(entry.holder, self));
+  if (until) return `may still reach the service until ${new Date(until).toISOString()}: what the service shows now is not final; settle it after then`;
   return undefined;
 }
 
