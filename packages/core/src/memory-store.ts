@@ -44,7 +44,7 @@ export class MemoryStore implements Store {
   readonly #values = new Map<string, string>();
   readonly #leases = new Map<string, Lease>();
   /** Each entry as JSON: the intent as written, and its settlement apart (settling never rewrites the intent). */
-  readonly #journal = new Map<string, { intent: string; startedAt: number; state: IntentState; settlement?: string }>();
+  readonly #journal = new Map<string, { intent: string; id?: string; startedAt: number; state: IntentState; settlement?: string }>();
   /** The keys of unresolved intents, and their scopes: what `pendingIntents` lists without reading every entry. */
   readonly #unresolved = new Map<string, string | undefined>();
   /** The same keys by scope: a register's call lists its register's only, not every call under way (1,000 registers at once). */
@@ -135,7 +135,7 @@ export class MemoryStore implements Store {
     this.#prune();
     const existing = this.#read(entry.key);
     if (existing && existing.state !== "not-applied") return existing;
-    this.#journal.set(entry.key, { intent: JSON.stringify(entry), startedAt: entry.startedAt, state: "pending" });
+    this.#journal.set(entry.key, { intent: JSON.stringify(entry), id: entry.id, startedAt: entry.startedAt, state: "pending" });
     this.#markUnresolved(entry.key, entry.scope);
     this.#settledAt.delete(entry.key);
     return undefined;

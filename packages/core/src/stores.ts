@@ -20,6 +20,11 @@ export interface Holder {
   id: string;
   host?: string;
   pid?: number;
+  /**
+   * This life of the process (random, one per process): a till started again under its name, even
+   * with the same pid, is another life, whose request of its last life may still be at work.
+   */
+  life?: string;
 }
 
 /** The proof a lease holder shows with every write it makes under the lease. */
@@ -86,22 +91,25 @@ export interface Settlement {
   refusal?: { name: string; message: string; status?: number; serviceCode?: number | string; serviceMessage?: string };
   settledAt: number;
   /**
-   * The `startedAt` of the intent this settles. A store writes the settlement over that intent only
+   * The intent this settles (`intentIdOf`). A store writes the settlement over that intent only
    * (`settles`): a slow resolver's "not there" never lands on an intent begun since under the same key.
    */
-  intentStartedAt?: number;
+  intentId?: string;
 }
+
+/** An intent's id: its own, or (written by an SDK before ids) its start, `t1764000000000`. */
+export const intentIdOf = (entry: { id?: string; startedAt: number }): string => entry.id ?? `t${entry.startedAt}`;
 
 /**
  * Whether a settlement may be written over the key's entry as it stands. One that names its intent
- * (`intentStartedAt`) settles only that intent, and only while it is unresolved; once settled, only
+ * (`intentId`) settles only that intent, and only while it is unresolved; once settled, only
  * `applied` replaces what is there (the service's own evidence wins over a check that did not see it
  * yet). One that names none settles whatever entry the key has (stores and callers before it).
  */
-export function settles(current: { startedAt: number; state: IntentState } | undefined, settlement: Settlement): boolean {
+export function settles(current: { id?: string; startedAt: number; state: IntentState } | undefined, settlement: Settlement): boolean {
   if (current === undefined) return false;
-  if (settlement.intentStartedAt === undefined) return true;
-  if (current.startedAt !== settlement.intentStartedAt) return false;
+  if (settlement.intentId === undefined) return true;
+  if (intentIdOf(current) !== settlement.intentId) return false;
   return isUnresolved(current.state) || (settlement.state === "applied" && current.state !== "applied");
 }
 
@@ -112,6 +120,8 @@ export function settles(current: { startedAt: number; state: IntentState } | und
 export interface JournalEntry {
   /** The idempotency key, namespaced by the client (`fiscal 77771112233/receipt-17`). */
   key: string;
+  /** This intent, apart from every other under its key (random; absent from entries of SDKs before it: see `intentIdOf`). */
+  id?: string;
   operation: string;
   /** The chain key the operation ran on (a register), if any. */
   scope?: string;
@@ -149,7 +159,7 @@ export interface JournalStore {
    */
   beginIntent(entry: JournalEntry, fence?: Fence): Promise<JournalEntry | undefined>;
   /**
-   * Settles a pending (or disputed) intent: only the one `settlement.intentStartedAt` names, when it
+   * Settles a pending (or disputed) intent: only the one `settlement.intentId` names, when it
    * names one (see `settles`); otherwise nothing is written. With a fence, refused unless the fence's
    * lease is still the holder's.
    */

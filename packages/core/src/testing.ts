@@ -7,7 +7,7 @@
 // Each check is self-contained (its own keys and lease names), throws an Error saying what the store
 // did wrong, and never assumes more than the contracts in `stores.ts` promise.
 import { LeaseLostError } from "./errors.js";
-import type { CallbackStore, Fence, Holder, JournalEntry, Settlement, Store } from "./stores.js";
+import { type CallbackStore, type Fence, type Holder, intentIdOf, type JournalEntry, type Settlement, type Store } from "./stores.js";
 
 export interface StoreFactory {
   /** A store over storage no other check uses (or shares safely: every check uses keys of its own). */
@@ -177,25 +177,29 @@ const journalChecks = (two: TwoHandles): Checks => ({
     check((await b.beginIntent(disputed))?.state === "disputed", "a disputed key is never begun again");
   },
 
-  "journal: a settlement naming its intent (intentStartedAt) settles it only while unresolved, and never one begun since": async () => {
+  "journal: a settlement naming its intent (intentId) settles it while unresolved, never one begun since; then only applied replaces it": async () => {
     const [a, b] = await two();
-    const first = intent(`${unique("journal-named")}/k`);
-    const of = (e: JournalEntry, state: Settlement["state"], answer?: unknown) => ({ ...settled(state, answer), intentStartedAt: e.startedAt });
+    const of = (e: JournalEntry, state: Settlement["state"], answer?: unknown) => ({ ...settled(state, answer), intentId: intentIdOf(e) });
+    const first = { ...intent(`${unique("journal-named")}/k`), id: "intent-1" };
     await a.beginIntent(first);
     await a.settleIntent(first.key, of(first, "not-applied"));
-    const second = { ...first, startedAt: first.startedAt + 7, holder: holder("another") };
+    const second = { ...first, id: "intent-2", holder: holder("another") }; // the same start (clocks differ): told apart by id
     check((await b.beginIntent(second)) === undefined, "a not-applied entry must be replaced by a new begin");
     for (const state of ["not-applied", "applied"] as const) {
       await a.settleIntent(first.key, of(first, state)); // a slow resolver of the first intent
       const now = await b.getIntent(first.key);
-      check(now?.state === "pending" && now.startedAt === second.startedAt, `a settlement (${state}) of an earlier intent must leave the one begun since as it is`);
+      check(now?.state === "pending" && now.id === second.id, `a settlement (${state}) of an earlier intent must leave the one begun since as it is`);
     }
-    await b.settleIntent(second.key, of(second, "not-applied"));
-    await b.settleIntent(second.key, of(second, "applied", { n: 1 }));
-    check((await a.getIntent(second.key))?.state === "applied", "applied must replace a not-applied outcome of the same intent");
-    await a.settleIntent(second.key, of(second, "not-applied")); // a late "not there"
-    const done = await a.getIntent(second.key);
-    check(done?.state === "applied" && same(done.settlement?.answer, { n: 1 }), "a settled intent must keep its outcome against any but applied");
+    const outcomes = async (id: string, states: Settlement["state"][]) => {
+      const e = { ...intent(`${first.key}-${id}`), id };
+      await a.beginIntent(e);
+      for (const [i, state] of states.entries()) await (i % 2 ? a : b).settleIntent(e.key, of(e, state, { n: i }));
+      return b.getIntent(e.key).then((done) => `${done?.state} ${JSON.stringify(done?.settlement?.answer)}`);
+    };
+    check((await outcomes("a", ["not-applied", "applied"])) === 'applied {"n":1}', "applied must replace a not-applied outcome of the same intent");
+    check((await outcomes("b", ["refused", "applied"])) === 'applied {"n":1}', "applied must replace a refused outcome of the same intent");
+    check((await outcomes("c", ["applied", "not-applied", "applied"])) === 'applied {"n":0}', "an applied outcome must be kept, its answer too");
+    check((await outcomes("d", ["disputed", "not-applied"])) === 'not-applied {"n":1}', "a person's settlement of a dispute must be written");
   },
 
   "journal: of ten begins of one key racing, exactly one writes": async () => {
@@ -245,7 +249,7 @@ const fencedJournalChecks = (two: TwoHandles): Checks => ({
     await refusesStaleFence(() => a.settleIntentWithLink!(later.key, settled("applied"), { key: name, value: "link-stale" }, old), "settle with link");
     check((await b.get(name)) === "link-2", "a refused write must not keep the link");
     check((await b.getIntent(later.key))?.state === "pending", "a refused write must not settle the intent");
-    const older = { ...settled("applied"), intentStartedAt: later.startedAt - 1 };
+    const older = { ...settled("applied"), intentId: "an-earlier-intent" };
     await b.settleIntentWithLink!(later.key, older, { key: name, value: "link-2b" }, next as Fence);
     check((await a.get(name)) === "link-2b" && (await a.getIntent(later.key))?.state === "pending", "an earlier intent's settlement keeps the link, not the outcome");
     const unknown = unique("journal-link-none");
@@ -270,13 +274,8 @@ const carriedJournalChecks = (two: TwoHandles): Checks => ({
     const done = await b.getIntent(first!.key);
     check(done?.state === "applied" && same(done.settlement?.answer, { Uid: "link-2" }), "the carried outcome must be settled with its answer");
     check((await b.get(name)) === "link-2", "the carried link must be kept");
-    check(
-      same(
-        (await b.pendingIntents(`${name}/`)).map((e) => e.key),
-        [second!.key],
-      ),
-      "the next intent must be pending, the settled one not",
-    );
+    const pendingKeys = (await b.pendingIntents(`${name}/`)).map((e) => e.key);
+    check(same(pendingKeys, [second!.key]), "the next intent must be pending, the settled one not");
     const again = await a.settleThenBegin({ key: second!.key, settlement: settled("applied", { Uid: "link-3" }), link: { key: name, value: "link-3" } }, second!, old);
     check(again?.state === "applied", `a begin of the key just settled must answer its settled entry, got ${again?.state}`);
     await a.beginIntent(third!, old);
@@ -293,7 +292,7 @@ const carriedJournalChecks = (two: TwoHandles): Checks => ({
     check((await b.get(name)) === "link-3", "a refused write must not keep the link");
     check((await b.getIntent(third!.key))?.state === "pending", "a refused write must not settle the intent");
     check((await b.getIntent(fourth.key)) === undefined, "a refused write must not begin the next intent");
-    const older = { ...settled("applied"), intentStartedAt: third!.startedAt - 1 };
+    const older = { ...settled("applied"), intentId: "an-earlier-intent" };
     check(
       (await b.settleThenBegin!({ key: third!.key, settlement: older, link: { key: name, value: "link-4" } }, fourth, next as Fence)) === undefined,
       "the next intent must be written",

@@ -41,12 +41,29 @@ describe("landsUntil: until when another process's request may still land", () =
     expect(landsUntil(intent(other), false)).toBe(intent(other).sendBy);
   });
 
+  it("this holder's name and pid in an earlier life (started again, its pid given back): not this process, and gone", () => {
+    const me = processHolder("till");
+    const earlier = { ...me, life: "an-earlier-1" };
+    expect(isThisProcess(earlier, me)).toBe(false);
+    expect(holderIsGone(earlier)).toBe(true);
+    expect(landsUntil(intent(earlier), false) - Date.now()).toBeGreaterThan(9_000);
+  });
+
+  it("a pid found gone before an intent began is of an earlier process: found gone afresh for that intent", async () => {
+    const gone = { id: "till", host: processHolder("till").host, pid: deadPid() }; // recorded without a life (an older SDK)
+    const first = landsUntil(intent(gone), false);
+    await new Promise((r) => setTimeout(r, 30));
+    const later = landsUntil(intent(gone), false); // intent() begins now, after the first finding
+    expect(later - first).toBeGreaterThanOrEqual(30);
+  });
+
   it("a process found gone: 10 s from when this process first found it so, the same at every ask", async () => {
     const gone = { ...processHolder("till"), pid: deadPid() };
-    const first = landsUntil(intent(gone), false);
+    const entry = intent(gone);
+    const first = landsUntil(entry, false);
     expect(first - Date.now()).toBeGreaterThan(9_000);
     expect(first - Date.now()).toBeLessThanOrEqual(10_000);
     await new Promise((r) => setTimeout(r, 20));
-    expect(landsUntil(intent(gone), false)).toBe(first);
+    expect(landsUntil(entry, false)).toBe(first);
   });
 });

@@ -14,7 +14,7 @@
 // - A process killed while its request was at work in the service, started again at once under its
 //   holder name: "not there yet" is not "not applied" for the request its last life sent either.
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryStore } from "@paysys/core";
@@ -24,7 +24,7 @@ import { AnswerLostError, createFiscalClient, type FiscalClient, NotAppliedError
 import { type Sandbox, startSandbox } from "@paysys/sandbox";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fiscalCredentials, merchant } from "./credentials.js";
-import { killHard, pause, startWorker } from "./workers.js";
+import { killHard, pause, startWorker, type Worker } from "./workers.js";
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -260,7 +260,49 @@ describe("a 404 on the status query that is not the gateway's", () => {
   });
 });
 
+/** Whether this test may choose the next pid (root, writing ns_last_pid): a pid given back to the next life, as after a wrap. */
+const canChoosePid = (() => {
+  try {
+    accessSync("/proc/sys/kernel/ns_last_pid", constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** Starts `one-payment.mjs` as the process `pid` (the kernel gives out the pid after ns_last_pid; others may race it). */
+async function startAsPid(pid: number, args: string[]): Promise<Worker> {
+  for (let tries = 0; tries < 50; tries++) {
+    writeFileSync("/proc/sys/kernel/ns_last_pid", String(pid - 1));
+    const worker = startWorker(new URL("./fixtures/one-payment.mjs", import.meta.url), args);
+    if (worker.child.pid === pid) return worker;
+    await killHard(worker);
+  }
+  throw new Error(`no process could be started as pid ${pid}`);
+}
+
 describe("a shop killed while its payment is at work in the gateway, started again at once under its holder name", () => {
+  it.runIf(canChoosePid)("with its pid given back too, it is another life: the payment stays pending, and is not sent again", { timeout: 30_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "paysys-same-pid-"));
+    try {
+      sb.faults.add({ path: "/ecommerce/payment/create", fault: { kind: "delay", ms: 1_500 } });
+      const args = [sb.url, join(dir, "store.json"), JSON.stringify(merchant), "till-7", "same-pid-1"];
+      const first = startWorker(new URL("./fixtures/one-payment.mjs", import.meta.url), args);
+      const pid = Number((await first.ready).pid);
+      while (creates() === 0) await pause(5); // at work in the gateway
+      expect(await killHard(first)).toBe(true);
+      const next = await startAsPid(pid, args);
+      await next.ready;
+      const ended = await new Promise((resolve) => next.lines.once("line", (line) => resolve(JSON.parse(line))));
+      expect(ended).toMatchObject({ recovered: [{ key: "same-pid-1", state: "pending" }], result: "OutcomeUnknownError" });
+      await pause(1_700); // the first life's request has done its work in the gateway
+      expect(creates()).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+
   it("recover() leaves the payment pending until it can no longer land; then it is found created, and never sent again", { timeout: 40_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "paysys-restart-"));
     try {

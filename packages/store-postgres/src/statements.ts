@@ -30,9 +30,11 @@ export function statementsFor(tables: Tables) {
   const leaseColumns = `holder, fence, ${epochMs("expires_at")} AS expires_ms`;
   // Settling for good stamps `settled_at` (retention counts from it); pending and disputed never.
   const settled = `state = $2::text, settlement = $3::json, settled_at = CASE WHEN $2::text IN ${UNRESOLVED} THEN NULL ELSE clock_timestamp() END`;
-  // A settlement that names its intent (its startedAt in `param`, else null) settles only that intent,
-  // and only while it is unresolved, but for `applied`, which replaces any other outcome of it (core's `settles`).
-  const settles = (param: string) => `(${param}::bigint IS NULL OR (started_at = ${param}::bigint AND (state IN ${UNRESOLVED} OR ($2::text = 'applied' AND state <> 'applied'))))`;
+  // A settlement that names its intent (its id in `param`, else null) settles only that intent, and
+  // only while it is unresolved, but for `applied`, which replaces any other outcome of it (core's
+  // `settles`). An intent written before ids is named by its start (core's `intentIdOf`).
+  const settles = (param: string) =>
+    `(${param}::text IS NULL OR (coalesce(intent->>'id', 't' || started_at::text) = ${param}::text AND (state IN ${UNRESOLVED} OR ($2::text = 'applied' AND state <> 'applied'))))`;
 
   return {
     fenceParams,

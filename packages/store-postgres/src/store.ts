@@ -142,7 +142,7 @@ export class PostgresStore implements Store, CallbackStore {
     }
     const { key, settlement, link } = settled;
     const params = [key, settlement.state, JSON.stringify(settlement), link.key, link.value, entry.key, entry.scope ?? null, entry.startedAt, JSON.stringify(entry)];
-    return this.#begin(entry, [this.#sql.settleThenBegin, [...params, ...this.#sql.fenceParams(fence), settlement.intentStartedAt ?? null]], fence);
+    return this.#begin(entry, [this.#sql.settleThenBegin, [...params, ...this.#sql.fenceParams(fence), settlement.intentId ?? null]], fence);
   }
 
   /** Runs a statement that writes an intent (answering `fenced`, `written`); answers the key's entry when it was not written. */
@@ -164,7 +164,7 @@ export class PostgresStore implements Store, CallbackStore {
 
   async settleIntent(key: string, settlement: Settlement, fence?: Fence): Promise<void> {
     await this.#db.run("settle an intent", async (s) => {
-      const params = [key, settlement.state, JSON.stringify(settlement), settlement.intentStartedAt ?? null];
+      const params = [key, settlement.state, JSON.stringify(settlement), settlement.intentId ?? null];
       if (!fence) return void (await s.query(this.#sql.settleIntent, params));
       const [result] = await s.query<{ fenced: number }>(this.#sql.settleIntentFenced, [...params, ...this.#sql.fenceParams(fence)]);
       if (result!.fenced === 0) throw leaseLost(fence);
@@ -173,7 +173,7 @@ export class PostgresStore implements Store, CallbackStore {
 
   async settleIntentWithLink(key: string, settlement: Settlement, link: { key: string; value: string }, fence: Fence): Promise<void> {
     await this.#db.run("settle an intent and keep its link", async (s) => {
-      const params = [key, settlement.state, JSON.stringify(settlement), link.key, link.value, ...this.#sql.fenceParams(fence), settlement.intentStartedAt ?? null];
+      const params = [key, settlement.state, JSON.stringify(settlement), link.key, link.value, ...this.#sql.fenceParams(fence), settlement.intentId ?? null];
       const [result] = await s.query<{ fenced: number }>(this.#sql.settleIntentWithLink, params);
       if (result!.fenced === 0) throw leaseLost(fence);
     });

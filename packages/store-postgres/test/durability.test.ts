@@ -1,7 +1,7 @@
 // What waits for the disk: an intent always (money is never sent without it); the outcome of an
 // applied call kept with its chain link does not (statements.ts says why that is safe). The
 // relaxed commit is the statement's own: the connection goes back to the pool as it came.
-import type { JournalEntry } from "@paysys/core";
+import { intentIdOf, type JournalEntry } from "@paysys/core";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate, PostgresStore } from "../src/index.js";
@@ -41,8 +41,8 @@ describe("durability", () => {
     try {
       await client.query("BEGIN");
       const sql = statementsFor(resolveTables({}));
-      const settlement = { state: "applied", answer: { Uid: "u-2" }, settledAt: now, intentStartedAt: entry.startedAt };
-      const params = [entry.key, "applied", JSON.stringify(settlement), "fiscal/durable", "u-2", ...sql.fenceParams(lease), entry.startedAt];
+      const settlement = { state: "applied", answer: { Uid: "u-2" }, settledAt: now, intentId: intentIdOf(entry) };
+      const params = [entry.key, "applied", JSON.stringify(settlement), "fiscal/durable", "u-2", ...sql.fenceParams(lease), intentIdOf(entry)];
       await client.query(sql.settleIntentWithLink, params);
       expect(await setting(client)).toBe("off");
       await client.query("ROLLBACK");

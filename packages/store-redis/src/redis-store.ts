@@ -175,10 +175,10 @@ export class RedisStore implements Store, CallbackStore {
     await this.#write("settleIntentWithLink", scripts.settleIntentWithLink, keys, [...this.#settlementArgs(key, settlement), link.value], fence);
   }
 
-  /** A settlement as the scripts take it: key, JSON, state, how long the entry is kept, and the intent it settles (its start, or ""). */
+  /** A settlement as the scripts take it: key, JSON, state, how long the entry is kept, and the intent it settles (or ""). */
   #settlementArgs(key: string, settlement: Settlement): string[] {
     const keep = isUnresolved(settlement.state) ? "unresolved" : String(this.#journalRetentionMs);
-    return [key, JSON.stringify(settlement), settlement.state, keep, String(settlement.intentStartedAt ?? "")];
+    return [key, JSON.stringify(settlement), settlement.state, keep, settlement.intentId ?? ""];
   }
 
   async getIntent(key: string): Promise<JournalEntry | undefined> {

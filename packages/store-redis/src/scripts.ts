@@ -99,20 +99,22 @@ return begin(KEYS[2], KEYS[3], ARGV[2], ARGV[3])
 /**
  * Settles an entry: a settled entry expires after the retention (the server's clock); an unresolved
  * one stays listed and never expires. `keep` is "unresolved" or the retention in ms. A settlement
- * that names its intent (`began`: its startedAt, else "") settles only that intent, and only while it
- * is unresolved, but for `applied`, which replaces any other outcome of it (core's \`settles\`).
+ * that names its intent (`of`: its id, else "") settles only that intent, and only while it is
+ * unresolved, but for `applied`, which replaces any other outcome of it (core's \`settles\`). An
+ * intent written before ids is named by its start (core's \`intentIdOf\`).
  */
 const settle = `
-local function settles(entry, began, state)
+local function settles(entry, of, state)
   local current = redis.call('HMGET', entry, 'state', 'intent')
   if not current[1] then return false end
-  if began == '' then return true end
-  if tonumber(cjson.decode(current[2]).startedAt) ~= tonumber(began) then return false end
+  if of == '' then return true end
+  local intent = cjson.decode(current[2])
+  if (intent.id or string.format('t%d', intent.startedAt)) ~= of then return false end
   local was = current[1]
   return was == 'pending' or was == 'disputed' or (state == 'applied' and was ~= 'applied')
 end
-local function settle(entry, unresolved, key, settlement, state, keep, began)
-  if not settles(entry, began, state) then return end
+local function settle(entry, unresolved, key, settlement, state, keep, of)
+  if not settles(entry, of, state) then return end
   redis.call('HSET', entry, 'settlement', settlement, 'state', state)
   if keep == 'unresolved' then
     redis.call('PERSIST', entry)
@@ -124,7 +126,7 @@ local function settle(entry, unresolved, key, settlement, state, keep, began)
 end
 `;
 
-/** KEYS: generation, entry, unresolved, [lease]. ARGV: generation, key, settlement JSON, state, keep, began, [holder, fence]. */
+/** KEYS: generation, entry, unresolved, [lease]. ARGV: generation, key, settlement JSON, state, keep, of, [holder, fence]. */
 export const settleIntent = script(`${settle}
 if not generation_holds() then return 'lost' end
 if KEYS[4] and not fence_holds(KEYS[4], ARGV[7], ARGV[8]) then return 'fence' end
@@ -134,7 +136,7 @@ return 'ok'
 
 /**
  * The outcome and the chain link its answer carried, in one write. KEYS: generation, entry,
- * unresolved, value, lease. ARGV: generation, key, settlement JSON, state, keep, began, link, holder, fence.
+ * unresolved, value, lease. ARGV: generation, key, settlement JSON, state, keep, of, link, holder, fence.
  */
 export const settleIntentWithLink = script(`${settle}
 if not generation_holds() then return 'lost' end
@@ -147,7 +149,7 @@ return 'ok'
 /**
  * An applied intent's outcome with its link, then the register's next intent: one write (one fsync
  * under appendfsync always) for a register's calls back to back. KEYS: generation, entry,
- * unresolved, value, next entry, lease. ARGV: generation, key, settlement JSON, state, keep, began,
+ * unresolved, value, next entry, lease. ARGV: generation, key, settlement JSON, state, keep, of,
  * link, next key, next intent JSON, holder, fence.
  */
 export const settleThenBegin = script(`${settle}${begin}

@@ -2,6 +2,7 @@
 // `process` is read through `globalThis`, so browsers (which have none) load this too.
 import { randomUuid } from "../ids.js";
 import type { Holder } from "../stores.js";
+import { processWide } from "./process-wide.js";
 
 type Proc = { pid?: number; getBuiltinModule?: (name: string) => unknown };
 
@@ -36,19 +37,23 @@ export function machineOf(): string | undefined {
   return machine;
 }
 
+/** This process's life: one random id, shared by every loaded copy of core. */
+const life = processWide("life", () => randomUuid().slice(0, 13));
+
 /** This program as a holder: unique among live ones, with what lets a store on this machine tell that it died. */
 export function processHolder(id?: string): Holder {
   const proc = (globalThis as { process?: Proc }).process;
   const host = machineOf();
   const pid = proc?.pid;
-  return { id: id ?? `${host ?? "browser"}/${pid ?? 0}/${randomUuid().slice(0, 8)}`, ...(host ? { host } : {}), ...(pid ? { pid } : {}) };
+  return { id: id ?? `${host ?? "browser"}/${pid ?? 0}/${randomUuid().slice(0, 8)}`, ...(host ? { host } : {}), ...(pid ? { pid } : {}), life };
 }
 
 /** True only when the holder ran on this machine in a process that no longer exists. */
 export function holderIsGone(holder: Holder): boolean {
   const proc = (globalThis as { process?: Proc & { kill?: (pid: number, signal: number) => void } }).process;
-  if (!holder.pid || !holder.host || !proc?.kill || holder.pid === proc.pid) return false;
+  if (!holder.pid || !holder.host || !proc?.kill) return false;
   if (machineOf() !== holder.host) return false;
+  if (holder.pid === proc.pid) return holder.life !== undefined && holder.life !== life; // an earlier life that had this pid
   try {
     proc.kill(holder.pid, 0);
     return false;
@@ -57,7 +62,10 @@ export function holderIsGone(holder: Holder): boolean {
   }
 }
 
-/** Whether `holder` is this very process, not only its name: a till started again keeps its name, not its pid. */
+/**
+ * Whether `holder` is this very process, not only its name: a till started again keeps its name, and
+ * may get its pid back, but not its life (a holder recorded without one is never this process).
+ */
 export function isThisProcess(holder: Holder, self: Holder): boolean {
-  return holder.id === self.id && holder.pid === self.pid && holder.host === self.host;
+  return holder.id === self.id && holder.life === self.life && holder.pid === self.pid && holder.host === self.host;
 }

@@ -14,6 +14,7 @@
 // - Before anything new is sent on a register, its pending intents are resolved; an intent that
 //   cannot be resolved blocks the register (UnresolvedOutcomeError) rather than risk a duplicate.
 import { AuthenticationError, type OutcomeUnknownError, PaysysError, RequestValidationError, UnresolvedOutcomeError } from "../errors.js";
+import { randomUuid } from "../ids.js";
 import { type Holder, isUnresolved, type JournalEntry, type JournalStore, type Settlement, settledEntry } from "../stores.js";
 import type { HeaderChain } from "./chain.js";
 import { type ChainTurn, type LinkWrite, linkLeft } from "./chain-turn.js";
@@ -214,6 +215,7 @@ export class Journal implements ClientJournal {
     if (turn) await turn.ensure(sendBy - Date.now() + SEND_SLACK_MS);
     const intent: JournalEntry = {
       key,
+      id: randomUuid(),
       operation: op.id,
       ...(turn ? { scope: turn.key } : {}),
       hash,
@@ -228,8 +230,7 @@ export class Journal implements ClientJournal {
     if (raced) {
       this.#sameRequest(op, raced, hash);
       const replayed = this.#replay(op, raced.state === "pending" ? await this.#resolve(raced, turn) : raced);
-      if (replayed !== undefined) return replayed.value;
-      return this.#send(call, key, hash, turn);
+      return replayed !== undefined ? replayed.value : this.#send(call, key, hash, turn);
     }
     for (let resent = false; ; resent = true) {
       const watch: SendWatch = {

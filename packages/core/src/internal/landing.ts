@@ -19,7 +19,7 @@ export const SEND_SLACK_MS = 10_000;
 
 /** Journal keys (as in the store) and until when their request may still land; on `globalThis`, so two loaded copies of core share it. */
 const landing = processWide("landing", () => new Map<string, number>());
-/** Processes of other holders this process found gone, and when it first did (`host pid` → epoch ms). */
+/** Processes of other holders this process found gone, and when it first did (`host pid life` → epoch ms). */
 const foundGone = processWide("found-gone", () => new Map<string, number>());
 
 /**
@@ -67,18 +67,23 @@ export function settleRefused(entry: JournalEntry | undefined, applied: boolean,
 export function landsUntil(entry: JournalEntry, thisProcess: boolean): number {
   const noted = landingUntil(entry.key);
   if (noted || thisProcess) return noted;
-  const gone = goneSince(entry.holder);
+  const gone = goneSince(entry.holder, entry.startedAt);
   const until = gone === undefined ? entry.sendBy : Math.min(entry.sendBy, gone + SEND_SLACK_MS);
   return until > Date.now() ? until : 0;
 }
 
-/** When this process first found the holder's process gone (epoch ms), or undefined while it may live. */
-function goneSince(holder: Holder): number | undefined {
+/**
+ * When this process first found the holder's process gone (epoch ms), or undefined while it may live.
+ * A record from before the intent began is of an earlier process that had the pid (older holders have
+ * no life to tell them apart): that one was alive then, so this one is found gone now.
+ */
+function goneSince(holder: Holder, startedAt: number): number | undefined {
   if (!holderIsGone(holder)) return undefined;
-  const id = `${holder.host} ${holder.pid}`;
+  const id = `${holder.host} ${holder.pid} ${holder.life ?? ""}`;
   const now = Date.now();
   if (foundGone.size > 256) for (const [k, at] of foundGone) if (at + SEND_SLACK_MS <= now) foundGone.delete(k);
-  const at = foundGone.get(id) ?? now;
+  const seen = foundGone.get(id);
+  const at = seen !== undefined && seen >= startedAt ? seen : now;
   foundGone.set(id, at);
   return at;
 }

@@ -3,7 +3,7 @@
 // itself (the chain under the register's lease, or the status query the spec names).
 import { APIError, NotFoundError, RedirectError, RequestValidationError, ServiceError } from "../errors.js";
 import { randomUuid } from "../ids.js";
-import type { JournalEntry, Settlement } from "../stores.js";
+import { intentIdOf, type JournalEntry, type Settlement } from "../stores.js";
 import type { ChainTurn } from "./chain-turn.js";
 import type { OperationSpec, OutcomeSpec } from "./operation.js";
 import { evaluatePointer, parsePointer } from "./pointer.js";
@@ -89,7 +89,7 @@ export async function learnOutcome(
   }
 }
 
-/** The outcome of `intent`, named by its start: a store writes it over that intent only (`settles`). */
+/** The outcome of `intent`, named by its id: a store writes it over that intent only (`settles`). */
 export function ended(intent: JournalEntry, state: Settlement["state"], more?: Pick<Settlement, "answer" | "answerLost" | "refusal">): Settlement {
-  return { state, ...more, settledAt: Date.now(), intentStartedAt: intent.startedAt };
+  return { state, ...more, settledAt: Date.now(), intentId: intentIdOf(intent) };
 }
