@@ -302,7 +302,6 @@ describe("a shop killed while its payment is at work in the gateway, started aga
     }
   });
 
-
   it("recover() leaves the payment pending until it can no longer land; then it is found created, and never sent again", { timeout: 40_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "paysys-restart-"));
     try {
