@@ -37,7 +37,7 @@ export function machineOf(): string | undefined {
   return machine;
 }
 
-/** This process's life: one random id, shared by every loaded copy of core. */
+/** This process's life: one random id, shared by every loaded copy of core (a worker thread has its own). */
 const life = processWide("life", () => randomUuid().slice(0, 13));
 
 /** This program as a holder: unique among live ones, with what lets a store on this machine tell that it died. */
@@ -51,9 +51,10 @@ export function processHolder(id?: string): Holder {
 /** True only when the holder ran on this machine in a process that no longer exists. */
 export function holderIsGone(holder: Holder): boolean {
   const proc = (globalThis as { process?: Proc & { kill?: (pid: number, signal: number) => void } }).process;
-  if (!holder.pid || !holder.host || !proc?.kill) return false;
+  // Our own pid is never gone: under another life it may be a worker thread of this process (each
+  // has a life of its own), not an earlier process that had the pid.
+  if (!holder.pid || !holder.host || !proc?.kill || holder.pid === proc.pid) return false;
   if (machineOf() !== holder.host) return false;
-  if (holder.pid === proc.pid) return holder.life !== undefined && holder.life !== life; // an earlier life that had this pid
   try {
     proc.kill(holder.pid, 0);
     return false;
