@@ -109,7 +109,9 @@ local function settles(entry, of, state)
   if not current[1] then return false end
   if of == '' then return true end
   local intent = cjson.decode(current[2])
-  if (intent.id or string.format('t%d', intent.startedAt)) ~= of then return false end
+  -- An id that is not a string (absent, or JSON null: cjson.null is truthy) names the intent by its start.
+  local id = type(intent.id) == 'string' and intent.id or string.format('t%d', intent.startedAt)
+  if id ~= of then return false end
   local was = current[1]
   return was == 'pending' or was == 'disputed' or (state == 'applied' and was ~= 'applied')
 end

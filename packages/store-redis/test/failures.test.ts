@@ -3,7 +3,7 @@
 // running process (a restart without its append-only file): it refuses to carry on as if nothing had
 // been written, and a lost fence counter never lets an old holder's write through.
 import { inspect } from "node:util";
-import { LeaseLostError, StoreCorruptError, StoreUnavailableError } from "@paysys/core";
+import { intentIdOf, type JournalEntry, LeaseLostError, StoreCorruptError, StoreUnavailableError } from "@paysys/core";
 import { withoutUrlCredentials } from "@paysys/core/internal";
 import { freePort } from "@paysys/test-servers";
 import { createClient, type RedisClientType } from "redis";
@@ -70,6 +70,16 @@ describe("data the store did not write", () => {
     await expect(store.acquireLease("register", { id: "x" }, 1_000)).rejects.toBeInstanceOf(StoreCorruptError);
     await client.set(`${prefix}order:o`, "paid");
     await expect(store.orderStatus("o")).rejects.toBeInstanceOf(StoreCorruptError);
+  });
+});
+
+describe("an intent another writer wrote", () => {
+  it("with its id null (not a string), it is named by its start, as core's intentIdOf names it: a settlement of it is written", async () => {
+    const store = new RedisStore(client, { prefix: uniquePrefix("null-id") });
+    const entry = { key: "k", id: null, operation: "o", hash: "h", holder: { id: "x" }, startedAt: 1_764_000_000_123, sendBy: 0, state: "pending" };
+    await store.beginIntent(entry as unknown as JournalEntry);
+    await store.settleIntent("k", { state: "not-applied", settledAt: 1, intentId: intentIdOf({ startedAt: entry.startedAt }) });
+    expect((await store.getIntent("k"))?.state).toBe("not-applied");
   });
 });
 

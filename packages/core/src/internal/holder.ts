@@ -37,15 +37,21 @@ export function machineOf(): string | undefined {
   return machine;
 }
 
-/** This process's life: one random id, shared by every loaded copy of core (a worker thread has its own). */
-const life = processWide("life", () => randomUuid().slice(0, 13));
+/**
+ * This process's life: one random id, shared by every loaded copy of core (a worker thread has its
+ * own). Made at first use: workerd refuses random values while a module loads.
+ */
+const lives = processWide("life", () => ({ id: undefined as string | undefined }));
+const life = () => (lives.id ??= randomUuid().slice(0, 13));
 
 /** This program as a holder: unique among live ones, with what lets a store on this machine tell that it died. */
 export function processHolder(id?: string): Holder {
   const proc = (globalThis as { process?: Proc }).process;
   const host = machineOf();
   const pid = proc?.pid;
-  return { id: id ?? `${host ?? "browser"}/${pid ?? 0}/${randomUuid().slice(0, 8)}`, ...(host ? { host } : {}), ...(pid ? { pid } : {}), life };
+  const holder = { id: id ?? `${host ?? "browser"}/${pid ?? 0}/${randomUuid().slice(0, 8)}`, ...(host ? { host } : {}), ...(pid ? { pid } : {}) };
+  // Read (and so made) when the holder is first written or compared, not when a client is made.
+  return Object.defineProperty(holder, "life", { get: life, enumerable: true });
 }
 
 /** True only when the holder ran on this machine in a process that no longer exists. */
