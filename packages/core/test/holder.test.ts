@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import { holderIsGone, isThisProcess, processHolder } from "../src/internal/holder.js";
-import { landsUntil } from "../src/internal/landing.js";
+import { DEFAULT_LANDING_MS, landsUntil } from "../src/internal/landing.js";
 import type { Holder, JournalEntry } from "../src/stores.js";
 
 /** A pid no process has now: one that just exited. */
@@ -32,14 +32,14 @@ describe("landsUntil: until when another process's request may still land", () =
 
   it("this process's own intent: only a window its call noted (none here)", () => {
     const me = processHolder("till");
-    expect(landsUntil(intent(me), isThisProcess(me, me))).toBe(0);
+    expect(landsUntil(intent(me), me, DEFAULT_LANDING_MS)).toBe(0);
   });
 
   it("the same holder name in another process, alive: the intent's whole window", () => {
     const other = { ...processHolder("till"), pid: process.ppid };
     expect(isThisProcess(other, processHolder("till"))).toBe(false);
     const entry = intent(other);
-    expect(landsUntil(entry, false)).toBe(entry.sendBy);
+    expect(landsUntil(entry, processHolder("till"), DEFAULT_LANDING_MS)).toBe(entry.sendBy);
   });
 
   it("this holder's name and pid under another life (an earlier life given the pid back, or a worker thread): not this process, never gone, whole window", () => {
@@ -48,24 +48,24 @@ describe("landsUntil: until when another process's request may still land", () =
     expect(isThisProcess(other, me)).toBe(false);
     expect(holderIsGone(other)).toBe(false);
     const entry = intent(other);
-    expect(landsUntil(entry, false)).toBe(entry.sendBy);
+    expect(landsUntil(entry, processHolder("till"), DEFAULT_LANDING_MS)).toBe(entry.sendBy);
   });
 
   it("a pid found gone before an intent began is of an earlier process: found gone afresh for that intent", async () => {
     const gone = { id: "till", host: processHolder("till").host, pid: deadPid() }; // recorded without a life (an older SDK)
-    const first = landsUntil(intent(gone), false);
+    const first = landsUntil(intent(gone), processHolder("till"), DEFAULT_LANDING_MS);
     await new Promise((r) => setTimeout(r, 30));
-    const later = landsUntil(intent(gone), false); // intent() begins now, after the first finding
+    const later = landsUntil(intent(gone), processHolder("till"), DEFAULT_LANDING_MS); // intent() begins now, after the first finding
     expect(later - first).toBeGreaterThanOrEqual(30);
   });
 
   it("a process found gone: 10 s from when this process first found it so, the same at every ask", async () => {
     const gone = { ...processHolder("till"), pid: deadPid() };
     const entry = intent(gone);
-    const first = landsUntil(entry, false);
+    const first = landsUntil(entry, processHolder("till"), DEFAULT_LANDING_MS);
     expect(first - Date.now()).toBeGreaterThan(9_000);
     expect(first - Date.now()).toBeLessThanOrEqual(10_000);
     await new Promise((r) => setTimeout(r, 20));
-    expect(landsUntil(entry, false)).toBe(first);
+    expect(landsUntil(entry, processHolder("till"), DEFAULT_LANDING_MS)).toBe(first);
   });
 });

@@ -13,8 +13,12 @@
 //   it says nothing of the payment, so the outcome stays unknown rather than "not applied".
 // - A process killed while its request was at work in the service, started again at once under its
 //   holder name: "not there yet" is not "not applied" for the request its last life sent either.
+// - A gateway that gives up on the service and cuts its caller off (a reset, a 503 or 524 of its own)
+//   while the service goes on: the same, whoever stopped waiting.
 
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryStore } from "@paysys/core";
@@ -35,8 +39,9 @@ afterAll(() => sb.close());
 
 const receipt = (idKkm: number, Name: string) => ({ idKkm, IdDomain: 1, Positions: [{ Name, IdSection: 1, Price: "10", Qty: 1 }], Total: "10", Cash: "10" });
 const tills: FiscalClient[] = [];
+/** A till whose cut-off requests are taken to land within 200 ms (`landingMs`), so a test need not wait 10 s for "not applied". */
 const till = () => {
-  const client = createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials, store: new MemoryStore() });
+  const client = createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials, store: new MemoryStore(), landingMs: 200 });
   tills.push(client);
   return client;
 };
@@ -60,8 +65,9 @@ describe("an applied receipt whose answer brings no next Uid", () => {
       expect(documents(register)).toBe(1);
 
       loseNextSale(register);
-      const lost = await fiscal.operations.sale(receipt(register, "second"), { idempotencyKey: `${value}-2` }).catch((e: unknown) => e);
-      expect(lost).toBeInstanceOf(NotAppliedError); // not AnswerLostError: nothing was registered
+      const lost = (await fiscal.operations.sale(receipt(register, "second"), { idempotencyKey: `${value}-2` }).catch((e: unknown) => e)) as OutcomeUnknownError;
+      expect(lost).toBeInstanceOf(OutcomeUnknownError); // cut off after it left: not known at once
+      expect(await lost.wasApplied!()).toBe(false); // not AnswerLostError: nothing was registered
       expect(documents(register)).toBe(1);
       expect((await fiscal.journal.get({ operation: "operations.sale", key: `${value}-2` }))?.state).toBe("not-applied");
 
@@ -86,7 +92,8 @@ describe("a shift opened whose answer was lost", () => {
     expect(sb.fiscal.register(register)?.shift).toBeTruthy();
 
     loseNextSale(register);
-    await expect(fiscal.operations.sale(receipt(register, "new shift"), { idempotencyKey: "after-open" })).rejects.toBeInstanceOf(NotAppliedError);
+    const lost = (await fiscal.operations.sale(receipt(register, "new shift"), { idempotencyKey: "after-open" }).catch((e: unknown) => e)) as OutcomeUnknownError;
+    expect(await lost.wasApplied!()).toBe(false);
     await fiscal.operations.sale(receipt(register, "new shift"), { idempotencyKey: "after-open" });
     const inNewShift = sb.fiscal.documents(register).filter((d) => d.shift === sb.fiscal.register(register)!.shift!.Id);
     expect(inNewShift.map((d) => d.names[0])).toEqual(["new shift"]);
@@ -252,10 +259,11 @@ describe("a 404 on the status query that is not the gateway's", () => {
   }
 
   it("the gateway's own 404 still means not applied: a payment lost before it arrived may be sent again", async () => {
-    const shop = createEcommerceClient({ baseUrl: sb.ecommerceUrl, ...merchant, store: new MemoryStore() });
+    const shop = createEcommerceClient({ baseUrl: sb.ecommerceUrl, ...merchant, store: new MemoryStore(), landingMs: 200 });
     sb.faults.add({ path: "/ecommerce/payment/create", fault: { kind: "reset-before-headers" } });
-    const error = await shop.payments.create({ amount: 1_000, orderId: "never-arrived" }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(NotAppliedError);
+    const error = (await shop.payments.create({ amount: 1_000, orderId: "never-arrived" }).catch((e: unknown) => e)) as OutcomeUnknownError;
+    expect(error).toBeInstanceOf(OutcomeUnknownError); // cut off after it left: "not found" is final once it can no longer land
+    expect(await error.wasApplied!()).toBe(false);
     await expect(shop.payments.create({ amount: 1_000, orderId: "never-arrived" })).resolves.toMatchObject({ orderId: "never-arrived" });
   });
 });
@@ -327,5 +335,72 @@ describe("a shop killed while its payment is at work in the gateway, started aga
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("a gateway that gives up on the service and cuts its caller off while the service goes on", () => {
+  /** How the gateway fails the money request it passed on, 200 ms after passing it on: none, a reset, or a status of its own. */
+  let failing: "reset" | 503 | 524 | undefined;
+  let gateway = "";
+  const server = createServer((req, res) => {
+    const service = new URL(sb.url);
+    const upstream = request({ host: service.hostname, port: service.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      if (res.headersSent || res.destroyed) return answer.resume();
+      res.writeHead(answer.statusCode!, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on("error", () => res.destroy());
+    req.pipe(upstream);
+    const how = failing;
+    if (how === undefined || !/\/(payment\/create|sales)$/.test(req.url ?? "")) return;
+    setTimeout(() => {
+      if (res.headersSent) return;
+      if (how === "reset") req.socket.destroy();
+      else res.writeHead(how, { "content-type": "text/plain" }).end("upstream timed out");
+    }, 200);
+  });
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    gateway = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterEach(() => {
+    failing = undefined;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  for (const how of ["reset", 503, 524] as const) {
+    it(`(${how}) a payment: unknown, never sent again; asked once it can no longer land, it was created`, async () => {
+      // Taken to land within 2 s: the service takes 1.5 s.
+      const shop = createEcommerceClient({ baseUrl: `${gateway}/ecommerce`, ...merchant, store: new MemoryStore(), landingMs: 2_000 });
+      sb.faults.add({ path: "/ecommerce/payment/create", fault: { kind: "delay", ms: 1_500 } });
+      failing = how;
+      const params = { amount: 1_000, orderId: `gateway-${how}`, demo: true };
+      const error = (await shop.payments.create(params).catch((e: unknown) => e)) as OutcomeUnknownError;
+      expect(error).toBeInstanceOf(OutcomeUnknownError);
+      failing = undefined;
+      await expect(shop.payments.create(params)).rejects.toBeInstanceOf(OutcomeUnknownError); // the same key, not sent
+      expect(await error.wasApplied!()).toBe(true);
+      expect(creates()).toBe(1);
+    });
+  }
+
+  it("(reset) a receipt: unknown, never sent again; asked once it can no longer land, it was registered", async () => {
+    const register = 101;
+    const fiscal = createFiscalClient({ baseUrl: `${gateway}/fiscal`, credentials: fiscalCredentials, store: new MemoryStore(), landingMs: 2_000 });
+    tills.push(fiscal);
+    // Its shift, unless an earlier test left it open (the service's 424).
+    await fiscal.shifts.open({ IdKkm: register }).catch((e: unknown) => expect(e).toMatchObject({ status: 424 }));
+    const before = documents(register);
+    sb.faults.add({ path: `/fiscal/kkms/${register}/sales`, fault: { kind: "delay", ms: 1_500 } });
+    failing = "reset";
+    const error = (await fiscal.operations.sale(receipt(register, "cut off"), { idempotencyKey: "cut-off-1" }).catch((e: unknown) => e)) as OutcomeUnknownError;
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    failing = undefined;
+    expect(await error.wasApplied!()).toBe(true);
+    await expect(fiscal.operations.sale(receipt(register, "cut off"), { idempotencyKey: "cut-off-1" })).rejects.toBeInstanceOf(AnswerLostError);
+    expect(documents(register) - before).toBe(1);
   });
 });

@@ -58,6 +58,8 @@ export interface InvokerOptions {
     lease?: LeaseOptions;
     /** The client's per-attempt timeout in ms. */
     timeoutMs: number;
+    /** How long a request may still land after its call stopped waiting, in ms. */
+    landingMs: number;
   };
   /** Paths for operations whose path is the SDK's default rather than a documented one. */
   paths?: Readonly<Record<string, string>>;
@@ -182,7 +184,7 @@ function journalParts(options: InvokerOptions, invoke: (op: OperationSpec, param
     });
   }
   const sensitiveKeys = new Set(options.sensitiveKeys ?? []);
-  const journal = new Journal({ store: j.store, namespace: j.namespace, holder, operations, chain, sensitiveKeys, timeoutMs: j.timeoutMs, query: invoke });
+  const journal = new Journal({ store: j.store, namespace: j.namespace, holder, operations, chain, sensitiveKeys, timeoutMs: j.timeoutMs, landingMs: j.landingMs, query: invoke });
   return { chain, journal };
 }
 

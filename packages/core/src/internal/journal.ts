@@ -19,8 +19,8 @@ import { type Holder, isUnresolved, type JournalEntry, type JournalStore, type S
 import type { HeaderChain } from "./chain.js";
 import { type ChainTurn, type LinkWrite, linkLeft } from "./chain-turn.js";
 import type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./client-journal.js";
-import { holderIsGone, isThisProcess } from "./holder.js";
-import { landingUntil, landsUntil, noteLanding, SEND_SLACK_MS, settleRefused } from "./landing.js";
+import { holderIsGone } from "./holder.js";
+import { askAgainAt, landingUntil, landsUntil, noteLanding, settleRefused } from "./landing.js";
 import type { OperationSpec } from "./operation.js";
 import { defaultKey, ended, isRefusal, learnOutcome, probeParams, type Query, refusalOf } from "./outcome.js";
 import { answerLost, keyInUse, keyReused, notApplied, outcomeUnknown, refusedBefore } from "./outcome-errors.js";
@@ -45,8 +45,9 @@ export interface JournalOptions {
   query: Query;
   chain?: HeaderChain;
   sensitiveKeys: ReadonlySet<string>;
-  /** The client's per-attempt timeout (an intent's request must start within its window). */
+  /** The client's per-attempt timeout (an intent's request must start within its window), and `landingMs` (landing.ts). */
   timeoutMs: number;
+  landingMs: number;
 }
 
 /** One journaled call, as the invoker hands it over. */
@@ -132,7 +133,7 @@ export class Journal implements ClientJournal {
     const write = async (turn?: ChainTurn) => {
       await turn?.flush();
       const entry = await storeCall("read the journal", () => this.#o.store.getIntent(full));
-      const refused = settleRefused(entry, applied, this.#o.holder);
+      const refused = settleRefused(entry, applied, this.#o.holder, this.#o.landingMs);
       if (refused) throw new RequestValidationError("journal.settle", [{ path: "(key)", message: refused }]);
       const settlement = ended(entry!, applied ? "applied" : "not-applied", applied ? { answerLost: true } : undefined);
       await storeCall("settle the intent", () => this.#o.store.settleIntent(full, settlement, turn?.fence));
@@ -210,9 +211,9 @@ export class Journal implements ClientJournal {
     const presented = turn && op.chain?.presents ? await turn.link() : undefined;
     const probe = outcome.by === "query" ? await probeParams(op, outcome, call.encoded, this.#o.operations, this.#o.query) : undefined;
     const startedAt = Date.now();
-    const sendBy = startedAt + timeoutMs + SEND_SLACK_MS;
+    const sendBy = startedAt + timeoutMs + this.#o.landingMs;
     // The lease must outlast every attempt that may start under this intent.
-    if (turn) await turn.ensure(sendBy - Date.now() + SEND_SLACK_MS);
+    if (turn) await turn.ensure(sendBy - Date.now() + this.#o.landingMs);
     const intent: JournalEntry = {
       key,
       id: randomUuid(),
@@ -252,9 +253,9 @@ export class Journal implements ClientJournal {
           await this.#settle(key, turn, ended(intent, "not-applied"));
           throw e;
         }
-        const landing = noteLanding(key, e, sendBy);
+        const landing = noteLanding(key, e, sendBy, this.#o.landingMs);
         const applied = await learnOutcome(this.#o.operations, this.#o.query, intent, turn);
-        if (landing && applied !== true) turn?.hold(sendBy); // nobody takes the register while it may still land
+        if (landing && applied !== true) turn?.hold(landingUntil(key)); // nobody takes the register while it may still land
         if (applied === true && isRefusal(e)) {
           // Refused, yet the chain moved (a proxy that lies, another program): neither reading is taken, a person settles it.
           const disputed: JournalEntry = { ...intent, state: "disputed" };
@@ -319,7 +320,7 @@ export class Journal implements ClientJournal {
       throw keyInUse(entry.operation, key, `is under way in ${entry.holder.id} (until ${new Date(entry.sendBy).toISOString()} at the latest): nothing was sent`);
     }
     const applied = await learnOutcome(this.#o.operations, this.#o.query, entry, turn);
-    const landing = applied === true ? 0 : landsUntil(entry, isThisProcess(entry.holder, this.#o.holder));
+    const landing = applied === true ? 0 : landsUntil(entry, this.#o.holder, this.#o.landingMs);
     if (landing) turn?.hold(landing); // not known, or not yet: nobody takes the register meanwhile
     if (applied === undefined || landing) return entry;
     const settlement = ended(entry, applied ? "applied" : "not-applied", applied ? { answerLost: true } : undefined);
@@ -389,7 +390,7 @@ export class Journal implements ClientJournal {
     return outcomeUnknown(op, entry.state, this.#short(entry.key), cause, how, async () => {
       let settled = await read();
       // Not there yet, for a request that may still land: read and asked again once it cannot.
-      const until = settled?.state !== "pending" ? 0 : isThisProcess(settled.holder, this.#o.holder) ? settled.sendBy : landsUntil(settled, false);
+      const until = askAgainAt(settled, this.#o.holder, this.#o.landingMs);
       if (until > Date.now()) settled = await sleep(until - Date.now()).then(read);
       if (!settled || isUnresolved(settled.state)) throw this.#unknown(op, settled ?? entry, undefined, "asked again");
       return settled.state === "applied";

@@ -4,18 +4,18 @@
 // only says "not yet", and is not taken as final before the intent's window (`sendBy`: the attempt's
 // timeout and 10 s) has passed. This process's own calls note their window in its memory; an intent
 // another process began (another holder, or this holder before it was killed and started again) has
-// its whole window, or 10 s from when its process was first found gone, if that ends sooner.
-import { APIError, RequestAbortedError, TimeoutError } from "../errors.js";
+// its whole window, or `landingMs` from when its process was first found gone, if that ends sooner.
+import { APIError, MaybeSentError } from "../errors.js";
 import { type Holder, isUnresolved, type JournalEntry } from "../stores.js";
 import { holderIsGone, isThisProcess } from "./holder.js";
 import { processWide } from "./process-wide.js";
 
 /**
- * How long after an intent is written its request may still start, beyond the attempt's timeout; and
- * so how long after a call stopped waiting the service is taken to be still acting on it. The
- * sources give no bound: this is the SDK's assumption (see ARCHITECTURE.md).
+ * The default of `landingMs`: how long after a call stopped waiting the service is taken to be still
+ * acting on its request (and how long after an intent is written its request may still start, beyond
+ * the attempt's timeout). The sources give no bound: this is the SDK's assumption (see ARCHITECTURE.md).
  */
-export const SEND_SLACK_MS = 10_000;
+export const DEFAULT_LANDING_MS = 10_000;
 
 /** Journal keys (as in the store) and until when their request may still land; on `globalThis`, so two loaded copies of core share it. */
 const landing = processWide("landing", () => new Map<string, number>());
@@ -24,16 +24,24 @@ const foundGone = processWide("found-gone", () => new Map<string, number>());
 
 /**
  * Whether `error` says the call stopped waiting while the service may still be at work: a timeout,
- * the caller's abort, or a gateway's 502 or 504 (its upstream failed to answer it, or took too long).
+ * the caller's abort, a connection cut after the request left (a gateway that gave up on its
+ * upstream may just close it), a gateway's 502 or 504, or any server error that is not the service's
+ * own (no envelope: a gateway's 500, 503, 524…). A gateway's 4xx refused the request before passing
+ * it on; the service's own answer says it is done with the request.
  */
 const stoppedWaiting = (error: unknown) =>
-  error instanceof TimeoutError || error instanceof RequestAbortedError || (error instanceof APIError && (error.status === 502 || error.status === 504));
+  error instanceof MaybeSentError ||
+  (error instanceof APIError &&
+    (error.status === 502 || error.status === 504 || ((error.status ?? 0) >= 500 && error.serviceMessage === undefined && error.serviceCode === undefined)));
 
-/** Notes that the request under `key` may still land until `until`, when `error` says its call stopped waiting for an answer. */
-export function noteLanding(key: string, error: unknown, until: number): boolean {
+/**
+ * Notes that the request under `key` may still land, when `error` says its call stopped waiting for
+ * an answer: until the slack after now, or the intent's window (`sendBy`) if that ends sooner.
+ */
+export function noteLanding(key: string, error: unknown, sendBy: number, landingMs: number): boolean {
   if (!stoppedWaiting(error)) return false;
   if (landing.size > 256) for (const [k, u] of landing) if (u <= Date.now()) landing.delete(k);
-  landing.set(key, until);
+  landing.set(key, Math.min(sendBy, Date.now() + landingMs));
   return true;
 }
 
@@ -50,9 +58,9 @@ export function landingUntil(key: string): number {
  * Why a person's settlement of a key's entry is refused: nothing unresolved, or "not applied" while
  * its request may still land (what the service shows now is not final, whoever asks it).
  */
-export function settleRefused(entry: JournalEntry | undefined, applied: boolean, self: Holder): string | undefined {
+export function settleRefused(entry: JournalEntry | undefined, applied: boolean, self: Holder, landingMs: number): string | undefined {
   if (!entry || !isUnresolved(entry.state)) return `has no unresolved intent (${entry?.state ?? "no entry"})`;
-  const until = applied ? 0 : landsUntil(entry, isThisProcess(entry.holder, self));
+  const until = applied ? 0 : landsUntil(entry, self, landingMs);
   if (until) return `may still reach the service until ${new Date(until).toISOString()}: what the service shows now is not final; settle it after then`;
   return undefined;
 }
@@ -62,14 +70,19 @@ export function settleRefused(entry: JournalEntry | undefined, applied: boolean,
  * is final now). This process noted a window for it; or another process began it (another holder,
  * or this holder before it was started again: a killed till's request may be at work in the service
  * all the same) and its window has not passed. A process that is gone stopped waiting when it died,
- * before this process first found it gone: its request is given the slack from then, if that is sooner.
+ * before this process first found it gone: its request is given `landingMs` from then, if that is sooner.
  */
-export function landsUntil(entry: JournalEntry, thisProcess: boolean): number {
+export function landsUntil(entry: JournalEntry, self: Holder, landingMs: number): number {
   const noted = landingUntil(entry.key);
-  if (noted || thisProcess) return noted;
+  if (noted || isThisProcess(entry.holder, self)) return noted;
   const gone = goneSince(entry.holder, entry.startedAt);
-  const until = gone === undefined ? entry.sendBy : Math.min(entry.sendBy, gone + SEND_SLACK_MS);
+  const until = gone === undefined ? entry.sendBy : Math.min(entry.sendBy, gone + landingMs);
   return until > Date.now() ? until : 0;
+}
+
+/** When a pending intent is asked about again: once its request can no longer land (0: now). */
+export function askAgainAt(entry: JournalEntry | undefined, self: Holder, landingMs: number): number {
+  return entry?.state === "pending" ? landsUntil(entry, self, landingMs) : 0;
 }
 
 /**
@@ -81,7 +94,7 @@ function goneSince(holder: Holder, startedAt: number): number | undefined {
   if (!holderIsGone(holder)) return undefined;
   const id = `${holder.host} ${holder.pid} ${holder.life ?? ""}`;
   const now = Date.now();
-  if (foundGone.size > 256) for (const [k, at] of foundGone) if (at + SEND_SLACK_MS <= now) foundGone.delete(k);
+  if (foundGone.size > 256) for (const [k, at] of foundGone) if (at + DEFAULT_LANDING_MS <= now) foundGone.delete(k); // a record dropped early only lengthens a window
   const seen = foundGone.get(id);
   const at = seen !== undefined && seen >= startedAt ? seen : now;
   foundGone.set(id, at);
