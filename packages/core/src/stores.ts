@@ -208,6 +208,13 @@ export interface StoreOptions {
 
 export const DEFAULT_JOURNAL_RETENTION_MS = 2 * 24 * 3600_000;
 
+/**
+ * The default of `landingMs`: how long after a call stopped waiting the service is taken to be still
+ * acting on its request (and how long after an intent is written its request may still start, beyond
+ * the attempt's timeout). The sources give no bound: this is the SDK's assumption (see ARCHITECTURE.md).
+ */
+export const DEFAULT_LANDING_MS = 10_000;
+
 /** Whether a lease record lets `holder` take it now. */
 export function leaseIsTakable(current: { holder: string; expiresAt: number } | undefined, holder: Holder, now: number, holderIsDead = false): boolean {
   return current === undefined || current.expiresAt <= now || current.holder === holder.id || holderIsDead;

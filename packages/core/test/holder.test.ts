@@ -7,8 +7,8 @@ import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import { holderIsGone, isThisProcess, processHolder } from "../src/internal/holder.js";
-import { DEFAULT_LANDING_MS, landsUntil } from "../src/internal/landing.js";
-import type { Holder, JournalEntry } from "../src/stores.js";
+import { landsUntil } from "../src/internal/landing.js";
+import { DEFAULT_LANDING_MS, type Holder, type JournalEntry } from "../src/stores.js";
 
 /** A pid no process has now: one that just exited. */
 const deadPid = () => spawnSync(process.execPath, ["-e", ""]).pid!;

@@ -49,9 +49,15 @@ export function processHolder(id?: string): Holder {
   const proc = (globalThis as { process?: Proc }).process;
   const host = machineOf();
   const pid = proc?.pid;
-  const holder = { id: id ?? `${host ?? "browser"}/${pid ?? 0}/${randomUuid().slice(0, 8)}`, ...(host ? { host } : {}), ...(pid ? { pid } : {}) };
-  // Read (and so made) when the holder is first written or compared, not when a client is made.
-  return Object.defineProperty(holder, "life", { get: life, enumerable: true });
+  // `life` is read (and so made) when the holder is first written or compared, not when a client is made.
+  return {
+    id: id ?? `${host ?? "browser"}/${pid ?? 0}/${randomUuid().slice(0, 8)}`,
+    ...(host ? { host } : {}),
+    ...(pid ? { pid } : {}),
+    get life() {
+      return life();
+    },
+  };
 }
 
 /** True only when the holder ran on this machine in a process that no longer exists. */

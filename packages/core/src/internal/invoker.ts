@@ -58,8 +58,8 @@ export interface InvokerOptions {
     lease?: LeaseOptions;
     /** The client's per-attempt timeout in ms. */
     timeoutMs: number;
-    /** How long a request may still land after its call stopped waiting, in ms. */
-    landingMs: number;
+    /** How long a request may still land after its call stopped waiting, in ms. Default `DEFAULT_LANDING_MS`. */
+    landingMs?: number;
   };
   /** Paths for operations whose path is the SDK's default rather than a documented one. */
   paths?: Readonly<Record<string, string>>;

@@ -15,7 +15,7 @@
 //   cannot be resolved blocks the register (UnresolvedOutcomeError) rather than risk a duplicate.
 import { AuthenticationError, type OutcomeUnknownError, PaysysError, RequestValidationError, UnresolvedOutcomeError } from "../errors.js";
 import { randomUuid } from "../ids.js";
-import { type Holder, isUnresolved, type JournalEntry, type JournalStore, type Settlement, settledEntry } from "../stores.js";
+import { DEFAULT_LANDING_MS, type Holder, isUnresolved, type JournalEntry, type JournalStore, type Settlement, settledEntry } from "../stores.js";
 import type { HeaderChain } from "./chain.js";
 import { type ChainTurn, type LinkWrite, linkLeft } from "./chain-turn.js";
 import type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./client-journal.js";
@@ -47,7 +47,7 @@ export interface JournalOptions {
   sensitiveKeys: ReadonlySet<string>;
   /** The client's per-attempt timeout (an intent's request must start within its window), and `landingMs` (landing.ts). */
   timeoutMs: number;
-  landingMs: number;
+  landingMs?: number;
 }
 
 /** One journaled call, as the invoker hands it over. */
@@ -70,10 +70,10 @@ export interface JournaledCall {
 const inflight = processWide("inflight", () => new Set<string>());
 
 export class Journal implements ClientJournal {
-  readonly #o: JournalOptions;
+  readonly #o: JournalOptions & { landingMs: number };
 
   constructor(options: JournalOptions) {
-    this.#o = options;
+    this.#o = { ...options, landingMs: options.landingMs ?? DEFAULT_LANDING_MS };
   }
 
   /** Sends a journaled call exactly once (or answers what the journal recorded for its key). */

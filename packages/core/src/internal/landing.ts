@@ -6,16 +6,9 @@
 // another process began (another holder, or this holder before it was killed and started again) has
 // its whole window, or `landingMs` from when its process was first found gone, if that ends sooner.
 import { APIError, MaybeSentError } from "../errors.js";
-import { type Holder, isUnresolved, type JournalEntry } from "../stores.js";
+import { DEFAULT_LANDING_MS, type Holder, isUnresolved, type JournalEntry } from "../stores.js";
 import { holderIsGone, isThisProcess } from "./holder.js";
 import { processWide } from "./process-wide.js";
-
-/**
- * The default of `landingMs`: how long after a call stopped waiting the service is taken to be still
- * acting on its request (and how long after an intent is written its request may still start, beyond
- * the attempt's timeout). The sources give no bound: this is the SDK's assumption (see ARCHITECTURE.md).
- */
-export const DEFAULT_LANDING_MS = 10_000;
 
 /** Journal keys (as in the store) and until when their request may still land; on `globalThis`, so two loaded copies of core share it. */
 const landing = processWide("landing", () => new Map<string, number>());

@@ -3,7 +3,6 @@ import type { ClientFunctions, ClientSettings, JournalFunctions, JournalSettings
 import { MemoryStore } from "../memory-store.js";
 import { processHolder } from "./holder.js";
 import type { InvokerOptions } from "./invoker.js";
-import { DEFAULT_LANDING_MS } from "./landing.js";
 
 /** The options every client hands to its transport unchanged. */
 export function sharedTransportOptions(o: ClientSettings & ClientFunctions) {
@@ -41,6 +40,6 @@ export function journalOptions(
     holder: processHolder(o.holder),
     lease: o.lease,
     timeoutMs: o.timeoutMs ?? 30_000,
-    landingMs: o.landingMs ?? DEFAULT_LANDING_MS,
+    landingMs: o.landingMs,
   };
 }
