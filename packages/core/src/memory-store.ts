@@ -144,8 +144,8 @@ export class MemoryStore implements Store {
   #settle(key: string, settlement: Settlement): void {
     const kept = this.#journal.get(key);
     if (!settles(kept, settlement)) return;
-    kept!.settlement = JSON.stringify(settlement);
-    kept!.state = settlement.state;
+    kept.settlement = JSON.stringify(settlement);
+    kept.state = settlement.state;
     if (!isUnresolved(settlement.state)) {
       this.#markResolved(key);
       this.#settledAt.set(key, settlement.settledAt);

@@ -222,7 +222,7 @@ export class FileStore implements Store, CallbackStore {
   #settle(key: string, settlement: Settlement): void {
     const entry = this.#entry(key);
     if (!settles(entry, settlement)) return;
-    const settled = `${JSON.stringify(settledEntry(entry!, settlement))}\n`;
+    const settled = `${JSON.stringify(settledEntry(entry, settlement))}\n`;
     // A dispute stays among the unresolved; so that a machine that loses it never forgets one, it is flushed.
     if (settlement.state === "disputed") {
       writeWhole(this.#pending(key), settled, true);

@@ -106,7 +106,7 @@ export const intentIdOf = (entry: { id?: string; startedAt: number }): string =>
  * `applied` replaces what is there (the service's own evidence wins over a check that did not see it
  * yet). One that names none settles whatever entry the key has (stores and callers before it).
  */
-export function settles(current: { id?: string; startedAt: number; state: IntentState } | undefined, settlement: Settlement): boolean {
+export function settles<Entry extends { id?: string; startedAt: number; state: IntentState }>(current: Entry | undefined, settlement: Settlement): current is Entry {
   if (current === undefined) return false;
   if (settlement.intentId === undefined) return true;
   if (intentIdOf(current) !== settlement.intentId) return false;

@@ -33,7 +33,7 @@ const stoppedWaiting = (error: unknown) =>
  */
 export function noteLanding(key: string, error: unknown, sendBy: number, landingMs: number): boolean {
   if (!stoppedWaiting(error)) return false;
-  if (landing.size > 256) for (const [k, u] of landing) if (u <= Date.now()) landing.delete(k);
+  dropOld(landing, Date.now());
   landing.set(key, Math.min(sendBy, Date.now() + landingMs));
   return true;
 }
@@ -87,9 +87,14 @@ function goneSince(holder: Holder, startedAt: number): number | undefined {
   if (!holderIsGone(holder)) return undefined;
   const id = `${holder.host} ${holder.pid} ${holder.life ?? ""}`;
   const now = Date.now();
-  if (foundGone.size > 256) for (const [k, at] of foundGone) if (at + DEFAULT_LANDING_MS <= now) foundGone.delete(k); // a record dropped early only lengthens a window
+  dropOld(foundGone, now - DEFAULT_LANDING_MS); // a record dropped early only lengthens a window
   const seen = foundGone.get(id);
   const at = seen !== undefined && seen >= startedAt ? seen : now;
   foundGone.set(id, at);
   return at;
+}
+
+/** Keeps a process-wide table small: past 256 entries, drops those whose time is at or before `before`. */
+function dropOld(table: Map<string, number>, before: number): void {
+  if (table.size > 256) for (const [key, at] of table) if (at <= before) table.delete(key);
 }
