@@ -195,6 +195,7 @@ export interface JournalSettings {
   /**
    * How long after a call that moves money stopped waiting for its answer (a timeout, a cut connection, a gateway's error page) its request is taken to be still able to take effect, in ms. Until then "not done yet" is not taken for "not applied": the call ends in `OutcomeUnknownError`, its key is not sent again and its register is kept. The sources give no bound; use less only for a service known to drop a request its caller left. Default 10000.
    * @minimum 0
+   * @maximum 2147483647
    */
   landingMs?: number;
 }

@@ -210,10 +210,15 @@ export const DEFAULT_JOURNAL_RETENTION_MS = 2 * 24 * 3600_000;
 
 /**
  * The default of `landingMs`: how long after a call stopped waiting the service is taken to be still
- * acting on its request (and how long after an intent is written its request may still start, beyond
- * the attempt's timeout). The sources give no bound: this is the SDK's assumption (see ARCHITECTURE.md).
+ * acting on its request. The sources give no bound: this is the SDK's assumption (see ARCHITECTURE.md).
  */
 export const DEFAULT_LANDING_MS = 10_000;
+/**
+ * How long after its intent is written a request may still start (a token renewed first, a slow
+ * store): an intent's window (`sendBy`) is this, the attempt's timeout and `landingMs`, so a request
+ * that starts late still has its whole `landingMs` after it stopped waiting.
+ */
+export const START_WITHIN_MS = 10_000;
 
 /** Whether a lease record lets `holder` take it now. */
 export function leaseIsTakable(current: { holder: string; expiresAt: number } | undefined, holder: Holder, now: number, holderIsDead = false): boolean {

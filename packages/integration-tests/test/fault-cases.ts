@@ -97,29 +97,26 @@ export interface Case {
 
 const me = { client: "portal", operation: "user.me", path: "/portal/v2/user/me", call: portalMe } as const;
 // E-commerce and fiscal learn whether a call whose answer could not be read took effect (the status
-// query, the chain): here the fault stands in for the service, so nothing was done, and the error says
-// so (NotAppliedError). Cash-out has no way to ask, so its lost calls end in OutcomeUnknownError.
+// query, the chain): here the fault stands in for the service, so nothing was done, which they learn
+// once the request can no longer land (OutcomeUnknownError until then). Cash-out has no way to ask.
 const money = [
   {
     client: "ecommerce",
     operation: "payments.create",
     path: "/ecommerce/payment/create",
     call: shopCreate,
-    lost: "NotAppliedError",
   },
   {
     client: "fiscal",
     operation: "operations.sale",
     path: "/fiscal/kkms/110/sales",
     call: tillSale,
-    lost: "NotAppliedError",
   },
   {
     client: "cashout",
     operation: "requests.create",
     path: "/cashout/cash-out-request",
     call: cashoutCreate,
-    lost: "OutcomeUnknownError",
   },
 ] as const;
 const always = Number.POSITIVE_INFINITY;
@@ -155,7 +152,7 @@ export const cases: Case[] = [
   { ...me, path: "/portal/v2/account/token", fault: { kind: "echo", status: 502, as: "html" }, expect: "InternalServerError", attempts: 1, reached: 1 },
   { ...me, path: "/portal/v2/account/token", fault: { kind: "echo", status: 200, as: "html" }, expect: "UnexpectedResponseError", attempts: 1, reached: 1 },
   { ...me, path: "/portal/v2/account/token", fault: { kind: "echo", status: 200, as: "json", code: 3 }, expect: "AuthenticationError", attempts: 1, reached: 1 },
-  ...money.flatMap(({ lost, ...m }): Case[] => [
+  ...money.flatMap((m): Case[] => [
     // A server error that is not the service's own (no envelope), a gateway's 502, a connection cut
     // after the request left (like a timeout, below): whoever answered, the service may still be at
     // work on it, so a check that finds it not done is not final before its window has passed.
@@ -166,10 +163,11 @@ export const cases: Case[] = [
     // A timeout: the service may still be working on it, so a check that finds it not done is not
     // final before the intent's window has passed; the outcome is unknown until then.
     { ...m, fault: { kind: "hang" }, times: always, expect: "OutcomeUnknownError", attempts: 1, reached: 1, tellsOutcome: true },
-    // A success status with an answer that cannot be read (a proxy's page, cut-off JSON): the
-    // service may have done it, so it is not sent again, and its outcome is learnt where it can be.
-    { ...m, fault: { kind: "html", status: 200 }, times: always, expect: lost, attempts: 1, reached: 1, tellsOutcome: true },
-    { ...m, fault: { kind: "truncated-json" }, times: always, expect: lost, attempts: 1, reached: 1, tellsOutcome: true },
+    // A success status with an answer that cannot be read (a gateway's page sent as 200, cut-off
+    // JSON): not the service's answer, which may still be at work on it, so it is not sent again, and
+    // its outcome is learnt once it can no longer land.
+    { ...m, fault: { kind: "html", status: 200 }, times: always, expect: "OutcomeUnknownError", attempts: 1, reached: 1, tellsOutcome: true },
+    { ...m, fault: { kind: "truncated-json" }, times: always, expect: "OutcomeUnknownError", attempts: 1, reached: 1, tellsOutcome: true },
     { ...m, fault: { kind: "status", status: 429, headers: { "retry-after": "0" } }, times: always, expect: "RateLimitError", attempts: 1, reached: 1 },
     { ...m, fault: { kind: "echo", status: 500, as: "text" }, times: always, expect: "OutcomeUnknownError", attempts: 1, reached: 1, tellsOutcome: true },
     // Never followed, on the same host or not: one request, an error that names where it pointed.

@@ -17,7 +17,6 @@ import {
   type FiscalClientOptions,
   IdempotencyKeyReusedError,
   type LogEvent,
-  NotAppliedError,
   OutcomeUnknownError,
   RequestAbortedError,
   RequestValidationError,
@@ -578,21 +577,23 @@ describe("fiscal: the Uid chain", () => {
 
   it("a receipt answered with a page it cannot read is never re-sent either: its outcome is learnt", async () => {
     // A proxy between the till and the service answers 200 with its own page, after the service
-    // registered the receipt (reached) or without passing the request on.
+    // registered the receipt (reached) or without passing the request on (or while the service is
+    // still at work on it, as far as the till can tell: not applied only once it can no longer land).
     for (const reached of [true, false]) {
       const fetch = async (url: string, init: RequestInit) => {
         if (!url.endsWith("/sales")) return globalThis.fetch(url, init);
         if (reached) await (await globalThis.fetch(url, init)).arrayBuffer();
         return new Response("<html><body>Gateway says OK</body></html>", { status: 200, headers: { "content-type": "text/html" } });
       };
-      await using fiscal = client({ fetch });
+      await using fiscal = client({ fetch, landingMs: 200 });
       const id = reached ? 106 : 107;
       const { documents } = sb.fiscal.stats;
       const err = await fiscal.operations.sale(sale(id)).catch((e) => e);
-      expect(err).toBeInstanceOf(reached ? AnswerLostError : NotAppliedError);
+      expect(err).toBeInstanceOf(reached ? AnswerLostError : OutcomeUnknownError);
       expect(err).toMatchObject({ attempts: 1, status: 200 });
       expect(err.message).toMatch(/not JSON.*sent once/);
       expect(err.cause).toBeInstanceOf(UnexpectedResponseError);
+      if (!reached) expect(await err.wasApplied()).toBe(false);
       expect(sb.fiscal.stats.documents - documents).toBe(reached ? 1 : 0);
     }
     expect(await client().operations.sale(sale(107))).toHaveProperty("IdDocument");

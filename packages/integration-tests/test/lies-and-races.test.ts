@@ -14,7 +14,9 @@
 // - A process killed while its request was at work in the service, started again at once under its
 //   holder name: "not there yet" is not "not applied" for the request its last life sent either.
 // - A gateway that gives up on the service and cuts its caller off (a reset, a 503 or 524 of its own)
-//   while the service goes on: the same, whoever stopped waiting.
+//   while the service goes on: the same, whoever stopped waiting. (A second probe, 2026-11-27: also
+//   when its error page looks like the service's (Spring's JSON `error`), is a 408 or 499, or is a
+//   maintenance page sent as 200.)
 
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, request } from "node:http";
@@ -339,8 +341,8 @@ describe("a shop killed while its payment is at work in the gateway, started aga
 });
 
 describe("a gateway that gives up on the service and cuts its caller off while the service goes on", () => {
-  /** How the gateway fails the money request it passed on, 200 ms after passing it on: none, a reset, or a status of its own. */
-  let failing: "reset" | 503 | 524 | undefined;
+  /** How the gateway fails the money request it passed on, 200 ms after passing it on: none, a reset, or an answer of its own. */
+  let failing: "reset" | { status: number; type: string; body: string } | undefined;
   let gateway = "";
   const server = createServer((req, res) => {
     const service = new URL(sb.url);
@@ -356,7 +358,7 @@ describe("a gateway that gives up on the service and cuts its caller off while t
     setTimeout(() => {
       if (res.headersSent) return;
       if (how === "reset") req.socket.destroy();
-      else res.writeHead(how, { "content-type": "text/plain" }).end("upstream timed out");
+      else res.writeHead(how.status, { "content-type": how.type }).end(how.body);
     }, 200);
   });
   beforeAll(async () => {
@@ -371,13 +373,30 @@ describe("a gateway that gives up on the service and cuts its caller off while t
     server.close();
   });
 
-  for (const how of ["reset", 503, 524] as const) {
-    it(`(${how}) a payment: unknown, never sent again; asked once it can no longer land, it was created`, async () => {
+  const text = (status: number, body: string) => ({ status, type: "text/plain", body });
+  /** Spring Cloud Gateway's error body: its `error` field is where the e-commerce envelope puts the service's error. */
+  const spring = (status: number, error: string) => ({
+    status,
+    type: "application/json",
+    body: JSON.stringify({ timestamp: "2026-11-27T00:00:00Z", path: "/payment/create", status, error }),
+  });
+  const ways: [string, typeof failing][] = [
+    ["a reset", "reset"],
+    ["a 503", text(503, "upstream timed out")],
+    ["a 524", text(524, "a timeout occurred")],
+    ["Spring's 500 in JSON", spring(500, "Internal Server Error")],
+    ["Spring's 503 in JSON", spring(503, "Service Unavailable")],
+    ["a 408", text(408, "stream timeout")],
+    ["a 499", text(499, "client closed request")],
+    ["a maintenance page sent as 200", { status: 200, type: "text/html", body: "<html><body>Back soon</body></html>" }],
+  ];
+  for (const [what, how] of ways) {
+    it(`(${what}) a payment: unknown, never sent again; asked once it can no longer land, it was created`, async () => {
       // Taken to land within 2 s: the service takes 1.5 s.
       const shop = createEcommerceClient({ baseUrl: `${gateway}/ecommerce`, ...merchant, store: new MemoryStore(), landingMs: 2_000 });
       sb.faults.add({ path: "/ecommerce/payment/create", fault: { kind: "delay", ms: 1_500 } });
       failing = how;
-      const params = { amount: 1_000, orderId: `gateway-${how}`, demo: true };
+      const params = { amount: 1_000, orderId: `gateway-${what}`, demo: true };
       const error = (await shop.payments.create(params).catch((e: unknown) => e)) as OutcomeUnknownError;
       expect(error).toBeInstanceOf(OutcomeUnknownError);
       failing = undefined;
@@ -387,20 +406,25 @@ describe("a gateway that gives up on the service and cuts its caller off while t
     });
   }
 
-  it("(reset) a receipt: unknown, never sent again; asked once it can no longer land, it was registered", async () => {
-    const register = 101;
-    const fiscal = createFiscalClient({ baseUrl: `${gateway}/fiscal`, credentials: fiscalCredentials, store: new MemoryStore(), landingMs: 2_000 });
-    tills.push(fiscal);
-    // Its shift, unless an earlier test left it open (the service's 424).
-    await fiscal.shifts.open({ IdKkm: register }).catch((e: unknown) => expect(e).toMatchObject({ status: 424 }));
-    const before = documents(register);
-    sb.faults.add({ path: `/fiscal/kkms/${register}/sales`, fault: { kind: "delay", ms: 1_500 } });
-    failing = "reset";
-    const error = (await fiscal.operations.sale(receipt(register, "cut off"), { idempotencyKey: "cut-off-1" }).catch((e: unknown) => e)) as OutcomeUnknownError;
-    expect(error).toBeInstanceOf(OutcomeUnknownError);
-    failing = undefined;
-    expect(await error.wasApplied!()).toBe(true);
-    await expect(fiscal.operations.sale(receipt(register, "cut off"), { idempotencyKey: "cut-off-1" })).rejects.toBeInstanceOf(AnswerLostError);
-    expect(documents(register) - before).toBe(1);
-  });
+  for (const [what, how, register] of [
+    ["a reset", "reset", 101],
+    ["a 408", text(408, "stream timeout"), 102],
+  ] as const) {
+    it(`(${what}) a receipt: unknown, never sent again; asked once it can no longer land, it was registered`, async () => {
+      const fiscal = createFiscalClient({ baseUrl: `${gateway}/fiscal`, credentials: fiscalCredentials, store: new MemoryStore(), landingMs: 2_000 });
+      tills.push(fiscal);
+      // Its shift, unless an earlier test left it open (the service's 424).
+      await fiscal.shifts.open({ IdKkm: register }).catch((e: unknown) => expect(e).toMatchObject({ status: 424 }));
+      const before = documents(register);
+      sb.faults.add({ path: `/fiscal/kkms/${register}/sales`, fault: { kind: "delay", ms: 1_500 } });
+      failing = how;
+      const key = `cut-off-${register}`;
+      const error = (await fiscal.operations.sale(receipt(register, "cut off"), { idempotencyKey: key }).catch((e: unknown) => e)) as OutcomeUnknownError;
+      expect(error).toBeInstanceOf(OutcomeUnknownError);
+      failing = undefined;
+      expect(await error.wasApplied!()).toBe(true);
+      await expect(fiscal.operations.sale(receipt(register, "cut off"), { idempotencyKey: key })).rejects.toBeInstanceOf(AnswerLostError);
+      expect(documents(register) - before).toBe(1);
+    });
+  }
 });

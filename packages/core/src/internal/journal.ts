@@ -15,52 +15,23 @@
 //   cannot be resolved blocks the register (UnresolvedOutcomeError) rather than risk a duplicate.
 import { AuthenticationError, type OutcomeUnknownError, PaysysError, RequestValidationError, UnresolvedOutcomeError } from "../errors.js";
 import { randomUuid } from "../ids.js";
-import { DEFAULT_LANDING_MS, type Holder, isUnresolved, type JournalEntry, type JournalStore, type Settlement, settledEntry } from "../stores.js";
-import type { HeaderChain } from "./chain.js";
+import { DEFAULT_LANDING_MS, isUnresolved, type JournalEntry, type Settlement, START_WITHIN_MS, settledEntry } from "../stores.js";
 import { type ChainTurn, type LinkWrite, linkLeft } from "./chain-turn.js";
 import type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./client-journal.js";
 import { holderIsGone } from "./holder.js";
+import type { JournaledCall, JournalOptions } from "./journal-options.js";
 import { askAgainAt, landingUntil, landsUntil, noteLanding, settleRefused } from "./landing.js";
 import type { OperationSpec } from "./operation.js";
-import { defaultKey, ended, isRefusal, learnOutcome, probeParams, type Query, refusalOf } from "./outcome.js";
+import { defaultKey, ended, isRefusal, learnOutcomeAt, probeParams, refusalOf } from "./outcome.js";
 import { answerLost, keyInUse, keyReused, notApplied, outcomeUnknown, refusedBefore } from "./outcome-errors.js";
 import { processWide } from "./process-wide.js";
 import { hashOf } from "./request-hash.js";
 import { sleep } from "./retry.js";
-import type { AttemptStep } from "./steps.js";
 import { storeCall } from "./store-call.js";
 import type { SendWatch } from "./transport.js";
 
 /** Idempotency keys are the caller's order or receipt ids: printable, and short enough for any store's key. */
 const KEY_PATTERN = /^[\x21-\x7e]{1,200}$/;
-
-export interface JournalOptions {
-  store: JournalStore;
-  /** Keys of this client, apart from every other client of the store (`fiscal https://… 77771112233`). */
-  namespace: string;
-  holder: Holder;
-  /** The interface's operations (the status queries are found here). */
-  operations: Readonly<Record<string, OperationSpec>>;
-  /** Runs a read-only operation, answering its unwrapped payload. */
-  query: Query;
-  chain?: HeaderChain;
-  sensitiveKeys: ReadonlySet<string>;
-  /** The client's per-attempt timeout (an intent's request must start within its window), and `landingMs` (landing.ts). */
-  timeoutMs: number;
-  landingMs?: number;
-}
-
-/** One journaled call, as the invoker hands it over. */
-export interface JournaledCall {
-  op: OperationSpec;
-  /** The caller's key, if any. */
-  idempotencyKey: string | undefined;
-  /** The parameters after codecs and checks: the chain key, the status query's parameters and the request's hash are read from them. */
-  encoded: Record<string, unknown>;
-  /** Sends the request once with these steps, and answers its unwrapped payload. */
-  send: (steps: AttemptStep[], watch: SendWatch) => Promise<unknown>;
-  timeoutMs: number | undefined;
-}
 
 /**
  * Keys (namespaced, as in the store) with a call under way in this process, whichever client sends
@@ -211,7 +182,7 @@ export class Journal implements ClientJournal {
     const presented = turn && op.chain?.presents ? await turn.link() : undefined;
     const probe = outcome.by === "query" ? await probeParams(op, outcome, call.encoded, this.#o.operations, this.#o.query) : undefined;
     const startedAt = Date.now();
-    const sendBy = startedAt + timeoutMs + this.#o.landingMs;
+    const sendBy = startedAt + START_WITHIN_MS + timeoutMs + this.#o.landingMs;
     // The lease must outlast every attempt that may start under this intent.
     if (turn) await turn.ensure(sendBy - Date.now() + this.#o.landingMs);
     const intent: JournalEntry = {
@@ -238,7 +209,7 @@ export class Journal implements ClientJournal {
         sent: false,
         repaired: false,
         beforeSend() {
-          if (Date.now() + timeoutMs > sendBy)
+          if (Date.now() > startedAt + START_WITHIN_MS)
             throw new RequestValidationError(op.id, [{ path: "", message: "the request could not start within its journaled window; nothing was sent" }]);
         },
       };
@@ -253,9 +224,9 @@ export class Journal implements ClientJournal {
           await this.#settle(key, turn, ended(intent, "not-applied"));
           throw e;
         }
-        const landing = noteLanding(key, e, sendBy, this.#o.landingMs);
-        const applied = await learnOutcome(this.#o.operations, this.#o.query, intent, turn);
-        if (landing && applied !== true) turn?.hold(landingUntil(key)); // nobody takes the register while it may still land
+        noteLanding(key, e, sendBy, this.#o.landingMs);
+        const { applied, until } = await learnOutcomeAt(this.#o.operations, this.#o.query, intent, turn, (at) => landingUntil(key, at));
+        if (until) turn?.hold(until); // nobody takes the register while it may still land
         if (applied === true && isRefusal(e)) {
           // Refused, yet the chain moved (a proxy that lies, another program): neither reading is taken, a person settles it.
           const disputed: JournalEntry = { ...intent, state: "disputed" };
@@ -266,7 +237,7 @@ export class Journal implements ClientJournal {
           await this.#applied(key, turn, linkLeft(op, turn, undefined, presented), ended(intent, "applied", { answerLost: true }));
           throw answerLost(op, this.#short(key), e, "its answer was lost");
         }
-        if (applied === false && landingUntil(key)) throw this.#notYet(op, intent, e);
+        if (applied === false && until) throw this.#notYet(op, intent, e);
         if (applied === false) {
           // A refusal a step repaired (a renewed token) is sent again, once, now that it is known the first did nothing.
           if (watch.repaired && !resent && e instanceof AuthenticationError) continue;
@@ -319,8 +290,8 @@ export class Journal implements ClientJournal {
       const key = this.#short(entry.key);
       throw keyInUse(entry.operation, key, `is under way in ${entry.holder.id} (until ${new Date(entry.sendBy).toISOString()} at the latest): nothing was sent`);
     }
-    const applied = await learnOutcome(this.#o.operations, this.#o.query, entry, turn);
-    const landing = applied === true ? 0 : landsUntil(entry, this.#o.holder, this.#o.landingMs);
+    const landsAfter = (at: number) => landsUntil(entry, this.#o.holder, this.#o.landingMs, at);
+    const { applied, until: landing } = await learnOutcomeAt(this.#o.operations, this.#o.query, entry, turn, landsAfter);
     if (landing) turn?.hold(landing); // not known, or not yet: nobody takes the register meanwhile
     if (applied === undefined || landing) return entry;
     const settlement = ended(entry, applied ? "applied" : "not-applied", applied ? { answerLost: true } : undefined);

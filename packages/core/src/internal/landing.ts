@@ -1,11 +1,11 @@
 // Requests that may still reach the service after their call stopped waiting for them. A call that
 // timed out (or that its caller aborted, or a gateway gave up on) after its request left may be slow, not lost: the service can
 // still be working on it, or the request still be on its way. A check that finds it "not done" then
-// only says "not yet", and is not taken as final before the intent's window (`sendBy`: the attempt's
-// timeout and 10 s) has passed. This process's own calls note their window in its memory; an intent
+// only says "not yet" when it was asked before the request's window ended (a check answered after
+// it ended is asked again). This process's own calls note their window in its memory; an intent
 // another process began (another holder, or this holder before it was killed and started again) has
 // its whole window, or `landingMs` from when its process was first found gone, if that ends sooner.
-import { APIError, MaybeSentError } from "../errors.js";
+import { APIError, MaybeSentError, RedirectError, UnexpectedResponseError } from "../errors.js";
 import { DEFAULT_LANDING_MS, type Holder, isUnresolved, type JournalEntry } from "../stores.js";
 import { holderIsGone, isThisProcess } from "./holder.js";
 import { processWide } from "./process-wide.js";
@@ -18,14 +18,16 @@ const foundGone = processWide("found-gone", () => new Map<string, number>());
 /**
  * Whether `error` says the call stopped waiting while the service may still be at work: a timeout,
  * the caller's abort, a connection cut after the request left (a gateway that gave up on its
- * upstream may just close it), a gateway's 502 or 504, or any server error that is not the service's
- * own (no envelope: a gateway's 500, 503, 524…). A gateway's 4xx refused the request before passing
- * it on; the service's own answer says it is done with the request.
+ * upstream may just close it), any server error (a gateway's 500, 502, 503, 504, 524, whose body may
+ * look like the service's: a server error says the server failed, not that nothing was done), a 408
+ * or 499 (the exchange timed out, or its caller went away), or a success whose answer is not the
+ * service's (a gateway's page sent as 200, a body cut short). Any other 4xx, or a redirect, refused
+ * the request; the service's own answer in its envelope says it is done with it.
  */
 const stoppedWaiting = (error: unknown) =>
   error instanceof MaybeSentError ||
-  (error instanceof APIError &&
-    (error.status === 502 || error.status === 504 || ((error.status ?? 0) >= 500 && error.serviceMessage === undefined && error.serviceCode === undefined)));
+  (error instanceof UnexpectedResponseError && !(error instanceof RedirectError)) ||
+  (error instanceof APIError && ((error.status ?? 0) >= 500 || error.status === 408 || error.status === 499));
 
 /**
  * Notes that the request under `key` may still land, when `error` says its call stopped waiting for
@@ -38,12 +40,12 @@ export function noteLanding(key: string, error: unknown, sendBy: number, landing
   return true;
 }
 
-/** Until when the request under `key` may still land (epoch ms), or 0 when it cannot. */
-export function landingUntil(key: string): number {
+/** Until when the request under `key` may still land (epoch ms), if that is after `at`; else 0. */
+export function landingUntil(key: string, at = Date.now()): number {
   const until = landing.get(key);
   if (until === undefined) return 0;
-  if (until > Date.now()) return until;
-  landing.delete(key);
+  if (until > at) return until;
+  if (until <= Date.now()) landing.delete(key);
   return 0;
 }
 
@@ -59,18 +61,18 @@ export function settleRefused(entry: JournalEntry | undefined, applied: boolean,
 }
 
 /**
- * Until when an unresolved intent's request may still land, so that "not done" is not final (0: it
- * is final now). This process noted a window for it; or another process began it (another holder,
+ * Until when an unresolved intent's request may still land, if that is after `at`, so that a "not
+ * done" asked at `at` is not final (0: it is). This process noted a window for it; or another process began it (another holder,
  * or this holder before it was started again: a killed till's request may be at work in the service
  * all the same) and its window has not passed. A process that is gone stopped waiting when it died,
  * before this process first found it gone: its request is given `landingMs` from then, if that is sooner.
  */
-export function landsUntil(entry: JournalEntry, self: Holder, landingMs: number): number {
-  const noted = landingUntil(entry.key);
+export function landsUntil(entry: JournalEntry, self: Holder, landingMs: number, at = Date.now()): number {
+  const noted = landingUntil(entry.key, at);
   if (noted || isThisProcess(entry.holder, self)) return noted;
   const gone = goneSince(entry.holder, entry.startedAt);
   const until = gone === undefined ? entry.sendBy : Math.min(entry.sendBy, gone + landingMs);
-  return until > Date.now() ? until : 0;
+  return until > at ? until : 0;
 }
 
 /** When a pending intent is asked about again: once its request can no longer land (0: now). */

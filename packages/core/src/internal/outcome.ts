@@ -89,6 +89,27 @@ export async function learnOutcome(
   }
 }
 
+/**
+ * `learnOutcome`, and until when the request may still land (`landsAfter` of the moment the question
+ * was asked; 0: a "not done" is final). A "not done" asked before the request's window ended says
+ * only "not yet", however late it was answered: a question answered after the window ended is asked
+ * again, now that its answer is final.
+ */
+export async function learnOutcomeAt(
+  operations: Readonly<Record<string, OperationSpec>>,
+  query: Query,
+  entry: JournalEntry,
+  turn: ChainTurn | undefined,
+  landsAfter: (askedAt: number) => number,
+): Promise<{ applied: boolean | undefined; until: number }> {
+  for (;;) {
+    const askedAt = Date.now();
+    const applied = await learnOutcome(operations, query, entry, turn);
+    const until = applied === true ? 0 : landsAfter(askedAt);
+    if (until === 0 || until > Date.now()) return { applied, until };
+  }
+}
+
 /** The outcome of `intent`, named by its id: a store writes it over that intent only (`settles`). */
 export function ended(intent: JournalEntry, state: Settlement["state"], more?: Pick<Settlement, "answer" | "answerLost" | "refusal">): Settlement {
   return { state, ...more, settledAt: Date.now(), intentId: intentIdOf(intent) };

@@ -52,14 +52,18 @@ export async function readBody(answer: HttpAnswer, limit: number, mustBeWhole: b
     }
     chunks.push(value);
   }
-  if (chunks.length === 1) return { bytes: chunks[0]!, cut };
-  const out = new Uint8Array(Math.min(size, limit));
+  return { bytes: chunks.length === 1 ? chunks[0]! : joined(chunks), cut };
+}
+
+/** Chunks as one array of bytes. */
+export function joined(chunks: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((size, chunk) => size + chunk.byteLength, 0));
   let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.byteLength;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
   }
-  return { bytes: out, cut };
+  return out;
 }
 
 /**
