@@ -153,9 +153,9 @@ export const cases: Case[] = [
   { ...me, path: "/portal/v2/account/token", fault: { kind: "echo", status: 200, as: "html" }, expect: "UnexpectedResponseError", attempts: 1, reached: 1 },
   { ...me, path: "/portal/v2/account/token", fault: { kind: "echo", status: 200, as: "json", code: 3 }, expect: "AuthenticationError", attempts: 1, reached: 1 },
   ...money.flatMap((m): Case[] => [
-    // A server error that is not the service's own (no envelope), a gateway's 502, a connection cut
-    // after the request left (like a timeout, below): whoever answered, the service may still be at
-    // work on it, so a check that finds it not done is not final before its window has passed.
+    // A server error (a server failed, which says nothing of what was done), a connection cut after
+    // the request left (like a timeout, below): whoever answered, the service may still be at work on
+    // it, so a check that finds it not done is not final before its window has passed.
     { ...m, fault: { kind: "status", status: 500, body: "{}" }, times: always, expect: "OutcomeUnknownError", attempts: 1, reached: 1, tellsOutcome: true },
     { ...m, fault: { kind: "html", status: 502 }, times: always, expect: "OutcomeUnknownError", attempts: 1, reached: 1, tellsOutcome: true },
     { ...m, fault: { kind: "reset-before-headers" }, times: always, expect: "OutcomeUnknownError", attempts: 1, reached: 1, tellsOutcome: true },
@@ -170,6 +170,8 @@ export const cases: Case[] = [
     { ...m, fault: { kind: "truncated-json" }, times: always, expect: "OutcomeUnknownError", attempts: 1, reached: 1, tellsOutcome: true },
     { ...m, fault: { kind: "status", status: 429, headers: { "retry-after": "0" } }, times: always, expect: "RateLimitError", attempts: 1, reached: 1 },
     { ...m, fault: { kind: "echo", status: 500, as: "text" }, times: always, expect: "OutcomeUnknownError", attempts: 1, reached: 1, tellsOutcome: true },
+    // In JSON with the envelope's fields (`error`, `code`, `message`): a server error all the same.
+    { ...m, fault: { kind: "echo", status: 500, as: "json" }, times: always, expect: "OutcomeUnknownError", attempts: 1, reached: 1, tellsOutcome: true },
     // Never followed, on the same host or not: one request, an error that names where it pointed.
     { ...m, fault: { kind: "redirect", to: "same-host", status: 307 }, times: always, expect: "RedirectError", attempts: 1, reached: 1 },
     { ...m, fault: { kind: "redirect", to: "same-host", status: 308 }, times: always, expect: "RedirectError", attempts: 1, reached: 1 },
