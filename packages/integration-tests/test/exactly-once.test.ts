@@ -2,8 +2,10 @@
 // changes a register, the sandbox does what the request asks and then answers 400, 401, 500, a
 // reset, a cut-off body or a redirect (307, 308, to another host) in its place: each request is
 // sent once, registered once, and the caller gets a typed error that says what the SDK could learn.
+// A refusal (400, 401) that took effect is disputed; anything after which the request may still have
+// landed (a 500, a cut, a redirect) is an answer lost where the SDK can learn it, unknown where not.
 
-import { AnswerLostError, AuthenticationError, BadRequestError, createCashoutClient, OutcomeUnknownError, PaysysError, RedirectError } from "@paysys/cashout";
+import { AnswerLostError, AuthenticationError, BadRequestError, createCashoutClient, OutcomeUnknownError, PaysysError } from "@paysys/cashout";
 import { MemoryStore } from "@paysys/core";
 import { createEcommerceClient } from "@paysys/ecommerce";
 import { createFiscalClient, type FiscalClient } from "@paysys/fiscal";
@@ -30,13 +32,15 @@ type Learnt = "chain or query" | "nothing";
 const refusals: { name: string; fault: Fault; times?: number }[] = [
   { name: "400", fault: { kind: "status", status: 400, body: '{"error":"refused (a lie: it was done)"}' } },
   { name: "401", fault: { kind: "status", status: 401, body: '{"error":"unauthorized (a lie: it was done)"}' } },
+];
+// Answers after which the request may still have landed: the SDK learns what it can, or says it cannot.
+// (A redirect too: a gateway may answer one after passing the request on, nginx's `error_page 504 <url>`.)
+const losses: { name: string; fault: Fault; times?: number }[] = [
+  { name: "500", fault: { kind: "status", status: 500, body: "{}" } },
   { name: "307 on the same host", fault: { kind: "redirect", to: "same-host", status: 307 } },
   { name: "308 on the same host", fault: { kind: "redirect", to: "same-host", status: 308 } },
   { name: "307 to another host", fault: { kind: "redirect", to: "other-host", status: 307 } },
   { name: "a redirect loop", fault: { kind: "redirect", to: "same-host", status: 307 }, times: Number.POSITIVE_INFINITY },
-];
-const losses: { name: string; fault: Fault; times?: number }[] = [
-  { name: "500", fault: { kind: "status", status: 500, body: "{}" } },
   { name: "a reset before the answer", fault: { kind: "reset-before-headers" } },
   { name: "a cut-off body", fault: { kind: "reset-mid-body" } },
 ];
@@ -189,7 +193,7 @@ describe("hostile answers after the service applied the operation: sent once, re
       expect((error as PaysysError).attempts, `${where}: attempts`).toBe(1);
       const expected = refusal
         ? s.learnt === "nothing"
-          ? [BadRequestError, AuthenticationError, RedirectError]
+          ? [BadRequestError, AuthenticationError]
           : [OutcomeUnknownError] // refused, yet it took effect: disputed, left to a person
         : s.learnt === "nothing"
           ? [OutcomeUnknownError]

@@ -8,18 +8,26 @@
 //   now allows its start to be late (START_WITHIN_MS) and still gives `landingMs` after the cut.
 // - `landingMs: Infinity` was accepted (stored as `null`, read by others as "window passed"), and
 //   `landingMs: 0` refused nearly every money call, as it also bounded how late a request may start.
+// A second probe the same day:
+// - The window a late check is judged by was read after its answer, from a table that forgets ended
+//   windows once it holds 256: other calls cut off meanwhile made the late "not there" final.
+// - A 499 opened a window yet still counted as the service's refusal: a cash-out it stored was
+//   settled "refused", and a receipt or payment it applied was "disputed".
+// - A person's `journal.settle(key, false)` was accepted while this process's call of the key was
+//   still in flight; the call then ended unknown, and the key went out again.
 // The sandbox's `{ after: true, fault: { kind: "delay" } }` reads the service's state first, then
 // holds the answer.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createCashoutClient } from "@paysys/cashout";
 import { MemoryStore } from "@paysys/core";
 import { FileStore } from "@paysys/core/node";
 import { createEcommerceClient } from "@paysys/ecommerce";
 import { AnswerLostError, createFiscalClient, type FiscalClient, NotAppliedError, type OutcomeUnknownError } from "@paysys/fiscal";
 import { type Sandbox, startSandbox } from "@paysys/sandbox";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { fiscalCredentials, merchant } from "./credentials.js";
+import { cashoutCredentials, fiscalCredentials, merchant } from "./credentials.js";
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -37,6 +45,8 @@ const till = (landingMs: number) => {
 const creates = () => sb.faults.seen.filter((s) => s.path.endsWith("/payment/create")).length;
 const receipt = (idKkm: number, Name: string) => ({ idKkm, IdDomain: 1, Positions: [{ Name, IdSection: 1, Price: "10", Qty: 1 }], Total: "10", Cash: "10" });
 const nameOf = (e: unknown) => (e instanceof Error ? e.name : "no error");
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const cashout = () => createCashoutClient({ baseUrl: sb.cashoutUrl, credentials: cashoutCredentials, store: new MemoryStore(), landingMs: 200 });
 
 describe("a check asked while the request could still land, answered after its window ended", () => {
   // Taken to land within 1 s of the cut; created 400 ms after it; the check is read at once (not
@@ -79,6 +89,29 @@ describe("a check asked while the request could still land, answered after its w
     const error = (await client.payments.create(params, { timeoutMs: 300 }).catch((e: unknown) => e)) as OutcomeUnknownError;
     expect(nameOf(error)).toBe("OutcomeUnknownError");
     expect(await error.wasApplied!()).toBe(true);
+    expect(creates()).toBe(1);
+  });
+
+  it("the same when other calls of the program, cut off meanwhile, made it forget ended windows", async () => {
+    // Over 256 windows of 60 s (cash-outs cut off by a 503), then one more cut-off call after this
+    // payment's window ended and before its check's answer came: the table forgets ended windows.
+    const cash = createCashoutClient({ baseUrl: sb.cashoutUrl, credentials: cashoutCredentials, store: new MemoryStore(), landingMs: 60_000 });
+    await cash.requests.create({ amount: 1 }); // signed in
+    const cutOff = (n: number) => {
+      sb.faults.add({ path: "/cashout/cash-out-request", times: n, fault: { kind: "status", status: 503, body: "upstream unavailable", contentType: "text/plain" } });
+      return Promise.all(Array.from({ length: n }, (_, i) => cash.requests.create({ amount: 1 + i }).then(() => "sent", nameOf)));
+    };
+    expect(new Set(await cutOff(257))).toEqual(new Set(["OutcomeUnknownError"]));
+    const client = shop();
+    slowCheck(700);
+    const params = { amount: 1_000, orderId: "late-check-forgotten", demo: true };
+    const started = Date.now();
+    const call = client.payments.create(params, { timeoutMs: 300 }).catch((e: unknown) => e);
+    await pause(1_500 - (Date.now() - started));
+    await cutOff(1);
+    expect(nameOf(await call)).toBe("AnswerLostError");
+    expect((await client.journal.get({ operation: "payments.create", key: params.orderId }))?.state).toBe("applied");
+    await expect(client.payments.create(params)).rejects.toBeInstanceOf(AnswerLostError);
     expect(creates()).toBe(1);
   });
 
@@ -135,5 +168,79 @@ describe("the landingMs option at its edges", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("a 408 or a 499 after the service applied the request: may have landed, never the service's refusal", () => {
+  const gatewayAnswer = (status: number) => ({ kind: "status" as const, status, body: "client closed request", contentType: "text/plain" });
+  for (const status of [408, 499]) {
+    it(`(${status}) a cash-out it stored: unknown, not spent as "refused"`, async () => {
+      const cash = cashout();
+      await cash.requests.create({ amount: 1 }); // signed in
+      const storedBefore = sb.cashout.stats.stored;
+      sb.faults.add({ path: "/cashout/cash-out-request", after: true, fault: gatewayAnswer(status) });
+      const key = `late-cashout-${status}`;
+      const error = await cash.requests.create({ amount: 5_000, account: "77771112233" }, { idempotencyKey: key }).catch((e: unknown) => e);
+      expect(nameOf(error)).toBe("OutcomeUnknownError");
+      expect((await cash.journal.get({ operation: "requests.create", key }))?.state).toBe("pending");
+      expect(sb.cashout.stats.stored - storedBefore).toBe(1);
+    });
+  }
+
+  for (const [status, register] of [
+    [408, 103],
+    [499, 106],
+  ] as const) {
+    it(`(${status}) a receipt it registered: AnswerLostError, and the register goes on`, async () => {
+      const fiscal = till(200);
+      await fiscal.shifts.open({ IdKkm: register });
+      sb.faults.add({ path: `/fiscal/kkms/${register}/sales`, after: true, fault: gatewayAnswer(status) });
+      const key = `late-sale-${status}`;
+      await expect(fiscal.operations.sale(receipt(register, "first"), { idempotencyKey: key })).rejects.toBeInstanceOf(AnswerLostError);
+      expect((await fiscal.journal.get({ operation: "operations.sale", key }))?.state).toBe("applied");
+      await expect(fiscal.operations.sale(receipt(register, "next"))).resolves.toBeDefined();
+    });
+  }
+
+  for (const status of [408, 499]) {
+    it(`(${status}) a payment it created: AnswerLostError, not "disputed"`, async () => {
+      const client = createEcommerceClient({ baseUrl: sb.ecommerceUrl, ...merchant, store: new MemoryStore(), landingMs: 200 });
+      sb.faults.add({ path: "/ecommerce/payment/create", after: true, fault: gatewayAnswer(status) });
+      const orderId = `late-payment-${status}`;
+      await expect(client.payments.create({ amount: 1_000, orderId, demo: true })).rejects.toBeInstanceOf(AnswerLostError);
+      expect((await client.journal.get({ operation: "payments.create", key: orderId }))?.state).toBe("applied");
+    });
+  }
+});
+
+describe("a person's 'not applied' while this process's call of the key is in flight", () => {
+  it("a cash-out: refused; the call ends unknown, and the key is stored once", async () => {
+    const cash = cashout();
+    await cash.requests.create({ amount: 1 }); // signed in
+    const storedBefore = sb.cashout.stats.stored;
+    sb.faults.add({ path: "/cashout/cash-out-request", fault: { kind: "delay", ms: 1_500 } }); // stored even though the caller has gone
+    const key = "in-flight-cashout";
+    const body = { amount: 70_000, account: "77771112233", reference: "in-flight-1" };
+    const call = cash.requests.create(body, { idempotencyKey: key, timeoutMs: 1_000 }).catch((e: unknown) => e);
+    await pause(300);
+    expect((await cash.journal.pending()).map((p) => p.key)).toContain(key); // what an operator's dashboard lists
+    await expect(cash.journal.settle({ operation: "requests.create", key }, false)).rejects.toThrow(/being sent or checked by a call of this process/);
+    expect(nameOf(await call)).toBe("OutcomeUnknownError");
+    await pause(1_000); // stored by now
+    await expect(cash.requests.create(body, { idempotencyKey: key })).rejects.toBeInstanceOf(Error);
+    expect(sb.cashout.stats.stored - storedBefore).toBe(1);
+  });
+
+  it("a payment: refused; its key is sent once", async () => {
+    const client = createEcommerceClient({ baseUrl: sb.ecommerceUrl, ...merchant, store: new MemoryStore(), landingMs: 300 });
+    sb.faults.add({ path: "/ecommerce/payment/create", fault: { kind: "delay", ms: 1_500 } });
+    const orderId = "in-flight-payment";
+    const call = client.payments.create({ amount: 1_000, orderId, demo: true }, { timeoutMs: 1_000 }).catch((e: unknown) => e);
+    await pause(300);
+    await expect(client.journal.settle({ operation: "payments.create", key: orderId }, false)).rejects.toThrow(/being sent or checked/);
+    await call;
+    await pause(1_000);
+    await client.payments.create({ amount: 1_000, orderId, demo: true }).catch(() => {});
+    expect(creates()).toBe(1);
   });
 });

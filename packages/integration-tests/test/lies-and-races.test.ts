@@ -15,21 +15,22 @@
 //   holder name: "not there yet" is not "not applied" for the request its last life sent either.
 // - A gateway that gives up on the service and cuts its caller off (a reset, a 503 or 524 of its own)
 //   while the service goes on: the same, whoever stopped waiting. (A second probe, 2026-11-27: also
-//   when its error page looks like the service's (Spring's JSON `error`), is a 408 or 499, or is a
-//   maintenance page sent as 200.)
+//   when its error page looks like the service's (Spring's JSON `error`), is a 408 or 499, is a
+//   maintenance page sent as 200, or is a redirect: nginx's `error_page 504 <url>`.)
 
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createCashoutClient } from "@paysys/cashout";
 import { MemoryStore } from "@paysys/core";
 import { FileStore } from "@paysys/core/node";
 import { createEcommerceClient } from "@paysys/ecommerce";
 import { AnswerLostError, createFiscalClient, type FiscalClient, NotAppliedError, OutcomeUnknownError } from "@paysys/fiscal";
 import { type Sandbox, startSandbox } from "@paysys/sandbox";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { fiscalCredentials, merchant } from "./credentials.js";
+import { cashoutCredentials, fiscalCredentials, merchant } from "./credentials.js";
 import { killHard, pause, startWorker, type Worker } from "./workers.js";
 
 let sb: Sandbox;
@@ -342,7 +343,7 @@ describe("a shop killed while its payment is at work in the gateway, started aga
 
 describe("a gateway that gives up on the service and cuts its caller off while the service goes on", () => {
   /** How the gateway fails the money request it passed on, 200 ms after passing it on: none, a reset, or an answer of its own. */
-  let failing: "reset" | { status: number; type: string; body: string } | undefined;
+  let failing: "reset" | { status: number; type: string; body: string; location?: string } | undefined;
   let gateway = "";
   const server = createServer((req, res) => {
     const service = new URL(sb.url);
@@ -354,11 +355,11 @@ describe("a gateway that gives up on the service and cuts its caller off while t
     upstream.on("error", () => res.destroy());
     req.pipe(upstream);
     const how = failing;
-    if (how === undefined || !/\/(payment\/create|sales)$/.test(req.url ?? "")) return;
+    if (how === undefined || !/\/(payment\/create|sales|cash-out-request)$/.test(req.url ?? "")) return;
     setTimeout(() => {
       if (res.headersSent) return;
       if (how === "reset") req.socket.destroy();
-      else res.writeHead(how.status, { "content-type": how.type }).end(how.body);
+      else res.writeHead(how.status, { "content-type": how.type, ...(how.location ? { location: how.location } : {}) }).end(how.body);
     }, 200);
   });
   beforeAll(async () => {
@@ -389,6 +390,7 @@ describe("a gateway that gives up on the service and cuts its caller off while t
     ["a 408", text(408, "stream timeout")],
     ["a 499", text(499, "client closed request")],
     ["a maintenance page sent as 200", { status: 200, type: "text/html", body: "<html><body>Back soon</body></html>" }],
+    ["nginx's error_page redirect", { status: 302, type: "text/html", body: "<html>302 Found</html>", location: "https://status.example/" }],
   ];
   for (const [what, how] of ways) {
     it(`(${what}) a payment: unknown, never sent again; asked once it can no longer land, it was created`, async () => {
@@ -405,6 +407,19 @@ describe("a gateway that gives up on the service and cuts its caller off while t
       expect(creates()).toBe(1);
     });
   }
+
+  it("(nginx's error_page redirect) a cash-out: unknown, not spent as refused; stored once", async () => {
+    const cash = createCashoutClient({ baseUrl: `${gateway}/cashout`, credentials: cashoutCredentials, store: new MemoryStore(), landingMs: 2_000 });
+    await cash.requests.create({ amount: 1 }); // signed in
+    const before = sb.cashout.stats.stored;
+    sb.faults.add({ path: "/cashout/cash-out-request", fault: { kind: "delay", ms: 1_500 } });
+    failing = ways.find(([what]) => what === "nginx's error_page redirect")![1];
+    await expect(cash.requests.create({ amount: 9_000, account: "77771112233" }, { idempotencyKey: "redirected-cash-out" })).rejects.toBeInstanceOf(OutcomeUnknownError);
+    failing = undefined;
+    expect((await cash.journal.get({ operation: "requests.create", key: "redirected-cash-out" }))?.state).toBe("pending");
+    await pause(1_600);
+    expect(sb.cashout.stats.stored - before).toBe(1);
+  });
 
   for (const [what, how, register] of [
     ["a reset", "reset", 101],

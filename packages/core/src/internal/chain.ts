@@ -26,7 +26,7 @@ import { type ChainStore, type Fence, type Holder, type Lease, type LeaseStore, 
 import { type ChainTurn, type Deferred, type Held, Turn, type TurnHost } from "./chain-turn.js";
 import { withFields } from "./objects.js";
 import { processWide } from "./process-wide.js";
-import { sleep } from "./retry.js";
+import { MAX_TIMER_MS, sleep } from "./retry.js";
 import { storeCall } from "./store-call.js";
 
 export interface LeaseOptions {
@@ -270,7 +270,7 @@ export class HeaderChain {
     const waitMs = Math.max(lingerMs, (held.holdUntil ?? 0) - Date.now());
     if (waitMs <= 0 || held.lease === undefined) return release();
     // Given back while it still holds: a waiting outcome is written under it (a linger past it keeps nothing).
-    held.linger = setTimeout(release, Math.max(0, Math.min(waitMs, held.lease.expiresAt - Date.now() - RELEASE_MARGIN_MS)));
+    held.linger = setTimeout(release, Math.max(0, Math.min(waitMs, held.lease.expiresAt - Date.now() - RELEASE_MARGIN_MS, MAX_TIMER_MS)));
     // An idle lease does not keep the process alive; an outcome still to be written does (close() writes it at once).
     if (!held.deferred) (held.linger as { unref?: () => void }).unref?.();
     return Promise.resolve();

@@ -104,7 +104,9 @@ export class Journal implements ClientJournal {
     const write = async (turn?: ChainTurn) => {
       await turn?.flush();
       const entry = await storeCall("read the journal", () => this.#o.store.getIntent(full));
-      const refused = settleRefused(entry, applied, this.#o.holder, this.#o.landingMs);
+      const refused = inflight.has(full)
+        ? "is being sent or checked by a call of this process: settle it once that call has ended"
+        : settleRefused(entry, applied, this.#o.holder, this.#o.landingMs);
       if (refused) throw new RequestValidationError("journal.settle", [{ path: "(key)", message: refused }]);
       const settlement = ended(entry!, applied ? "applied" : "not-applied", applied ? { answerLost: true } : undefined);
       await storeCall("settle the intent", () => this.#o.store.settleIntent(full, settlement, turn?.fence));

@@ -5,7 +5,7 @@
 // it ended is asked again). This process's own calls note their window in its memory; an intent
 // another process began (another holder, or this holder before it was killed and started again) has
 // its whole window, or `landingMs` from when its process was first found gone, if that ends sooner.
-import { APIError, MaybeSentError, RedirectError, UnexpectedResponseError } from "../errors.js";
+import { APIError, MaybeSentError, UnexpectedResponseError } from "../errors.js";
 import { DEFAULT_LANDING_MS, type Holder, isUnresolved, type JournalEntry } from "../stores.js";
 import { holderIsGone, isThisProcess } from "./holder.js";
 import { processWide } from "./process-wide.js";
@@ -20,13 +20,14 @@ const foundGone = processWide("found-gone", () => new Map<string, number>());
  * the caller's abort, a connection cut after the request left (a gateway that gave up on its
  * upstream may just close it), any server error (a gateway's 500, 502, 503, 504, 524, whose body may
  * look like the service's: a server error says the server failed, not that nothing was done), a 408
- * or 499 (the exchange timed out, or its caller went away), or a success whose answer is not the
- * service's (a gateway's page sent as 200, a body cut short). Any other 4xx, or a redirect, refused
- * the request; the service's own answer in its envelope says it is done with it.
+ * or 499 (the exchange timed out, or its caller went away), or an answer that is not the service's
+ * (a gateway's page sent as 200, a body cut short, a redirect: nginx's `error_page 504 <url>` answers
+ * one after passing the request on). Any other 4xx refused the request; the service's own answer in
+ * its envelope says it is done with it.
  */
-const stoppedWaiting = (error: unknown) =>
+export const stoppedWaiting = (error: unknown) =>
   error instanceof MaybeSentError ||
-  (error instanceof UnexpectedResponseError && !(error instanceof RedirectError)) ||
+  error instanceof UnexpectedResponseError ||
   (error instanceof APIError && ((error.status ?? 0) >= 500 || error.status === 408 || error.status === 499));
 
 /**

@@ -1,10 +1,11 @@
 // What the journal needs to learn and record an outcome: whether an error is an answered refusal,
 // the refusal as it is kept, a call's default key, the status query's parameters, and the learning
 // itself (the chain under the register's lease, or the status query the spec names).
-import { APIError, NotFoundError, RedirectError, RequestValidationError, ServiceError } from "../errors.js";
+import { APIError, NotFoundError, RequestValidationError, ServiceError } from "../errors.js";
 import { randomUuid } from "../ids.js";
 import { intentIdOf, type JournalEntry, type Settlement } from "../stores.js";
 import type { ChainTurn } from "./chain-turn.js";
+import { stoppedWaiting } from "./landing.js";
 import type { OperationSpec, OutcomeSpec } from "./operation.js";
 import { evaluatePointer, parsePointer } from "./pointer.js";
 
@@ -20,14 +21,14 @@ export function defaultKey(op: OperationSpec, encoded: Record<string, unknown>):
 }
 
 /**
- * An answered refusal: an HTTP 4xx (a timeout's 408 aside), an envelope that says the service failed
- * it, or a redirect (the request is wanted elsewhere, where it is not sent).
+ * An answered refusal: an HTTP 4xx or an envelope that says the service failed it. Never an answer
+ * after which the request may still land (`stoppedWaiting`: a 408, a 499, a redirect).
  */
-export function isRefusal(e: unknown): e is APIError | ServiceError | RedirectError {
-  return (e instanceof APIError && e.status !== undefined && e.status >= 400 && e.status < 500 && e.status !== 408) || e instanceof ServiceError || e instanceof RedirectError;
+export function isRefusal(e: unknown): e is APIError | ServiceError {
+  return !stoppedWaiting(e) && ((e instanceof APIError && e.status !== undefined && e.status >= 400 && e.status < 500) || e instanceof ServiceError);
 }
 
-export function refusalOf(e: APIError | ServiceError | RedirectError): Settlement["refusal"] {
+export function refusalOf(e: APIError | ServiceError): Settlement["refusal"] {
   return { name: e.name, message: e.message, status: e.status, serviceCode: e.serviceCode, serviceMessage: e.serviceMessage };
 }
 
@@ -104,8 +105,11 @@ export async function learnOutcomeAt(
 ): Promise<{ applied: boolean | undefined; until: number }> {
   for (;;) {
     const askedAt = Date.now();
+    // Read as the question is asked: a window is forgotten once it has ended (landing.ts keeps its
+    // tables small), which may be before a slow answer comes.
+    const lands = landsAfter(askedAt);
     const applied = await learnOutcome(operations, query, entry, turn);
-    const until = applied === true ? 0 : landsAfter(askedAt);
+    const until = applied === true ? 0 : lands;
     if (until === 0 || until > Date.now()) return { applied, until };
   }
 }

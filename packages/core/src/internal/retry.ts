@@ -37,14 +37,20 @@ export function backoffDelay(retry: number, options: Required<RetryOptions>, ran
   return Math.round(step / 2 + random() * (step / 2));
 }
 
-/** Waits `ms`, or rejects as soon as the signal aborts. */
+/** The longest a timer waits: longer ones fire at once (Node, browsers), so waits are cut to this. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Waits `ms` (at most MAX_TIMER_MS), or rejects as soon as the signal aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      },
+      Math.min(ms, MAX_TIMER_MS),
+    );
     const onAbort = () => {
       clearTimeout(timer);
       reject(signal?.reason);
