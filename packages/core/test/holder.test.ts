@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import { holderIsGone, isThisProcess, processHolder } from "../src/internal/holder.js";
-import { landsUntil } from "../src/internal/landing.js";
+import { landsUntil, windowEnd } from "../src/internal/landing.js";
 import { DEFAULT_LANDING_MS, type Holder, type JournalEntry } from "../src/stores.js";
 
 /** A pid no process has now: one that just exited. */
@@ -68,5 +68,28 @@ describe("landsUntil: until when another process's request may still land", () =
     expect(first - Date.now()).toBeLessThanOrEqual(10_000);
     await new Promise((r) => setTimeout(r, 20));
     expect(landsUntil(entry, processHolder("till"), DEFAULT_LANDING_MS)).toBe(first);
+  });
+});
+
+describe("windowEnd: until when another host's intent may be under way", () => {
+  // Stamped by a clock 30 s behind this one's: by this clock its window ended 10 s ago.
+  const behind = (host: string, id: string): JournalEntry => {
+    const startedAt = Date.now() - 30_000;
+    return { key: `k-${id}`, id, operation: "op", hash: "h", holder: { id: "shop-a", host }, startedAt, sendBy: startedAt + 20_000, state: "pending" };
+  };
+
+  it("another host's: its whole window from when this process first saw it pending, the same at every ask", async () => {
+    const entry = behind("another-host", "i1");
+    const first = windowEnd(entry, processHolder("shop"));
+    expect(first - Date.now()).toBeGreaterThan(19_000);
+    expect(first - Date.now()).toBeLessThanOrEqual(20_000);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(windowEnd(entry, processHolder("shop"))).toBe(first);
+    expect(landsUntil(entry, processHolder("shop"), DEFAULT_LANDING_MS)).toBe(first);
+  });
+
+  it("this host's: its sendBy (one clock)", () => {
+    const entry = behind(processHolder("shop").host!, "i2");
+    expect(windowEnd(entry, processHolder("shop"))).toBe(entry.sendBy);
   });
 });

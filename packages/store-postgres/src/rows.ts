@@ -14,7 +14,6 @@ export interface JournalRow {
 export interface LeaseRow {
   holder: string;
   fence: string | number;
-  expires_ms: string | number;
 }
 
 const STATES: readonly IntentState[] = ["pending", "applied", "not-applied", "refused", "disputed"];
@@ -45,5 +44,5 @@ export function entryOf(row: JournalRow, target: string): JournalEntry {
   return settledEntry(entry as unknown as JournalEntry, settlement as unknown as Settlement);
 }
 
-/** A lease row as the contract's Lease. */
-export const leaseOf = (name: string, row: LeaseRow): Lease => ({ name, holder: row.holder, value: Number(row.fence), expiresAt: Number(row.expires_ms) });
+/** A lease row as the contract's Lease, ending at `expiresAt` by this process's clock. */
+export const leaseOf = (name: string, row: LeaseRow, expiresAt: number): Lease => ({ name, holder: row.holder, value: Number(row.fence), expiresAt });

@@ -10,7 +10,6 @@ import { qualified, type Tables } from "./tables.js";
 
 /** Milliseconds after the statement's own instant. */
 const after = (param: string) => `clock_timestamp() + make_interval(secs => ${param}::float8 / 1000)`;
-const epochMs = (column: string) => `floor(extract(epoch FROM ${column}) * 1000)::bigint`;
 const UNRESOLVED = "('pending', 'disputed')";
 
 export type Statements = ReturnType<typeof statementsFor>;
@@ -27,7 +26,7 @@ export function statementsFor(tables: Tables) {
     `lease AS (SELECT 1 FROM ${leases} WHERE name = $${first} AND holder = $${first + 1} AND fence = $${first + 2} AND expires_at > clock_timestamp() FOR SHARE)`;
   const fenceParams = (fence: Fence) => [fence.name, fence.holder, fence.value];
   const entryColumns = "key, state, intent::text AS intent, settlement::text AS settlement";
-  const leaseColumns = `holder, fence, ${epochMs("expires_at")} AS expires_ms`;
+  const leaseColumns = "holder, fence";
   // Settling for good stamps `settled_at` (retention counts from it); pending and disputed never.
   const settled = `state = $2::text, settlement = $3::json, settled_at = CASE WHEN $2::text IN ${UNRESOLVED} THEN NULL ELSE clock_timestamp() END`;
   // A settlement that names its intent (its id in `param`, else null) settles only that intent, and

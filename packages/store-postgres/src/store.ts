@@ -108,17 +108,22 @@ export class PostgresStore implements Store, CallbackStore {
 
   // Leases.
 
+  // A lease ends `ttlMs` after its statement ran, by the database's clock; it is reported in this
+  // process's clock as the instant the call began plus `ttlMs`, never later than that (a host whose
+  // clock runs behind the database's would otherwise renew too late).
   acquireLease(name: string, holder: Holder, ttlMs: number): Promise<Lease | undefined> {
+    const sentAt = Date.now();
     return this.#db.run("take a lease", async (s) => {
       const [row] = await s.query<LeaseRow>(this.#sql.acquireLease, [name, holder.id, ttlMs]);
-      return row && leaseOf(name, row);
+      return row && leaseOf(name, row, sentAt + ttlMs);
     });
   }
 
   renewLease(fence: Fence, ttlMs: number): Promise<Lease | undefined> {
+    const sentAt = Date.now();
     return this.#db.run("renew a lease", async (s) => {
       const [row] = await s.query<LeaseRow>(this.#sql.renewLease, [...this.#sql.fenceParams(fence), ttlMs]);
-      return row && leaseOf(fence.name, row);
+      return row && leaseOf(fence.name, row, sentAt + ttlMs);
     });
   }
 

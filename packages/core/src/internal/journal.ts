@@ -20,7 +20,7 @@ import { type ChainTurn, type LinkWrite, linkLeft } from "./chain-turn.js";
 import type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./client-journal.js";
 import { holderIsGone } from "./holder.js";
 import type { JournaledCall, JournalOptions } from "./journal-options.js";
-import { askAgainAt, landingUntil, landsUntil, noteLanding, settleRefused } from "./landing.js";
+import { askAgainAt, landingUntil, landsUntil, noteLanding, settleRefused, windowEnd } from "./landing.js";
 import type { OperationSpec } from "./operation.js";
 import { defaultKey, ended, isRefusal, learnOutcomeAt, probeParams, refusalOf } from "./outcome.js";
 import { answerLost, keyInUse, keyReused, notApplied, outcomeUnknown, refusedBefore } from "./outcome-errors.js";
@@ -233,7 +233,7 @@ export class Journal implements ClientJournal {
           // Refused, yet the chain moved (a proxy that lies, another program): neither reading is taken, a person settles it.
           const disputed: JournalEntry = { ...intent, state: "disputed" };
           await this.#settle(key, turn, ended(intent, "disputed"));
-          throw this.#unknown(op, disputed, e, "it was refused, yet the register's chain moved");
+          throw this.#unknown(op, disputed, e, op.outcome?.by === "chain" ? "it was refused, yet the register's chain moved" : "it was refused, yet the service shows it done");
         }
         if (applied === true) {
           await this.#applied(key, turn, linkLeft(op, turn, undefined, presented), ended(intent, "applied", { answerLost: true }));
@@ -287,10 +287,11 @@ export class Journal implements ClientJournal {
     if (entry.state === "disputed") return entry; // only a person settles a dispute
     const underLease = turn !== undefined && entry.scope === turn.key;
     const own = entry.holder.id === this.#o.holder.id;
-    const idle = underLease || entry.sendBy < Date.now() || own || holderIsGone(entry.holder);
+    const ends = windowEnd(entry, this.#o.holder);
+    const idle = underLease || ends < Date.now() || own || holderIsGone(entry.holder);
     if (!idle) {
       const key = this.#short(entry.key);
-      throw keyInUse(entry.operation, key, `is under way in ${entry.holder.id} (until ${new Date(entry.sendBy).toISOString()} at the latest): nothing was sent`);
+      throw keyInUse(entry.operation, key, `is under way in ${entry.holder.id} (until ${new Date(ends).toISOString()} at the latest): nothing was sent`);
     }
     const landsAfter = (at: number) => landsUntil(entry, this.#o.holder, this.#o.landingMs, at);
     const { applied, until: landing } = await learnOutcomeAt(this.#o.operations, this.#o.query, entry, turn, landsAfter);

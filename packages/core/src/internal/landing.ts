@@ -6,7 +6,7 @@
 // another process began (another holder, or this holder before it was killed and started again) has
 // its whole window, or `landingMs` from when its process was first found gone, if that ends sooner.
 import { APIError, MaybeSentError, UnexpectedResponseError } from "../errors.js";
-import { DEFAULT_LANDING_MS, type Holder, isUnresolved, type JournalEntry } from "../stores.js";
+import { DEFAULT_LANDING_MS, type Holder, intentIdOf, isUnresolved, type JournalEntry } from "../stores.js";
 import { holderIsGone, isThisProcess } from "./holder.js";
 import { processWide } from "./process-wide.js";
 
@@ -14,6 +14,24 @@ import { processWide } from "./process-wide.js";
 const landing = processWide("landing", () => new Map<string, number>());
 /** Processes of other holders this process found gone, and when it first did (`host pid life` → epoch ms). */
 const foundGone = processWide("found-gone", () => new Map<string, number>());
+/** Intents of other hosts this process saw pending, and until when (by its own clock) each may be under way. */
+const seenPending = processWide("seen-pending", () => new Map<string, number>());
+
+/**
+ * Until when (this process's clock) no attempt of an intent can still be under way in its holder:
+ * its `sendBy`, stamped by its holder's clock. Another host's clock may run behind this one's, so its
+ * intent is also given its whole window (`sendBy - startedAt`, a length no clock's offset changes)
+ * from when this process first saw it pending, if that ends later.
+ */
+export function windowEnd(entry: JournalEntry, self: Holder): number {
+  if (entry.holder.host === self.host) return entry.sendBy;
+  const id = `${entry.key} ${intentIdOf(entry)}`;
+  const now = Date.now();
+  dropOld(seenPending, now);
+  const until = seenPending.get(id) ?? now + (entry.sendBy - entry.startedAt);
+  seenPending.set(id, until);
+  return Math.max(entry.sendBy, until);
+}
 
 /**
  * Whether `error` says the call stopped waiting while the service may still be at work: a timeout,
@@ -72,7 +90,7 @@ export function landsUntil(entry: JournalEntry, self: Holder, landingMs: number,
   const noted = landingUntil(entry.key, at);
   if (noted || isThisProcess(entry.holder, self)) return noted;
   const gone = goneSince(entry.holder, entry.startedAt);
-  const until = gone === undefined ? entry.sendBy : Math.min(entry.sendBy, gone + landingMs);
+  const until = gone === undefined ? windowEnd(entry, self) : Math.min(entry.sendBy, gone + landingMs);
   return until > at ? until : 0;
 }
 
