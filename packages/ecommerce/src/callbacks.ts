@@ -246,6 +246,7 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
       return refusalAnswer(e);
     }
     const key = eventKey(event);
+    const claimedAt = Date.now();
     const claim = await options.store.claim(key, options.leaseMs);
     if (claim === "done") return { status: 200, body: { accepted: true } };
     if (claim === "processing") return { status: 409, body: { accepted: false } };
@@ -254,7 +255,10 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
       previousStatus = await options.store.orderStatus(event.orderId);
       await process(event, { previousStatus, impossibleTransition: !canFollow(previousStatus, event.status) });
     } catch {
-      await options.store.release(key);
+      // Given back only well within its time: a claim that ran out may be another delivery's now
+      // (the store names no owner), and releasing it would let a third process the event while
+      // that one does. One that ran out is free for the next delivery anyway.
+      if (Date.now() - claimedAt < options.leaseMs / 2) await options.store.release(key);
       return { status: 500, body: { accepted: false } };
     }
     // Processed: acknowledged whatever the store says now. A refusal would make the gateway send it

@@ -1,0 +1,75 @@
+// A callback delivery that outlives its claim and then fails (a review's probe, 2026-11-27). Another
+// delivery took the event over once the claim ran out (the documented limit: the first is taken to
+// have died); the late failure used to release that delivery's claim, as stores name no claim's owner,
+// and a third delivery processed the event again while the second still was. A delivery now gives its
+// claim back only well within its time; one that ran out is free for the next delivery anyway.
+import { createEcommerceClient } from "@paysys/ecommerce";
+import { defaultMerchant } from "@paysys/sandbox";
+import { migrate } from "@paysys/store-postgres";
+import { type RunningServer, startPostgres, startRedis } from "@paysys/test-servers";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStore } from "./fixtures/fleet-store.mjs";
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+let pgServer: RunningServer;
+let redisServer: RunningServer;
+beforeAll(async () => {
+  pgServer = await startPostgres();
+  const pool = new pg.Pool({ connectionString: pgServer.url });
+  await migrate(pool);
+  await pool.end();
+  redisServer = await startRedis();
+}, 120_000);
+afterAll(async () => {
+  await pgServer?.stop();
+  await redisServer?.stop();
+});
+
+const body = (id: string) => JSON.stringify({ id, orderId: `o-${id}`, merchantId: defaultMerchant.login, amount: 1_000, status: 1, errCode: 0 });
+
+describe("a callback claim, on a store several processes share", () => {
+  for (const kind of ["redis", "postgres"] as const) {
+    it(`${kind}: a delivery that outlived its claim and failed leaves the claim of the one processing alone: a third is told 409`, async () => {
+      const url = kind === "redis" ? redisServer.url : pgServer.url;
+      const opened = await Promise.all([0, 1, 2].map(() => openStore({ kind, url })));
+      // Three processes (own connection each) sharing one store.
+      const shops = opened.map(({ store }) =>
+        createEcommerceClient({
+          merchantId: defaultMerchant.login,
+          password: defaultMerchant.password,
+          baseUrl: "http://127.0.0.1:9",
+          callbackStore: store as never,
+          callbacks: { allowedAddresses: "any", confirm: false, leaseMs: 500 },
+        }),
+      );
+      const id = `claims-${kind}-${Math.random().toString(36).slice(2)}`;
+      const runs: string[] = [];
+      let releaseB!: () => void;
+      const bGate = new Promise<void>((r) => (releaseB = r));
+      // A: slow (outlives its 500 ms claim), then fails.
+      const a = shops[0]!.callbacks.handle(body(id), {}, async () => {
+        runs.push("A");
+        await pause(900);
+        throw new Error("A's database write timed out");
+      });
+      await pause(650); // A's claim ran out: B takes over (documented: A is "taken to have died")
+      const b = shops[1]!.callbacks.handle(body(id), {}, async () => {
+        runs.push("B");
+        await bGate; // B is still processing (e.g. shipping the order)
+      });
+      await pause(50);
+      expect(runs).toEqual(["A", "B"]);
+      expect(await a).toEqual({ status: 500, body: { accepted: false } }); // A fails → release(key)
+      // B still holds the event (its claim is fresh): a third delivery must be told 409.
+      const c = await shops[2]!.callbacks.handle(body(id), {}, async () => {
+        runs.push("C");
+      });
+      expect(c).toEqual({ status: 409, body: { accepted: false } });
+      releaseB();
+      expect(await b).toEqual({ status: 200, body: { accepted: true } });
+      expect(runs).toEqual(["A", "B"]);
+      for (const o of opened) await o.close();
+    }, 30_000);
+  }
+});
