@@ -5,25 +5,17 @@
 // claim back only well within its time; one that ran out is free for the next delivery anyway.
 import { createEcommerceClient } from "@paysys/ecommerce";
 import { defaultMerchant } from "@paysys/sandbox";
-import { migrate } from "@paysys/store-postgres";
-import { type RunningServer, startPostgres, startRedis } from "@paysys/test-servers";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "./fixtures/fleet-store.mjs";
+import { startServers } from "./fleet/kinds.js";
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-let pgServer: RunningServer;
-let redisServer: RunningServer;
+let servers: Awaited<ReturnType<typeof startServers>>;
 beforeAll(async () => {
-  pgServer = await startPostgres();
-  const pool = new pg.Pool({ connectionString: pgServer.url });
-  await migrate(pool);
-  await pool.end();
-  redisServer = await startRedis();
+  servers = await startServers();
 }, 120_000);
 afterAll(async () => {
-  await pgServer?.stop();
-  await redisServer?.stop();
+  await servers?.stop();
 });
 
 const body = (id: string) => JSON.stringify({ id, orderId: `o-${id}`, merchantId: defaultMerchant.login, amount: 1_000, status: 1, errCode: 0 });
@@ -31,8 +23,7 @@ const body = (id: string) => JSON.stringify({ id, orderId: `o-${id}`, merchantId
 describe("a callback claim, on a store several processes share", () => {
   for (const kind of ["redis", "postgres"] as const) {
     it(`${kind}: a delivery that outlived its claim and failed leaves the claim of the one processing alone: a third is told 409`, async () => {
-      const url = kind === "redis" ? redisServer.url : pgServer.url;
-      const opened = await Promise.all([0, 1, 2].map(() => openStore({ kind, url })));
+      const opened = await Promise.all([0, 1, 2].map(() => openStore(servers.config(kind))));
       // Three processes (own connection each) sharing one store.
       const shops = opened.map(({ store }) =>
         createEcommerceClient({

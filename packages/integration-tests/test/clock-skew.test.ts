@@ -10,31 +10,23 @@
 import { createEcommerceClient } from "@paysys/ecommerce";
 import { createFiscalClient } from "@paysys/fiscal";
 import { type Sandbox, startSandbox } from "@paysys/sandbox";
-import { migrate } from "@paysys/store-postgres";
-import { type RunningServer, startPostgres, startRedis } from "@paysys/test-servers";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fiscalCredentials, merchant } from "./credentials.js";
 import { openStore } from "./fixtures/fleet-store.mjs";
+import { startServers } from "./fleet/kinds.js";
 import { startWorker } from "./workers.js";
 
 const worker = new URL("./fixtures/clock-skew.mjs", import.meta.url);
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let sb: Sandbox;
-let pgServer: RunningServer;
-let redisServer: RunningServer;
+let servers: Awaited<ReturnType<typeof startServers>>;
 beforeAll(async () => {
   sb = await startSandbox();
-  pgServer = await startPostgres();
-  const pool = new pg.Pool({ connectionString: pgServer.url });
-  await migrate(pool);
-  await pool.end();
-  redisServer = await startRedis();
+  servers = await startServers();
 }, 120_000);
 afterAll(async () => {
   await sb?.close();
-  await pgServer?.stop();
-  await redisServer?.stop();
+  await servers?.stop();
 });
 
 async function run(cfg: Record<string, unknown>) {
@@ -57,7 +49,7 @@ describe("fiscal: a till whose clock runs behind the database's", () => {
       const skewMs = 30_000;
       const idKkm = kind === "redis" ? 104 : 102;
       const key = `clock-skew-${kind}`;
-      const store = { kind, url: kind === "redis" ? redisServer.url : pgServer.url };
+      const store = servers.config(kind);
       {
         const { store: s0, close } = await openStore(store);
         const setup = createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials, store: s0, holder: "setup" });
@@ -107,7 +99,7 @@ describe("e-commerce (no lease), Redis: a shop whose clock runs behind another's
   it("a payment still at the service is not taken for idle by another host, nor sent again", async () => {
     const skewMs = 30_000;
     const key = "clock-skew-payment";
-    const store = { kind: "redis", url: redisServer.url };
+    const store = servers.config("redis");
     const createsBefore = sb.faults.seen.filter((s) => s.path.endsWith("/payment/create")).length;
     sb.faults.add({ path: "/ecommerce/payment/create", fault: { kind: "delay", ms: 3_000 } });
     const a = await run({ mode: "payment", skewMs, store, url: sb.ecommerceUrl, credentials: merchant, key, timeoutMs: 8_000, landingMs: 1_000, holder: "shop-A", host: "host-a" });

@@ -50,13 +50,12 @@ export const stoppedWaiting = (error: unknown) =>
 
 /**
  * Notes that the request under `key` may still land, when `error` says its call stopped waiting for
- * an answer: until the slack after now, or the intent's window (`sendBy`) if that ends sooner.
+ * an answer: until `landingMs` after now, or the intent's window (`sendBy`) if that ends sooner.
  */
-export function noteLanding(key: string, error: unknown, sendBy: number, landingMs: number): boolean {
-  if (!stoppedWaiting(error)) return false;
+export function noteLanding(key: string, error: unknown, sendBy: number, landingMs: number): void {
+  if (!stoppedWaiting(error)) return;
   dropOld(landing, Date.now());
   landing.set(key, Math.min(sendBy, Date.now() + landingMs));
-  return true;
 }
 
 /** Until when the request under `key` may still land (epoch ms), if that is after `at`; else 0. */

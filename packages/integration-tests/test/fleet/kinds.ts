@@ -65,3 +65,15 @@ async function migrated(url: string): Promise<void> {
 }
 
 export const kinds: StoreKind[] = [file, served("redis", startRedis), served("postgres", startPostgres, migrated)];
+
+/** The kinds with a database server, each started for one test file: its store config by name, and one stop for all. */
+export async function startServers(): Promise<{ config(name: "redis" | "postgres"): StoreConfig; stop(): Promise<void> }> {
+  const running = new Map<string, RunningStore>();
+  for (const kind of kinds) if (kind.name !== "file") running.set(kind.name, await kind.start());
+  return {
+    config: (name) => running.get(name)!.config,
+    stop: async () => {
+      for (const store of running.values()) await store.stop();
+    },
+  };
+}
