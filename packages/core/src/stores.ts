@@ -53,6 +53,11 @@ export interface ChainStore {
  * (same `id`), or held by a process the store can tell is dead; every take raises the fence. Over a
  * database: one row per name (holder, fence, expiry), changed in a transaction that reads it
  * `FOR UPDATE`; over Redis, a script.
+ *
+ * A fenced write the client gave up on (no answer in time) may still arrive; the client then takes
+ * the lease again before it sends anything on the key. The store must make that write land before
+ * the take (a write holding the lease row, which the take waits for) or be refused by its old fence
+ * after it: never land after the take under the old fence.
  */
 export interface LeaseStore {
   /** Takes the lease, or answers undefined when another live holder has it. */

@@ -6,8 +6,8 @@
 //
 // Each check is self-contained (its own keys and lease names), throws an Error saying what the store
 // did wrong, and never assumes more than the contracts in `stores.ts` promise.
-import { LeaseLostError } from "./errors.js";
-import { type CallbackStore, type Fence, type Holder, intentIdOf, type JournalEntry, type Settlement, type Store } from "./stores.js";
+import { type Checks, check, holder, intent, refusesStaleFence, same, settled, sleep, type TwoHandles, unique } from "./internal/conformance.js";
+import { type CallbackStore, type Fence, intentIdOf, type JournalEntry, type Settlement, type Store } from "./stores.js";
 
 export interface StoreFactory {
   /** A store over storage no other check uses (or shares safely: every check uses keys of its own). */
@@ -25,52 +25,6 @@ export interface ConformanceCheck {
   name: string;
   run(): Promise<void>;
 }
-
-class ContractError extends Error {
-  override name = "StoreContractError";
-}
-
-function check(condition: unknown, what: string): asserts condition {
-  if (!condition) throw new ContractError(what);
-}
-
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-let counter = 0;
-/** A name no other check (or earlier run on the same database) uses. */
-const unique = (what: string) => `conformance/${what}/${Date.now().toString(36)}-${(counter++).toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-const holder = (id: string): Holder => ({ id });
-
-async function refusesStaleFence(write: () => unknown, what: string): Promise<void> {
-  try {
-    await write();
-  } catch (e) {
-    check(e instanceof LeaseLostError, `${what}: a stale fence must be refused with LeaseLostError, got ${(e as Error)?.name}: ${(e as Error)?.message}`);
-    return;
-  }
-  throw new ContractError(`${what}: a write with a stale fence was accepted`);
-}
-
-function intent(key: string, scope?: string): JournalEntry {
-  const now = Date.now();
-  return {
-    key,
-    operation: "t.op",
-    ...(scope ? { scope } : {}),
-    hash: "h".repeat(64),
-    holder: holder("conformance"),
-    startedAt: now,
-    sendBy: now + 60_000,
-    presented: "link-1",
-    state: "pending",
-  };
-}
-
-const settled = (state: Settlement["state"], answer?: unknown): Settlement => ({ state, ...(answer === undefined ? {} : { answer }), settledAt: Date.now() });
-
-type Checks = Record<string, () => Promise<void>>;
-/** Two handles on one storage (or one handle twice, when the factory has no `again`). */
-type TwoHandles = () => Promise<[Store, Store]>;
 
 /** The chain's links. */
 const chainChecks = (two: TwoHandles): Checks => ({
@@ -112,6 +66,27 @@ const leaseChecks = (two: TwoHandles): Checks => ({
     await refusesStaleFence(() => a.beginIntent(intent(unique("k"), name), old), "journal begin");
     await b.set(name, "link-new", next);
     check((await a.get(name)) === "link-new", "the new holder's fenced write must be kept");
+  },
+
+  // A client that gave up on a write under its lease (no answer in time) takes the lease back before
+  // anything else: that write, arriving late, must then be refused, or the register's next request
+  // could be sent before an intent that lands after it.
+  "lease: after the same holder takes it back, every write under its old fence is refused": async () => {
+    const [a, b] = await two();
+    const name = unique("lease-retake");
+    const old = await a.acquireLease(name, holder("till-1"), 5_000);
+    check(old, "a free lease must be taken");
+    const again = await b.acquireLease(name, holder("till-1"), 5_000);
+    check(again && again.value > old.value, "the same holder takes its lease back with a higher fence");
+    const key = unique("k");
+    await refusesStaleFence(() => a.beginIntent(intent(key, name), old), "journal begin");
+    await refusesStaleFence(() => a.set(name, "link-stale", old), "chain set");
+    if (a.settleThenBegin) {
+      const link = { key: name, value: "link-stale" };
+      await refusesStaleFence(() => a.settleThenBegin!({ key: unique("k"), settlement: settled("applied"), link }, intent(key, name), old), "settle then begin");
+    }
+    check((await b.getIntent(key)) === undefined, "a refused begin must write nothing");
+    check((await b.renewLease(old, 5_000)) === undefined, "the old fence must not be renewed");
   },
 
   "lease: renewal extends it; release lets another holder take it at once": async () => {

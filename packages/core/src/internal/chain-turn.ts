@@ -62,12 +62,24 @@ export interface ChainTurn {
   doubt(): void;
   /** Keeps the key's lease until `until` at least: a request on it may still reach the service until then. */
   hold(until: number): void;
+  /**
+   * A write under the lease failed and may still land (its answer was lost, not refused): the lease
+   * ends for this client, and the key's next call takes it again, which raises the fence. The late
+   * write then either is in the store before that take lists the key's intents, or is refused by its
+   * stale fence; it never lands after a request the key sent since.
+   */
+  abandon(): void;
 }
 
 /** What the chain keeps per key while this client holds it. */
 export interface Held {
   /** Undefined until the first call on the key has taken it. */
   lease: Lease | undefined;
+  /**
+   * The lease ended for this client (ChainTurn.abandon): the next call takes it again. It is still
+   * given back when the key is idle, as it would have been (a no-op once it was taken again).
+   */
+  ended?: boolean;
   /** Calls queued or running on the key. */
   users: number;
   linger?: ReturnType<typeof setTimeout>;
@@ -193,6 +205,10 @@ export class Turn implements ChainTurn {
 
   hold(until: number): void {
     this.#held.holdUntil = Math.max(this.#held.holdUntil ?? 0, until);
+  }
+
+  abandon(): void {
+    this.#held.ended = true;
   }
 }
 

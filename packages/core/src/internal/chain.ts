@@ -149,9 +149,10 @@ export class HeaderChain {
 
   async #turn(key: string): Promise<ChainTurn> {
     const held = this.#held.get(key)!;
-    if (held.lease === undefined || held.lease.expiresAt <= Date.now()) {
+    if (held.lease === undefined || held.ended || held.lease.expiresAt <= Date.now()) {
       await this.#flush(key, held); // under the lease it was learnt under (refused if that lapsed: then it is resolved below)
       held.lease = await this.#acquire(key);
+      held.ended = false;
       held.unsure = true; // a new tenure starts from the service's link
       held.clear = false; // and from the journal's list of what is unresolved on the key
     } else if (held.lease.expiresAt - Date.now() < this.#ttlMs / 2) {

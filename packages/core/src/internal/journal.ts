@@ -271,11 +271,19 @@ export class Journal implements ClientJournal {
     const { store } = this.#o;
     const wasClear = turn?.clear === true;
     if (turn) turn.clear = false; // until this intent is settled
-    const raced = await (turn && store.settleThenBegin
-      ? turn.carry((carried, fence) => storeCall("write the intent", () => (carried ? store.settleThenBegin!(carried, intent, fence) : store.beginIntent(intent, fence))))
-      : storeCall("write the intent", () => store.beginIntent(intent, turn?.fence)));
-    if (raced && turn) turn.clear = wasClear;
-    return raced;
+    try {
+      const raced = await (turn && store.settleThenBegin
+        ? turn.carry((carried, fence) => storeCall("write the intent", () => (carried ? store.settleThenBegin!(carried, intent, fence) : store.beginIntent(intent, fence))))
+        : storeCall("write the intent", () => store.beginIntent(intent, turn?.fence)));
+      if (raced && turn) turn.clear = wasClear;
+      return raced;
+    } catch (e) {
+      // A write that did not answer may still be written (a statement waiting for a lock, a script
+      // behind a paused server); sent after it, the register's next request would make this intent
+      // read as applied. The lease is taken again first.
+      turn?.abandon();
+      throw e;
+    }
   }
 
   /**

@@ -5,9 +5,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type Sandbox, startSandbox } from "@paysys/sandbox";
 import { migrate } from "@paysys/store-postgres";
 import { type RunningServer, startPostgres, startRedis } from "@paysys/test-servers";
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
 
 /** What `fixtures/fleet-store.mjs` opens: `kind` picks the opener, the rest is the kind's own. */
 export interface StoreConfig {
@@ -74,6 +76,27 @@ export async function startServers(): Promise<{ config(name: "redis" | "postgres
     config: (name) => running.get(name)!.config,
     stop: async () => {
       for (const store of running.values()) await store.stop();
+    },
+  };
+}
+
+/** A sandbox and the kinds' database servers for one test file: started before its tests, stopped after them. */
+export function useSandboxAndServers(): { readonly sb: Sandbox; readonly servers: Awaited<ReturnType<typeof startServers>> } {
+  const running: { sb?: Sandbox; servers?: Awaited<ReturnType<typeof startServers>> } = {};
+  beforeAll(async () => {
+    running.sb = await startSandbox();
+    running.servers = await startServers();
+  }, 120_000);
+  afterAll(async () => {
+    await running.sb?.close();
+    await running.servers?.stop();
+  });
+  return {
+    get sb() {
+      return running.sb!;
+    },
+    get servers() {
+      return running.servers!;
     },
   };
 }
