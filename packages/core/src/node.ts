@@ -52,10 +52,11 @@ interface StoreFile {
   leases: Record<string, LeaseRecord>;
 }
 
-/** A webhook event as the file keeps it: claimed until `until`, or done (since `doneAt`). */
+/** A webhook event as the file keeps it: claimed until `until` under `token`, or done (since `doneAt`). */
 interface CallbackRecord {
   done: boolean;
   until: number;
+  token?: string;
   doneAt?: number;
 }
 
@@ -250,14 +251,14 @@ export class FileStore implements Store, CallbackStore {
 
   // --- webhook deliveries (CallbackStore) ------------------------------------------------------
 
-  async claim(key: string, leaseMs: number): Promise<"new" | "processing" | "done"> {
+  async claim(key: string, leaseMs: number, token: string): Promise<"new" | "processing" | "done"> {
     return this.#locked(async () => {
       const file = this.#callback(key);
       const event = readJson<CallbackRecord>(file);
       if (event?.done) return "done";
       if (event && event.until > Date.now()) return "processing";
       // Not flushed: a claim lost with the machine lets the next delivery process the event, as a lapsed claim would.
-      writeWhole(file, `${JSON.stringify({ done: false, until: Date.now() + leaseMs } satisfies CallbackRecord)}\n`, false, true);
+      writeWhole(file, `${JSON.stringify({ done: false, until: Date.now() + leaseMs, token } satisfies CallbackRecord)}\n`, false, true);
       return "new";
     });
   }
@@ -270,10 +271,11 @@ export class FileStore implements Store, CallbackStore {
     });
   }
 
-  async release(key: string): Promise<void> {
+  async release(key: string, token: string): Promise<void> {
     await this.#locked(async () => {
       const file = this.#callback(key);
-      if (!readJson<CallbackRecord>(file)?.done) rmSync(file, { force: true });
+      const event = readJson<CallbackRecord>(file);
+      if (event && !event.done && event.token === token) rmSync(file, { force: true });
     });
   }
 

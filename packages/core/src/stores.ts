@@ -255,14 +255,19 @@ export const leaseLost = (fence: Fence) =>
  */
 export interface CallbackStore {
   /**
-   * Claims an event for processing. `"new"`: yours to process now; `"processing"`: another delivery
-   * holds it (answer "not accepted", the gateway sends it again); `"done"`: processed before.
+   * Claims an event for processing, for `leaseMs`, under `token` (one per delivery). `"new"`: yours
+   * to process now; `"processing"`: another delivery holds it (answer "not accepted", the gateway
+   * sends it again); `"done"`: processed before.
    */
-  claim(key: string, leaseMs: number): Promise<"new" | "processing" | "done">;
+  claim(key: string, leaseMs: number, token: string): Promise<"new" | "processing" | "done">;
   /** The event was processed. */
   complete(key: string): Promise<void>;
-  /** Processing failed: the next delivery may try again. */
-  release(key: string): Promise<void>;
+  /**
+   * Processing failed: the next delivery may try again. Gives back only the claim taken under
+   * `token`: once it ran out, another delivery may hold the event, and freeing that one would let a
+   * third process the event while it does. A done event stays done.
+   */
+  release(key: string, token: string): Promise<void>;
   /** The last known callback status recorded for an order (undefined: none yet). */
   orderStatus(orderId: string): Promise<number | undefined>;
   /**
@@ -280,20 +285,21 @@ export interface CallbackStore {
  * long it retries). A long-running server should use a store over its database.
  */
 export class MemoryCallbackStore implements CallbackStore {
-  readonly #entries = new Map<string, { done: boolean; until: number }>();
+  readonly #entries = new Map<string, { done: boolean; until: number; token?: string }>();
   readonly #orders = new Map<string, number>();
-  async claim(key: string, leaseMs: number): Promise<"new" | "processing" | "done"> {
+  async claim(key: string, leaseMs: number, token: string): Promise<"new" | "processing" | "done"> {
     const entry = this.#entries.get(key);
     if (entry?.done) return "done";
     if (entry && entry.until > Date.now()) return "processing";
-    this.#entries.set(key, { done: false, until: Date.now() + leaseMs });
+    this.#entries.set(key, { done: false, until: Date.now() + leaseMs, token });
     return "new";
   }
   async complete(key: string): Promise<void> {
     this.#entries.set(key, { done: true, until: Number.POSITIVE_INFINITY });
   }
-  async release(key: string): Promise<void> {
-    this.#entries.delete(key);
+  async release(key: string, token: string): Promise<void> {
+    const entry = this.#entries.get(key);
+    if (entry && !entry.done && entry.token === token) this.#entries.delete(key);
   }
   async orderStatus(orderId: string): Promise<number | undefined> {
     return this.#orders.get(orderId);

@@ -8,7 +8,7 @@
 // (paid after refunded) reaches your function flagged.
 import { MemoryCallbackStore } from "@paysys/core";
 import { type CallbackStore, type LogEvent, RequestValidationError, WebhookError } from "@paysys/core/calls";
-import { DEFAULT_INBOUND_MAX_BYTES, type Inbound, parseInbound } from "@paysys/core/internal";
+import { DEFAULT_INBOUND_MAX_BYTES, type Inbound, parseInbound, randomUuid } from "@paysys/core/internal";
 import { webhooks } from "./generated/operations.js";
 import type { CallbacksPaymentEvent } from "./generated/schema.js";
 import { canFollow, isKnownStatus } from "./order-status.js";
@@ -246,8 +246,8 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
       return refusalAnswer(e);
     }
     const key = eventKey(event);
-    const claimedAt = Date.now();
-    const claim = await options.store.claim(key, options.leaseMs);
+    const token = randomUuid();
+    const claim = await options.store.claim(key, options.leaseMs, token);
     if (claim === "done") return { status: 200, body: { accepted: true } };
     if (claim === "processing") return { status: 409, body: { accepted: false } };
     let previousStatus: number | undefined;
@@ -255,10 +255,8 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
       previousStatus = await options.store.orderStatus(event.orderId);
       await process(event, { previousStatus, impossibleTransition: !canFollow(previousStatus, event.status) });
     } catch {
-      // Given back only well within its time: a claim that ran out may be another delivery's now
-      // (the store names no owner), and releasing it would let a third process the event while
-      // that one does. One that ran out is free for the next delivery anyway.
-      if (Date.now() - claimedAt < options.leaseMs / 2) await options.store.release(key);
+      // This delivery's claim only: once it ran out, another delivery may hold the event.
+      await options.store.release(key, token);
       return { status: 500, body: { accepted: false } };
     }
     // Processed: acknowledged whatever the store says now. A refusal would make the gateway send it

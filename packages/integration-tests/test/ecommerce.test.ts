@@ -591,13 +591,13 @@ describe("e-commerce: callbacks", () => {
     const store = new MemoryCallbackStore();
     let failComplete = true;
     const flaky: CallbackStore = {
-      claim: (key, lease) => store.claim(key, lease),
+      claim: (key, lease, token) => store.claim(key, lease, token),
       complete(key) {
         if (!failComplete) return store.complete(key);
         failComplete = false;
         throw new Error("database unavailable");
       },
-      release: (key) => store.release(key),
+      release: (key, token) => store.release(key, token),
       orderStatus: (orderId) => store.orderStatus(orderId),
       recordOrderStatus: (orderId, status, expected) => store.recordOrderStatus(orderId, status, expected),
     };
@@ -622,17 +622,17 @@ describe("e-commerce: callbacks", () => {
     const store = new MemoryCallbackStore();
     const calls: string[] = [];
     const recording: CallbackStore = {
-      claim(key, lease) {
+      claim(key, lease, token) {
         calls.push(`claim ${key}`);
-        return store.claim(key, lease);
+        return store.claim(key, lease, token);
       },
       complete(key) {
         calls.push(`complete ${key}`);
         return store.complete(key);
       },
-      release(key) {
+      release(key, token) {
         calls.push(`release ${key}`);
-        return store.release(key);
+        return store.release(key, token);
       },
       orderStatus(orderId) {
         calls.push(`orderStatus ${orderId}`);

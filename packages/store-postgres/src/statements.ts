@@ -91,13 +91,14 @@ export function statementsFor(tables: Tables) {
 
     // A new event is inserted; a claim whose time ran out (its holder died) is taken over; a done
     // event never is. `done` is null when another delivery's claim is too new for this statement to see.
-    claim: `WITH claimed AS (INSERT INTO ${callbacks} AS c (key, claimed_until) VALUES ($1, ${after("$2")})
-      ON CONFLICT (key) DO UPDATE SET claimed_until = EXCLUDED.claimed_until WHERE NOT c.done AND c.claimed_until <= clock_timestamp() RETURNING 1)
+    claim: `WITH claimed AS (INSERT INTO ${callbacks} AS c (key, claimed_until, claim) VALUES ($1, ${after("$2")}, $3)
+      ON CONFLICT (key) DO UPDATE SET claimed_until = EXCLUDED.claimed_until, claim = EXCLUDED.claim WHERE NOT c.done AND c.claimed_until <= clock_timestamp() RETURNING 1)
       SELECT (SELECT count(*) FROM claimed)::int AS claimed, (SELECT done FROM ${callbacks} WHERE key = $1) AS done`,
     complete: `INSERT INTO ${callbacks} (key, done, claimed_until, completed_at) VALUES ($1, true, clock_timestamp(), clock_timestamp())
       ON CONFLICT (key) DO UPDATE SET done = true, completed_at = clock_timestamp()`,
-    // A done event is never forgotten before its retention, whatever a late release says.
-    release: `DELETE FROM ${callbacks} WHERE key = $1 AND NOT done`,
+    // A done event is never forgotten before its retention, whatever a late release says; another
+    // delivery's claim (taken after this one's ran out) is never freed by this one.
+    release: `DELETE FROM ${callbacks} WHERE key = $1 AND NOT done AND claim = $2`,
     pruneCallbacks: `WITH dropped AS (DELETE FROM ${callbacks} WHERE key IN (
       SELECT key FROM ${callbacks} WHERE coalesce(completed_at, claimed_until) < clock_timestamp() - make_interval(secs => $1::float8 / 1000) LIMIT $2) RETURNING 1)
       SELECT count(*)::int AS dropped FROM dropped`,

@@ -201,8 +201,8 @@ export class PostgresStore implements Store, CallbackStore {
 
   // Webhook deliveries and order statuses.
 
-  async claim(key: string, leaseMs: number): Promise<"new" | "processing" | "done"> {
-    const [row] = await this.#db.run("claim a webhook event", (s) => s.query<{ claimed: number; done: boolean | null }>(this.#sql.claim, [key, leaseMs]));
+  async claim(key: string, leaseMs: number, token: string): Promise<"new" | "processing" | "done"> {
+    const [row] = await this.#db.run("claim a webhook event", (s) => s.query<{ claimed: number; done: boolean | null }>(this.#sql.claim, [key, leaseMs, token]));
     this.#pruneInBackground();
     return row!.claimed === 1 ? "new" : row!.done === true ? "done" : "processing";
   }
@@ -211,8 +211,8 @@ export class PostgresStore implements Store, CallbackStore {
     await this.#db.run("mark a webhook event done", (s) => s.query(this.#sql.complete, [key]));
   }
 
-  async release(key: string): Promise<void> {
-    await this.#db.run("release a webhook event", (s) => s.query(this.#sql.release, [key]));
+  async release(key: string, token: string): Promise<void> {
+    await this.#db.run("release a webhook event", (s) => s.query(this.#sql.release, [key, token]));
   }
 
   orderStatus(orderId: string): Promise<number | undefined> {

@@ -56,14 +56,14 @@ describe("retention", () => {
 
   it("forgets processed webhook events past the callback retention, not claims still held", async () => {
     const store = new PostgresStore(pool, { callbackRetentionMs: 300 });
-    await store.claim("event-done", 60_000);
+    await store.claim("event-done", 60_000, "delivery");
     await store.complete("event-done");
-    await store.claim("event-held", 60_000);
-    expect(await store.claim("event-done", 60_000)).toBe("done");
+    await store.claim("event-held", 60_000, "delivery");
+    expect(await store.claim("event-done", 60_000, "delivery")).toBe("done");
     await sleep(400);
     expect((await store.prune()).callbacks).toBe(1);
-    expect(await store.claim("event-done", 60_000)).toBe("new"); // a very late duplicate, past the retention
-    expect(await store.claim("event-held", 60_000)).toBe("processing");
+    expect(await store.claim("event-done", 60_000, "delivery")).toBe("new"); // a very late duplicate, past the retention
+    expect(await store.claim("event-held", 60_000, "delivery")).toBe("processing");
   });
 });
 

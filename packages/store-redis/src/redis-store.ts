@@ -218,16 +218,16 @@ export class RedisStore implements Store, CallbackStore {
 
   // Webhook deliveries and order statuses.
 
-  claim(key: string, leaseMs: number): Promise<"new" | "processing" | "done"> {
-    return this.#write("claim", scripts.claimCallback, [this.#keys.callback(key)], [String(leaseMs)]);
+  claim(key: string, leaseMs: number, token: string): Promise<"new" | "processing" | "done"> {
+    return this.#write("claim", scripts.claimCallback, [this.#keys.callback(key)], [String(leaseMs), token]);
   }
 
   async complete(key: string): Promise<void> {
     await this.#write("complete", scripts.completeCallback, [this.#keys.callback(key)], [String(this.#callbackRetentionMs)]);
   }
 
-  async release(key: string): Promise<void> {
-    await this.#connection.run("release", (send) => this.#connection.script(send, scripts.releaseCallback, [this.#keys.callback(key)], []));
+  async release(key: string, token: string): Promise<void> {
+    await this.#connection.run("release", (send) => this.#connection.script(send, scripts.releaseCallback, [this.#keys.callback(key)], [token]));
   }
 
   async orderStatus(orderId: string): Promise<number | undefined> {

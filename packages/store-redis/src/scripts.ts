@@ -213,13 +213,16 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 'ok'
 `;
 
-/** KEYS: generation, delivery. ARGV: generation, claim ms. Answers "new", "processing" or "done". */
+/**
+ * KEYS: generation, delivery. ARGV: generation, claim ms, token. Answers "new", "processing" or
+ * "done". A claim is the value `processing <token>` until it expires.
+ */
 export const claimCallback = script(`
 if not generation_holds() then return 'lost' end
 local state = redis.call('GET', KEYS[2])
 if state == 'done' then return 'done' end
 if state then return 'processing' end
-redis.call('SET', KEYS[2], 'processing', 'PX', ARGV[2])
+redis.call('SET', KEYS[2], 'processing ' .. ARGV[3], 'PX', ARGV[2])
 return 'new'
 `);
 
@@ -230,9 +233,9 @@ redis.call('SET', KEYS[2], 'done', 'PX', ARGV[2])
 return 'ok'
 `);
 
-/** KEYS: delivery. Frees a claim; a delivery already done stays done. */
+/** KEYS: delivery. ARGV: token. Frees the claim taken under the token; another's claim, or a done delivery, stays. */
 export const releaseCallback = `
-if redis.call('GET', KEYS[1]) == 'processing' then redis.call('DEL', KEYS[1]) end
+if redis.call('GET', KEYS[1]) == 'processing ' .. ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 'ok'
 `;
 

@@ -94,7 +94,7 @@ describe("data lost under a running process", () => {
     expect(refused).toBeInstanceOf(StoreCorruptError);
     expect(refused.message).toMatch(/lost the data this process wrote/);
     await expect(store.acquireLease("register", { id: "till-1" }, 60_000)).rejects.toBeInstanceOf(StoreCorruptError);
-    await expect(store.claim("event", 1_000)).rejects.toBeInstanceOf(StoreCorruptError);
+    await expect(store.claim("event", 1_000, "delivery")).rejects.toBeInstanceOf(StoreCorruptError);
     const reopened = new RedisStore(client, { prefix });
     expect(await reopened.acquireLease("register", { id: "till-2" }, 60_000)).toBeDefined();
     await expect(store.set("register", "link")).rejects.toBeInstanceOf(StoreCorruptError); // the old one still refuses

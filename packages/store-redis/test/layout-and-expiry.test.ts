@@ -39,7 +39,7 @@ describe("key layout", () => {
     await store.beginIntent(intent("fiscal 77/receipt-1", "fiscal/101"), lease);
     await store.beginIntent(intent("fiscal 77/receipt-2", "fiscal/101"), lease);
     await store.settleIntent("fiscal 77/receipt-2", { state: "applied", settledAt: Date.now() }, lease);
-    await store.claim("event-1", 5_000);
+    await store.claim("event-1", 5_000, "delivery");
     await store.recordOrderStatus("order-1", 1, undefined);
     expect(await keysUnder(prefix)).toEqual(
       [
@@ -70,8 +70,8 @@ describe("key layout", () => {
     await a.settleIntent("p/r-1", { state: "applied", settledAt: Date.now() });
     expect((await a.pendingIntents("p/")).length).toBe(0);
     expect((await b.pendingIntents("p/")).map((e) => e.key)).toEqual(["p/r-1"]);
-    expect(await a.claim("e", 5_000)).toBe("new");
-    expect(await b.claim("e", 5_000)).toBe("new");
+    expect(await a.claim("e", 5_000, "delivery")).toBe("new");
+    expect(await b.claim("e", 5_000, "delivery")).toBe("new");
   });
 
   it("pendingIntents lists by key prefix (a range of the sorted set), by scope, oldest first", async () => {
@@ -111,21 +111,21 @@ describe("expiry", () => {
 
   it("a processed event and an order's status are remembered for the callback retention, then forgotten", async () => {
     const store = new RedisStore(client, { prefix: uniquePrefix("callbacks"), callbackRetentionMs: 300 });
-    expect(await store.claim("event", 5_000)).toBe("new");
+    expect(await store.claim("event", 5_000, "delivery")).toBe("new");
     await store.complete("event");
     await store.recordOrderStatus("order", 2, undefined);
-    expect(await store.claim("event", 5_000)).toBe("done");
-    await store.release("event"); // a done event stays done
-    expect(await store.claim("event", 5_000)).toBe("done");
+    expect(await store.claim("event", 5_000, "delivery")).toBe("done");
+    await store.release("event", "delivery"); // a done event stays done
+    expect(await store.claim("event", 5_000, "delivery")).toBe("done");
     await sleep(450);
-    expect(await store.claim("event", 5_000)).toBe("new");
+    expect(await store.claim("event", 5_000, "delivery")).toBe("new");
     expect(await store.orderStatus("order")).toBeUndefined();
   });
 
   it("the default callback retention is 30 days", async () => {
     const prefix = uniquePrefix("callbacks-default");
     const store = new RedisStore(client, { prefix });
-    await store.claim("event", 5_000);
+    await store.claim("event", 5_000, "delivery");
     await store.complete("event");
     const ttl = await client.pTTL(`${prefix}callback:event`);
     expect(ttl).toBeGreaterThan(30 * 24 * 3600_000 - 60_000);

@@ -68,9 +68,9 @@ describe("the Redis server halted, then resumed", () => {
       settleIntent: () => store.settleIntent(entry.key, { state: "applied", settledAt: Date.now() }),
       getIntent: () => store.getIntent(entry.key),
       pendingIntents: () => store.pendingIntents(""),
-      claim: () => store.claim("outage/event", 1000),
+      claim: () => store.claim("outage/event", 1000, "delivery"),
       complete: () => store.complete("outage/event"),
-      release: () => store.release("outage/event"),
+      release: () => store.release("outage/event", "delivery"),
       orderStatus: () => store.orderStatus("outage/order"),
       recordOrderStatus: () => store.recordOrderStatus("outage/order", 1, undefined),
     };
