@@ -32,7 +32,10 @@ export { saveToFile } from "./save-to-file.js";
 export interface FileStoreOptions extends StoreOptions {
   /** How long to wait for another live process's lock before giving up (StoreUnavailableError), in ms. Default 10000. */
   lockTimeoutMs?: number;
-  /** A lock older than this is taken to belong to a process that hung or died on another machine, in ms. Default 30000. */
+  /**
+   * A lock whose process this machine cannot check (another host or pid namespace) is taken over once
+   * it was not kept fresh for this long, in ms (its holder hung or died). Default 30000.
+   */
   staleLockMs?: number;
 }
 
@@ -71,8 +74,10 @@ const inProcess = new KeyedQueue();
  *   per journaled operation (`pending/` until its outcome is known, then `done/`).
  * - Every write goes to a temporary file that is flushed to disk (fsync) and then renamed over the
  *   old one: a kill at any byte leaves the old state or the new one, never half of either.
- * - Changes are made under a lock file that names its process: a lock whose process has died is
- *   taken over at once, on this machine; one older than `staleLockMs` also.
+ * - Changes are made under a lock file that names its process: a lock whose process has died (or
+ *   whose pid names another process now) is taken over at once, on this machine; one whose process
+ *   lives never is, however long it holds it. One this machine cannot check (another host or pid
+ *   namespace) is taken over once older than `staleLockMs`; a holder keeps its lock fresh.
  * - A store file that cannot be read, or that is missing while its journal exists, is a
  *   StoreCorruptError naming it: never a silent fresh start.
  * - It is a CallbackStore too (pass it as an e-commerce client's `callbackStore`): each webhook
@@ -122,13 +127,14 @@ export class FileStore implements Store, CallbackStore {
   /** Reads a key's value, lets `decide` choose the new one (undefined: leave it) and writes it, under the lock. */
   async update(key: string, decide: (current: string | undefined) => string | undefined | Promise<string | undefined>): Promise<string | undefined> {
     return this.#locked(async () => {
+      const current = this.#read().values[key];
+      const next = await decide(current);
+      if (next === undefined || next === current) return current;
+      // Read again: `decide` may take long (a sign-in), and only this key is ours to write.
       const file = this.#read();
-      const next = await decide(file.values[key]);
-      if (next !== undefined && next !== file.values[key]) {
-        file.values[key] = next;
-        this.#write(file);
-      }
-      return next ?? file.values[key];
+      file.values[key] = next;
+      this.#write(file);
+      return next;
     });
   }
 

@@ -3,7 +3,7 @@
 // would open them. What only a file store can get wrong (a killed process, a torn or missing file)
 // is checked further below.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -196,6 +196,49 @@ describe("FileStore and a process killed with -9", () => {
       expect(err).toBeInstanceOf(PaysysError);
       expect(err).toMatchObject({ store: path });
       expect(err.message).toMatch(/locked by another live process/);
+    } finally {
+      await killed(child);
+    }
+  });
+
+  // A process frozen inside the lock (a failing disk, a paused container) would write after whoever
+  // took the lock from it, under a lease fence it checked before the freeze (a review's probe).
+  it("a live process's lock is never taken over, however long it was held: here a process stopped (SIGSTOP) while holding it", async () => {
+    const path = join(folder(), "store.json");
+    const child = await holding("lock", path);
+    process.kill(child.pid!, "SIGSTOP");
+    try {
+      const err = await new FileStore(path, { staleLockMs: 100, lockTimeoutMs: 800 }).update("after", () => "ok").catch((e) => e);
+      expect(err).toBeInstanceOf(StoreUnavailableError);
+      expect(err.message).toMatch(/locked by another live process/);
+    } finally {
+      process.kill(child.pid!, "SIGCONT");
+      await killed(child);
+    }
+  });
+
+  it("a lock whose pid now names another process (it started later) is taken over at once", async () => {
+    const path = join(folder(), "store.json");
+    const child = await holding("lock", path);
+    try {
+      // The lock as an earlier process with the child's pid would have left it: another start time.
+      const [host, pid, , tail] = readFileSync(`${path}.lock`, "utf8").split(" ");
+      writeFileSync(`${path}.lock`, `${host} ${pid} 1 ${tail}`);
+      const started = performance.now();
+      await new FileStore(path, { lockTimeoutMs: 5_000 }).update("after", () => "ok");
+      expect(performance.now() - started).toBeLessThan(1000);
+    } finally {
+      await killed(child);
+    }
+  });
+
+  it("a holder keeps its lock fresh while it holds it (a long update is not taken for a hung one elsewhere)", async () => {
+    const path = join(folder(), "store.json");
+    const child = await holding("lock", path, "150");
+    try {
+      const first = statSync(`${path}.lock`).mtimeMs;
+      await new Promise((r) => setTimeout(r, 400));
+      expect(statSync(`${path}.lock`).mtimeMs).toBeGreaterThan(first);
     } finally {
       await killed(child);
     }

@@ -8,7 +8,16 @@
 // The client now gives its lease up after any intent write it cannot vouch for, and takes it again
 // (raising the fence) before anything else goes out on the register: the late write is either in the
 // store before the take lists the register's intents, or is refused by its stale fence.
+//
+// A second review found the two edges of that promise, both below: PostgreSQL takes that waited
+// behind the late write were left waiting on the server (each call on the register one more
+// backend, until the database's connections ran out), and a FileStore took its lock over from a
+// live process frozen inside it, whose write then landed after another holder took the register.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Store } from "@paysys/core";
+import { FileStore } from "@paysys/core/node";
 import { createFiscalClient } from "@paysys/fiscal";
 import { PostgresStore } from "@paysys/store-postgres";
 import { RedisStore } from "@paysys/store-redis";
@@ -17,6 +26,7 @@ import { createClient } from "redis";
 import { describe, expect, it } from "vitest";
 import { fiscalCredentials } from "./credentials.js";
 import { useSandboxAndServers } from "./fleet/kinds.js";
+import { startWorker } from "./workers.js";
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const env = useSandboxAndServers();
@@ -156,4 +166,85 @@ describe("an intent write that lands after its caller was told nothing was sent"
       }
     }, 60_000);
   }
+
+  it("postgres: the takes that wait behind the late write leave no backend waiting on the server, and the till's other registers go on", async () => {
+    // The till's own role, limited to 8 connections: the database's max_connections, reached sooner.
+    const admin = new pg.Client({ connectionString: url("postgres") });
+    await admin.connect();
+    const role = `till_pile_${Math.random().toString(36).slice(2, 8)}`;
+    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'pile' CONNECTION LIMIT 8`);
+    await admin.query(`GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role}`);
+    const own = new URL(url("postgres"));
+    own.username = role;
+    own.password = "pile";
+    const pool = new pg.Pool({ connectionString: own.toString(), max: 4 });
+    pool.on("error", () => {});
+    const till = tillOn(new PostgresStore(pool, { timeoutMs: 400 }), "till-pile");
+    const locker = new pg.Client({ connectionString: url("postgres") });
+    await locker.connect();
+    const waiting = async () => Number((await admin.query("SELECT count(*) AS n FROM pg_stat_activity WHERE usename = $1 AND wait_event_type = 'Lock'", [role])).rows[0].n);
+    try {
+      for (const idKkm of [109, 110]) await openShift(till, idKkm, `pile-${idKkm}`);
+      const { rows } = await locker.query("SELECT key FROM paysys_journal WHERE key LIKE '%/pile-109-r1' AND scope = '109'");
+      await locker.query("BEGIN");
+      await locker.query("INSERT INTO paysys_journal (key, scope, state, started_at, intent) VALUES ($1, '109', 'not-applied', 0, '{}')", [
+        (rows[0].key as string).replace(/r1$/, "r2"),
+      ]);
+      expect((await errorOf(till.operations.sale(receipt(109, "pile-109-r2"), { idempotencyKey: "pile-109-r2" })))?.name).toBe("StoreUnavailableError");
+      // Ten more calls on the register: each takes the lease again, and gives up on the server too.
+      for (let i = 3; i < 13; i++) {
+        expect((await errorOf(till.operations.sale(receipt(109, `pile-109-r${i}`), { idempotencyKey: `pile-109-r${i}` })))?.name).toBe("StoreUnavailableError");
+      }
+      expect(await waiting()).toBeLessThanOrEqual(2); // R2's own write, and at most one take on its way out
+      await till.operations.sale(receipt(110, "pile-110-r2"), { idempotencyKey: "pile-110-r2" });
+      expect(registered(110, "pile-110-r2")).toBe(1);
+    } finally {
+      await locker.query("ROLLBACK").catch(() => {});
+      await locker.end();
+      await till.close().catch(() => {});
+      await pool.end();
+      for (let i = 0; i < 50 && (await waiting()) > 0; i++) await pause(100);
+      await admin.end();
+    }
+  }, 60_000);
+
+  it("file: a till frozen inside the store's lock keeps it; the back office waits, and R2 is judged by what the service has", async () => {
+    const idKkm = 101;
+    const folder = mkdtempSync(join(tmpdir(), "paysys-frozen-"));
+    const path = join(folder, "store.json");
+    const cfg = { path, url: env.sb.fiscalUrl, credentials: fiscalCredentials, idKkm, r1: "frozen-r1", r2: "frozen-r2", stallMs: 16_000 };
+    const frozen = startWorker(new URL("./fixtures/frozen-till.mjs", import.meta.url), [JSON.stringify(cfg)]);
+    const said: Record<string, unknown>[] = [];
+    frozen.lines.on("line", (line) => said.push(JSON.parse(line)));
+    const until = async (what: string, ms: number) => {
+      for (const end = Date.now() + ms; !said.some((line) => what in line); await pause(20)) if (Date.now() > end) throw new Error(`the frozen till never said ${what}`);
+    };
+    // The back office, on the same machine and the same file, its lock deemed stale after 1 s.
+    const office = createFiscalClient({
+      baseUrl: env.sb.fiscalUrl,
+      credentials: fiscalCredentials,
+      store: new FileStore(path, { staleLockMs: 1000, lockTimeoutMs: 60_000 }),
+      holder: "backoffice",
+      timeoutMs: 2000,
+      landingMs: 300,
+      lease: { waitMs: 40_000 },
+    });
+    try {
+      await office.shifts.open({ IdKkm: 102 }); // at work on another register first (its store's once-a-minute prune runs then)
+      await frozen.ready;
+      await until("stalling", 20_000);
+      // Before: the lock was taken from the frozen till after 1 s, the register once its lease ran out;
+      // nothing was pending yet, R3 went out, and R2's intent landed after it, reading as applied.
+      await office.operations.sale(receipt(idKkm, "frozen-r3"), { idempotencyKey: "frozen-r3" });
+      await until("r2", 30_000);
+      await office.journal.recover();
+      const r2 = await office.journal.get({ operation: "operations.sale", key: "frozen-r2" });
+      expect({ journal: r2?.state, registered: registered(idKkm, "frozen-r2") }).toEqual({ journal: r2?.state, registered: r2?.state === "applied" ? 1 : 0 });
+      expect(registered(idKkm, "frozen-r3")).toBe(1);
+    } finally {
+      frozen.child.kill("SIGKILL");
+      await office.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -14,7 +14,7 @@ import {
   StoreCorruptError,
 } from "@paysys/core";
 import { leaseLost } from "@paysys/core/internal";
-import { Database, type Session } from "./database.js";
+import { Database, type Session, type TransactionBounds } from "./database.js";
 import type { PgPool } from "./pool.js";
 import { entryOf, type JournalRow, type LeaseRow, leaseOf } from "./rows.js";
 import { type Statements, statementsFor } from "./statements.js";
@@ -52,6 +52,7 @@ export class PostgresStore implements Store, CallbackStore {
   readonly #journalRetentionMs: number;
   readonly #callbackRetentionMs: number;
   readonly #updateWaitMs: number;
+  readonly #leaseBounds: TransactionBounds;
   #prunedAt = 0;
 
   constructor(pool: PgPool, options: PostgresStoreOptions = {}) {
@@ -61,6 +62,7 @@ export class PostgresStore implements Store, CallbackStore {
     this.#journalRetentionMs = options.journalRetentionMs ?? DEFAULT_JOURNAL_RETENTION_MS;
     this.#callbackRetentionMs = options.callbackRetentionMs ?? DEFAULT_CALLBACK_RETENTION_MS;
     this.#updateWaitMs = options.updateWaitMs ?? 30_000;
+    this.#leaseBounds = { lockWaitMs: Math.max(1, Math.round(this.#db.timeoutMs / 2)) };
   }
 
   // Chain links and tokens.
@@ -111,9 +113,15 @@ export class PostgresStore implements Store, CallbackStore {
   // A lease ends `ttlMs` after its statement ran, by the database's clock; it is reported in this
   // process's clock as the instant the call began plus `ttlMs`, never later than that (a host whose
   // clock runs behind the database's would otherwise renew too late).
+  //
+  // A lease's row may be locked by a write the client gave up on (a statement waiting for another
+  // session's lock): the client then takes the lease again before it sends anything, and that take
+  // waits for the write. Each lease statement is bounded on the server too (a transaction with a
+  // lock_timeout of half the store's timeout), so a take that gives up leaves no backend waiting
+  // behind it: repeated, they would use up the database's connections.
   acquireLease(name: string, holder: Holder, ttlMs: number): Promise<Lease | undefined> {
     const sentAt = Date.now();
-    return this.#db.run("take a lease", async (s) => {
+    return this.#db.transaction("take a lease", this.#leaseBounds, async (s) => {
       const [row] = await s.query<LeaseRow>(this.#sql.acquireLease, [name, holder.id, ttlMs]);
       return row && leaseOf(name, row, sentAt + ttlMs);
     });
@@ -121,14 +129,14 @@ export class PostgresStore implements Store, CallbackStore {
 
   renewLease(fence: Fence, ttlMs: number): Promise<Lease | undefined> {
     const sentAt = Date.now();
-    return this.#db.run("renew a lease", async (s) => {
+    return this.#db.transaction("renew a lease", this.#leaseBounds, async (s) => {
       const [row] = await s.query<LeaseRow>(this.#sql.renewLease, [...this.#sql.fenceParams(fence), ttlMs]);
       return row && leaseOf(fence.name, row, sentAt + ttlMs);
     });
   }
 
   async releaseLease(fence: Fence): Promise<void> {
-    await this.#db.run("release a lease", (s) => s.query(this.#sql.releaseLease, this.#sql.fenceParams(fence)));
+    await this.#db.transaction("release a lease", this.#leaseBounds, (s) => s.query(this.#sql.releaseLease, this.#sql.fenceParams(fence)));
   }
 
   // The journal.
