@@ -1,33 +1,72 @@
-// The lock a FileStore's changes are made under, across the processes of one machine: a lock file
-// that names its process (host, pid, and when that process started). A lock is taken over at once
-// when its process has died, or when its pid now names another process; never while its own
-// process lives, however long it holds it: a process frozen inside the lock (a failing disk, a
-// paused container) would otherwise write after another took the store over, under a lease fence it
-// checked before the freeze. Only a lock whose process this machine cannot see (another host or pid
-// namespace, or no /proc) is taken over once older than `staleMs`, and its holder keeps it fresh
-// while it lives. Waiting longer than `timeoutMs` is a StoreUnavailableError naming the store.
+// The lock a FileStore's changes are made under, across the processes (and threads) of one machine:
+// a lock file that names its holder — host, pid, when that process started, and the thread's own
+// life. A holder keeps its lock fresh (its mtime) while it holds it.
+//
+// A lock is taken over at once when its process has died (or is a zombie), or when its pid now names
+// another process; never while its process lives, however long it holds it: a process frozen inside
+// the lock (a failing disk, a paused container) would otherwise write after another took the store
+// over, under a lease fence it checked before the freeze. A lock of another thread of this process,
+// or of a process this machine cannot see (another host or pid namespace, no /proc), or written by an
+// earlier version of this file, is taken over once it was not kept fresh for `staleMs` (a frozen
+// process freezes all its threads, this one too). Waiting longer than `timeoutMs` is a
+// StoreUnavailableError naming the store.
+//
+// Taking over is itself done one waiter at a time, under a second lock file (`.takeover`): a waiter
+// that read a lock as abandoned must never remove one another waiter has just made.
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, utimesSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { StoreUnavailableError } from "./errors.js";
+import { randomUuid } from "./ids.js";
 import { holderIsGone, machineOf } from "./internal/holder.js";
 import { sleep } from "./internal/retry.js";
 
-/** This machine as far as pids go (host name and pid namespace): a lock is taken over only from a dead process of it. */
+/** This machine as far as pids go (host name and pid namespace). */
 const HOST = machineOf() ?? "";
+/** What a lock file of this format starts with: an earlier one (`host pid random`) is judged by its age alone. */
+const FORMAT = "paysys-lock-2";
 
 /**
- * When a process of this machine started, as Linux's /proc says (field 22 of its stat, after the
- * command's name, which may hold spaces); undefined elsewhere. With the pid, it names one process's life.
+ * A process of this machine as Linux's /proc tells it (its stat, after the command's name, which may
+ * hold spaces): whether it is a zombie, and when it started (field 22). Undefined without /proc.
+ * With the pid, the start names one process's life.
  */
-function startOf(pid: number): string | undefined {
+function processOf(pid: number): { zombie: boolean; start: string } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { zombie: fields[0] === "Z" || fields[0] === "X", start: fields[19] ?? "" };
   } catch {
     return undefined;
   }
 }
-const OWN_START = startOf(process.pid) ?? "-";
+const OWN_START = processOf(process.pid)?.start || "-";
+/** This thread's life: its locks are told from those of the process's other threads (which share its pid). */
+const LIFE = randomUuid().slice(0, 8);
+
+/** A lock file's holder, as its text names it. */
+interface LockHolder {
+  host: string;
+  pid: number;
+  /** Undefined for a lock of an earlier format, or made where /proc was not readable. */
+  start?: string;
+  life?: string;
+}
+
+function holderOf(text: string): LockHolder {
+  const [format, host = "", pid, start, life] = text.split(" ");
+  if (format !== FORMAT) return { host: format ?? "", pid: Number(host) }; // `host pid random`
+  return { host, pid: Number(pid), ...(start && start !== "-" ? { start } : {}), life };
+}
+
+/** Whether a lock's holder is gone for sure (dead, a zombie, or its pid reused), alive for sure, or unknown to this machine. */
+function holderState(holder: LockHolder): "gone" | "alive" | "unknown" {
+  if (holder.host !== HOST || !(holder.pid > 0)) return "unknown";
+  if (holder.pid === process.pid) return holder.life === LIFE && holder.start === OWN_START ? "alive" : "unknown"; // another thread, or an earlier copy of this file
+  if (holderIsGone({ id: "", host: holder.host, pid: holder.pid })) return "gone";
+  const now = processOf(holder.pid);
+  if (now === undefined || holder.start === undefined) return "unknown";
+  return now.zombie || now.start !== holder.start ? "gone" : "alive";
+}
 
 export class FileLock {
   readonly #path: string;
@@ -51,64 +90,89 @@ export class FileLock {
       return await fn();
     } finally {
       clearInterval(fresh);
-      this.#drop(token);
+      this.#drop(this.#path, token);
     }
   }
 
   async #take(): Promise<string> {
-    const token = `${HOST} ${process.pid} ${OWN_START} ${Math.random().toString(36).slice(2)}`;
+    const token = this.#token();
     const started = Date.now();
     for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
-      try {
-        mkdirSync(dirname(this.#path), { recursive: true });
-        const fd = openSync(this.#path, "wx", 0o600);
-        try {
-          writeSync(fd, token);
-        } finally {
-          closeSync(fd);
-        }
-        return token;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== "EEXIST")
-          throw new StoreUnavailableError(`the store's lock ${this.#path} cannot be made: ${(e as Error).message}`, this.#store, { cause: e });
-      }
-      if (this.#isAbandoned()) continue;
-      if (Date.now() - started > this.#timeoutMs) {
-        throw new StoreUnavailableError(`the store ${this.#store} is locked by another live process (${this.#path}) for more than ${this.#timeoutMs} ms`, this.#store);
-      }
+      if (this.#make(this.#path, token)) return token;
+      if (this.#takeOver()) continue;
+      if (Date.now() - started > this.#timeoutMs) throw this.#stillHeld();
       await sleep(pause);
     }
   }
 
-  /** Removes the lock file when its holder is gone (see the top of the file); answers whether it did. */
-  #isAbandoned(): boolean {
-    let text: string;
-    let age: number;
+  #token(): string {
+    return `${FORMAT} ${HOST} ${process.pid} ${OWN_START} ${LIFE} ${Math.random().toString(36).slice(2)}`;
+  }
+
+  /** Makes `path` holding `token`; false when it exists. */
+  #make(path: string, token: string): boolean {
     try {
-      text = readFileSync(this.#path, "utf8");
-      age = Date.now() - statSync(this.#path).mtimeMs;
-    } catch {
-      return true; // let go while we looked
+      mkdirSync(dirname(path), { recursive: true });
+      const fd = openSync(path, "wx", 0o600);
+      try {
+        writeSync(fd, token);
+      } finally {
+        closeSync(fd);
+      }
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+      throw new StoreUnavailableError(`the store's lock ${path} cannot be made: ${(e as Error).message}`, this.#store, { cause: e });
     }
-    if (!this.#holderIsGone(text, age)) return false;
+  }
+
+  /**
+   * Removes the lock when its holder is gone, under the takeover lock; answers whether the lock may be
+   * free now (try to make it again). The takeover lock is held for two file operations: one left by
+   * a process that died in between is removed by the same rules, with a short staleness.
+   */
+  #takeOver(): boolean {
+    const seen = this.#read(this.#path);
+    if (seen === undefined) return true; // let go while we looked
+    if (!this.#isGone(seen, this.#staleMs)) return false;
+    const guard = `${this.#path}.takeover`;
+    const token = this.#token();
+    if (!this.#make(guard, token)) {
+      const other = this.#read(guard);
+      if (other !== undefined && this.#isGone(other, 1000)) this.#drop(guard, other.text);
+      return false;
+    }
     try {
-      if (readFileSync(this.#path, "utf8") === text) unlinkSync(this.#path);
-    } catch {
-      // another process took it over first
+      // Under the takeover lock nobody else removes the lock, and nobody makes one while it exists:
+      // the text read again is the same lock, so it is the abandoned one that goes.
+      if (this.#read(this.#path)?.text === seen.text) unlinkSync(this.#path);
+    } finally {
+      this.#drop(guard, token);
     }
     return true;
   }
 
-  #holderIsGone(text: string, age: number): boolean {
-    const [host, pidText, start] = text.split(" ");
-    const pid = Number(pidText);
-    if (host === HOST && pid > 0) {
-      if (holderIsGone({ id: text, host, pid })) return true;
-      const now = start && start !== "-" ? startOf(pid) : undefined;
-      if (now !== undefined) return now !== start; // alive: gone only when the pid names another process now
+  #read(path: string): { text: string; age: number } | undefined {
+    try {
+      return { text: readFileSync(path, "utf8"), age: Date.now() - statSync(path).mtimeMs };
+    } catch {
+      return undefined;
     }
+  }
+
+  /** Whether a lock (its text and age) is abandoned: its holder is gone, or unknown here and it was not kept fresh for `staleMs`. */
+  #isGone({ text, age }: { text: string; age: number }, staleMs: number): boolean {
     // A lock being written has no content yet: give its process a moment.
-    return text === "" ? age >= 1000 : age >= this.#staleMs;
+    if (text === "") return age >= 1000;
+    const state = holderState(holderOf(text));
+    return state === "gone" || (state === "unknown" && age >= staleMs);
+  }
+
+  #stillHeld(): StoreUnavailableError {
+    const held = this.#read(this.#path);
+    const holder = held && holderOf(held.text);
+    const who = holder?.pid === process.pid && holder.host === HOST ? "this process (another thread, or a call that has not let go)" : "another live process";
+    return new StoreUnavailableError(`the store ${this.#store} is locked by ${who} (${this.#path}) for more than ${this.#timeoutMs} ms`, this.#store);
   }
 
   /** Marks the lock as still held, while it is ours. */
@@ -120,9 +184,9 @@ export class FileLock {
     }
   }
 
-  #drop(token: string): void {
+  #drop(path: string, token: string): void {
     try {
-      if (readFileSync(this.#path, "utf8") === token) unlinkSync(this.#path);
+      if (readFileSync(path, "utf8") === token) unlinkSync(path);
     } catch {
       // already gone
     }
