@@ -1,5 +1,5 @@
-// The chain's deferred outcome (chain.ts), on the memory store: when an outcome that waits in
-// memory is written alone. The journal's use of it is tested over HTTP against the sandbox
+// The chain (chain.ts) on the memory store: when an outcome that waits in memory is written alone,
+// and a lease the client gave up on is taken again. The journal's use of it is tested over HTTP against the sandbox
 // (packages/integration-tests, fiscal.test.ts).
 import { describe, expect, it } from "vitest";
 import { HeaderChain } from "../src/internal/chain.js";
@@ -51,5 +51,22 @@ describe("the chain's deferred outcome", () => {
   it("is not kept when the lease is given back after each call (lingerMs 0)", async () => {
     const { chain: c, alone } = chain({ ttlMs: 60_000, lingerMs: 0 });
     expect(await c.run("106", async (turn) => turn.defer("link-1", settled, alone))).toBe(false);
+  });
+});
+
+describe("a lease the client cannot vouch for (ChainTurn.abandon)", () => {
+  it("is taken again, with a higher fence, by the key's next call; a write under the old fence is then refused", async () => {
+    const { store, chain: c } = chain({ ttlMs: 60_000, lingerMs: 60_000 });
+    const first = await c.run("106", async (turn) => {
+      const fence = turn.fence;
+      turn.abandon(); // its intent write did not answer: it may still land
+      return fence;
+    });
+    const second = await c.run("106", async (turn) => turn.fence);
+    expect(second.value).toBeGreaterThan(first.value);
+    await expect((async () => store.set("t/106", "late", first))()).rejects.toMatchObject({ name: "LeaseLostError" });
+    // Kept from then on: the call after reuses the new lease.
+    expect((await c.run("106", async (turn) => turn.fence)).value).toBe(second.value);
+    await c.close();
   });
 });
