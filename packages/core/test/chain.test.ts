@@ -1,6 +1,6 @@
 // The chain (chain.ts) on the memory store: when an outcome that waits in memory is written alone,
-// and a lease the client gave up on is taken again. The journal's use of it is tested over HTTP against the sandbox
-// (packages/integration-tests, fiscal.test.ts).
+// and a lease the client gave up on is taken again. The journal's use of both is tested over HTTP
+// against the sandbox and real stores (packages/integration-tests: fiscal, late-store-writes).
 import { describe, expect, it } from "vitest";
 import { HeaderChain } from "../src/internal/chain.js";
 import { MemoryStore } from "../src/memory-store.js";
