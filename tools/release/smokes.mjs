@@ -67,7 +67,7 @@ return state?.status + " " + state?.amount;`,
 };
 const error = await new PostgresStore(refusing, { timeoutMs: 500 }).get("k").catch((e) => e);
 return shippedMigrations().map((m) => m.version).join(",") + " " + (error instanceof StoreUnavailableError) + " " + error.store + " " + String(error.message).includes("secret");`,
-    expect: /^1 true postgres:\/\/till@127\.0\.0\.1:1\/payments false$/,
+    expect: /^1,2 true postgres:\/\/till@127\.0\.0\.1:1\/payments false$/,
   },
   // No Redis server here: the smoke checks that a store on a client that is not connected fails as
   // documented (typed, in time, without showing the password in the client's URL). The client comes

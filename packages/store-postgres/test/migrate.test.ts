@@ -26,6 +26,22 @@ describe("migrate", () => {
     expect(recorded.rows).toEqual(shippedMigrations().map(({ version, name }) => ({ version, name })));
   });
 
+  // A database made by the previous release, with a delivery claimed then (no token): migrate adds
+  // only what is new, the old claim is kept until it runs out, and no release under a token frees it.
+  it("upgrades tables made by an earlier release: only the newer migrations run, and claims made before keep to their time", async () => {
+    const options = { tables: { prefix: "up_" } };
+    const [first, ...later] = shippedMigrations(options);
+    const pool = db.pool();
+    await pool.query("CREATE TABLE public.up_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
+    await pool.query(first!.sql);
+    await pool.query("INSERT INTO public.up_migrations (version, name) VALUES ($1, $2)", [first!.version, first!.name]);
+    await pool.query("INSERT INTO public.up_callbacks (key, claimed_until) VALUES ('old-claim', now() + interval '1 hour')");
+    expect(await migrate(pool, options)).toEqual(later.map((m) => m.version));
+    const store = new PostgresStore(pool, options);
+    await store.release("old-claim", "any-delivery");
+    expect(await store.claim("old-claim", 1_000, "new-delivery")).toBe("processing");
+  });
+
   it("run at once from two pools (two processes starting), each migration is applied exactly once", async () => {
     const options = { tables: { prefix: "race_" } };
     const results = await Promise.all([migrate(db.pool(), options), migrate(db.pool(), options), migrate(db.pool(), options)]);
