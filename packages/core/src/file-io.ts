@@ -1,12 +1,16 @@
 // Node only (part of `@paysys/core/node`): how the file store reads and writes its files. A file is
 // written whole (a temporary file renamed over the old one), so a process killed at any byte leaves
 // the old content or the new; it is read as JSON, and content that is not is a typed error naming it.
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { StoreCorruptError } from "./errors.js";
 
-/** Writes a file whole: a temporary file, flushed when `durable`, renamed over the old one (in a folder made first, when `makeFolder`). */
-export function writeWhole(path: string, text: string, durable: boolean, makeFolder = false): void {
+/**
+ * Writes a file whole: a temporary file, flushed when `durable`, renamed over the old one (in a
+ * folder made first, when `makeFolder`). `beforeCommit` runs right before the rename, and may refuse
+ * it by throwing (the store's lock was lost meanwhile): then nothing is written.
+ */
+export function writeWhole(path: string, text: string, durable: boolean, makeFolder = false, beforeCommit?: () => void): void {
   if (makeFolder) mkdirSync(dirname(path), { recursive: true });
   const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   const fd = openSync(temporary, "w", 0o600);
@@ -15,6 +19,12 @@ export function writeWhole(path: string, text: string, durable: boolean, makeFol
     if (durable) fsyncSync(fd);
   } finally {
     closeSync(fd);
+  }
+  try {
+    beforeCommit?.();
+  } catch (e) {
+    rmSync(temporary, { force: true });
+    throw e;
   }
   renameSync(temporary, path);
 }

@@ -12,8 +12,11 @@
 // StoreUnavailableError naming the store.
 //
 // Taking over is itself done one waiter at a time, under a second lock file (`.takeover`): a waiter
-// that read a lock as abandoned must never remove one another waiter has just made.
-import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, utimesSync, writeSync } from "node:fs";
+// that read a lock as abandoned must never remove one another waiter has just made. A lock is made
+// whole (its text written to a file of its own, then linked to the lock's name), so it is never seen
+// empty. A holder checks that the lock is still its own before each write it commits (`assertHeld`):
+// one whose thread was blocked past `staleLockMs` and lost it writes nothing.
+import { closeSync, linkSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, utimesSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { StoreUnavailableError } from "./errors.js";
 import { randomUuid } from "./ids.js";
@@ -81,17 +84,35 @@ export class FileLock {
     this.#staleMs = options.staleMs;
   }
 
+  /** The token of the lock this FileLock holds now (its store runs one holding at a time per path). */
+  #held: string | undefined;
+
   /** Runs `fn` holding the lock file, kept fresh meanwhile (a long `update` is not taken for abandoned). */
   async holding<T>(fn: () => Promise<T>): Promise<T> {
     const token = await this.#take();
+    this.#held = token;
     const fresh = setInterval(() => this.#touch(token), Math.max(20, this.#staleMs / 3));
     (fresh as { unref?: () => void }).unref?.();
     try {
       return await fn();
     } finally {
       clearInterval(fresh);
+      this.#held = undefined;
       this.#drop(this.#path, token);
     }
+  }
+
+  /**
+   * Throws StoreUnavailableError unless the lock is still this holder's: called right before a
+   * write is committed (renamed into place), so a holder that lost the lock writes nothing.
+   */
+  assertHeld(): void {
+    const token = this.#held;
+    if (token === undefined || this.#read(this.#path)?.text === token) return;
+    throw new StoreUnavailableError(
+      `the store ${this.#store} lost its lock (${this.#path}) while it held it (blocked longer than staleLockMs, ${this.#staleMs} ms?): this write was not made`,
+      this.#store,
+    );
   }
 
   async #take(): Promise<string> {
@@ -99,9 +120,9 @@ export class FileLock {
     const started = Date.now();
     for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
       if (this.#make(this.#path, token)) return token;
-      if (this.#takeOver()) continue;
+      const freed = this.#takeOver();
       if (Date.now() - started > this.#timeoutMs) throw this.#stillHeld();
-      await sleep(pause);
+      if (!freed) await sleep(pause);
     }
   }
 
@@ -109,21 +130,33 @@ export class FileLock {
     return `${FORMAT} ${HOST} ${process.pid} ${OWN_START} ${LIFE} ${Math.random().toString(36).slice(2)}`;
   }
 
-  /** Makes `path` holding `token`; false when it exists. */
+  /** Makes `path` holding `token`, whole (a file of its own linked to the name); false when it exists. */
   #make(path: string, token: string): boolean {
+    const whole = `${path}.${process.pid}.${LIFE}.${Math.random().toString(36).slice(2)}`;
     try {
       mkdirSync(dirname(path), { recursive: true });
-      const fd = openSync(path, "wx", 0o600);
+      const fd = openSync(whole, "wx", 0o600);
       try {
         writeSync(fd, token);
       } finally {
         closeSync(fd);
       }
+      linkSync(whole, path);
       return true;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
-      throw new StoreUnavailableError(`the store's lock ${path} cannot be made: ${(e as Error).message}`, this.#store, { cause: e });
+      throw this.#unusable(path, e);
+    } finally {
+      try {
+        unlinkSync(whole);
+      } catch {
+        // not made
+      }
     }
+  }
+
+  #unusable(path: string, e: unknown): StoreUnavailableError {
+    return new StoreUnavailableError(`the store's lock ${path} cannot be used: ${(e as Error).message}`, this.#store, { cause: e });
   }
 
   /**
@@ -145,26 +178,26 @@ export class FileLock {
     try {
       // Under the takeover lock nobody else removes the lock, and nobody makes one while it exists:
       // the text read again is the same lock, so it is the abandoned one that goes.
-      if (this.#read(this.#path)?.text === seen.text) unlinkSync(this.#path);
+      if (this.#read(this.#path)?.text === seen.text) this.#remove(this.#path);
     } finally {
       this.#drop(guard, token);
     }
     return true;
   }
 
+  /** A lock file's text and age; undefined when there is none. One that cannot be read (a folder, another user's) is a StoreUnavailableError. */
   #read(path: string): { text: string; age: number } | undefined {
     try {
       return { text: readFileSync(path, "utf8"), age: Date.now() - statSync(path).mtimeMs };
-    } catch {
-      return undefined;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw this.#unusable(path, e);
     }
   }
 
   /** Whether a lock (its text and age) is abandoned: its holder is gone, or unknown here and it was not kept fresh for `staleMs`. */
   #isGone({ text, age }: { text: string; age: number }, staleMs: number): boolean {
-    // A lock being written has no content yet: give its process a moment.
-    if (text === "") return age >= 1000;
-    const state = holderState(holderOf(text));
+    const state = holderState(holderOf(text)); // an empty one (an earlier version, mid-write) is unknown: judged by its age
     return state === "gone" || (state === "unknown" && age >= staleMs);
   }
 
@@ -181,6 +214,14 @@ export class FileLock {
       if (readFileSync(this.#path, "utf8") === token) utimesSync(this.#path, new Date(), new Date());
     } catch {
       // gone: the holder's own `#drop` or an error it will meet
+    }
+  }
+
+  #remove(path: string): void {
+    try {
+      unlinkSync(path);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw this.#unusable(path, e);
     }
   }
 

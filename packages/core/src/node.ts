@@ -74,10 +74,12 @@ const inProcess = new KeyedQueue();
  *   per journaled operation (`pending/` until its outcome is known, then `done/`).
  * - Every write goes to a temporary file that is flushed to disk (fsync) and then renamed over the
  *   old one: a kill at any byte leaves the old state or the new one, never half of either.
- * - Changes are made under a lock file that names its process: a lock whose process has died (or
- *   whose pid names another process now) is taken over at once, on this machine; one whose process
- *   lives never is, however long it holds it. One this machine cannot check (another host or pid
- *   namespace) is taken over once older than `staleLockMs`; a holder keeps its lock fresh.
+ * - Changes are made under a lock file that names its process and thread: a lock whose process has
+ *   died (or whose pid names another process now) is taken over at once, on this machine; one whose
+ *   process lives never is, however long it holds it. One this machine cannot check (another thread
+ *   of this process, another host or pid namespace, a system without /proc) is taken over once it
+ *   was not kept fresh for `staleLockMs`; a holder keeps its lock fresh, and checks it still holds it
+ *   before each write (file-lock.ts).
  * - A store file that cannot be read, or that is missing while its journal exists, is a
  *   StoreCorruptError naming it: never a silent fresh start.
  * - It is a CallbackStore too (pass it as an e-commerce client's `callbackStore`): each webhook
@@ -88,6 +90,8 @@ const inProcess = new KeyedQueue();
 export class FileStore implements Store, CallbackStore {
   readonly path: string;
   readonly #fileLock: FileLock;
+  /** Refuses a write about to be committed when the lock is no longer this store's (FileLock.assertHeld). */
+  readonly #held = () => this.#fileLock.assertHeld();
   readonly #journal: string;
   readonly #options: Required<Omit<FileStoreOptions, "now">> & { now: () => number };
   #pruned = 0;
@@ -190,7 +194,7 @@ export class FileStore implements Store, CallbackStore {
     const existing = this.#entry(entry.key);
     if (existing && existing.state !== "not-applied") return existing;
     // Durable before the request leaves: money is never sent without its entry.
-    writeWhole(this.#pending(entry.key), `${JSON.stringify(entry)}\n`, true);
+    writeWhole(this.#pending(entry.key), `${JSON.stringify(entry)}\n`, true, false, this.#held);
     if (existing) rmSync(this.#done(entry.key), { force: true });
     this.#prune();
     return undefined;
@@ -232,11 +236,11 @@ export class FileStore implements Store, CallbackStore {
     const settled = `${JSON.stringify(settledEntry(entry, settlement))}\n`;
     // A dispute stays among the unresolved; so that a machine that loses it never forgets one, it is flushed.
     if (settlement.state === "disputed") {
-      writeWhole(this.#pending(key), settled, true);
+      writeWhole(this.#pending(key), settled, true, false, this.#held);
       return;
     }
     // Not flushed, and the pending copy stays until the prune has flushed this one (file-journal.ts).
-    writeWhole(this.#done(key), settled, false);
+    writeWhole(this.#done(key), settled, false, false, this.#held);
   }
 
   async getIntent(key: string): Promise<JournalEntry | undefined> {
@@ -264,7 +268,7 @@ export class FileStore implements Store, CallbackStore {
       if (event?.done) return "done";
       if (event && event.until > Date.now()) return "processing";
       // Not flushed: a claim lost with the machine lets the next delivery process the event, as a lapsed claim would.
-      writeWhole(file, `${JSON.stringify({ done: false, until: Date.now() + leaseMs, token } satisfies CallbackRecord)}\n`, false, true);
+      writeWhole(file, `${JSON.stringify({ done: false, until: Date.now() + leaseMs, token } satisfies CallbackRecord)}\n`, false, true, this.#held);
       return "new";
     });
   }
@@ -272,7 +276,7 @@ export class FileStore implements Store, CallbackStore {
   async complete(key: string): Promise<void> {
     await this.#locked(async () => {
       // Flushed: a processed event must never be processed again, whatever the machine does.
-      writeWhole(this.#callback(key), `${JSON.stringify({ done: true, until: 0, doneAt: Date.now() } satisfies CallbackRecord)}\n`, true, true);
+      writeWhole(this.#callback(key), `${JSON.stringify({ done: true, until: 0, doneAt: Date.now() } satisfies CallbackRecord)}\n`, true, true, this.#held);
       this.#pruneCallbacks();
     });
   }
@@ -281,7 +285,10 @@ export class FileStore implements Store, CallbackStore {
     await this.#locked(async () => {
       const file = this.#callback(key);
       const event = readJson<CallbackRecord>(file);
-      if (event && !event.done && event.token === token) rmSync(file, { force: true });
+      if (event && !event.done && event.token === token) {
+        this.#held();
+        rmSync(file, { force: true });
+      }
     });
   }
 
@@ -293,7 +300,7 @@ export class FileStore implements Store, CallbackStore {
     return this.#locked(async () => {
       const file = this.#order(orderId);
       if (readJson<{ status: number }>(file)?.status !== expected) return false;
-      writeWhole(file, `${JSON.stringify({ status })}\n`, true, true);
+      writeWhole(file, `${JSON.stringify({ status })}\n`, true, true, this.#held);
       return true;
     });
   }
@@ -329,7 +336,7 @@ export class FileStore implements Store, CallbackStore {
   }
 
   #write(file: StoreFile): void {
-    writeWhole(this.path, `${JSON.stringify(file)}\n`, true);
+    writeWhole(this.path, `${JSON.stringify(file)}\n`, true, false, this.#held);
   }
 
   #checkFence(file: StoreFile, fence: Fence | undefined): void {

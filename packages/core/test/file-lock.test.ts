@@ -124,5 +124,6 @@ describe("FileStore's lock and holders that are not what they seem", () => {
     await Promise.all(workers.map((w) => w.terminate()));
     const doubly = [...won].filter(([, n]) => n > 1).map(([r]) => r);
     expect({ leasesHeldByTwoTills: doubly.length }).toEqual({ leasesHeldByTwoTills: 0 });
+    expect(won.size).toBeGreaterThan(rounds / 2); // the race was run: most rounds had a winner
   }, 60_000);
 });
