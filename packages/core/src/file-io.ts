@@ -1,7 +1,7 @@
 // Node only (part of `@paysys/core/node`): how the file store reads and writes its files. A file is
 // written whole (a temporary file renamed over the old one), so a process killed at any byte leaves
 // the old content or the new; it is read as JSON, and content that is not is a typed error naming it.
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { StoreCorruptError } from "./errors.js";
 
@@ -27,6 +27,28 @@ export function writeWhole(path: string, text: string, durable: boolean, makeFol
     throw e;
   }
   renameSync(temporary, path);
+}
+
+/**
+ * Makes a file whole and flushed, unless one is there already (then it is left as it is): for a
+ * first start, which takes no lock, never written over what another process made meanwhile.
+ */
+export function createWhole(path: string, text: string): void {
+  const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  const fd = openSync(temporary, "w", 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(temporary, path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+  } finally {
+    rmSync(temporary, { force: true });
+  }
 }
 
 /** Flushes a file already written to the disk. */

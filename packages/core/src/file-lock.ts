@@ -63,7 +63,7 @@ function holderOf(text: string): LockHolder {
 
 /** Whether a lock's holder is gone for sure (dead, a zombie, or its pid reused), alive for sure, or unknown to this machine. */
 function holderState(holder: LockHolder): "gone" | "alive" | "unknown" {
-  if (holder.host !== HOST || !(holder.pid > 0)) return "unknown";
+  if (!HOST || holder.host !== HOST || !(holder.pid > 0)) return "unknown"; // no host name: pids of other machines look alike
   if (holder.pid === process.pid) return holder.life === LIFE && holder.start === OWN_START ? "alive" : "unknown"; // another thread, or an earlier copy of this file
   if (holderIsGone({ id: "", host: holder.host, pid: holder.pid })) return "gone";
   const now = processOf(holder.pid);
@@ -91,7 +91,7 @@ export class FileLock {
   async holding<T>(fn: () => Promise<T>): Promise<T> {
     const token = await this.#take();
     this.#held = token;
-    const fresh = setInterval(() => this.#touch(token), Math.max(20, this.#staleMs / 3));
+    const fresh = setInterval(() => this.#touch(token), Math.max(1, Math.floor(this.#staleMs / 3)));
     (fresh as { unref?: () => void }).unref?.();
     try {
       return await fn();
@@ -108,7 +108,7 @@ export class FileLock {
    */
   assertHeld(): void {
     const token = this.#held;
-    if (token === undefined || this.#read(this.#path)?.text === token) return;
+    if (token !== undefined && this.#read(this.#path)?.text === token) return;
     throw new StoreUnavailableError(
       `the store ${this.#store} lost its lock (${this.#path}) while it held it (blocked longer than staleLockMs, ${this.#staleMs} ms?): this write was not made`,
       this.#store,
@@ -120,9 +120,9 @@ export class FileLock {
     const started = Date.now();
     for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
       if (this.#make(this.#path, token)) return token;
-      const freed = this.#takeOver();
+      if (this.#takeOver()) continue; // removed an abandoned lock: make ours at once (each removal needs an abandoned lock)
       if (Date.now() - started > this.#timeoutMs) throw this.#stillHeld();
-      if (!freed) await sleep(pause);
+      await sleep(pause);
     }
   }
 
@@ -160,29 +160,30 @@ export class FileLock {
   }
 
   /**
-   * Removes the lock when its holder is gone, under the takeover lock; answers whether the lock may be
-   * free now (try to make it again). The takeover lock is held for two file operations: one left by
-   * a process that died in between is removed by the same rules, with a short staleness.
+   * Removes the lock when its holder is gone, under the takeover lock; answers whether it removed
+   * one. The takeover lock is held for a few file operations: one left by a holder that died in
+   * between is removed by the same rules.
    */
   #takeOver(): boolean {
     const seen = this.#read(this.#path);
-    if (seen === undefined) return true; // let go while we looked
-    if (!this.#isGone(seen, this.#staleMs)) return false;
+    if (seen === undefined || !this.#isGone(seen, this.#staleMs)) return false; // let go while we looked, or held
     const guard = `${this.#path}.takeover`;
     const token = this.#token();
     if (!this.#make(guard, token)) {
       const other = this.#read(guard);
-      if (other !== undefined && this.#isGone(other, 1000)) this.#drop(guard, other.text);
+      if (other !== undefined && this.#isGone(other, this.#staleMs)) this.#drop(guard, other.text);
       return false;
     }
     try {
       // Under the takeover lock nobody else removes the lock, and nobody makes one while it exists:
-      // the text read again is the same lock, so it is the abandoned one that goes.
-      if (this.#read(this.#path)?.text === seen.text) this.#remove(this.#path);
+      // the same text is the same lock. Judged again, as its holder may have kept it fresh meanwhile.
+      const again = this.#read(this.#path);
+      if (again === undefined || again.text !== seen.text || !this.#isGone(again, this.#staleMs)) return false;
+      this.#remove(this.#path);
+      return true;
     } finally {
       this.#drop(guard, token);
     }
-    return true;
   }
 
   /** A lock file's text and age; undefined when there is none. One that cannot be read (a folder, another user's) is a StoreUnavailableError. */

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { StoreCorruptError } from "./errors.js";
-import { readJson, writeWhole } from "./file-io.js";
+import { createWhole, readJson, writeWhole } from "./file-io.js";
 import { entryFiles, entryOf, flushSettled, readEntry } from "./file-journal.js";
 import { FileLock } from "./file-lock.js";
 import { holderIsGone } from "./internal/holder.js";
@@ -110,7 +110,7 @@ export class FileStore implements Store, CallbackStore {
     mkdirSync(join(this.#journal, "pending"), { recursive: true });
     mkdirSync(join(this.#journal, "done"), { recursive: true });
     // A first start makes the store file, so that from then on a missing one is a lost store (see #read).
-    if (!existsSync(path)) this.#write(this.#read());
+    if (!existsSync(path)) createWhole(path, `${JSON.stringify(this.#read())}\n`);
   }
 
   // --- chain links and tokens -------------------------------------------------------------

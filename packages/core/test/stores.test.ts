@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { createWhole } from "../src/file-io.js";
 import {
   ConfigurationError,
   type Fence,
@@ -160,6 +161,19 @@ describe("the kit fails stores that break the contracts", () => {
       }
     }
     await expect(byName("journal: of ten begins", () => new Forgetful()).run()).rejects.toThrow(/exactly one begin must write/);
+  });
+});
+
+describe("FileStore's first start", () => {
+  // A first start takes no lock: were its empty store written over one another process made a moment
+  // before (with a lease in it), that lease would be lost and the register taken twice.
+  it("makes the store file only when there is none: a store another process made meanwhile is kept", async () => {
+    const path = join(folder(), "store.json");
+    const other = new FileStore(path);
+    const lease = await other.acquireLease("fiscal/101", { id: "till-1" }, 60_000);
+    createWhole(path, `${JSON.stringify({ "paysys-store": 1, values: {}, leases: {} })}\n`); // what a racing first start writes
+    expect(await new FileStore(path).acquireLease("fiscal/101", { id: "till-2" }, 60_000)).toBeUndefined();
+    expect(lease).toBeDefined();
   });
 });
 
