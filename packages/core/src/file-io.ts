@@ -5,6 +5,19 @@ import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rena
 import { dirname } from "node:path";
 import { StoreCorruptError } from "./errors.js";
 
+/** Writes `text` to a new temporary file beside `path` (flushed when `durable`), and answers its name. */
+function writeTemporary(path: string, text: string, durable: boolean): string {
+  const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  const fd = openSync(temporary, "wx", 0o600);
+  try {
+    writeSync(fd, text);
+    if (durable) fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return temporary;
+}
+
 /**
  * Writes a file whole: a temporary file, flushed when `durable`, renamed over the old one (in a
  * folder made first, when `makeFolder`). `beforeCommit` runs right before the rename, and may refuse
@@ -12,14 +25,7 @@ import { StoreCorruptError } from "./errors.js";
  */
 export function writeWhole(path: string, text: string, durable: boolean, makeFolder = false, beforeCommit?: () => void): void {
   if (makeFolder) mkdirSync(dirname(path), { recursive: true });
-  const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  const fd = openSync(temporary, "w", 0o600);
-  try {
-    writeSync(fd, text);
-    if (durable) fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  const temporary = writeTemporary(path, text, durable);
   try {
     beforeCommit?.();
   } catch (e) {
@@ -30,22 +36,18 @@ export function writeWhole(path: string, text: string, durable: boolean, makeFol
 }
 
 /**
- * Makes a file whole and flushed, unless one is there already (then it is left as it is): for a
- * first start, which takes no lock, never written over what another process made meanwhile.
+ * Makes a file whole (a temporary file linked to its name), unless one is there already: answers
+ * whether it made it. It is never seen half written, and never written over what another process
+ * made meanwhile (a first start, a lock file).
  */
-export function createWhole(path: string, text: string): void {
-  const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  const fd = openSync(temporary, "w", 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+export function createWhole(path: string, text: string, durable: boolean): boolean {
+  const temporary = writeTemporary(path, text, durable);
   try {
     linkSync(temporary, path);
+    return true;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw e;
   } finally {
     rmSync(temporary, { force: true });
   }

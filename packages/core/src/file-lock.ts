@@ -16,9 +16,10 @@
 // whole (its text written to a file of its own, then linked to the lock's name), so it is never seen
 // empty. A holder checks that the lock is still its own before each write it commits (`assertHeld`):
 // one whose thread was blocked past `staleLockMs` and lost it writes nothing.
-import { closeSync, linkSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, utimesSync, writeSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, unlinkSync, utimesSync } from "node:fs";
 import { dirname } from "node:path";
 import { StoreUnavailableError } from "./errors.js";
+import { createWhole } from "./file-io.js";
 import { randomUuid } from "./ids.js";
 import { holderIsGone, machineOf } from "./internal/holder.js";
 import { sleep } from "./internal/retry.js";
@@ -108,7 +109,7 @@ export class FileLock {
    */
   assertHeld(): void {
     const token = this.#held;
-    if (token !== undefined && this.#read(this.#path)?.text === token) return;
+    if (token !== undefined && this.#text(this.#path) === token) return;
     throw new StoreUnavailableError(
       `the store ${this.#store} lost its lock (${this.#path}) while it held it (blocked longer than staleLockMs, ${this.#staleMs} ms?): this write was not made`,
       this.#store,
@@ -130,28 +131,13 @@ export class FileLock {
     return `${FORMAT} ${HOST} ${process.pid} ${OWN_START} ${LIFE} ${Math.random().toString(36).slice(2)}`;
   }
 
-  /** Makes `path` holding `token`, whole (a file of its own linked to the name); false when it exists. */
+  /** Makes `path` holding `token`, whole (file-io's createWhole); false when it exists. */
   #make(path: string, token: string): boolean {
-    const whole = `${path}.${process.pid}.${LIFE}.${Math.random().toString(36).slice(2)}`;
     try {
       mkdirSync(dirname(path), { recursive: true });
-      const fd = openSync(whole, "wx", 0o600);
-      try {
-        writeSync(fd, token);
-      } finally {
-        closeSync(fd);
-      }
-      linkSync(whole, path);
-      return true;
+      return createWhole(path, token, false);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
       throw this.#unusable(path, e);
-    } finally {
-      try {
-        unlinkSync(whole);
-      } catch {
-        // not made
-      }
     }
   }
 
@@ -207,6 +193,15 @@ export class FileLock {
     const holder = held && holderOf(held.text);
     const who = holder?.pid === process.pid && holder.host === HOST ? "this process (another thread, or a call that has not let go)" : "another live process";
     return new StoreUnavailableError(`the store ${this.#store} is locked by ${who} (${this.#path}) for more than ${this.#timeoutMs} ms`, this.#store);
+  }
+
+  /** A lock file's text, or undefined when it cannot be read (gone). */
+  #text(path: string): string | undefined {
+    try {
+      return readFileSync(path, "utf8");
+    } catch {
+      return undefined;
+    }
   }
 
   /** Marks the lock as still held, while it is ours. */

@@ -90,8 +90,6 @@ const inProcess = new KeyedQueue();
 export class FileStore implements Store, CallbackStore {
   readonly path: string;
   readonly #fileLock: FileLock;
-  /** Refuses a write about to be committed when the lock is no longer this store's (FileLock.assertHeld). */
-  readonly #held = () => this.#fileLock.assertHeld();
   readonly #journal: string;
   readonly #options: Required<Omit<FileStoreOptions, "now">> & { now: () => number };
   #pruned = 0;
@@ -110,7 +108,7 @@ export class FileStore implements Store, CallbackStore {
     mkdirSync(join(this.#journal, "pending"), { recursive: true });
     mkdirSync(join(this.#journal, "done"), { recursive: true });
     // A first start makes the store file, so that from then on a missing one is a lost store (see #read).
-    if (!existsSync(path)) createWhole(path, `${JSON.stringify(this.#read())}\n`);
+    if (!existsSync(path)) createWhole(path, `${JSON.stringify(this.#read())}\n`, true);
   }
 
   // --- chain links and tokens -------------------------------------------------------------
@@ -194,7 +192,7 @@ export class FileStore implements Store, CallbackStore {
     const existing = this.#entry(entry.key);
     if (existing && existing.state !== "not-applied") return existing;
     // Durable before the request leaves: money is never sent without its entry.
-    writeWhole(this.#pending(entry.key), `${JSON.stringify(entry)}\n`, true, false, this.#held);
+    this.#commit(this.#pending(entry.key), `${JSON.stringify(entry)}\n`, true);
     if (existing) rmSync(this.#done(entry.key), { force: true });
     this.#prune();
     return undefined;
@@ -236,11 +234,11 @@ export class FileStore implements Store, CallbackStore {
     const settled = `${JSON.stringify(settledEntry(entry, settlement))}\n`;
     // A dispute stays among the unresolved; so that a machine that loses it never forgets one, it is flushed.
     if (settlement.state === "disputed") {
-      writeWhole(this.#pending(key), settled, true, false, this.#held);
+      this.#commit(this.#pending(key), settled, true);
       return;
     }
     // Not flushed, and the pending copy stays until the prune has flushed this one (file-journal.ts).
-    writeWhole(this.#done(key), settled, false, false, this.#held);
+    this.#commit(this.#done(key), settled, false);
   }
 
   async getIntent(key: string): Promise<JournalEntry | undefined> {
@@ -268,7 +266,7 @@ export class FileStore implements Store, CallbackStore {
       if (event?.done) return "done";
       if (event && event.until > Date.now()) return "processing";
       // Not flushed: a claim lost with the machine lets the next delivery process the event, as a lapsed claim would.
-      writeWhole(file, `${JSON.stringify({ done: false, until: Date.now() + leaseMs, token } satisfies CallbackRecord)}\n`, false, true, this.#held);
+      this.#commit(file, `${JSON.stringify({ done: false, until: Date.now() + leaseMs, token } satisfies CallbackRecord)}\n`, false, true);
       return "new";
     });
   }
@@ -276,7 +274,7 @@ export class FileStore implements Store, CallbackStore {
   async complete(key: string): Promise<void> {
     await this.#locked(async () => {
       // Flushed: a processed event must never be processed again, whatever the machine does.
-      writeWhole(this.#callback(key), `${JSON.stringify({ done: true, until: 0, doneAt: Date.now() } satisfies CallbackRecord)}\n`, true, true, this.#held);
+      this.#commit(this.#callback(key), `${JSON.stringify({ done: true, until: 0, doneAt: Date.now() } satisfies CallbackRecord)}\n`, true, true);
       this.#pruneCallbacks();
     });
   }
@@ -286,7 +284,7 @@ export class FileStore implements Store, CallbackStore {
       const file = this.#callback(key);
       const event = readJson<CallbackRecord>(file);
       if (event && !event.done && event.token === token) {
-        this.#held();
+        this.#fileLock.assertHeld();
         rmSync(file, { force: true });
       }
     });
@@ -300,7 +298,7 @@ export class FileStore implements Store, CallbackStore {
     return this.#locked(async () => {
       const file = this.#order(orderId);
       if (readJson<{ status: number }>(file)?.status !== expected) return false;
-      writeWhole(file, `${JSON.stringify({ status })}\n`, true, true, this.#held);
+      this.#commit(file, `${JSON.stringify({ status })}\n`, true, true);
       return true;
     });
   }
@@ -335,8 +333,13 @@ export class FileStore implements Store, CallbackStore {
     throw new StoreCorruptError(`the store file ${this.path} does not hold a store this version reads`, this.path);
   }
 
+  /** Writes a file whole under the lock, unless the lock is no longer this store's (FileLock.assertHeld): then nothing is written. */
+  #commit(path: string, text: string, durable: boolean, makeFolder = false): void {
+    writeWhole(path, text, durable, makeFolder, () => this.#fileLock.assertHeld());
+  }
+
   #write(file: StoreFile): void {
-    writeWhole(this.path, `${JSON.stringify(file)}\n`, true, false, this.#held);
+    this.#commit(this.path, `${JSON.stringify(file)}\n`, true);
   }
 
   #checkFence(file: StoreFile, fence: Fence | undefined): void {
