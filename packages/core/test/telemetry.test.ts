@@ -146,6 +146,44 @@ describe("the telemetry option", () => {
   });
 });
 
+describe("the real @opentelemetry/api with no SDK registered", () => {
+  it("a call starts no span and switches no context until an SDK registers, and is traced from then on", async () => {
+    const api = (await loadOtelApi()) as unknown as typeof import("@opentelemetry/api");
+    // The api as the client sees it, counting the context switches a span costs every call.
+    let switches = 0;
+    const counted = {
+      ...api,
+      trace: api.trace,
+      metrics: api.metrics,
+      context: {
+        active: () => api.context.active(),
+        with: <T>(c: never, fn: () => T) => {
+          switches++;
+          return api.context.with(c, fn);
+        },
+      },
+    };
+    const invoke = invoker(clientTelemetry({ api: counted }, target, notInstalled), [json({ ok: 1 })]);
+    await invoke(op, { id: 1 });
+    await invoke(op, { id: 2 });
+    expect(switches).toBe(0);
+    const r = recorder();
+    api.trace.setGlobalTracerProvider(r.tracerProvider as never);
+    api.metrics.setGlobalMeterProvider(r.meterProvider as never);
+    try {
+      await invoke(op, { id: 3 });
+      expect(switches).toBe(1);
+      expect(r.spans.map((s) => [s.name, s.ended, s.attributes["paysys.outcome"]])).toEqual([["paysys.test.things.get", true, "ok"]]);
+      expect(r.points.map((p) => p.name)).toEqual(["paysys.client.calls", "paysys.client.duration"]);
+    } finally {
+      api.trace.disable();
+      api.metrics.disable();
+    }
+    await invoke(op, { id: 4 });
+    expect([switches, r.spans.length]).toEqual([1, 1]);
+  });
+});
+
 describe("a journaled call's outcome", () => {
   const journaled = testOperation({ id: "pay.create", outcome: { by: "none" } });
   const sent = { attempts: 1, retries: 0, status: 200, sent: true };

@@ -77,20 +77,32 @@ export async function attempts(ctx: AttemptContext, prepared: Prepared, state: C
   const resent: AttemptStep[] = [];
   let redirects = 0;
   let url = prepared.url;
+  // Each step below waits only where it has to (a token renewed, a hook, a store): an await costs a
+  // turn of the microtask queue, and a call's awaits are most of what the SDK adds to its time.
   for (;;) {
     if (caller?.aborted) throw new RequestAbortedError(`${op.id}: aborted by the caller`, { operation: op.id, attempts: state.attempts, cause: caller.reason });
     state.attempts++;
-    const { request, presented, hooked } = await presentAttempt(ctx, prepared, url, state, caller);
+    let attempt = presentAttempt(ctx, prepared, url, state, caller);
+    if (attempt instanceof Promise) attempt = await attempt;
+    const { request, presented, hooked } = attempt;
     // The steps and hooks may have waited (a token renewed): a caller who aborted meanwhile gets nothing sent.
     if (caller?.aborted) {
       state.endAttempt();
       throw new RequestAbortedError(`${op.id}: aborted by the caller before the request was sent`, { operation: op.id, attempts: state.attempts - 1, cause: caller.reason });
     }
-    const answer = await sendAttempt(ctx, request, state, caller);
-    if (answer === undefined) continue; // lost, and retried
-    // An answer the transport stops at (a redirect, a failing hook or step) has its body dropped:
-    // left unread, it would hold its connection, and the process with it.
+    beforeSend(state);
+    const started = ctx.logger ? performance.now() : 0;
+    let answer: HttpAnswer;
     try {
+      answer = await ctx.http(request);
+    } catch (e) {
+      await lost(ctx, request, state, caller, e);
+      continue; // retried
+    }
+    // An answer the transport stops at (a redirect, a failing hook, step or logger) has its body
+    // dropped: left unread, it would hold its connection, and the process with it.
+    try {
+      ctx.logger?.({ type: "response", operation: op.id, status: answer.status, attempt: state.attempts, durationMs: Math.round(performance.now() - started) });
       if (hooked) await ctx.hooks?.afterResponse?.({ operation: op.id, attempt: state.attempts, request: hooked, response: answer.response() });
       const target = redirectTarget(op, answer, request.url, request.method, state);
       if (target) {
@@ -106,7 +118,9 @@ export async function attempts(ctx: AttemptContext, prepared: Prepared, state: C
         url = target;
         continue;
       }
-      if (await stepsAskAgain(state, answer, presented, resent)) {
+      let again = stepsAskAgain(state, answer, presented, resent, 0, false);
+      if (again instanceof Promise) again = await again;
+      if (again) {
         state.endAttempt();
         answer.drop();
         continue;
@@ -123,39 +137,84 @@ export async function attempts(ctx: AttemptContext, prepared: Prepared, state: C
   }
 }
 
-/** Before an attempt: the steps' headers, the timer, the hooks' view, the log line. */
-async function presentAttempt(ctx: AttemptContext, prepared: Prepared, url: string, state: CallState, caller: AbortSignal | undefined) {
-  const { op } = state;
+/** An attempt as presented: the request to send, what each step presented, the hooks' view of it. */
+interface Presented {
+  request: HttpRequest;
+  presented: unknown[];
+  hooked: Request | undefined;
+}
+
+/** Before an attempt: the steps' headers, then the timer, the hooks and the log line (`opened`). */
+function presentAttempt(ctx: AttemptContext, prepared: Prepared, url: string, state: CallState, caller: AbortSignal | undefined): Presented | Promise<Presented> {
   // A plain record, not a Headers object: a Headers per attempt is measurable in the client's overhead.
   const headers: Record<string, string> = copyInto({}, prepared.headers);
   const sink = { set: (name: string, value: string) => put(headers, name.toLowerCase(), value) };
   const presented: unknown[] = [];
-  for (const step of state.steps) {
-    const shown = step.present(sink);
-    presented.push(shown instanceof Promise ? await shown : shown);
+  const { steps } = state;
+  for (let i = 0; i < steps.length; i++) {
+    const shown = steps[i]!.present(sink);
+    if (shown instanceof Promise) return presentedLater(ctx, prepared, url, state, caller, headers, presented, shown, i);
+    presented.push(shown);
   }
+  return opened(ctx, prepared, url, state, caller, headers, presented);
+}
+
+/** The rest of `presentAttempt` once a step waits (a token being renewed). */
+async function presentedLater(
+  ctx: AttemptContext,
+  prepared: Prepared,
+  url: string,
+  state: CallState,
+  caller: AbortSignal | undefined,
+  headers: Record<string, string>,
+  presented: unknown[],
+  waiting: Promise<unknown>,
+  at: number,
+): Promise<Presented> {
+  const sink = { set: (name: string, value: string) => put(headers, name.toLowerCase(), value) };
+  presented.push(await waiting);
+  for (const step of state.steps.slice(at + 1)) presented.push(await step.present(sink));
+  const attempt = opened(ctx, prepared, url, state, caller, headers, presented);
+  return attempt instanceof Promise ? await attempt : attempt;
+}
+
+/** The attempt's timer, started once its credentials are in hand; the hooks' view; the log line. */
+function opened(
+  ctx: AttemptContext,
+  prepared: Prepared,
+  url: string,
+  state: CallState,
+  caller: AbortSignal | undefined,
+  headers: Record<string, string>,
+  presented: unknown[],
+): Presented | Promise<Presented> {
   const { signal, end } = attemptSignal(state.timeoutMs, caller);
   state.endAttempt = end;
-  let request: HttpRequest = { url, method: prepared.method, headers, body: prepared.body, signal };
-  let hooked: Request | undefined;
-  const { hooks } = ctx;
-  if (hooks?.beforeRequest || hooks?.afterResponse) {
-    hooked = new Request(url, { method: request.method, headers, body: request.body });
-    const replaced = await hooks.beforeRequest?.({ operation: op.id, attempt: state.attempts, request: hooked.clone() });
-    if (replaced) {
-      hooked = replaced;
-      const own: Record<string, string> = {};
-      replaced.headers.forEach((v, k) => {
-        put(own, k, v);
-      });
-      const body = replaced.body ? new Uint8Array(await replaced.clone().arrayBuffer()) : undefined;
-      request = { url: replaced.url, method: replaced.method, headers: own, body, signal };
-    }
-  }
-  // An optional call evaluates its argument only when there is a logger: no event (and no redaction) for a client that does not log.
+  const attempt: Presented = { request: { url, method: prepared.method, headers, body: prepared.body, signal }, presented, hooked: undefined };
+  if (ctx.hooks?.beforeRequest || ctx.hooks?.afterResponse) return hookedAttempt(ctx, state, attempt).then((a) => logged(ctx, prepared, state, a));
+  return logged(ctx, prepared, state, attempt);
+}
+
+/** The hooks' view of an attempt, and the request a `beforeRequest` hook put in its place. */
+async function hookedAttempt(ctx: AttemptContext, state: CallState, attempt: Presented): Promise<Presented> {
+  const { url, method, headers, body, signal } = attempt.request;
+  const hooked = new Request(url, { method, headers, body });
+  const replaced = await ctx.hooks!.beforeRequest?.({ operation: state.op.id, attempt: state.attempts, request: hooked.clone() });
+  if (!replaced) return { ...attempt, hooked };
+  const own: Record<string, string> = {};
+  replaced.headers.forEach((v, k) => {
+    put(own, k, v);
+  });
+  const replacedBody = replaced.body ? new Uint8Array(await replaced.clone().arrayBuffer()) : undefined;
+  return { request: { url: replaced.url, method: replaced.method, headers: own, body: replacedBody, signal }, presented: attempt.presented, hooked: replaced };
+}
+
+/** The attempt's log line. An optional call evaluates its argument only when there is a logger: no event (and no redaction) for a client that does not log. */
+function logged(ctx: AttemptContext, prepared: Prepared, state: CallState, attempt: Presented): Presented {
+  const { request } = attempt;
   ctx.logger?.({
     type: "request",
-    operation: op.id,
+    operation: state.op.id,
     method: request.method,
     url: request.url,
     attempt: state.attempts,
@@ -165,61 +224,53 @@ async function presentAttempt(ctx: AttemptContext, prepared: Prepared, url: stri
     ),
     body: prepared.body && ctx.redactBody(prepared.body),
   });
-  return { request, presented, hooked };
+  return attempt;
 }
 
-/** Hands the request to the HTTP adapter; a lost one is retried (undefined) or becomes a typed error. */
-async function sendAttempt(ctx: AttemptContext, request: HttpRequest, state: CallState, caller: AbortSignal | undefined): Promise<HttpAnswer | undefined> {
-  const { op } = state;
-  if (state.once) {
-    try {
-      state.once.beforeSend();
-    } catch (e) {
-      state.endAttempt();
-      throw e;
-    }
-    state.once.sent = true;
-  }
-  const started = ctx.logger ? performance.now() : 0;
+/** A journaled call's watch learns of the request right before it leaves; throwing stops it unsent. */
+function beforeSend(state: CallState): void {
+  if (!state.once) return;
   try {
-    const answer = await ctx.http(request);
-    ctx.logger?.({ type: "response", operation: op.id, status: answer.status, attempt: state.attempts, durationMs: Math.round(performance.now() - started) });
-    return answer;
+    state.once.beforeSend();
   } catch (e) {
     state.endAttempt();
-    // The request may have left before the signal fired: for an operation that is not idempotent, its outcome is unknown.
-    if (caller?.aborted)
-      throw new RequestAbortedError(`${op.id}: aborted by the caller while the request was under way${outcomeNote(op)}`, {
-        operation: op.id,
-        attempts: state.attempts,
-        cause: caller.reason,
-        outcomeUnknown: !op.idempotent,
-      });
-    const timedOut = isTimeout(request.signal.reason);
-    const what = timedOut ? `timed out after ${state.timeoutMs} ms` : `connection failed: ${scrubbed(e, state)}`;
-    const delay = retryDelay(op.idempotent, state.retries, { kind: "lost" }, ctx.retry);
-    if (delay !== undefined) {
-      await retryWait(ctx, state, what, caller, delay);
-      return undefined;
-    }
-    const ErrorClass = timedOut ? TimeoutError : ConnectionError;
-    throw new ErrorClass(`${op.id}: ${what}${outcomeNote(op)}`, { operation: op.id, attempts: state.attempts, outcomeUnknown: !op.idempotent, cause: timedOut ? undefined : e });
+    throw e;
   }
+  state.once.sent = true;
 }
 
-/** Every step reads every answer (the chain takes its next link from it); a step may ask for one re-send per call. */
-async function stepsAskAgain(state: CallState, answer: HttpAnswer, presented: unknown[], resent: AttemptStep[]): Promise<boolean> {
-  let again = false;
-  for (let i = 0; i < state.steps.length; i++) {
-    const step = state.steps[i]!;
+/** A request the HTTP adapter lost: waits for its retry, or throws the typed error. */
+async function lost(ctx: AttemptContext, request: HttpRequest, state: CallState, caller: AbortSignal | undefined, e: unknown): Promise<void> {
+  const { op } = state;
+  state.endAttempt();
+  // The request may have left before the signal fired: for an operation that is not idempotent, its outcome is unknown.
+  if (caller?.aborted)
+    throw new RequestAbortedError(`${op.id}: aborted by the caller while the request was under way${outcomeNote(op)}`, {
+      operation: op.id,
+      attempts: state.attempts,
+      cause: caller.reason,
+      outcomeUnknown: !op.idempotent,
+    });
+  const timedOut = isTimeout(request.signal.reason);
+  const what = timedOut ? `timed out after ${state.timeoutMs} ms` : `connection failed: ${scrubbed(e, state)}`;
+  const delay = retryDelay(op.idempotent, state.retries, { kind: "lost" }, ctx.retry);
+  if (delay !== undefined) return retryWait(ctx, state, what, caller, delay);
+  const ErrorClass = timedOut ? TimeoutError : ConnectionError;
+  throw new ErrorClass(`${op.id}: ${what}${outcomeNote(op)}`, { operation: op.id, attempts: state.attempts, outcomeUnknown: !op.idempotent, cause: timedOut ? undefined : e });
+}
+
+/**
+ * Every step reads every answer, in order (the chain takes its next link from it); a step may ask
+ * for one re-send per call. A promise only from the first step that answers one.
+ */
+function stepsAskAgain(state: CallState, answer: HttpAnswer, presented: unknown[], resent: AttemptStep[], from: number, again: boolean): boolean | Promise<boolean> {
+  const { steps } = state;
+  for (let i = from; i < steps.length; i++) {
+    const step = steps[i]!;
     if (!step.answered) continue;
-    // Awaited only when it is a promise: an await costs a turn of the microtask queue even for a plain value.
-    let asks = step.answered(answer, presented[i]);
-    if (asks instanceof Promise) asks = await asks;
-    if (asks && !resent.includes(step) && !again) {
-      resent.push(step);
-      again = true;
-    }
+    const asks = step.answered(answer, presented[i]);
+    if (asks instanceof Promise) return asks.then((a) => stepsAskAgain(state, answer, presented, resent, i + 1, asked(step, a, resent, again)));
+    again = asked(step, asks, resent, again);
   }
   // A journaled call is sent once: whoever sent it decides, knowing whether the first took effect.
   if (again && state.once) {
@@ -227,6 +278,13 @@ async function stepsAskAgain(state: CallState, answer: HttpAnswer, presented: un
     return false;
   }
   return again;
+}
+
+/** Whether a step's ask is the call's re-send: the first of any step's, once per step and call. */
+function asked(step: AttemptStep, asks: boolean, resent: AttemptStep[], again: boolean): boolean {
+  if (!asks || again || resent.includes(step)) return again;
+  resent.push(step);
+  return true;
 }
 
 /** Spends one retry of the call's budget: waits `delayMs`, unless the caller aborts. */

@@ -113,23 +113,18 @@ export function createInvoker(options: InvokerOptions): Invoker {
     : (op, params, given) => run(op, params, given, undefined);
 
   async function run(op: OperationSpec, params: unknown, given: InvokeOptions | undefined, record: CallRecord | undefined): Promise<unknown> {
-    const call = await prepare(effective.get(op) ?? op, op, params, given);
-    // Sent, read, checked for the service's failure and unwrapped: an answer that arrived but
-    // cannot be used leaves a journaled call's outcome to be learnt too.
-    const roundTrip = async (steps: AttemptStep[], once?: SendWatch): Promise<RoundTrip> => {
-      const result = await transport.send(call.request, call.callOptions, { steps, wantsFile: call.wantsFile, once, record });
-      if (record) record.status = result.status;
-      if (result.kind === "file") return { result, value: result.file };
-      checkFailure(op, result);
-      return { result, value: unwrap(op, result) };
-    };
+    let call = prepare(effective.get(op) ?? op, op, params, given);
+    if (call instanceof Promise) call = await call;
+    const { request, callOptions, wantsFile } = call;
     if (op.outcome && journal) {
-      const { idempotencyKey, timeoutMs } = call.callOptions;
-      return journal.run({ op, idempotencyKey, encoded: call.encoded, timeoutMs, send: async (steps, watch) => (await roundTrip(steps, watch)).value });
+      // Sent, read, checked for the service's failure and unwrapped: an answer that arrived but
+      // cannot be used leaves a journaled call's outcome to be learnt too.
+      const send = async (steps: AttemptStep[], once: SendWatch) => answerValue(op, await transport.send(request, callOptions, { steps, wantsFile, once, record }), record);
+      return journal.run({ op, idempotencyKey: callOptions.idempotencyKey, encoded: call.encoded, timeoutMs: callOptions.timeoutMs, send });
     }
-    const { result, value } = await roundTrip([]);
-    const rows = call.callOptions.rows;
-    return rows && result.kind === "json" ? checkedRows(op, rows, value as unknown[], result) : value;
+    const result = await transport.send(request, callOptions, { wantsFile, record });
+    const value = answerValue(op, result, record);
+    return callOptions.rows && result.kind === "json" ? checkedRows(op, callOptions.rows, value as unknown[], result) : value;
   }
 
   return { invoke, chain, journal };
@@ -188,41 +183,57 @@ function journalParts(options: InvokerOptions, invoke: (op: OperationSpec, param
   return { chain, journal };
 }
 
-type Prepare = (target: OperationSpec, op: OperationSpec, params: unknown, given: InvokeOptions | undefined) => Promise<PreparedCall>;
+type Prepare = (target: OperationSpec, op: OperationSpec, params: unknown, given: InvokeOptions | undefined) => PreparedCall | Promise<PreparedCall>;
 
-/** Step 1: everything that happens before a call may be sent. Throws RequestValidationError with the path of each problem; nothing is sent. */
+/**
+ * Step 1: everything that happens before a call may be sent. Throws RequestValidationError with the
+ * path of each problem; nothing is sent. A promise only where a codec answers one or the
+ * operation's validators are not loaded yet: every other call is prepared without waiting.
+ */
 const preparer = (options: InvokerOptions): Prepare => {
   const sensitive = new Set(options.sensitiveKeys ?? []);
-  return (target, op, params, given) => prepare(options, sensitive, target, op, params, given);
+  return (target, op, params, given) => {
+    const callOptions = given ?? {};
+    options.guard?.();
+    const input = params === undefined ? {} : params;
+    if (!isPlainObject(input)) throw new RequestValidationError(op.id, [{ path: "", message: "parameters must be a plain object" }]);
+    checkCallOptions(op, callOptions);
+    const { extraParams, rows, idempotencyKey } = callOptions;
+    if (idempotencyKey !== undefined && !op.outcome) {
+      throw new RequestValidationError(op.id, [
+        { path: "(idempotencyKey)", message: "this operation is not journaled (it moves no money and changes no register): it takes no key" },
+      ]);
+    }
+    checkExtraParams(op, extraParams);
+    checkRowSchema(op, rows);
+    const ctx = { operation: op.id, timeZone: options.timeZone ?? "Asia/Almaty" };
+    const encoded = encodeInput(op, input, options.codecs ?? {}, ctx);
+    const ready = (e: Record<string, unknown>) => checked(options, sensitive, target, op, e, callOptions, ctx);
+    if (encoded instanceof Promise || op.validators) return withValidators(op, encoded).then(ready);
+    return ready(encoded);
+  };
 };
 
-async function prepare(
+/** The encoded input once its codecs answered and the operation's validators are loaded. */
+async function withValidators(op: OperationSpec, encoded: Record<string, unknown> | Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
+  const value = await encoded;
+  if (op.validators) await loadValidators(op);
+  return value;
+}
+
+/** The checks on the encoded input (the options were checked before encoding), then its place in the request, fixed. */
+function checked(
   options: InvokerOptions,
   sensitive: ReadonlySet<string>,
   target: OperationSpec,
   op: OperationSpec,
-  params: unknown,
-  given: InvokeOptions | undefined,
-): Promise<PreparedCall> {
+  encoded: Record<string, unknown>,
+  callOptions: InvokeOptions,
+  ctx: CodecContext,
+): PreparedCall {
   const { codecs = {}, checks = {} } = options;
-  const callOptions = given ?? {};
-  options.guard?.();
-  const input = params === undefined ? {} : params;
-  if (!isPlainObject(input)) throw new RequestValidationError(op.id, [{ path: "", message: "parameters must be a plain object" }]);
-  checkCallOptions(op, callOptions);
-  const { extraParams, rows, idempotencyKey } = callOptions;
-  if (idempotencyKey !== undefined && !op.outcome) {
-    throw new RequestValidationError(op.id, [
-      { path: "(idempotencyKey)", message: "this operation is not journaled (it moves no money and changes no register): it takes no key" },
-    ]);
-  }
-  checkExtraParams(op, extraParams);
-  checkRowSchema(op, rows);
-  const ctx = { operation: op.id, timeZone: options.timeZone ?? "Asia/Almaty" };
-  let encoded = encodeInput(op, input, codecs, ctx);
-  if (encoded instanceof Promise) encoded = await encoded;
+  const { extraParams, rows } = callOptions;
   checkPeriod(op, encoded, codecs, ctx);
-  if (op.validators) await loadValidators(op);
   if (options.validateRequests !== false && op.validateInput && !op.validateInput(encoded)) {
     throw new RequestValidationError(op.id, validatorIssues(op.validateInput));
   }
@@ -241,10 +252,12 @@ async function prepare(
   return { encoded, request: options.transport.prepare(target, http, callOptions), wantsFile, callOptions };
 }
 
-/** A call's answer, and the value it carries (a file, or the unwrapped payload). */
-interface RoundTrip {
-  result: CallResult;
-  value: unknown;
+/** Step 4: the value an answer carries (a file, or the unwrapped payload); the service's failure is a typed error. */
+function answerValue(op: OperationSpec, result: CallResult, record: CallRecord | undefined): unknown {
+  if (record) record.status = result.status;
+  if (result.kind === "file") return result.file;
+  checkFailure(op, result);
+  return unwrap(op, result);
 }
 
 /** A facade method: typed by the operation row, sent by `invoke`. */

@@ -65,11 +65,41 @@ interface OtelApi {
   trace: { getTracerProvider(): TracerProvider; setSpan(context: unknown, span: Span): unknown };
   context: { active(): unknown; with<T>(context: unknown, fn: () => T): T };
   metrics?: { getMeterProvider(): MeterProvider };
+  /** A fresh one has no delegate: its `getDelegate()` is the api's own no-op provider (api 1.x). */
+  ProxyTracerProvider?: new () => TracerProvider & { getDelegate(): TracerProvider };
+  /** Its instruments are the api's no-op singletons (api 1.3 and later). */
+  createNoopMeter?: () => Meter;
 }
 interface Instruments {
   calls: Counter;
   duration: Histogram;
   retries: Counter;
+}
+
+/**
+ * The api's no-op providers, which an application gets when it has `@opentelemetry/api` (often as
+ * some other package's dependency) and has registered no SDK. A call does nothing for them but
+ * cost: no span, no context switch, no metric then. Found by identity, never by class name, so a
+ * minifier cannot hide one; an api that cannot tell leaves every call traced, as before.
+ */
+interface Noops {
+  tracerProvider: TracerProvider | undefined;
+  counter: Counter | undefined;
+}
+function noopsOf(api: OtelApi): Noops {
+  try {
+    return {
+      tracerProvider: api.ProxyTracerProvider && new api.ProxyTracerProvider().getDelegate(),
+      counter: api.createNoopMeter?.().createCounter("paysys.noop", { description: "", unit: "" }),
+    };
+  } catch {
+    return { tracerProvider: undefined, counter: undefined };
+  }
+}
+/** The provider that does the work: the global proxy's delegate; undefined when that is the no-op one. */
+function workingTracers(provider: object | undefined, noops: Noops | undefined): object | undefined {
+  const delegate = (provider as { getDelegate?: () => object } | undefined)?.getDelegate?.() ?? provider;
+  return delegate !== undefined && delegate === noops?.tracerProvider ? undefined : provider;
 }
 
 /** OpenTelemetry's stable enum values (SpanKind.CLIENT, SpanStatusCode.ERROR): the same in every 1.x. */
@@ -141,9 +171,11 @@ export function clientTelemetry(option: TelemetryOptions | false | undefined, ta
   if (option === false) return undefined;
   const given = checked(option);
   let api: OtelApi | undefined;
+  let noops: Noops | undefined;
   let loading: Promise<unknown> | undefined = (given.api ? Promise.resolve(asApi(given.api)) : load()).then(
     (a) => {
       api = a;
+      noops = a && noopsOf(a);
       loading = undefined;
     },
     () => {
@@ -164,8 +196,10 @@ export function clientTelemetry(option: TelemetryOptions | false | undefined, ta
   // Not async itself: without the api and providers, a call is the call alone.
   function run<T>(op: OperationSpec, call: (record: CallRecord | undefined) => Promise<T>): Promise<T> {
     if (loading) return loading.then(() => run(op, call));
-    const tracerProvider = given.tracerProvider ?? api?.trace.getTracerProvider();
-    const meterProvider = given.meterProvider ?? api?.metrics?.getMeterProvider();
+    // Asked on every call: an application may register its SDK after the client was made.
+    const tracerProvider = workingTracers(given.tracerProvider ?? api?.trace.getTracerProvider(), noops);
+    let meterProvider = given.meterProvider ?? api?.metrics?.getMeterProvider();
+    if (meterProvider && noops?.counter !== undefined && instrumentsOf(meterProvider as MeterProvider).calls === noops.counter) meterProvider = undefined;
     if (!tracerProvider && !meterProvider) return call(undefined);
     return traced(op, call, tracerProvider, meterProvider);
   }

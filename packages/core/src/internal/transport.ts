@@ -232,16 +232,20 @@ export class Transport<Paths extends {} = Record<string, never>> {
   }
 
   /** Sends a request `prepare` made; see `call`. */
-  async send(ready: ReadyRequest, options: CallOptions = {}, extra: SendExtras = {}): Promise<CallResult> {
+  send(ready: ReadyRequest, options: CallOptions = {}, extra: SendExtras = {}): Promise<CallResult> {
     const { op, input, prepared } = ready;
     // The invoker loads an operation's validators before it checks the input; a call made here directly may be the first.
-    if (op.validators && this.#options.validateResponses) await loadValidators(op);
-    const state = this.#state(op, input, prepared, options.timeoutMs, extra.steps ?? [], extra.once);
+    if (op.validators && this.#options.validateResponses) return loadValidators(op).then(() => this.send(ready, options, extra));
+    let state: CallState;
     try {
-      return await this.#attempted(op, prepared, state, options, extra);
-    } finally {
-      if (extra.record) noteSend(extra.record, state);
+      state = this.#state(op, input, prepared, options.timeoutMs, extra.steps ?? [], extra.once);
+    } catch (e) {
+      return Promise.reject(e);
     }
+    // Not async itself: a call's promise is #attempted's, with one more only for a span's record.
+    const sent = this.#attempted(op, prepared, state, options, extra);
+    const { record } = extra;
+    return record ? sent.finally(() => noteSend(record, state)) : sent;
   }
 
   /** The attempts of `send` and the reading of the answer, until a result or a typed error. */
