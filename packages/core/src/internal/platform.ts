@@ -5,6 +5,7 @@ import type { FetchLike } from "../call.js";
 import { ConfigurationError } from "../errors.js";
 import { fetchHttp, type HttpAdapter } from "./http.js";
 import { nodeHttp, nodeHttpModules } from "./http-node.js";
+import { isNode } from "./runtime.js";
 
 let platform: HttpAdapter | undefined;
 
@@ -15,23 +16,6 @@ export function platformHttp(): HttpAdapter {
     return modules ? nodeHttp(modules) : fetchHttp((url, init) => globalThis.fetch(url, init));
   })();
   return platform;
-}
-
-/**
- * Node itself, not a runtime that offers Node's builtins for compatibility: Bun and Deno have
- * `process` and node:http too, and so has workerd (Cloudflare Workers) with recent compatibility
- * dates, even without `nodejs_compat` (`process.versions.node` set, node:http built on its fetch);
- * their own `fetch` is their fast path. Workers say who they are in `navigator.userAgent`.
- */
-export function isNode(): boolean {
-  const g = globalThis as {
-    process?: { versions?: { node?: string; bun?: string; deno?: string } };
-    Bun?: unknown;
-    Deno?: unknown;
-    navigator?: { userAgent?: unknown };
-  };
-  const versions = g.process?.versions;
-  return typeof versions?.node === "string" && !versions.bun && !versions.deno && g.Bun === undefined && g.Deno === undefined && g.navigator?.userAgent !== "Cloudflare-Workers";
 }
 
 /** The HTTP of a client: the caller's `fetch`, node:http with the caller's agent, or the platform's. */
