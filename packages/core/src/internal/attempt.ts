@@ -11,7 +11,7 @@ import { copyInto, put } from "./objects.js";
 import { type OperationSpec, outcomeNote } from "./operation.js";
 import { redactHeaders, scrub } from "./redact.js";
 import { type RetryOptions, retryDelay, sleep } from "./retry.js";
-import type { AttemptStep } from "./steps.js";
+import type { AttemptStep, HeaderSink } from "./steps.js";
 
 /** A request ready to send: what every attempt re-sends. */
 export interface Prepared {
@@ -144,50 +144,43 @@ interface Presented {
   hooked: Request | undefined;
 }
 
+/** An attempt being presented: its request's parts so far, and what each step presented. */
+interface Presenting {
+  ctx: AttemptContext;
+  prepared: Prepared;
+  url: string;
+  state: CallState;
+  caller: AbortSignal | undefined;
+  /** A plain record, not a Headers object: a Headers per attempt is measurable in the client's overhead. */
+  headers: Record<string, string>;
+  sink: HeaderSink;
+  presented: unknown[];
+}
+
 /** Before an attempt: the steps' headers, then the timer, the hooks and the log line (`opened`). */
 function presentAttempt(ctx: AttemptContext, prepared: Prepared, url: string, state: CallState, caller: AbortSignal | undefined): Presented | Promise<Presented> {
-  // A plain record, not a Headers object: a Headers per attempt is measurable in the client's overhead.
   const headers: Record<string, string> = copyInto({}, prepared.headers);
   const sink = { set: (name: string, value: string) => put(headers, name.toLowerCase(), value) };
-  const presented: unknown[] = [];
+  const p: Presenting = { ctx, prepared, url, state, caller, headers, sink, presented: [] };
   const { steps } = state;
   for (let i = 0; i < steps.length; i++) {
     const shown = steps[i]!.present(sink);
-    if (shown instanceof Promise) return presentedLater(ctx, prepared, url, state, caller, headers, presented, shown, i);
-    presented.push(shown);
+    if (shown instanceof Promise) return presentedLater(p, shown, i);
+    p.presented.push(shown);
   }
-  return opened(ctx, prepared, url, state, caller, headers, presented);
+  return opened(p);
 }
 
-/** The rest of `presentAttempt` once a step waits (a token being renewed). */
-async function presentedLater(
-  ctx: AttemptContext,
-  prepared: Prepared,
-  url: string,
-  state: CallState,
-  caller: AbortSignal | undefined,
-  headers: Record<string, string>,
-  presented: unknown[],
-  waiting: Promise<unknown>,
-  at: number,
-): Promise<Presented> {
-  const sink = { set: (name: string, value: string) => put(headers, name.toLowerCase(), value) };
-  presented.push(await waiting);
-  for (const step of state.steps.slice(at + 1)) presented.push(await step.present(sink));
-  const attempt = opened(ctx, prepared, url, state, caller, headers, presented);
+/** The rest of `presentAttempt` once the step at `at` waits (a token being renewed). */
+async function presentedLater(p: Presenting, waiting: Promise<unknown>, at: number): Promise<Presented> {
+  p.presented.push(await waiting);
+  for (const step of p.state.steps.slice(at + 1)) p.presented.push(await step.present(p.sink));
+  const attempt = opened(p);
   return attempt instanceof Promise ? await attempt : attempt;
 }
 
 /** The attempt's timer, started once its credentials are in hand; the hooks' view; the log line. */
-function opened(
-  ctx: AttemptContext,
-  prepared: Prepared,
-  url: string,
-  state: CallState,
-  caller: AbortSignal | undefined,
-  headers: Record<string, string>,
-  presented: unknown[],
-): Presented | Promise<Presented> {
+function opened({ ctx, prepared, url, state, caller, headers, presented }: Presenting): Presented | Promise<Presented> {
   const { signal, end } = attemptSignal(state.timeoutMs, caller);
   state.endAttempt = end;
   const attempt: Presented = { request: { url, method: prepared.method, headers, body: prepared.body, signal }, presented, hooked: undefined };
