@@ -9,15 +9,21 @@
 // serves again while fewer than eight are on it, which is without end for an HTTP that removes its
 // own (the SDK's node:http, most caller's fetches); elsewhere it serves eight attempts.
 
+import { isNode } from "./runtime.js";
+
 /** The reason an attempt's signal carries when its timeout passed. */
 class TimeoutMarker extends Error {}
 export const isTimeout = (reason: unknown) => reason instanceof TimeoutMarker;
 
 const USES = 8;
-/** The listeners on a signal, where the runtime can count them (node:events, Node 20.16 and later). */
+/**
+ * The listeners on a signal, where the runtime counts them: Node's node:events (20.16 and later).
+ * Only Node: another runtime's node:events may not see an EventTarget's listeners, and would then
+ * let a controller serve without end under a `fetch` that leaves them.
+ */
 const listenersOn: ((signal: AbortSignal) => number) | undefined = (() => {
   const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
-  const events = typeof get === "function" ? (get("node:events") as { getEventListeners?: (target: EventTarget, type: string) => unknown[] } | undefined) : undefined;
+  const events = isNode() && typeof get === "function" ? (get("node:events") as { getEventListeners?: (target: EventTarget, type: string) => unknown[] } | undefined) : undefined;
   const count = events?.getEventListeners;
   return typeof count === "function" ? (signal) => count(signal, "abort").length : undefined;
 })();
