@@ -147,7 +147,7 @@ export interface ClientFunctions {
    * `fetch` with a `dispatcher`, say).
    */
   agent?: object;
-  /** Receives redacted request, response, retry and error events. */
+  /** Receives redacted request, response, retry and error events. What it throws is dropped: a logger never changes a call. */
   logger?: (event: LogEvent) => void;
   hooks?: Hooks;
   /**

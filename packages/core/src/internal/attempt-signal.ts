@@ -4,31 +4,16 @@
 // its end, never aborted) serves a few later attempts, one at a time. That is safe because aborting
 // a signal has no effect on an exchange that is over. A body cut at the size limit is not over for
 // a clone that still reads it (a hook's, a caching fetch's): its controller is never used again.
-// A finished fetch may leave its listener on the signal (undici's stay until they are collected),
-// and EventTarget warns at ten: where the runtime counts a signal's listeners (Node), a controller
-// serves again while fewer than eight are on it, which is without end for an HTTP that removes its
-// own (the SDK's node:http, most caller's fetches); elsewhere it serves eight attempts.
-
-import { isNode } from "./runtime.js";
+// The uses are few because a finished fetch may leave its listener on the signal (undici's stay
+// until they are collected), and a caller's fetch may join it to signals of its own
+// (`AbortSignal.any`), which Node keeps with it while they have listeners: eight uses stay under
+// EventTarget's warning threshold of ten, and whatever a signal gathers goes when it does.
 
 /** The reason an attempt's signal carries when its timeout passed. */
 class TimeoutMarker extends Error {}
 export const isTimeout = (reason: unknown) => reason instanceof TimeoutMarker;
 
 const USES = 8;
-/**
- * The listeners on a signal, where the runtime counts them: Node's node:events (20.16 and later).
- * Only Node: another runtime's node:events may not see an EventTarget's listeners, and would then
- * let a controller serve without end under a `fetch` that leaves them.
- */
-const listenersOn: ((signal: AbortSignal) => number) | undefined = (() => {
-  const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
-  const events = isNode() && typeof get === "function" ? (get("node:events") as { getEventListeners?: (target: EventTarget, type: string) => unknown[] } | undefined) : undefined;
-  const count = events?.getEventListeners;
-  return typeof count === "function" ? (signal) => count(signal, "abort").length : undefined;
-})();
-/** Whether a controller whose attempt ended cleanly may serve another. */
-const servesAgain = (held: Held) => (listenersOn ? listenersOn(held.signal) < USES : held.uses < USES);
 /** At most this many wait idle: enough for a busy client's parallel calls, no more memory than that. */
 const IDLE = 64;
 /** A controller, its signal (Node's `signal` getter checks its receiver on every read) and the uses it has had. */
@@ -71,7 +56,7 @@ export function attemptSignal(timeoutMs: number, caller: AbortSignal | undefined
       ended = true;
       clearTimeout(timer);
       if (onCallerAbort) caller.removeEventListener("abort", onCallerAbort);
-      if (reusable && !signal.aborted && idle.length < IDLE && servesAgain(held)) idle.push(held);
+      if (reusable && !signal.aborted && held.uses < USES && idle.length < IDLE) idle.push(held);
     },
   };
 }

@@ -58,6 +58,21 @@ export interface AttemptContext {
   redactBody(body: string | Uint8Array): unknown;
 }
 
+/**
+ * The caller's logger, made unable to change a call: what it throws is dropped. A logger that threw
+ * had failed calls it only watched, after their request was sent and answered (an idempotent one
+ * was even sent again, as if the answer had been lost).
+ */
+export function harmless(logger: (event: LogEvent) => void): (event: LogEvent) => void {
+  return (event) => {
+    try {
+      logger(event);
+    } catch {
+      // The logger's own failure: nothing of the call's.
+    }
+  };
+}
+
 /** An error's message (or a text) with every secret of the call cut out. */
 export const scrubbed = (e: unknown, state: CallState) => scrub(e instanceof Error ? e.message : String(e), state.secrets());
 
@@ -79,6 +94,9 @@ export async function attempts(ctx: AttemptContext, prepared: Prepared, state: C
   let url = prepared.url;
   // Each step below waits only where it has to (a token renewed, a hook, a store): an await costs a
   // turn of the microtask queue, and a call's awaits are most of what the SDK adds to its time.
+  // This one is on purpose: the request leaves on a later turn than the call, so a caller who aborts
+  // right after calling (in the same turn) sends nothing, as `fetch` itself would not.
+  await Promise.resolve();
   for (;;) {
     if (caller?.aborted) throw new RequestAbortedError(`${op.id}: aborted by the caller`, { operation: op.id, attempts: state.attempts, cause: caller.reason });
     state.attempts++;

@@ -207,21 +207,28 @@ const preparer = (options: InvokerOptions): Prepare => {
     checkExtraParams(op, extraParams);
     checkRowSchema(op, rows);
     const ctx = { operation: op.id, timeZone: options.timeZone ?? "Asia/Almaty" };
-    const encoded = encodeInput(op, input, options.codecs ?? {}, ctx);
+    const codecs = options.codecs ?? {};
+    const encoded = encodeInput(op, input, codecs, ctx);
     const ready = (e: Record<string, unknown>) => checked(options, sensitive, target, op, e, callOptions, ctx);
-    if (encoded instanceof Promise || op.validators) return withValidators(op, encoded).then(ready);
+    if (encoded instanceof Promise || op.validators) return withValidators(op, encoded, (e) => checkPeriod(op, e, codecs, ctx)).then(ready);
+    checkPeriod(op, encoded, codecs, ctx);
     return ready(encoded);
   };
 };
 
-/** The encoded input once its codecs answered and the operation's validators are loaded. */
-async function withValidators(op: OperationSpec, encoded: Record<string, unknown> | Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
+/** The encoded input once its codecs answered, checked by `first`, and the operation's validators loaded. */
+async function withValidators(
+  op: OperationSpec,
+  encoded: Record<string, unknown> | Promise<Record<string, unknown>>,
+  first: (encoded: Record<string, unknown>) => void,
+): Promise<Record<string, unknown>> {
   const value = await encoded;
+  first(value);
   if (op.validators) await loadValidators(op);
   return value;
 }
 
-/** The checks on the encoded input (the options were checked before encoding), then its place in the request, fixed. */
+/** The checks on the encoded input (the options before encoding, the period after it), then its place in the request, fixed. */
 function checked(
   options: InvokerOptions,
   sensitive: ReadonlySet<string>,
@@ -231,9 +238,8 @@ function checked(
   callOptions: InvokeOptions,
   ctx: CodecContext,
 ): PreparedCall {
-  const { codecs = {}, checks = {} } = options;
+  const { checks = {} } = options;
   const { extraParams, rows } = callOptions;
-  checkPeriod(op, encoded, codecs, ctx);
   if (options.validateRequests !== false && op.validateInput && !op.validateInput(encoded)) {
     throw new RequestValidationError(op.id, validatorIssues(op.validateInput));
   }

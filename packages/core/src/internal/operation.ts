@@ -158,17 +158,20 @@ export function loadValidators(op: OperationSpec): Promise<void> {
   let load = loading.get(op);
   if (!load) {
     const loader = op.validators!;
-    load = loader().then(
-      (m) => {
-        op.validateInput = m.input;
-        op.validateResponse = m.response;
-        op.validators = undefined;
-      },
-      (e: unknown) => {
-        loading.delete(op);
-        throw new ConfigurationError(`${op.id}: the operation's validators could not be loaded (${e instanceof Error ? e.message : String(e)})`, { operation: op.id });
-      },
-    );
+    // Called within a promise: a loader that throws is a rejection like a chunk that fails to load.
+    load = Promise.resolve()
+      .then(loader)
+      .then(
+        (m) => {
+          op.validateInput = m.input;
+          op.validateResponse = m.response;
+          op.validators = undefined;
+        },
+        (e: unknown) => {
+          loading.delete(op);
+          throw new ConfigurationError(`${op.id}: the operation's validators could not be loaded (${e instanceof Error ? e.message : String(e)})`, { operation: op.id });
+        },
+      );
     loading.set(op, load);
   }
   return load;

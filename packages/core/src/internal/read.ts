@@ -29,9 +29,10 @@ export async function readBody(answer: HttpAnswer, limit: number, mustBeWhole: b
   }
   // A body of a known size within the limit, not compressed (so its size is the declared one), in
   // one read where the answer offers one; still checked, in case a `fetch` declared less than it sent.
-  if (answer.whole && declared <= limit && !answer.header("content-encoding")) {
-    const whole = await answer.whole();
-    if (!whole) return { bytes: new Uint8Array(), cut: false };
+  // An answer that cannot give it whole (a hook took its web body first) gives it as chunks.
+  const wholeRead = answer.whole && declared <= limit && !answer.header("content-encoding") ? answer.whole() : null;
+  if (wholeRead) {
+    const whole = await wholeRead;
     if (whole.byteLength <= limit) return { bytes: whole, cut: false };
     if (mustBeWhole) throw tooLarge();
     return { bytes: whole.subarray(0, limit), cut: true };

@@ -96,6 +96,19 @@ function noopsOf(api: OtelApi): Noops {
     return { tracerProvider: undefined, counter: undefined };
   }
 }
+/**
+ * Whether a meter provider is the api's no-op one. Its instruments are made here, once per provider:
+ * a provider that throws while making them is no no-op, and its error comes where it always did, in
+ * the call's promise (at its end), never thrown from the call itself.
+ */
+function noopMeters(provider: MeterProvider, noops: Noops | undefined): boolean {
+  if (noops?.counter === undefined) return false;
+  try {
+    return instrumentsOf(provider).calls === noops.counter;
+  } catch {
+    return false;
+  }
+}
 /** The provider that does the work: the global proxy's delegate; undefined when that is the no-op one. */
 function workingTracers(provider: object | undefined, noops: Noops | undefined): object | undefined {
   const delegate = (provider as { getDelegate?: () => object } | undefined)?.getDelegate?.() ?? provider;
@@ -199,7 +212,7 @@ export function clientTelemetry(option: TelemetryOptions | false | undefined, ta
     // Asked on every call: an application may register its SDK after the client was made.
     const tracerProvider = workingTracers(given.tracerProvider ?? api?.trace.getTracerProvider(), noops);
     let meterProvider = given.meterProvider ?? api?.metrics?.getMeterProvider();
-    if (meterProvider && noops?.counter !== undefined && instrumentsOf(meterProvider as MeterProvider).calls === noops.counter) meterProvider = undefined;
+    if (meterProvider && noopMeters(meterProvider as MeterProvider, noops)) meterProvider = undefined;
     if (!tracerProvider && !meterProvider) return call(undefined);
     return traced(op, call, tracerProvider, meterProvider);
   }

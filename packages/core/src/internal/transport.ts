@@ -20,7 +20,7 @@ import {
   UnexpectedResponseError,
 } from "../errors.js";
 import { BinaryFile } from "../file.js";
-import { type AttemptContext, asPaysysError, attempts, type CallState, callState, type Prepared, retryWait, type SendWatch } from "./attempt.js";
+import { type AttemptContext, asPaysysError, attempts, type CallState, callState, harmless, type Prepared, retryWait, type SendWatch } from "./attempt.js";
 import { isTimeout } from "./attempt-signal.js";
 import { serviceFields } from "./envelope.js";
 import type { HttpAnswer } from "./http.js";
@@ -150,7 +150,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
       http: httpFor(options),
       retry: { ...retryDefaults, ...options.retry },
       hooks: options.hooks,
-      logger: options.logger,
+      logger: options.logger && harmless(options.logger),
       redactBody: (body) => this.#redactBody(body),
     };
     // The escape hatch: openapi-fetch typed by the spec, over our attempts with the client's first scheme.
@@ -344,7 +344,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
   }
 
   #logged<E extends PaysysError>(op: OperationSpec, error: E): E {
-    this.#options.logger?.({ type: "error", operation: op.id, error: { name: error.name, message: error.message } });
+    this.#context.logger?.({ type: "error", operation: op.id, error: { name: error.name, message: error.message } });
     return error;
   }
 }
