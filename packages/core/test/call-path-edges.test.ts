@@ -5,7 +5,10 @@
 // - a logger that throws never changes a call: not its outcome, not how often it is sent;
 // - a signal a caller's fetch joins with AbortSignal.any is let go after eight uses, with what Node
 //   keeps with it;
-// - a meter provider that throws never makes a call throw synchronously.
+// - a meter or tracer provider that throws, or a request that is not one, never makes a call throw
+//   synchronously;
+// - an async logger that fails leaves no unhandled rejection;
+// - the escape hatch `raw` ends its attempt's timer when a hook throws.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import * as otel from "@opentelemetry/api";
@@ -13,6 +16,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LogEvent, RequestAbortedError } from "../src/index.js";
 import { clientTelemetry, createInvoker, Transport } from "../src/internal/index.js";
 import { testOperation } from "./operation.js";
+
+const target = { interface: "test", baseUrl: "https://service.test" };
+const op = testOperation({ id: "things.get" });
+const notInstalled = () => Promise.reject(new Error("Cannot find package '@opentelemetry/api'"));
+const ok = () => new Response('{"ok":1}', { status: 200, headers: { "content-type": "application/json" } });
 
 describe("an answer a hook looked at, over node:http", () => {
   let server: Server;
@@ -117,10 +125,6 @@ describe("a signal joined by a caller's fetch", () => {
 });
 
 describe("a meter provider that throws", () => {
-  const target = { interface: "test", baseUrl: "https://service.test" };
-  const op = testOperation({ id: "things.get" });
-  const notInstalled = () => Promise.reject(new Error("Cannot find package '@opentelemetry/api'"));
-
   it("a meter provider that throws never makes a call throw synchronously", async () => {
     const meterProvider = {
       getMeter: () => {
@@ -136,5 +140,69 @@ describe("a meter provider that throws", () => {
       p = invoke(op, {});
     }).not.toThrow();
     await p?.catch(() => {});
+  });
+});
+
+describe("a tracer provider that throws", () => {
+  it("never makes a call throw synchronously", async () => {
+    const fails = () => {
+      throw new Error("no delegate configured");
+    };
+    const telemetry = clientTelemetry({ tracerProvider: { getTracer: fails, getDelegate: fails } } as never, target, notInstalled);
+    await new Promise((r) => setTimeout(r, 0)); // the (failed) api load is over
+    const transport = new Transport({ baseUrl: target.baseUrl, fetch: async () => ok() });
+    const { invoke } = createInvoker({ transport, operations: { [op.id]: op }, telemetry });
+    let promise: Promise<unknown> | undefined;
+    expect(() => {
+      promise = invoke(op, {});
+    }).not.toThrow();
+    await expect(promise).rejects.toThrow("no delegate configured");
+  });
+});
+
+describe("Transport.send", () => {
+  it("answers a rejected promise, never a throw, for a request that is not one", async () => {
+    const t = new Transport({ baseUrl: "http://sandbox.test", fetch: async () => ok() });
+    let promise: Promise<unknown> | undefined;
+    expect(() => {
+      promise = t.send(undefined as never);
+    }).not.toThrow();
+    await expect(promise).rejects.toBeInstanceOf(TypeError);
+  });
+});
+
+describe("an async logger that fails", () => {
+  it("leaves no unhandled rejection", async () => {
+    const unhandled: unknown[] = [];
+    const on = (e: unknown) => unhandled.push(e);
+    process.on("unhandledRejection", on);
+    try {
+      const logger = async () => {
+        throw new Error("log sink down");
+      };
+      const t = new Transport({ baseUrl: "http://sandbox.test", fetch: async () => ok(), logger });
+      expect(await t.call(testOperation(), {})).toMatchObject({ kind: "json", body: { ok: 1 } });
+      await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      process.off("unhandledRejection", on);
+    }
+    expect(unhandled).toEqual([]);
+  });
+});
+
+describe("the escape hatch raw", () => {
+  const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+  const throws = () => {
+    throw new Error("hook");
+  };
+  it.each([
+    ["beforeRequest", { beforeRequest: throws }],
+    ["afterResponse", { afterResponse: throws }],
+  ])("a %s hook that throws leaves no attempt timer armed", async (_name, hooks) => {
+    const t = new Transport({ baseUrl: "http://sandbox.test", timeoutMs: 600_000, fetch: async () => ok(), hooks });
+    const before = timers();
+    const error = await (t.raw as unknown as { POST(path: string, init: object): Promise<unknown> }).POST("/x", { body: {} }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(timers()).toBe(before);
   });
 });

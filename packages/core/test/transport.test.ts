@@ -467,7 +467,7 @@ describe("redirects", () => {
 describe("paths", () => {
   it("places parameters exactly as openapi-fetch's path serializer does, for any name, style and value", async () => {
     const { defaultPathSerializer } = await import("openapi-fetch");
-    const { pathOf } = await import("../src/internal/transport.js");
+    const { pathOf } = await import("../src/internal/path-template.js");
     const name = fc.constantFrom("id", "idKkm", "a-b", "x_1", ".label", ";matrix", "star*", ".both*");
     const value = fc.oneof(
       fc.string(),

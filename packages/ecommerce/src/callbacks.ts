@@ -8,7 +8,7 @@
 // (paid after refunded) reaches your function flagged.
 import { MemoryCallbackStore } from "@paysys/core";
 import { type CallbackStore, type LogEvent, RequestValidationError, WebhookError } from "@paysys/core/calls";
-import { DEFAULT_INBOUND_MAX_BYTES, type Inbound, parseInbound, randomUuid } from "@paysys/core/internal";
+import { DEFAULT_INBOUND_MAX_BYTES, harmless, type Inbound, parseInbound, randomUuid } from "@paysys/core/internal";
 import { webhooks } from "./generated/operations.js";
 import type { CallbacksPaymentEvent } from "./generated/schema.js";
 import { canFollow, isKnownStatus } from "./order-status.js";
@@ -222,7 +222,9 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
 
   /** The store failed after your function succeeded: the event is acknowledged all the same, and the logger is told. */
   function storeFailed(key: string, e: unknown): void {
-    options.logger?.({
+    // The event is acknowledged whatever the logger does: an answer other than 200 would bring it again.
+    const log = options.logger && harmless(options.logger);
+    log?.({
       type: "error",
       operation: "callbacks.handle",
       error: { name: "CallbackStoreError", message: `event ${key} was processed; the store could not record it: ${e instanceof Error ? e.message : String(e)}` },

@@ -58,21 +58,6 @@ export interface AttemptContext {
   redactBody(body: string | Uint8Array): unknown;
 }
 
-/**
- * The caller's logger, made unable to change a call: what it throws is dropped. A logger that threw
- * had failed calls it only watched, after their request was sent and answered (an idempotent one
- * was even sent again, as if the answer had been lost).
- */
-export function harmless(logger: (event: LogEvent) => void): (event: LogEvent) => void {
-  return (event) => {
-    try {
-      logger(event);
-    } catch {
-      // The logger's own failure: nothing of the call's.
-    }
-  };
-}
-
 /** An error's message (or a text) with every secret of the call cut out. */
 export const scrubbed = (e: unknown, state: CallState) => scrub(e instanceof Error ? e.message : String(e), state.secrets());
 

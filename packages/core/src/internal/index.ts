@@ -35,6 +35,7 @@ export {
   method,
 } from "./invoker.js";
 export { Journal } from "./journal.js";
+export { harmless } from "./logger.js";
 export {
   type ChainDefinition,
   durationMs,

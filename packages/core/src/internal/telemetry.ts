@@ -111,8 +111,13 @@ function noopMeters(provider: MeterProvider, noops: Noops | undefined): boolean 
 }
 /** The provider that does the work: the global proxy's delegate; undefined when that is the no-op one. */
 function workingTracers(provider: object | undefined, noops: Noops | undefined): object | undefined {
-  const delegate = (provider as { getDelegate?: () => object } | undefined)?.getDelegate?.() ?? provider;
-  return delegate !== undefined && delegate === noops?.tracerProvider ? undefined : provider;
+  try {
+    const delegate = (provider as { getDelegate?: () => object } | undefined)?.getDelegate?.() ?? provider;
+    return delegate !== undefined && delegate === noops?.tracerProvider ? undefined : provider;
+  } catch {
+    // A provider that cannot say: it is traced, and what it throws comes in the call's promise, as ever.
+    return provider;
+  }
 }
 
 /** OpenTelemetry's stable enum values (SpanKind.CLIENT, SpanStatusCode.ERROR): the same in every 1.x. */

@@ -6,7 +6,7 @@
 //
 // The openapi-fetch client itself stays reachable as `raw`, over the same attempts.
 import type { Client, ClientOptions } from "openapi-fetch";
-import openapiFetch, { createQuerySerializer, defaultPathSerializer } from "openapi-fetch";
+import openapiFetch, { createQuerySerializer } from "openapi-fetch";
 import { apiErrorClass } from "../api-error-class.js";
 import type { CallOptions, FetchLike, Hooks, LogEvent } from "../call.js";
 import {
@@ -20,12 +20,14 @@ import {
   UnexpectedResponseError,
 } from "../errors.js";
 import { BinaryFile } from "../file.js";
-import { type AttemptContext, asPaysysError, attempts, type CallState, callState, harmless, type Prepared, retryWait, type SendWatch } from "./attempt.js";
+import { type AttemptContext, asPaysysError, attempts, type CallState, callState, type Prepared, retryWait, type SendWatch } from "./attempt.js";
 import { isTimeout } from "./attempt-signal.js";
 import { serviceFields } from "./envelope.js";
 import type { HttpAnswer } from "./http.js";
+import { harmless } from "./logger.js";
 import { copyInto, put } from "./objects.js";
 import { loadValidators, type OperationSpec, outcomeNote, validatorIssues } from "./operation.js";
+import { pathOf } from "./path-template.js";
 import { httpFor } from "./platform.js";
 import { ERROR_BODY_LIMIT, excerptOf, jsonOrUndefined, parseJson, type ReadBody, readBody, strictText } from "./read.js";
 import { collectSecrets, redactValue, type SecretSet, scrub } from "./redact.js";
@@ -166,9 +168,11 @@ export class Transport<Paths extends {} = Record<string, never>> {
         });
         const prepared = { url: request.url, method: request.method, headers, body };
         const state = this.#state(rawOp, {}, prepared, undefined, [], undefined);
-        const answer = await attempts(this.#context, prepared, state, request.signal);
-        state.endAttempt();
-        return answer.response();
+        try {
+          return (await attempts(this.#context, prepared, state, request.signal)).response();
+        } finally {
+          state.endAttempt();
+        }
       },
     });
   }
@@ -233,19 +237,19 @@ export class Transport<Paths extends {} = Record<string, never>> {
 
   /** Sends a request `prepare` made; see `call`. */
   send(ready: ReadyRequest, options: CallOptions = {}, extra: SendExtras = {}): Promise<CallResult> {
-    const { op, input, prepared } = ready;
-    // The invoker loads an operation's validators before it checks the input; a call made here directly may be the first.
-    if (op.validators && this.#options.validateResponses) return loadValidators(op).then(() => this.send(ready, options, extra));
-    let state: CallState;
+    // Not async itself: a call's promise is #attempted's, with one more only for a span's record.
+    // Whatever fails before it is a rejection all the same, never a throw.
     try {
-      state = this.#state(op, input, prepared, options.timeoutMs, extra.steps ?? [], extra.once);
+      const { op, input, prepared } = ready;
+      // The invoker loads an operation's validators before it checks the input; a call made here directly may be the first.
+      if (op.validators && this.#options.validateResponses) return loadValidators(op).then(() => this.send(ready, options, extra));
+      const state = this.#state(op, input, prepared, options.timeoutMs, extra.steps ?? [], extra.once);
+      const sent = this.#attempted(op, prepared, state, options, extra);
+      const { record } = extra;
+      return record ? sent.finally(() => noteSend(record, state)) : sent;
     } catch (e) {
       return Promise.reject(e);
     }
-    // Not async itself: a call's promise is #attempted's, with one more only for a span's record.
-    const sent = this.#attempted(op, prepared, state, options, extra);
-    const { record } = extra;
-    return record ? sent.finally(() => noteSend(record, state)) : sent;
   }
 
   /** The attempts of `send` and the reading of the answer, until a result or a typed error. */
@@ -367,32 +371,4 @@ function json(op: OperationSpec, body: unknown): string {
     // The error's name only: its message may come from the caller's own code and quote its data.
     throw new RequestValidationError(op.id, [{ path: "", message: `cannot be written as JSON (${e instanceof Error ? e.name : "an error"})` }]);
   }
-}
-
-/**
- * Each path template split once at its placeholders (`/kkms/{idKkm}/sales` → ["/kkms/", "idKkm",
- * "/sales"]); `simple` when every placeholder is a plain name (no `.`, `;` or `*` style).
- */
-const templates = new Map<string, { parts: string[]; simple: boolean }>();
-
-/**
- * A path with its parameters in place. Plain `{name}` placeholders with a string or number take the
- * value URI-encoded, as openapi-fetch's serializer does, without running a regular expression on
- * every call; any other style or value goes through openapi-fetch's serializer itself.
- */
-export function pathOf(template: string, params: Record<string, unknown>): string {
-  let t = templates.get(template);
-  if (!t) {
-    const parts = template.split(/\{([^{}]+)\}/);
-    t = { parts, simple: parts.every((p, i) => i % 2 === 0 || /^[\w-]+$/.test(p)) };
-    templates.set(template, t);
-  }
-  const { parts } = t;
-  let path = parts[0]!;
-  for (let i = 1; i < parts.length; i += 2) {
-    const value = params[parts[i]!];
-    if (!t.simple || (typeof value !== "string" && typeof value !== "number")) return defaultPathSerializer(template, params);
-    path += encodeURIComponent(value) + parts[i + 1];
-  }
-  return path;
 }
