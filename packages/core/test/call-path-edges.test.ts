@@ -20,7 +20,16 @@ import { testOperation } from "./operation.js";
 const target = { interface: "test", baseUrl: "https://service.test" };
 const op = testOperation({ id: "things.get" });
 const notInstalled = () => Promise.reject(new Error("Cannot find package '@opentelemetry/api'"));
-const ok = () => new Response('{"ok":1}', { status: 200, headers: { "content-type": "application/json" } });
+const ok = (body = '{"ok":1}') => new Response(body, { status: 200, headers: { "content-type": "application/json" } });
+/** A `fetch` that answers `body` and counts what was sent. */
+function counting(body?: string) {
+  const fetch = async () => {
+    fetch.sent++;
+    return ok(body);
+  };
+  fetch.sent = 0;
+  return fetch;
+}
 
 describe("an answer a hook looked at, over node:http", () => {
   let server: Server;
@@ -59,20 +68,14 @@ describe("an abort in the same turn as the call", () => {
   const op = testOperation({ id: "pay.create", idempotent: false });
 
   it("an abort in the same tick as the call sends nothing", async () => {
-    let sent = 0;
-    const transport = new Transport({
-      baseUrl: "http://sandbox.test",
-      fetch: async () => {
-        sent++;
-        return new Response("{}", { status: 200, headers: { "content-type": "application/json" } });
-      },
-    });
+    const fetch = counting("{}");
+    const transport = new Transport({ baseUrl: "http://sandbox.test", fetch });
     const { invoke } = createInvoker({ transport, operations: { [op.id]: op } });
     const controller = new AbortController();
     const p = invoke(op, { amount: 1 }, { signal: controller.signal });
     controller.abort();
     const e = await p.catch((x: unknown) => x);
-    expect(sent).toBe(0);
+    expect(fetch.sent).toBe(0);
     expect(e).toBeInstanceOf(RequestAbortedError);
     expect((e as RequestAbortedError).outcomeUnknown).toBe(false);
   });
@@ -84,13 +87,10 @@ describe("a logger that throws", () => {
     ["things.get", true],
   ])("never changes %s (idempotent: %s): sent once, its answer given", async (id, idempotent) => {
     const events: LogEvent["type"][] = [];
-    let sent = 0;
+    const fetch = counting('{"paid":true}');
     const t = new Transport({
       baseUrl: "http://sandbox.test",
-      fetch: async () => {
-        sent++;
-        return new Response('{"paid":true}', { status: 200, headers: { "content-type": "application/json" } });
-      },
+      fetch,
       logger: (e) => {
         events.push(e.type);
         throw new Error("log sink down");
@@ -98,7 +98,7 @@ describe("a logger that throws", () => {
     });
     const result = await t.call(testOperation({ id, idempotent }), { body: { amount: 1 } });
     expect(result.kind === "json" && result.body).toEqual({ paid: true });
-    expect(sent).toBe(1);
+    expect(fetch.sent).toBe(1);
     expect(events).toEqual(["request", "response"]);
   });
 });
