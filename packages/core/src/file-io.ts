@@ -9,11 +9,15 @@ import { StoreCorruptError } from "./errors.js";
 function writeTemporary(path: string, text: string, durable: boolean): string {
   const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   const fd = openSync(temporary, "wx", 0o600);
+  let written = false;
   try {
     writeSync(fd, text);
     if (durable) fsyncSync(fd);
+    written = true;
   } finally {
     closeSync(fd);
+    // A write that failed (a full disk) leaves no temporary file: each retry would leave one more.
+    if (!written) rmSync(temporary, { force: true });
   }
   return temporary;
 }
@@ -21,18 +25,20 @@ function writeTemporary(path: string, text: string, durable: boolean): string {
 /**
  * Writes a file whole: a temporary file, flushed when `durable`, renamed over the old one (in a
  * folder made first, when `makeFolder`). `beforeCommit` runs right before the rename, and may refuse
- * it by throwing (the store's lock was lost meanwhile): then nothing is written.
+ * it by throwing (the store's lock was lost meanwhile): then nothing is written. A write that fails
+ * leaves the old content and no temporary file.
  */
 export function writeWhole(path: string, text: string, durable: boolean, makeFolder = false, beforeCommit?: () => void): void {
   if (makeFolder) mkdirSync(dirname(path), { recursive: true });
   const temporary = writeTemporary(path, text, durable);
   try {
     beforeCommit?.();
+    renameSync(temporary, path);
   } catch (e) {
+    // Refused, or the rename failed: the old content stays, and no temporary file with it.
     rmSync(temporary, { force: true });
     throw e;
   }
-  renameSync(temporary, path);
 }
 
 /**

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createWhole } from "../src/file-io.js";
+import { createWhole, writeWhole } from "../src/file-io.js";
 import {
   ConfigurationError,
   type Fence,
@@ -405,5 +405,28 @@ describe("FileStore never starts afresh silently", () => {
     rmSync(path);
     mkdirSync(path);
     await expect(new FileStore(`${path}`).set("a", "b")).rejects.toThrow(StoreCorruptError);
+  });
+});
+
+describe("a store file's write that fails", () => {
+  it("leaves the old content and no temporary file, whether refused or failed at its rename", () => {
+    const dir = mkdtempSync(join(tmpdir(), "paysys-write-"));
+    try {
+      const file = join(dir, "store.json");
+      writeWhole(file, "old", false);
+      expect(() =>
+        writeWhole(file, "new", true, false, () => {
+          throw new Error("the lock was lost");
+        }),
+      ).toThrow("the lock was lost");
+      // A folder where the file should be: the rename fails (EISDIR), as a full or failing disk would.
+      const blocked = join(dir, "blocked");
+      mkdirSync(join(blocked, "inside"), { recursive: true });
+      expect(() => writeWhole(blocked, "new", true)).toThrow();
+      expect(readFileSync(file, "utf8")).toBe("old");
+      expect(readdirSync(dir).sort()).toEqual(["blocked", "store.json"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
