@@ -149,6 +149,8 @@ type RawBody = string | Uint8Array | ArrayBuffer | typeof TOO_LARGE;
 export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: CallbackReceiverOptions) {
   const allowed = options.allowedAddresses === "any" ? "any" : options.allowedAddresses.map(plainAddress);
   const refuse = (reason: CallbackRefusedError["reason"], message: string, cause?: unknown) => new CallbackRefusedError(reason, `${spec.id}: ${message}`, spec.id, cause);
+  // The event is acknowledged whatever the logger does: an answer other than 200 would bring it again.
+  const log = options.logger && harmless(options.logger);
 
   // Size first: a body too large is refused as such whoever sent it, and nothing of it is parsed.
   function checkSize(raw: RawBody): asserts raw is string | Uint8Array | ArrayBuffer {
@@ -222,8 +224,6 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
 
   /** The store failed after your function succeeded: the event is acknowledged all the same, and the logger is told. */
   function storeFailed(key: string, e: unknown): void {
-    // The event is acknowledged whatever the logger does: an answer other than 200 would bring it again.
-    const log = options.logger && harmless(options.logger);
     log?.({
       type: "error",
       operation: "callbacks.handle",

@@ -52,10 +52,9 @@ export function fetchHttp(fetch: FetchLike): HttpAdapter {
  * body is read as chunks.
  */
 export function fromResponse(response: Response): HttpAnswer {
-  wholeNatively ??= !isNode();
   return wholeNatively ? new WholeFetchAnswer(response) : new FetchAnswer(response);
 }
-let wholeNatively: boolean | undefined;
+const wholeNatively = !isNode();
 
 /**
  * One class for every fetched answer rather than an object of closures per answer: on Node's fetch

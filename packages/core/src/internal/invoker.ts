@@ -207,37 +207,34 @@ const preparer = (options: InvokerOptions): Prepare => {
     checkExtraParams(op, extraParams);
     checkRowSchema(op, rows);
     const ctx = { operation: op.id, timeZone: options.timeZone ?? "Asia/Almaty" };
-    const codecs = options.codecs ?? {};
-    const encoded = encodeInput(op, input, codecs, ctx);
-    const ready = (e: Record<string, unknown>) => checked(options, sensitive, target, op, e, callOptions, ctx);
-    if (encoded instanceof Promise || op.validators) return withValidators(op, encoded, (e) => checkPeriod(op, e, codecs, ctx)).then(ready);
-    checkPeriod(op, encoded, codecs, ctx);
-    return ready(encoded);
+    const encoded = encodeInput(op, input, options.codecs ?? {}, ctx);
+    const call: Checking = { options, sensitive, target, op, callOptions, ctx };
+    if (encoded instanceof Promise || op.validators) return preparedLater(call, encoded);
+    checkPeriod(op, encoded, options.codecs ?? {}, ctx);
+    return checked(call, encoded);
   };
 };
 
-/** The encoded input once its codecs answered, checked by `first`, and the operation's validators loaded. */
-async function withValidators(
-  op: OperationSpec,
-  encoded: Record<string, unknown> | Promise<Record<string, unknown>>,
-  first: (encoded: Record<string, unknown>) => void,
-): Promise<Record<string, unknown>> {
-  const value = await encoded;
-  first(value);
-  if (op.validators) await loadValidators(op);
-  return value;
+/** A call between its encoding and its request: what the checks on the encoded input read. */
+interface Checking {
+  options: InvokerOptions;
+  sensitive: ReadonlySet<string>;
+  target: OperationSpec;
+  op: OperationSpec;
+  callOptions: InvokeOptions;
+  ctx: CodecContext;
 }
 
-/** The checks on the encoded input (the options before encoding, the period after it), then its place in the request, fixed. */
-function checked(
-  options: InvokerOptions,
-  sensitive: ReadonlySet<string>,
-  target: OperationSpec,
-  op: OperationSpec,
-  encoded: Record<string, unknown>,
-  callOptions: InvokeOptions,
-  ctx: CodecContext,
-): PreparedCall {
+/** `checked`, once a codec's promise answered and, on the operation's first call, its validators are loaded (after the period check, as the period needs no validator). */
+async function preparedLater(call: Checking, encoded: Record<string, unknown> | Promise<Record<string, unknown>>): Promise<PreparedCall> {
+  const value = await encoded;
+  checkPeriod(call.op, value, call.options.codecs ?? {}, call.ctx);
+  if (call.op.validators) await loadValidators(call.op);
+  return checked(call, value);
+}
+
+/** The checks on the encoded input (the options before encoding, the period just after it), then its place in the request, fixed. */
+function checked({ options, sensitive, target, op, callOptions, ctx }: Checking, encoded: Record<string, unknown>): PreparedCall {
   const { checks = {} } = options;
   const { extraParams, rows } = callOptions;
   if (options.validateRequests !== false && op.validateInput && !op.validateInput(encoded)) {
