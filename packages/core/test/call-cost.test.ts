@@ -30,7 +30,7 @@ async function madePerCall(fn: () => Promise<unknown>): Promise<Record<string, n
 }
 
 describe("what a call adds to its fetch", () => {
-  it("a call with a bearer token makes at most one promise more than a bare fetch and json(), and one timer", async () => {
+  it("a call with a bearer token makes at most one promise more than a bare fetch and json(), and no timer", async () => {
     const op = testOperation({ id: "things.get", security: ["bearer"] });
     const tokens = new TokenManager({ obtain: async () => ({ accessToken: "t" }) });
     const transport = new Transport({ baseUrl: "https://service.test", fetch: stub, schemes: { bearer: bearerScheme(tokens) } });
@@ -43,6 +43,7 @@ describe("what a call adds to its fetch", () => {
     // more is the turn the request waits on purpose (a caller who aborts at once sends nothing).
     // Before the call path waited only where it must, a call made eleven more.
     expect(ours.PROMISE).toBeLessThanOrEqual(bare.PROMISE! + 1);
-    expect(ours.Timeout).toBe(1);
+    // Attempts' timeouts share one timer (deadlines.ts): a timer per call was ~0.8 µs on Node, 2 µs on Deno.
+    expect(ours.Timeout ?? 0).toBe(0);
   });
 });

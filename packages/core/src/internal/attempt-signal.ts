@@ -8,6 +8,8 @@
 // until they are collected), and a caller's fetch may join it to signals of its own
 // (`AbortSignal.any`), which Node keeps with it while they have listeners: eight uses stay under
 // EventTarget's warning threshold of ten, and whatever a signal gathers goes when it does.
+// The timeouts of all attempts share one timer (deadlines.ts).
+import { startDeadline, stopDeadline } from "./deadlines.js";
 
 /** The reason an attempt's signal carries when its timeout passed. */
 class TimeoutMarker extends Error {}
@@ -43,7 +45,7 @@ export function attemptSignal(timeoutMs: number, caller: AbortSignal | undefined
   const held = idle.pop() ?? fresh();
   held.uses++;
   const { controller, signal } = held;
-  const timer = setTimeout(() => controller.abort(new TimeoutMarker()), timeoutMs);
+  const deadline = startDeadline(timeoutMs, () => controller.abort(new TimeoutMarker()));
   const onCallerAbort = caller && (() => controller.abort(caller.reason));
   // A caller that aborted already fires no event: the attempt's signal starts aborted.
   if (caller?.aborted) controller.abort(caller.reason);
@@ -54,7 +56,7 @@ export function attemptSignal(timeoutMs: number, caller: AbortSignal | undefined
     end(reusable) {
       if (ended) return;
       ended = true;
-      clearTimeout(timer);
+      stopDeadline(deadline);
       if (onCallerAbort) caller.removeEventListener("abort", onCallerAbort);
       if (reusable && !signal.aborted && held.uses < USES && idle.length < IDLE) idle.push(held);
     },
