@@ -6,7 +6,7 @@
 
 import * as cashoutSpec from "@paysys/cashout/spec";
 import { MemoryStore } from "@paysys/core";
-import { cardDataIssues, looksLikeCardNumber } from "@paysys/core/internal";
+import { cardDataIssues, isCardName, looksLikeCardNumber } from "@paysys/core/internal";
 import { createEcommerceClient, RequestValidationError } from "@paysys/ecommerce";
 import * as ecommerceSpec from "@paysys/ecommerce/spec";
 import * as fiscalSpec from "@paysys/fiscal/spec";
@@ -38,9 +38,12 @@ const cardNumber = fc.tuple(fc.integer({ min: 12, max: 18 }), fc.stringMatching(
   return sep ? (pan.match(/.{1,4}/g) ?? []).join(sep) : pan;
 });
 const cardName = fc.constantFrom("pan", "PAN", "cvv", "cvc2", "card", "cardDATA", "carddata", "card_number", "cardNumber", "ccNumber", "creditCard", "securityCode");
+/** True when a JSON value has a key that reads as card data anywhere in it. */
+const hasCardName = (v: unknown): boolean =>
+  v !== null && typeof v === "object" && Object.entries(v).some(([k, inner]) => isCardName(k) || hasCardName(inner));
 /** JSON without anything card-like in it: the haystack. */
-const innocent = fc.jsonValue({ maxDepth: 3 }).filter((v) => !JSON.stringify(v).match(/\d{13}|"(pan|cvv|card)/i));
-const name = fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !/^(pan|cvv|cvc|cid|cvn|card|cc)/i.test(k) && k !== "__proto__");
+const innocent = fc.jsonValue({ maxDepth: 3 }).filter((v) => !JSON.stringify(v).match(/\d{13}/) && !hasCardName(v));
+const name = fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !isCardName(k) && k !== "__proto__");
 
 /** `value` placed at `keys` inside `into` (objects made along the way). */
 function placed(into: unknown, keys: string[], value: unknown): Json {
@@ -191,6 +194,13 @@ describe("card guard over HTTP: the issue's misspellings and a card in the clear
     ["the card number in the clear as the cryptogram", { customerData: { cardData: "4111 1111 1111 1111" } }, "/customerData/cardData"],
     ["the card in the open metadata", { metadata: { note: { cardNumber: TestCards.success } } }, "/metadata/note/cardNumber"],
     ["a card number as a metadata value", { metadata: { ref: "4111-1111-1111-1111" } }, "/metadata/ref"],
+    // What JSON writes is what the guard reads: a boxed string, a value object's toJSON.
+    ["a card number as a String object", { metadata: { ref: new String(TestCards.success) } }, "/metadata/ref"],
+    ["a card number a value object writes", { metadata: { ref: { toJSON: () => TestCards.success } } }, "/metadata/ref"],
+    // Names as a person (and a careless server) reads them: a trailing space, a Cyrillic с, a form's expiry.
+    ["a CVV under a name with a trailing space", { metadata: { "cvv ": "987" } }, "/metadata/cvv "],
+    ["a CVV under a name with a Cyrillic letter", { metadata: { сvv: "987" } }, "/metadata/сvv"],
+    ["an expiry under a form's name", { metadata: { "cc-exp": "12/31" } }, "/metadata/cc-exp"],
   ];
   for (const [what, params, path] of cases) {
     it(`${what}: refused at ${path}, nothing sent, neither the number nor the CVV shown`, async () => {

@@ -5,7 +5,7 @@
 import type { StandardSchemaV1 } from "../call.js";
 import { RequestValidationError, RowValidationError, type ValidationIssue } from "../errors.js";
 import { wrapParams } from "./envelope.js";
-import { put } from "./objects.js";
+import { copyInto, put } from "./objects.js";
 import type { OperationSpec } from "./operation.js";
 import { pointerOf } from "./pointer.js";
 import type { CallResult, HttpInput } from "./transport.js";
@@ -17,63 +17,92 @@ export const isPlainObject = (v: unknown): v is Record<string, unknown> => {
 };
 
 /**
- * Values JSON would not carry as they are, wherever they are (also inside objects the spec leaves
- * open, where the validator does not look): NaN and ±Infinity pass a JSON Schema `number` and
- * would be sent as `null`; a BigInt, a function or a symbol would fail or silently vanish; an array
- * hole or `undefined` item would become `null`; a Map, a Set or binary data would be sent as `{}`;
- * and an object that contains itself has no end. Each is refused at its path. Objects with their
- * own `toJSON` (a Date) go as their JSON says. The path is built only for a value found (this runs
- * on every call).
+ * The input as JSON will write it, with the values JSON would not carry as they are refused at their
+ * path. What the checks after this read is what is sent: an object with a `toJSON` (a Date, a value
+ * object) is replaced by what its `toJSON` answers, a boxed primitive (`new String(…)`) by its value,
+ * and their insides are walked like the rest. A card number a value object wrote passed the card
+ * guard, which saw only the object. Nothing is copied unless something in it was replaced (this runs
+ * on every call), and the path is built only for a value refused.
+ *
+ * Refused: NaN and ±Infinity (they pass a JSON Schema `number` and would be sent as `null`), an
+ * invalid Date (`null`), a BigInt, a function or a symbol (they fail or silently vanish), an array
+ * hole or `undefined` item (`null`), a Map, a Set or binary data (`{}`), a `toJSON` that throws, and
+ * an object that contains itself.
  */
-export function unsendable(value: unknown, prefix: string, keys: string[] = [], issues: ValidationIssue[] = [], within: object[] = []): ValidationIssue[] {
+export function asSent(value: unknown, prefix: string, issues: ValidationIssue[], keys: string[] = [], within: object[] = []): unknown {
+  if (value !== null && typeof value === "object") {
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === "function") {
+      if (value instanceof Date && Number.isNaN(value.getTime())) return refuse(issues, prefix, keys, "is an invalid Date: JSON would send null");
+      try {
+        value = toJSON.call(value, keys.length ? keys[keys.length - 1] : "");
+      } catch {
+        return refuse(issues, prefix, keys, "has a toJSON that failed: JSON cannot write it");
+      }
+    }
+    if (value instanceof Number || value instanceof String || value instanceof Boolean) value = value.valueOf();
+    else if (typeof BigInt === "function" && value instanceof BigInt) value = value.valueOf();
+  }
   switch (typeof value) {
     case "number":
       if (!Number.isFinite(value)) refuse(issues, prefix, keys, `must be a finite number, not ${value}`);
-      return issues;
+      return value;
     case "bigint":
-      refuse(issues, prefix, keys, "must be a number or a decimal string, not a BigInt (JSON has no BigInt)");
-      return issues;
+      return refuse(issues, prefix, keys, "must be a number or a decimal string, not a BigInt (JSON has no BigInt)");
     case "function":
     case "symbol":
-      refuse(issues, prefix, keys, `cannot be sent as JSON (a ${typeof value})`);
-      return issues;
+      return refuse(issues, prefix, keys, `cannot be sent as JSON (a ${typeof value})`);
     case "object":
-      break;
+      return value === null ? value : sentObject(value, prefix, issues, keys, within);
     default:
-      return issues;
+      return value;
   }
-  if (value === null || typeof (value as { toJSON?: unknown }).toJSON === "function") return issues;
+}
+
+/** An object's or an array's insides as sent (asSent): the same object when nothing in it was replaced, else a plain copy. */
+function sentObject(value: object, prefix: string, issues: ValidationIssue[], keys: string[], within: object[]): unknown {
   if (value instanceof Map || value instanceof Set || value instanceof WeakMap || value instanceof WeakSet || value instanceof ArrayBuffer || ArrayBuffer.isView(value)) {
-    refuse(issues, prefix, keys, "would be sent as {}: pass a plain object or an array");
-    return issues;
+    return refuse(issues, prefix, keys, "would be sent as {}: pass a plain object or an array");
   }
-  if (within.includes(value)) {
-    refuse(issues, prefix, keys, "contains itself: JSON cannot write it");
-    return issues;
-  }
+  if (within.includes(value)) return refuse(issues, prefix, keys, "contains itself: JSON cannot write it");
   within.push(value);
+  let copy: unknown[] | Record<string, unknown> | undefined;
   if (Array.isArray(value)) {
+    let items: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       keys.push(String(i));
-      if (value[i] === undefined) refuse(issues, prefix, keys, "is missing or undefined: JSON would send null");
-      else unsendable(value[i], prefix, keys, issues, within);
+      const item: unknown = value[i];
+      const sent = item === undefined ? refuse(issues, prefix, keys, "is missing or undefined: JSON would send null") : asSent(item, prefix, issues, keys, within);
+      if (sent !== item) {
+        items ??= value.slice();
+        items[i] = sent;
+      }
       keys.pop();
     }
+    copy = items;
   } else {
+    let fields: Record<string, unknown> | undefined;
     for (const k in value) {
       if (!Object.hasOwn(value, k)) continue;
       keys.push(k);
-      unsendable((value as Record<string, unknown>)[k], prefix, keys, issues, within);
+      const v = (value as Record<string, unknown>)[k];
+      const sent = asSent(v, prefix, issues, keys, within);
+      if (sent !== v) {
+        fields ??= copyInto({}, value);
+        put(fields, k, sent);
+      }
       keys.pop();
     }
+    copy = fields;
   }
   within.pop();
-  return issues;
+  return copy ?? value;
 }
 
-/** Adds a problem at the path the walk is at. */
-function refuse(issues: ValidationIssue[], prefix: string, keys: string[], message: string): void {
+/** Adds a problem at the path the walk is at (and answers undefined: nothing of it is sent). */
+function refuse(issues: ValidationIssue[], prefix: string, keys: string[], message: string): undefined {
   issues.push({ path: prefix + pointerOf(keys), message });
+  return undefined;
 }
 
 /** The longest delay `setTimeout` keeps (about 24.8 days). */

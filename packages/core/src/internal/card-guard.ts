@@ -8,14 +8,67 @@
 import type { ValidationIssue } from "../errors.js";
 import { pointerOf } from "./pointer.js";
 
-/** Property names that carry card data: what a form or a careless copy of one would send. */
+/**
+ * Names that carry card data, as `nameForm` writes them: what a form (HTML's `cc-number`, `cc-exp`,
+ * `cc-csc`), a gateway's field or a careless copy of one would send: the number, its expiry, its
+ * security code, its holder, a PIN.
+ */
 const CARD_NAME =
-  /^(pan|cvv2?|cvc2?|cvn|cid|card|cards|carddata|card_?(no|num|number|pan|data|cvv|cvc|holder)|cc|ccn|cc_?(num|number|cvv)|credit_?card(_?number)?|security_?code|primary_?account_?number)$/i;
+  /^(pan|cvv2?|cvc2?|cvn|cid|csc|card|cards|carddata|card(no|num|number|pan|data|cvv|cvc|csc|holder|holdername|exp|expiry|expdate)|cc|ccn|cc(num|number|cvv|csc|exp|expmonth|expyear|name)|creditcard(no|number)?|securitycode|primaryaccountnumber|exp|expiry|expiration|expdate|expirydate|expirationdate|(exp|expiry|expiration)(month|year|mm|yy|yyyy)|validthru|validuntil|pin|pinblock)$/;
 
-/** True when a value is written like a card number: 13 to 19 digits (spaces and dashes aside) that pass the Luhn check. */
+/** Letters of other scripts drawn like the Latin ones of those names: a key `сvv` (Cyrillic с) reads as `cvv` to a person and to a careless server. */
+const LOOK_ALIKES: Readonly<Record<string, string>> = {
+  а: "a",
+  в: "b",
+  с: "c",
+  е: "e",
+  н: "h",
+  і: "i",
+  ј: "j",
+  к: "k",
+  м: "m",
+  о: "o",
+  р: "p",
+  ѕ: "s",
+  т: "t",
+  у: "y",
+  х: "x",
+  α: "a",
+  ε: "e",
+  ι: "i",
+  κ: "k",
+  ν: "v",
+  ο: "o",
+  ρ: "p",
+  τ: "t",
+  υ: "u",
+};
+
+const LOOK_ALIKE = new RegExp(`[${Object.keys(LOOK_ALIKES).join("")}]`, "g");
+
+/** A property name as the guard compares it: compatibility forms folded (full-width letters), lower case, look-alikes as Latin, no spaces or separators (`Card_Number `, `card-number`). */
+function nameForm(name: string): string {
+  return name
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]/gu, "")
+    .replace(LOOK_ALIKE, (c) => LOOK_ALIKES[c]!);
+}
+
+/** True when a property name reads as one that carries card data. */
+export const isCardName = (name: string): boolean => CARD_NAME.test(nameForm(name));
+
+/** Digits in groups of four with dots between (`4111.1111.1111.1111`): a card number's dots, not a decimal's or a timestamp's. */
+const DOTTED_GROUPS = /^\d{4}(\.\d{1,4}){2,}$/;
+
+/**
+ * True when a value is written like a card number: 13 to 19 digits (spaces and dashes aside, dots
+ * between groups of four, full-width digits as digits) that pass the Luhn check.
+ */
 export function looksLikeCardNumber(value: unknown): boolean {
   if (typeof value !== "string" && typeof value !== "number") return false;
-  const digits = String(value).replace(/[\s-]/g, "");
+  const written = String(value).normalize("NFKC").replace(/[\s-]/g, "");
+  const digits = DOTTED_GROUPS.test(written) ? written.replace(/\./g, "") : written;
   if (!/^\d{13,19}$/.test(digits)) return false;
   let sum = 0;
   for (let i = 0; i < digits.length; i++) {
@@ -42,7 +95,7 @@ function searchOpen(value: unknown, keys: string[], prefix: string, issues: Vali
   for (const [k, v] of Object.entries(value)) {
     if (within.length === 1 && declared.includes(k)) continue;
     keys.push(k);
-    if (CARD_NAME.test(k)) issues.push({ path: prefix + pointerOf(keys), message: `is named like card data: ${NEVER}` });
+    if (isCardName(k)) issues.push({ path: prefix + pointerOf(keys), message: `is named like card data: ${NEVER}` });
     else searchOpen(v, keys, prefix, issues, [], within);
     keys.pop();
   }
@@ -67,7 +120,7 @@ const cardFieldSets = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
 function cardFieldsOf(sensitive: ReadonlySet<string>): ReadonlySet<string> {
   let fields = cardFieldSets.get(sensitive);
   if (!fields) {
-    fields = new Set([...sensitive].filter((name) => CARD_NAME.test(name)));
+    fields = new Set([...sensitive].filter(isCardName));
     cardFieldSets.set(sensitive, fields);
   }
   return fields;

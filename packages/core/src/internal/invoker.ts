@@ -7,7 +7,7 @@ import type { CallOptions, IdempotencyOptions, OpenParamsOptions, RowsOption, St
 import { ConfigurationError, RequestValidationError, type ValidationIssue } from "../errors.js";
 import type { BinaryFile } from "../file.js";
 import type { ChainStore, Holder, JournalStore, LeaseStore } from "../stores.js";
-import { checkCallOptions, checkExtraParams, checkedRows, checkRowSchema, isPlainObject, split, unsendable } from "./call-input.js";
+import { asSent, checkCallOptions, checkExtraParams, checkedRows, checkRowSchema, isPlainObject, split } from "./call-input.js";
 import { cardDataIssues } from "./card-guard.js";
 import { HeaderChain, type LeaseOptions } from "./chain.js";
 import { type CodecContext, type CodecRegistry, checkPeriod, encodeInput, missingCodecs } from "./codecs.js";
@@ -234,17 +234,24 @@ async function preparedLater(call: Checking, encoded: Record<string, unknown> | 
 }
 
 /** The checks on the encoded input (the options before encoding, the period just after it), then its place in the request, fixed. */
-function checked({ options, sensitive, target, op, callOptions, ctx }: Checking, encoded: Record<string, unknown>): PreparedCall {
+function checked({ options, sensitive, target, op, callOptions, ctx }: Checking, given: Record<string, unknown>): PreparedCall {
   const { checks = {} } = options;
-  const { extraParams, rows } = callOptions;
-  if (options.validateRequests !== false && op.validateInput && !op.validateInput(encoded)) {
-    throw new RequestValidationError(op.id, validatorIssues(op.validateInput));
+  const { rows } = callOptions;
+  const validate = options.validateRequests !== false && op.validateInput;
+  if (validate && !op.validateInput!(given)) throw new RequestValidationError(op.id, validatorIssues(op.validateInput!));
+  // From here on every check reads what is sent (asSent): the JSON that values with a toJSON write.
+  const issues: ValidationIssue[] = [];
+  const encoded = asSent(given, "", issues) as Record<string, unknown>;
+  const extraParams = callOptions.extraParams && (asSent(callOptions.extraParams, "(extraParams)", issues) as Record<string, unknown>);
+  if (issues.length === 0) {
+    // A value's toJSON changed what is sent: the spec's schema is checked on that too.
+    if (validate && encoded !== given && !op.validateInput!(encoded)) throw new RequestValidationError(op.id, validatorIssues(op.validateInput!));
+    // Card data never in the clear, where the validator cannot see it (open objects, extraParams) or in a cryptogram's place.
+    issues.push(...cardDataIssues(encoded, op.openAt, extraParams, sensitive));
   }
-  const issues = unsendable(encoded, "");
-  if (extraParams) unsendable(extraParams, "(extraParams)", [], issues);
-  // Card data never in the clear, where the validator cannot see it (open objects, extraParams) or in a cryptogram's place.
-  if (issues.length === 0) issues.push(...cardDataIssues(encoded, op.openAt, extraParams, sensitive));
-  for (const name of op.checks ?? []) issues.push(...checks[name]!(encoded, ctx));
+  // The named checks read the input as given where some of it cannot be sent (as they always did).
+  const input = issues.length ? given : encoded;
+  for (const name of op.checks ?? []) issues.push(...checks[name]!(input, ctx));
   if (issues.length) throw new RequestValidationError(op.id, issues);
   const http = split(op, encoded, extraParams);
   const wantsFile = op.binaryWhen !== undefined && Object.entries(op.binaryWhen).every(([k, v]) => encoded[k] === v);
