@@ -117,14 +117,18 @@ export interface SendExtras {
   record?: CallRecord;
 }
 
-/** The escape hatch's row: a POST through the client's first scheme, never retried. */
-const rawOperation = (security: string[]): OperationSpec => ({
+/**
+ * The escape hatch's rows, through the client's first scheme, never retried. A request of another
+ * method than GET or HEAD may move money for all the SDK knows of its path, so it is also never sent
+ * again elsewhere: a cash-out request sent through `raw` followed a 307 and reached the service twice.
+ */
+const rawOperation = (security: string[], reads: boolean): OperationSpec => ({
   id: "raw",
-  method: "post",
+  method: reads ? "get" : "post",
   path: "",
   security,
   idempotent: false,
-  movesMoney: false,
+  movesMoney: !reads,
   body: true,
   envelope: { params: "" },
   unwrap: { at: [""] },
@@ -156,7 +160,8 @@ export class Transport<Paths extends {} = Record<string, never>> {
       redactBody: (body) => this.#redactBody(body),
     };
     // The escape hatch: openapi-fetch typed by the spec, over our attempts with the client's first scheme.
-    const rawOp = rawOperation(Object.keys(options.schemes ?? {}).slice(0, 1));
+    const rawScheme = Object.keys(options.schemes ?? {}).slice(0, 1);
+    const [rawRead, rawWrite] = [rawOperation(rawScheme, true), rawOperation(rawScheme, false)];
     this.raw = createClient({
       baseUrl: options.baseUrl,
       headers: options.headers,
@@ -167,7 +172,8 @@ export class Transport<Paths extends {} = Record<string, never>> {
           put(headers, k, v);
         });
         const prepared = { url: request.url, method: request.method, headers, body };
-        const state = this.#state(rawOp, {}, prepared, undefined, [], undefined);
+        const reads = request.method === "GET" || request.method === "HEAD";
+        const state = this.#state(reads ? rawRead : rawWrite, {}, prepared, undefined, [], undefined);
         try {
           return (await attempts(this.#context, prepared, state, request.signal)).response();
         } finally {
