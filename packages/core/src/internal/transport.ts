@@ -58,7 +58,7 @@ export interface TransportOptions {
   /** Per-attempt timeout in ms (until the answer's headers, and for JSON until its body is read). Default 30000. */
   timeoutMs?: number;
   retry?: RetryOptions;
-  /** Check every answer against the spec. Default false (costs CPU on large reports). */
+  /** Check every answer against the spec (`true`), none (`false`), or by default those of operations that move money or change a register. */
   validateResponses?: boolean;
   logger?: (event: LogEvent) => void;
   hooks?: Hooks;
@@ -248,7 +248,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
     try {
       const { op, input, prepared } = ready;
       // The invoker loads an operation's validators before it checks the input; a call made here directly may be the first.
-      if (op.validators && this.#options.validateResponses) return loadValidators(op).then(() => this.send(ready, options, extra));
+      if (op.validators && this.#checksAnswer(op)) return loadValidators(op).then(() => this.send(ready, options, extra));
       const state = this.#state(op, input, prepared, options.timeoutMs, extra.steps ?? [], extra.once);
       const sent = this.#attempted(op, prepared, state, options, extra);
       const { record } = extra;
@@ -300,6 +300,11 @@ export class Transport<Paths extends {} = Record<string, never>> {
     }
   }
 
+  /** Whether an operation's answers are checked against the spec: by default those that move money (an empty 200 is no payment made). */
+  #checksAnswer(op: OperationSpec): boolean {
+    return this.#options.validateResponses ?? (op.movesMoney || op.outcome !== undefined);
+  }
+
   /** What went wrong while the body arrived, as the typed error a caller sees. */
   #readFailure(e: unknown, op: OperationSpec, ctx: ErrorContext, signal: AbortSignal | undefined): PaysysError {
     if (e instanceof PaysysError) return e;
@@ -321,7 +326,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
     const text = strictText(bytes, op, ctx, excerpt);
     if (op.textAnswer) return { kind: "json", body: text, ...this.#facts(answer, state, excerpt) };
     const body = parseJson(text, contentType, op, ctx, excerpt);
-    if (op.validateResponse && this.#options.validateResponses && !op.validateResponse(body)) {
+    if (op.validateResponse && this.#checksAnswer(op) && !op.validateResponse(body)) {
       const issues = validatorIssues(op.validateResponse)
         .slice(0, 3)
         .map((i) => `${i.path || "(root)"} ${i.message}`)
