@@ -110,7 +110,9 @@ export function excerptOf(bytes: Uint8Array, contentType: string, secretAnswer: 
   if (secretAnswer) return "[REDACTED: this answer carries secrets]";
   const text = new TextDecoder().decode(bytes);
   if (looksBinary(text)) return `[binary content, ${bytes.byteLength} bytes, content-type ${contentType || "none"}]`;
-  const window = EXCERPT + 10 * Math.max(0, ...secrets.map((s) => s.length));
+  // Scrubbing shows the text with its escapes undone, up to ten characters to one (`&#1114111;`): the
+  // window is that much wider, so a secret cut at its end is past what the excerpt keeps.
+  const window = 10 * (EXCERPT + 10 * Math.max(0, ...secrets.map((s) => s.length)));
   return scrub(text.slice(0, window), secrets).slice(0, EXCERPT);
 }
 

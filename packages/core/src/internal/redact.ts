@@ -61,14 +61,51 @@ function forms(secret: string): string[] {
  */
 export const withoutUrlCredentials = (text: string) => text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]*:[^\s/@]*@/gi, "$1");
 
-/** Cuts every known secret, in each of its echoed forms, out of a text. Short values are cut too: a captcha is short. */
-export function scrub(text: string, secrets: Iterable<string>): string {
+const JSON_ESCAPES: Readonly<Record<string, string>> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+const HTML_NAMES: Readonly<Record<string, string>> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
+const codePoint = (n: number, whole: string) => (n <= 0x10ffff ? String.fromCodePoint(n) : whole);
+
+/**
+ * A text with the escapes a server may write a secret in undone: JSON's in any style (PHP's `\/`,
+ * `\u00e9` for every non-ASCII letter, as PHP, Python and .NET write by default), HTML's character
+ * references (`&#47;`, `&#x2F;`) and percent-encoding in either case. A secret echoed that way was
+ * in an error's body excerpt, where only the forms `JSON.stringify` writes were cut.
+ */
+function unescaped(text: string): string {
+  return text
+    .replace(/\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))/g, (_, hex: string | undefined, c: string | undefined) =>
+      hex ? String.fromCharCode(Number.parseInt(hex, 16)) : JSON_ESCAPES[c!]!,
+    )
+    .replace(/&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|(amp|lt|gt|quot|apos));/g, (whole, dec: string | undefined, hex: string | undefined, name: string | undefined) =>
+      name ? HTML_NAMES[name]! : codePoint(dec ? Number(dec) : Number.parseInt(hex!, 16), whole),
+    )
+    .replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => {
+      try {
+        return decodeURIComponent(run);
+      } catch {
+        return run; // not UTF-8: left as it is
+      }
+    });
+}
+
+/** Cuts every known secret, in each of its `forms`, out of a text. */
+function cut(text: string, secrets: Iterable<string>): string {
   let out = text;
   for (const s of secrets) {
     if (!s) continue;
     for (const f of forms(s)) if (out.includes(f)) out = out.split(f).join(REDACTED);
   }
   return out;
+}
+
+/**
+ * Cuts every known secret out of a text, in each of its echoed forms and under any escaping (the text
+ * is shown with its escapes undone, once cut as written: a secret that itself looks escaped goes too).
+ * Short values are cut too: a captcha is short. A text is left as it is when there is no secret.
+ */
+export function scrub(text: string, secrets: Iterable<string>): string {
+  const list = [...secrets].filter(Boolean);
+  return list.length === 0 ? text : cut(unescaped(cut(text, list)), list);
 }
 
 /**

@@ -1,0 +1,53 @@
+// A secret a server echoes back is cut out of every error text, however the server escaped it: JSON
+// in PHP's, Python's or .NET's style (`\/`, `\u0410`), HTML character references, percent-encoding in
+// either case. Only the forms `JSON.stringify` writes were cut: a password with a slash or a Cyrillic
+// letter, echoed by PHP's json_encode, was in an error's body excerpt (a hostile probe).
+import { describe, expect, it } from "vitest";
+import { excerptOf } from "../src/internal/read.js";
+import { REDACTED, scrub } from "../src/internal/redact.js";
+
+/** How PHP's json_encode, Python's json.dumps and .NET write a string by default: `/` escaped (PHP), every non-ASCII character as \uXXXX. */
+const asciiJson = (s: string) =>
+  JSON.stringify(s)
+    .replace(/\//g, "\\/")
+    .replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+const htmlRefs = (s: string) => [...s].map((c) => (/[a-z0-9]/i.test(c) ? c : `&#${c.codePointAt(0)};`)).join("");
+const hexRefs = (s: string) => [...s].map((c) => (/[a-z0-9]/i.test(c) ? c : `&#x${c.codePointAt(0)!.toString(16)};`)).join("");
+const lowerPercent = (s: string) => encodeURIComponent(s).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
+
+describe("scrub", () => {
+  const secrets = ["Tiger/Lily-2026", "Пароль-2026", "tok/en+x=="];
+  it.each([
+    ["JSON as PHP, Python and .NET write it", asciiJson],
+    ["HTML decimal references", htmlRefs],
+    ["HTML hexadecimal references", hexRefs],
+    ["percent-encoding in lower case", lowerPercent],
+  ])("cuts a secret echoed in %s", (_how, written) => {
+    for (const secret of secrets) {
+      const text = scrub(`{"message":"bad login ${written(secret).replace(/^"|"$/g, "")} for user"}`, secrets);
+      expect(text, secret).toContain(REDACTED);
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(written(secret).replace(/^"|"$/g, ""));
+    }
+  });
+
+  it("cuts a secret that itself looks escaped, as written and as undone", () => {
+    expect(scrub("pin a%41b here", ["a%41b"])).toBe(`pin ${REDACTED} here`);
+    expect(scrub("pin aAb here", ["a%41b"])).toBe("pin aAb here");
+  });
+
+  it("leaves a text without secrets as it is", () => {
+    expect(scrub('{"a":"x\\/y"}', [])).toBe('{"a":"x\\/y"}');
+  });
+
+  it("an excerpt never shows the start of a secret cut at the end of its window, however escaped the text before it", () => {
+    const secret = "Пароль-секрет-2026";
+    // Runs of escaped Cyrillic of every length, then the secret: undone, the text shrinks six characters to one.
+    for (let n = 0; n < 200; n++) {
+      const body = `{"message":"${asciiJson("Ошибка ".repeat(n)).slice(1, -1)}${asciiJson(secret).slice(1, -1)}"}`;
+      const excerpt = excerptOf(new TextEncoder().encode(body), "application/json", false, [secret], scrub);
+      expect(excerpt, `after ${n} words`).not.toMatch(/П|\\u041f/);
+      expect(excerpt.length).toBeLessThanOrEqual(200);
+    }
+  });
+});
