@@ -179,7 +179,20 @@ function journalParts(options: InvokerOptions, invoke: (op: OperationSpec, param
     });
   }
   const sensitiveKeys = new Set(options.sensitiveKeys ?? []);
-  const journal = new Journal({ store: j.store, namespace: j.namespace, holder, operations, chain, sensitiveKeys, timeoutMs: j.timeoutMs, landingMs: j.landingMs, query: invoke });
+  // Registers are the service's (chainNamespace), journal keys the account's (namespace, which begins with it).
+  const registerPrefix = j.chainNamespace !== undefined && j.namespace.startsWith(`${j.chainNamespace} `) ? `${j.chainNamespace} ` : undefined;
+  const journal = new Journal({
+    store: j.store,
+    namespace: j.namespace,
+    registerPrefix,
+    holder,
+    operations,
+    chain,
+    sensitiveKeys,
+    timeoutMs: j.timeoutMs,
+    landingMs: j.landingMs,
+    query: invoke,
+  });
   return { chain, journal };
 }
 

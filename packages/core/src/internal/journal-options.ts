@@ -10,6 +10,12 @@ export interface JournalOptions {
   store: JournalStore;
   /** Keys of this client, apart from every other client of the store (`fiscal https://… 77771112233`). */
   namespace: string;
+  /**
+   * What the keys of every client that shares this client's registers begin with (`fiscal https://… `:
+   * every login of the service). A register's pending intents are resolved before anything new is sent
+   * on it, whichever login sent them. Default: this client's own keys.
+   */
+  registerPrefix?: string;
   holder: Holder;
   /** The interface's operations (the status queries are found here). */
   operations: Readonly<Record<string, OperationSpec>>;

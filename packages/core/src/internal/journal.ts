@@ -21,6 +21,7 @@ import type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "
 import { holderIsGone } from "./holder.js";
 import type { JournaledCall, JournalOptions } from "./journal-options.js";
 import { askAgainAt, landingUntil, landsUntil, noteLanding, settleRefused, windowEnd } from "./landing.js";
+import { noteNeverSent, takeNeverSent } from "./never-sent.js";
 import type { OperationSpec } from "./operation.js";
 import { defaultKey, ended, isRefusal, learnOutcomeAt, probeParams, refusalOf } from "./outcome.js";
 import { answerLost, keyInUse, keyReused, notApplied, outcomeUnknown, refusedBefore } from "./outcome-errors.js";
@@ -121,7 +122,12 @@ export class Journal implements ClientJournal {
   // in the store it is `<namespace>/<operation>/<key>`.
   #prefix = () => `${this.#o.namespace}/`;
   #full = (ref: JournalRef) => `${this.#prefix()}${ref.operation}/${ref.key}`;
-  #short = (full: string) => full.slice(this.#prefix().length).replace(/^[^/]*\//, "");
+  /** A key as its caller gave it; another login's (a register's intent) without its account either. */
+  #short = (full: string) => {
+    const own = full.startsWith(this.#prefix());
+    const namespaceEnd = own ? this.#prefix().length : full.indexOf("/", this.#o.registerPrefix?.length ?? 0) + 1;
+    return full.slice(namespaceEnd).replace(/^[^/]*\//, "");
+  };
 
   async #once(call: JournaledCall, key: string, hash: string, turn: ChainTurn | undefined): Promise<unknown> {
     const { op } = call;
@@ -163,13 +169,16 @@ export class Journal implements ClientJournal {
   /** Resolves the other pending intents of the register first: nothing new is sent on it while one is unknown. */
   async #clearScope(op: OperationSpec, turn: ChainTurn): Promise<void> {
     if (turn.clear) return;
-    const pending = await storeCall("list pending intents", () => this.#o.store.pendingIntents(this.#prefix(), turn.key));
+    // Every login's intents on the register: another cashier's receipt of unknown outcome blocks it as ours would.
+    const prefix = this.#o.registerPrefix ?? this.#prefix();
+    const pending = await storeCall("list pending intents", () => this.#o.store.pendingIntents(prefix, turn.key));
     for (const entry of pending) {
       const settled = await this.#resolve(entry, turn);
       if (isUnresolved(settled.state)) {
         const pendingKey = this.#short(entry.key);
+        const whose = entry.key.startsWith(this.#prefix()) ? "" : ", sent by another login of this service,";
         throw new UnresolvedOutcomeError(
-          `${op.id}: nothing was sent: ${entry.operation} under the key ${pendingKey} on ${turn.key} has an outcome the SDK could not learn yet; nothing new is sent on ${turn.key} until it is known (try again, or settle it with journal.settle)`,
+          `${op.id}: nothing was sent: ${entry.operation} under the key ${pendingKey}${whose} on ${turn.key} has an outcome the SDK could not learn yet; nothing new is sent on ${turn.key} until it is known (try again, or settle it with journal.settle${whose ? " of that login's client" : ""})`,
           { operation: op.id, pending: { operation: entry.operation, key: pendingKey } },
         );
       }
@@ -282,6 +291,7 @@ export class Journal implements ClientJournal {
       // behind a paused server); sent after it, the register's next request would make this intent
       // read as applied. The lease is taken again first.
       turn?.abandon();
+      noteNeverSent(intent);
       throw e;
     }
   }
@@ -293,6 +303,11 @@ export class Journal implements ClientJournal {
    */
   async #resolve(entry: JournalEntry, turn: ChainTurn | undefined): Promise<JournalEntry> {
     if (entry.state === "disputed") return entry; // only a person settles a dispute
+    if (takeNeverSent(entry)) {
+      const settlement = ended(entry, "not-applied");
+      await this.#settle(entry.key, turn, settlement);
+      return settledEntry(entry, settlement);
+    }
     const underLease = turn !== undefined && entry.scope === turn.key;
     const own = entry.holder.id === this.#o.holder.id;
     const ends = windowEnd(entry, this.#o.holder);
