@@ -39,8 +39,7 @@ const cardNumber = fc.tuple(fc.integer({ min: 12, max: 18 }), fc.stringMatching(
 });
 const cardName = fc.constantFrom("pan", "PAN", "cvv", "cvc2", "card", "cardDATA", "carddata", "card_number", "cardNumber", "ccNumber", "creditCard", "securityCode");
 /** True when a JSON value has a key that reads as card data anywhere in it. */
-const hasCardName = (v: unknown): boolean =>
-  v !== null && typeof v === "object" && Object.entries(v).some(([k, inner]) => isCardName(k) || hasCardName(inner));
+const hasCardName = (v: unknown): boolean => v !== null && typeof v === "object" && Object.entries(v).some(([k, inner]) => isCardName(k) || hasCardName(inner));
 /** JSON without anything card-like in it: the haystack. */
 const innocent = fc.jsonValue({ maxDepth: 3 }).filter((v) => !JSON.stringify(v).match(/\d{13}/) && !hasCardName(v));
 const name = fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !isCardName(k) && k !== "__proto__");
