@@ -59,10 +59,12 @@ export function buildCashoutClient(options: CashoutClientOptions): CashoutClient
   if ("password" in credentials) secrets.pin(credentials.password);
   else for (const v of Object.values(credentials.fields)) if (typeof v === "string") secrets.pin(v);
   const extract = options.extractToken ?? ((answer: Record<string, unknown>) => tokensFromAnswer("auth.authorize", "extractToken", answer));
-  const body =
+  // The login-and-password body is the spec's; another variant's fields are not shown, so they go as
+  // they are given (`extraParams`, still searched for card data), beside `authType`.
+  const [body, extraParams] =
     "password" in credentials
-      ? { authType: credentials.authType, login: credentials.login, password: credentials.password }
-      : { ...credentials.fields, authType: credentials.authType };
+      ? [{ authType: credentials.authType, login: credentials.login, password: credentials.password }, undefined]
+      : [{ authType: credentials.authType }, credentials.fields];
 
   const tokens: TokenManager = new TokenManager({
     secrets,
@@ -70,7 +72,7 @@ export function buildCashoutClient(options: CashoutClientOptions): CashoutClient
     // a call that needs the token, never by a timer: the old token dies at once.
     earlyRenewalMs: 60_000,
     lifetime: securitySchemes.cashoutToken?.tokenLifetime,
-    obtain: async () => extract(await methods.auth.authorize(body)),
+    obtain: async () => extract(await methods.auth.authorize(body, extraParams && { extraParams })),
     shared: { store: options.store ?? processStore, key: credentialId(options.baseUrl, credentials) },
   });
   const { methods, invoker, transport } = defineClient(spec, {

@@ -65,9 +65,13 @@ describe("cash-out: every operation against the sandbox", () => {
     expect(seen).toHaveLength(4);
   });
 
-  it("another authorization variant (the certificate one is a gap) sends its fields as given", async () => {
+  it("another authorization variant (the certificate one is a gap) sends its fields as given, names the spec does not show too", async () => {
     const cashout = client({
-      credentials: { authType: SANDBOX_PASSWORD_AUTH_TYPE, id: "provider01-cert", fields: { login: defaultCashoutUser.login, password: defaultCashoutUser.password } },
+      credentials: {
+        authType: SANDBOX_PASSWORD_AUTH_TYPE,
+        id: "provider01-cert",
+        fields: { login: defaultCashoutUser.login, password: defaultCashoutUser.password, certificateSerial: "7F3A" },
+      },
     });
     expect(await cashout.requests.create({ amount: 1 })).toMatchObject({ status: 1 });
   });
