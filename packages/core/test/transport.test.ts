@@ -462,6 +462,18 @@ describe("redirects", () => {
     expect(err).toMatchObject({ attempts: 6 });
     expect(s.seen).toHaveLength(6);
   });
+
+  it("a redirect loop that echoes the token in its Location: the token is in neither the message nor the error's location", async () => {
+    const tokens = new TokenManager({ obtain: async () => ({ accessToken: "loop-token-7731" }) });
+    const loop = () => new Response(null, { status: 307, headers: { location: "/op?t=loop-token-7731" } });
+    const s = script(loop(), loop(), loop(), loop(), loop(), loop(), loop());
+    const err = await transport(s.fetch, { schemes: { token: bearerScheme(tokens) } })
+      .call(op({ method: "get", body: false, security: ["token"] }), {})
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(RedirectError);
+    expect(`${err.message} ${err.location} ${JSON.stringify(err)}`).not.toContain("loop-token-7731");
+    expect(err.location).toBe("http://sandbox.test/op?t=[REDACTED]");
+  });
 });
 
 describe("paths", () => {

@@ -111,13 +111,15 @@ export async function attempts(ctx: AttemptContext, prepared: Prepared, state: C
       if (target) {
         state.endAttempt();
         answer.drop();
-        if (++redirects > MAX_REDIRECTS)
-          throw new RedirectError(`${op.id}: more than ${MAX_REDIRECTS} redirects; the last to ${scrubbed(target, state)}`, {
+        if (++redirects > MAX_REDIRECTS) {
+          const location = scrubbed(target, state);
+          throw new RedirectError(`${op.id}: more than ${MAX_REDIRECTS} redirects; the last to ${location}`, {
             operation: op.id,
             status: answer.status,
             attempts: state.attempts,
-            location: target,
+            location,
           });
+        }
         url = target;
         continue;
       }
