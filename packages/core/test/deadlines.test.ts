@@ -20,14 +20,13 @@ describe("deadlines on one timer", () => {
     stopDeadline(stopped);
     startDeadline(80, note("middle"));
     await sleep(200);
+    // In order of their times, not of their starts (fired together at the first one's time, they would come in the order they were started).
     expect(fired.map(([name]) => name)).toEqual(["short", "middle", "long"]);
     // Not before its time (libuv counts whole milliseconds: a timer may fire up to one early, and more by another clock).
     for (const [name, at] of fired) expect(at, name).toBeGreaterThanOrEqual({ short: 28, middle: 78, long: 118 }[name]!);
-    // And not at the time of the deadline it was armed for first.
-    expect(fired[0]![1]).toBeLessThan(110);
   });
 
-  it("a deadline started by one that fires is kept; one stopped by it does not fire", async () => {
+  it("a deadline started by one that fires is kept; one stopped by it does not fire, though both were due", async () => {
     const fired: string[] = [];
     let later: ReturnType<typeof startDeadline> | undefined;
     startDeadline(10, () => {
@@ -36,6 +35,8 @@ describe("deadlines on one timer", () => {
       stopDeadline(later!);
     });
     later = startDeadline(15, () => fired.push("stopped by the first"));
+    // The timer comes late (a busy process): both are due when it fires, and the first stops the other.
+    for (const start = performance.now(); performance.now() - start < 30; );
     await sleep(80);
     expect(fired).toEqual(["first", "started by the first"]);
   });

@@ -61,15 +61,15 @@ function expire(): void {
   const now = Math.max(performance.now(), armedAt);
   timer = undefined;
   armedAt = Number.POSITIVE_INFINITY;
+  referenced = false;
   const due: Deadline[] = [];
   let next = Number.POSITIVE_INFINITY;
   for (const deadline of waiting) {
     if (deadline.at <= now) due.push(deadline);
     else if (deadline.at < next) next = deadline.at;
   }
-  for (const deadline of due) waiting.delete(deadline);
   // Armed before any fires: a deadline fired runs the caller's abort listeners, which may start or stop others.
   if (next !== Number.POSITIVE_INFINITY) arm(next, next - now);
-  else referenced = false;
-  for (const deadline of due) deadline.fire();
+  // One stopped by an earlier one's listeners (a late timer found both due) does not fire, as a cleared timer would not.
+  for (const deadline of due) if (waiting.delete(deadline)) deadline.fire();
 }
