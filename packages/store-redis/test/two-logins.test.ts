@@ -32,14 +32,16 @@ const registered = (name: string) => sb.fiscal.documents(REGISTER).filter((d) =>
 it("a receipt of cashier A whose outcome is unknown blocks the register for cashier B too, and is never read as registered when it was not", async () => {
   const prefix = uniquePrefix("two-logins");
   const store = new RedisStore(await redis.client(), { prefix });
-  const tillA = createFiscalClient({
-    baseUrl: sb.fiscalUrl,
-    credentials: { login: defaultFiscalUser.PhoneLogin, password: defaultFiscalUser.Password },
-    store,
-    holder: "till-a",
-    landingMs: 300,
-    lease: { lingerMs: 0 },
-  });
+  const tillOfA = () =>
+    createFiscalClient({
+      baseUrl: sb.fiscalUrl,
+      credentials: { login: defaultFiscalUser.PhoneLogin, password: defaultFiscalUser.Password },
+      store,
+      holder: "till-a",
+      landingMs: 300,
+      lease: { lingerMs: 0 },
+    });
+  const tillA = tillOfA();
   const tillB = createFiscalClient({
     baseUrl: sb.fiscalUrl,
     credentials: { login: second.PhoneLogin, password: second.Password },
@@ -65,14 +67,7 @@ it("a receipt of cashier A whose outcome is unknown blocks the register for cash
   );
 
   // A comes back and recovers: its receipt x was never registered.
-  const tillA2 = createFiscalClient({
-    baseUrl: sb.fiscalUrl,
-    credentials: { login: defaultFiscalUser.PhoneLogin, password: defaultFiscalUser.Password },
-    store,
-    holder: "till-a",
-    landingMs: 300,
-    lease: { lingerMs: 0 },
-  });
+  const tillA2 = tillOfA();
   const recovered = await tillA2.journal.recover();
   const again = await tillA2.operations.sale(receipt("x"), { idempotencyKey: "x" }).catch((e: unknown) => e);
   await tillA2.close();
