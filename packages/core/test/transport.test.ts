@@ -410,6 +410,25 @@ describe("answer size and content", () => {
   });
 });
 
+describe("an answer that gives a key twice", () => {
+  const twice = () => new Response('{"id":"p-1","error":"declined","error":null}', { headers: { "content-type": "application/json" } });
+  it("of an operation that moves money: an UnexpectedResponseError, not the last value JSON.parse keeps", async () => {
+    const err = await transport(script(twice()).fetch)
+      .call(op({ idempotent: false, movesMoney: true }), { body: { amount: 1 } })
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(UnexpectedResponseError);
+    expect(err.message).toContain('the key "error" twice');
+  });
+
+  it("of a read, whose answers are not checked unless asked: read as JSON.parse reads it", async () => {
+    expect(await transport(script(twice()).fetch).call(op(), { body: {} })).toMatchObject({ body: { id: "p-1", error: null } });
+    const checked = await transport(script(twice()).fetch, { validateResponses: true })
+      .call(op(), { body: {} })
+      .catch((e) => e);
+    expect(checked).toBeInstanceOf(UnexpectedResponseError);
+  });
+});
+
 describe("redirects", () => {
   it("follows a 307 on the same origin with the same method, body and credentials", async () => {
     const tokens = new TokenManager({ obtain: async () => ({ accessToken: "t1" }) });

@@ -31,6 +31,7 @@ import { pathOf } from "./path-template.js";
 import { httpFor } from "./platform.js";
 import { ERROR_BODY_LIMIT, excerptOf, jsonOrUndefined, parseJson, type ReadBody, readBody, strictText } from "./read.js";
 import { collectSecrets, redactValue, type SecretSet, scrub } from "./redact.js";
+import { repeatedKey } from "./repeated-key.js";
 import { isRetryableStatus, type RetryOptions, retryDefaults, retryDelay } from "./retry.js";
 import type { AttemptStep, SecurityScheme } from "./steps.js";
 import type { CallRecord } from "./telemetry.js";
@@ -326,6 +327,16 @@ export class Transport<Paths extends {} = Record<string, never>> {
     const text = strictText(bytes, op, ctx, excerpt);
     if (op.textAnswer) return { kind: "json", body: text, ...this.#facts(answer, state, excerpt) };
     const body = parseJson(text, contentType, op, ctx, excerpt);
+    const repeated = this.#checksAnswer(op) && body !== null && typeof body === "object" ? repeatedKey(text) : undefined;
+    if (repeated !== undefined) {
+      throw new UnexpectedResponseError(
+        `${op.id}: the answer gives the key ${JSON.stringify(repeated.slice(0, 40))} twice in one object; which value the service meant is unknown${outcomeNote(op)}`,
+        {
+          ...ctx,
+          bodyExcerpt: excerpt(),
+        },
+      );
+    }
     if (op.validateResponse && this.#checksAnswer(op) && !op.validateResponse(body)) {
       const issues = validatorIssues(op.validateResponse)
         .slice(0, 3)
