@@ -30,6 +30,31 @@ describe("asSent", () => {
     expect(input.when).toBe(when);
   });
 
+  it("writes what JSON writes when a toJSON answers an object with a toJSON of its own (JSON does not ask it), and nothing in what is sent has one", () => {
+    class Inner {
+      toJSON() {
+        return PAN;
+      }
+    }
+    class List extends Array {
+      toJSON() {
+        return PAN;
+      }
+    }
+    const input = {
+      ref: { toJSON: () => new Inner() },
+      list: { toJSON: () => List.from(["a", new Inner()]) },
+      date: { toJSON: () => new Date(0) },
+      nested: { toJSON: () => ({ child: new Inner() }) },
+    };
+    const sent = asSent(input, "", []);
+    expect(JSON.stringify(sent)).toBe(JSON.stringify(input));
+    expect(JSON.stringify(sent)).toBe(`{"ref":{},"list":["a","${PAN}"],"date":{},"nested":{"child":"${PAN}"}}`);
+    const anyToJSON = (v: unknown): boolean =>
+      v !== null && typeof v === "object" && (typeof (v as { toJSON?: unknown }).toJSON === "function" || Object.values(v).some(anyToJSON));
+    expect(anyToJSON(sent)).toBe(false);
+  });
+
   it("refuses at its path what JSON would not carry, inside what a toJSON wrote too, never showing the value", () => {
     const issues: { path: string; message: string }[] = [];
     asSent(
@@ -83,13 +108,19 @@ describe("a call checks what it sends", () => {
     expect(sent()).toBe(0);
   });
 
+  it("words an open body may use for its own ends are not card data: a request's lifetime, a code", async () => {
+    const { call, sent } = setup();
+    expect(await call({ metadata: { exp: 1, expiry: "P3D", expiration: "2026-12-01", validUntil: "2026-12-01", pin: "4821" } })).toEqual({ ok: 1 });
+    expect(sent()).toBe(1);
+  });
+
   it("a decimal or a timestamp with a dot is not a card number, though its digits pass the Luhn check", async () => {
     const { call, sent } = setup();
     expect(await call({ metadata: { at: "1700000000.103", n: 1700000000.103 } })).toEqual({ ok: 1 });
     expect(sent()).toBe(1);
   });
 
-  it.each(["cvv ", "сvv", "ｃｖｖ", "CVV-2", "exp_month", "cc-exp", "card expiry", "pin"])("a field named %j in an open object: refused, nothing sent", async (name) => {
+  it.each(["cvv ", "сvv", "ｃｖｖ", "CVV-2", "exp_month", "cc-exp", "card expiry", "pin_block"])("a field named %j in an open object: refused, nothing sent", async (name) => {
     const { call, sent } = setup();
     const e = await call({ metadata: { [name]: "123" } }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(RequestValidationError);

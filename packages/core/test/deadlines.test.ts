@@ -4,7 +4,7 @@
 // armed for the next attempt, so it must stop holding the process once nothing waits).
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { startDeadline, stopDeadline } from "../src/internal/deadlines.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -39,6 +39,22 @@ describe("deadlines on one timer", () => {
     for (const start = performance.now(); performance.now() - start < 30; );
     await sleep(80);
     expect(fired).toEqual(["first", "started by the first"]);
+  });
+
+  it("a deadline started once fake timers are gone fires, though the timer was last armed on a fake one", async () => {
+    vi.useFakeTimers();
+    try {
+      stopDeadline(startDeadline(500, () => {}));
+    } finally {
+      vi.useRealTimers();
+    }
+    let fired = false;
+    startDeadline(60_000, () => {}); // later than the fake one: before, only this would have kept the timer
+    startDeadline(20, () => {
+      fired = true;
+    });
+    await sleep(150);
+    expect(fired).toBe(true);
   });
 
   it("fires a thousand deadlines once each", async () => {

@@ -31,6 +31,19 @@ describe("scrub", () => {
     }
   });
 
+  it("cuts a secret a form wrote (a space as +, `!` as %21) and one escaped twice (JSON quoting JSON)", () => {
+    const spaced = "my pass@word!";
+    const form = `password=${new URLSearchParams([["", spaced]]).toString().slice(1)}&user=shop01`;
+    expect(form).toContain("my+pass%40word%21");
+    expect(scrub(form, [spaced])).toBe(`password=${REDACTED}&user=shop01`);
+    const cyrillic = "Пароль-2026";
+    const twice = JSON.stringify({ detail: `upstream: ${asciiJson(JSON.stringify({ password: cyrillic }))}` });
+    expect(twice).toContain("\\\\u041f");
+    const text = scrub(twice, [cyrillic]);
+    expect(text).toContain(REDACTED);
+    expect(text).not.toMatch(/П|041f/i);
+  });
+
   it("cuts a secret that itself looks escaped, as written and as undone", () => {
     expect(scrub("pin a%41b here", ["a%41b"])).toBe(`pin ${REDACTED} here`);
     expect(scrub("pin aAb here", ["a%41b"])).toBe("pin aAb here");

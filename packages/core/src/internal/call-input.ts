@@ -30,9 +30,11 @@ export const isPlainObject = (v: unknown): v is Record<string, unknown> => {
  * an object that contains itself.
  */
 export function asSent(value: unknown, prefix: string, issues: ValidationIssue[], keys: string[] = [], within: object[] = []): unknown {
+  let written = false;
   if (value !== null && typeof value === "object") {
     const toJSON = (value as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === "function") {
+      written = true;
       if (value instanceof Date && Number.isNaN(value.getTime())) return refuse(issues, prefix, keys, "is an invalid Date: JSON would send null");
       try {
         value = toJSON.call(value, keys.length ? keys[keys.length - 1] : "");
@@ -53,14 +55,19 @@ export function asSent(value: unknown, prefix: string, issues: ValidationIssue[]
     case "symbol":
       return refuse(issues, prefix, keys, `cannot be sent as JSON (a ${typeof value})`);
     case "object":
-      return value === null ? value : sentObject(value, prefix, issues, keys, within);
+      return value === null ? value : sentObject(value, prefix, issues, keys, within, written);
     default:
       return value;
   }
 }
 
-/** An object's or an array's insides as sent (asSent): the same object when nothing in it was replaced, else a plain copy. */
-function sentObject(value: object, prefix: string, issues: ValidationIssue[], keys: string[], within: object[]): unknown {
+/**
+ * An object's or an array's insides as sent (asSent): the same object when nothing in it was
+ * replaced, else a plain copy. What a `toJSON` answered is always copied: JSON does not ask it for a
+ * `toJSON` of its own, and the request's `JSON.stringify` would (a value object answering another,
+ * whose `toJSON` writes a card number: JSON writes `{}`, and the guard saw `{}`).
+ */
+function sentObject(value: object, prefix: string, issues: ValidationIssue[], keys: string[], within: object[], written: boolean): unknown {
   if (value instanceof Map || value instanceof Set || value instanceof WeakMap || value instanceof WeakSet || value instanceof ArrayBuffer || ArrayBuffer.isView(value)) {
     return refuse(issues, prefix, keys, "would be sent as {}: pass a plain object or an array");
   }
@@ -73,8 +80,8 @@ function sentObject(value: object, prefix: string, issues: ValidationIssue[], ke
       keys.push(String(i));
       const item: unknown = value[i];
       const sent = item === undefined ? refuse(issues, prefix, keys, "is missing or undefined: JSON would send null") : asSent(item, prefix, issues, keys, within);
-      if (sent !== item) {
-        items ??= value.slice();
+      if (sent !== item || written) {
+        items ??= Array.from(value);
         items[i] = sent;
       }
       keys.pop();
@@ -87,7 +94,7 @@ function sentObject(value: object, prefix: string, issues: ValidationIssue[], ke
       keys.push(k);
       const v = (value as Record<string, unknown>)[k];
       const sent = asSent(v, prefix, issues, keys, within);
-      if (sent !== v) {
+      if (sent !== v || written) {
         fields ??= copyInto({}, value);
         put(fields, k, sent);
       }
@@ -96,6 +103,8 @@ function sentObject(value: object, prefix: string, issues: ValidationIssue[], ke
     copy = fields;
   }
   within.pop();
+  // An empty object or array a toJSON answered is copied too (it may have a toJSON of its own).
+  if (written && copy === undefined) return Array.isArray(value) ? [] : {};
   return copy ?? value;
 }
 

@@ -11,10 +11,11 @@ import { pointerOf } from "./pointer.js";
 /**
  * Names that carry card data, as `nameForm` writes them: what a form (HTML's `cc-number`, `cc-exp`,
  * `cc-csc`), a gateway's field or a careless copy of one would send: the number, its expiry, its
- * security code, its holder, a PIN.
+ * security code, its holder, a PIN block. Not the bare words an open body may use for its own ends
+ * (`exp`, `expiry`, `expiration`, `validUntil`, `pin`: a request's lifetime, a cash-out code).
  */
 const CARD_NAME =
-  /^(pan|cvv2?|cvc2?|cvn|cid|csc|card|cards|carddata|card(no|num|number|pan|data|cvv|cvc|csc|holder|holdername|exp|expiry|expdate)|cc|ccn|cc(num|number|cvv|csc|exp|expmonth|expyear|name)|creditcard(no|number)?|securitycode|primaryaccountnumber|exp|expiry|expiration|expdate|expirydate|expirationdate|(exp|expiry|expiration)(month|year|mm|yy|yyyy)|validthru|validuntil|pin|pinblock)$/;
+  /^(pan|cvv2?|cvc2?|cvn|cid|csc|card|cards|carddata|card(no|num|number|pan|data|cvv|cvc|csc|holder|holdername|exp|expiry|expdate)|cc|ccn|cc(num|number|cvv|csc|exp|expmonth|expyear|name)|creditcard(no|number)?|securitycode|primaryaccountnumber|(exp|expiry|expiration)(month|year|mm|yy|yyyy)|pinblock)$/;
 
 /** Letters of other scripts drawn like the Latin ones of those names: a key `сvv` (Cyrillic с) reads as `cvv` to a person and to a careless server. */
 const LOOK_ALIKES: Readonly<Record<string, string>> = {

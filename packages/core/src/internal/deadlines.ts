@@ -20,12 +20,19 @@ let timer: Timer | undefined;
 /** When the timer fires (Infinity when it is not armed). */
 let armedAt = Number.POSITIVE_INFINITY;
 let referenced = false;
+/**
+ * The `setTimeout` and `clearTimeout` the timer was armed with. Test code swaps them (fake timers):
+ * a timer armed on a fake one never fires once the real ones are back, so a deadline started under
+ * other timers than the armed one's arms the timer again, on them.
+ */
+let armedWith: { set: typeof setTimeout; clear: typeof clearTimeout } | undefined;
 
 /** Runs `fire` after `ms`, unless `stopDeadline` comes first. */
 export function startDeadline(ms: number, fire: () => void): Deadline {
   const deadline = { at: performance.now() + ms, fire };
   waiting.add(deadline);
   if (deadline.at < armedAt) arm(deadline.at, ms);
+  else if (armedWith?.set !== setTimeout) arm(armedAt, Math.max(0, armedAt - performance.now()));
   else if (!referenced) reference(true);
   return deadline;
 }
@@ -36,8 +43,9 @@ export function stopDeadline(deadline: Deadline): void {
 }
 
 function arm(at: number, ms: number): void {
-  if (timer !== undefined) clearTimeout(timer);
+  if (timer !== undefined) armedWith!.clear(timer);
   armedAt = at;
+  armedWith = { set: setTimeout, clear: clearTimeout };
   timer = setTimeout(expire, ms);
   referenced = true;
 }

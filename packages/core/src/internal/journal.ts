@@ -173,10 +173,13 @@ export class Journal implements ClientJournal {
     const prefix = this.#o.registerPrefix ?? this.#prefix();
     const pending = await storeCall("list pending intents", () => this.#o.store.pendingIntents(prefix, turn.key));
     for (const entry of pending) {
-      const settled = await this.#resolve(entry, turn);
+      const ours = entry.key.startsWith(this.#prefix());
+      // Another login's intent is learnt only from the register's chain, the same for every login: a
+      // status query asked with our credentials may not see its document, and "not found" is no answer.
+      const settled = ours || this.#o.operations[entry.operation]?.outcome?.by === "chain" ? await this.#resolve(entry, turn) : entry;
       if (isUnresolved(settled.state)) {
         const pendingKey = this.#short(entry.key);
-        const whose = entry.key.startsWith(this.#prefix()) ? "" : ", sent by another login of this service,";
+        const whose = ours ? "" : ", sent by another login of this service,";
         throw new UnresolvedOutcomeError(
           `${op.id}: nothing was sent: ${entry.operation} under the key ${pendingKey}${whose} on ${turn.key} has an outcome the SDK could not learn yet; nothing new is sent on ${turn.key} until it is known (try again, or settle it with journal.settle${whose ? " of that login's client" : ""})`,
           { operation: op.id, pending: { operation: entry.operation, key: pendingKey } },

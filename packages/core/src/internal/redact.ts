@@ -42,7 +42,11 @@ export function collectSecrets(value: unknown, sensitiveKeys: ReadonlySet<string
   return into;
 }
 
-/** The forms a secret takes when a server writes it back: as is, JSON-escaped, URL-encoded, HTML-escaped. */
+/**
+ * The forms a secret takes when a server writes it back: as is, JSON-escaped, URL-encoded (as
+ * `encodeURIComponent` and as a form does, which writes a space as `+` and escapes `!'()~`),
+ * HTML-escaped, and with its spaces as `+` (a form's encoding, its `%xx` undone by `unescaped`).
+ */
 function forms(secret: string): string[] {
   const json = JSON.stringify(secret).slice(1, -1);
   const html = secret.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -52,7 +56,8 @@ function forms(secret: string): string[] {
   } catch {
     // a lone surrogate cannot be URL-encoded; the other forms still apply
   }
-  return [...new Set([secret, json, url, url.replace(/%20/g, "+"), html])].sort((a, b) => b.length - a.length);
+  const form = new URLSearchParams([["", secret]]).toString().slice(1);
+  return [...new Set([secret, json, url, url.replace(/%20/g, "+"), form, html, secret.replace(/ /g, "+")])].sort((a, b) => b.length - a.length);
 }
 
 /**
@@ -99,13 +104,22 @@ function cut(text: string, secrets: Iterable<string>): string {
 }
 
 /**
- * Cuts every known secret out of a text, in each of its echoed forms and under any escaping (the text
- * is shown with its escapes undone, once cut as written: a secret that itself looks escaped goes too).
+ * Cuts every known secret out of a text, in each of its echoed forms and under any escaping, once or
+ * a few times over (the text is shown with its escapes undone, cut as written before each undoing:
+ * a secret that itself looks escaped goes too).
  * Short values are cut too: a captcha is short. A text is left as it is when there is no secret.
  */
 export function scrub(text: string, secrets: Iterable<string>): string {
   const list = [...secrets].filter(Boolean);
-  return list.length === 0 ? text : cut(unescaped(cut(text, list)), list);
+  if (list.length === 0) return text;
+  // Escaped more than once (a proxy's JSON error quoting the service's JSON): undone again, a few times.
+  let out = cut(text, list);
+  for (let round = 0; round < 3; round++) {
+    const next = cut(unescaped(out), list);
+    if (next === out) break;
+    out = next;
+  }
+  return out;
 }
 
 /**
