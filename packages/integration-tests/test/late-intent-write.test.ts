@@ -5,6 +5,7 @@
 // before under this key", and journal.recover() left it pending for ever, though this very process
 // knew the request never left (a hostile probe). Now the process settles it "not applied".
 import { createCashoutClient, OutcomeUnknownError, StoreUnavailableError } from "@paysys/cashout";
+import { type Fence, type JournalEntry, MemoryStore, type Settlement } from "@paysys/core";
 import { defaultCashoutUser, type Sandbox, startSandbox } from "@paysys/sandbox";
 import { RedisStore } from "@paysys/store-redis";
 import { startRedis } from "@paysys/test-servers";
@@ -65,3 +66,38 @@ it("a withdrawal whose intent write landed late (nothing sent) is not left 'unkn
     await client.close();
   }
 }, 30_000);
+
+it("an intent whose write answered with an error but landed: settled not applied when met again, even after that write fails once", async () => {
+  /** A store whose intent write lands and then answers an error, and whose next settlement fails once. */
+  class LateStore extends MemoryStore {
+    failBegin = false;
+    failSettle = false;
+    override async beginIntent(entry: JournalEntry, fence?: Fence) {
+      const raced = await super.beginIntent(entry, fence);
+      if (!this.failBegin) return raced;
+      this.failBegin = false;
+      throw new StoreUnavailableError("write the intent: the store did not answer in time", "late");
+    }
+    override async settleIntent(key: string, settlement: Settlement, fence?: Fence) {
+      if (this.failSettle) {
+        this.failSettle = false;
+        throw new StoreUnavailableError("settle the intent: the store did not answer in time", "late");
+      }
+      return super.settleIntent(key, settlement, fence);
+    }
+  }
+  const store = new LateStore();
+  const cashout = createCashoutClient({ baseUrl: sb.cashoutUrl, credentials: cashoutCredentials, store, holder: "provider-late-2" });
+  await cashout.requests.create({ amount: 100, account: "77771112233", reference: "warm-up-2" }, { idempotencyKey: "warm-up-2" });
+  store.failBegin = true;
+  store.failSettle = true;
+  const storedBefore = sb.cashout.stats.stored;
+  const request = () => cashout.requests.create({ amount: 500, account: "77771112233", reference: "w-late-2" }, { idempotencyKey: "w-late-2" });
+  expect(await request().catch((e: unknown) => e)).toBeInstanceOf(StoreUnavailableError);
+  // Met again, it is settled first; that write fails: a typed error, nothing sent, and the note is kept.
+  expect(await request().catch((e: unknown) => e)).toBeInstanceOf(StoreUnavailableError);
+  expect(sb.cashout.stats.stored).toBe(storedBefore);
+  await request();
+  expect(sb.cashout.stats.stored).toBe(storedBefore + 1);
+  expect((await cashout.journal.get({ operation: "requests.create", key: "w-late-2" }))?.state).toBe("applied");
+});

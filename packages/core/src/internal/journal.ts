@@ -21,7 +21,7 @@ import type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "
 import { holderIsGone } from "./holder.js";
 import type { JournaledCall, JournalOptions } from "./journal-options.js";
 import { askAgainAt, landingUntil, landsUntil, noteLanding, settleRefused, windowEnd } from "./landing.js";
-import { noteNeverSent, takeNeverSent } from "./never-sent.js";
+import { forgetNeverSent, noteNeverSent, wasNeverSent } from "./never-sent.js";
 import type { OperationSpec } from "./operation.js";
 import { defaultKey, ended, isRefusal, learnOutcomeAt, probeParams, refusalOf } from "./outcome.js";
 import { answerLost, keyInUse, keyReused, notApplied, outcomeUnknown, refusedBefore } from "./outcome-errors.js";
@@ -123,11 +123,8 @@ export class Journal implements ClientJournal {
   #prefix = () => `${this.#o.namespace}/`;
   #full = (ref: JournalRef) => `${this.#prefix()}${ref.operation}/${ref.key}`;
   /** A key as its caller gave it; another login's (a register's intent) without its account either. */
-  #short = (full: string) => {
-    const own = full.startsWith(this.#prefix());
-    const namespaceEnd = own ? this.#prefix().length : full.indexOf("/", this.#o.registerPrefix?.length ?? 0) + 1;
-    return full.slice(namespaceEnd).replace(/^[^/]*\//, "");
-  };
+  #short = (full: string) =>
+    full.slice(full.startsWith(this.#prefix()) ? this.#prefix().length : full.indexOf("/", this.#o.registerPrefix?.length ?? 0) + 1).replace(/^[^/]*\//, "");
 
   async #once(call: JournaledCall, key: string, hash: string, turn: ChainTurn | undefined): Promise<unknown> {
     const { op } = call;
@@ -306,9 +303,10 @@ export class Journal implements ClientJournal {
    */
   async #resolve(entry: JournalEntry, turn: ChainTurn | undefined): Promise<JournalEntry> {
     if (entry.state === "disputed") return entry; // only a person settles a dispute
-    if (takeNeverSent(entry)) {
+    if (wasNeverSent(entry)) {
       const settlement = ended(entry, "not-applied");
       await this.#settle(entry.key, turn, settlement);
+      forgetNeverSent(entry);
       return settledEntry(entry, settlement);
     }
     const underLease = turn !== undefined && entry.scope === turn.key;

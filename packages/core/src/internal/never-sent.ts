@@ -20,9 +20,10 @@ export function noteNeverSent(intent: JournalEntry): void {
   if (neverSent.size > LIMIT) neverSent.delete(neverSent.keys().next().value!);
 }
 
-/** True, once, when this process noted the entry as never sent. */
-export function takeNeverSent(entry: JournalEntry): boolean {
-  if (entry.id === undefined || neverSent.get(entry.key) !== entry.id) return false;
-  neverSent.delete(entry.key);
-  return true;
+/** True when this process noted the entry as never sent. */
+export const wasNeverSent = (entry: JournalEntry): boolean => entry.id !== undefined && neverSent.get(entry.key) === entry.id;
+
+/** Forgets the entry once its outcome is written (a write that fails keeps it, for the next time it is met). */
+export function forgetNeverSent(entry: JournalEntry): void {
+  if (wasNeverSent(entry)) neverSent.delete(entry.key);
 }
