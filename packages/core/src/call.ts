@@ -122,9 +122,10 @@ export interface ClientSettings {
   validateRequests?: boolean;
   /**
    * Check answers against the spec: `true` every answer, `false` none. Default: the answers of the
-   * operations that move money or change a register, and no others (a check costs CPU on large
-   * reports). An answer of one of those the spec does not allow (an empty 200, `{}` without the
-   * payment's id) is not taken for done: its outcome is learnt as after a lost answer.
+   * operations that move money or change a register, and of the reads that tell whether one took
+   * effect (a status query), and no others (a check costs CPU on large reports). An answer of one
+   * of those the spec does not allow (an empty 200, `{}` without the payment's id, a key given
+   * twice) is not taken for done: its outcome is learnt as after a lost answer.
    */
   validateResponses?: boolean;
   /**

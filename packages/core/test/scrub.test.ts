@@ -53,6 +53,18 @@ describe("scrub", () => {
     expect(scrub('{"a":"x\\/y"}', [])).toBe('{"a":"x\\/y"}');
   });
 
+  it("an excerpt never shows the start of a secret cut at the end of its window, under escapes of escapes", () => {
+    const secret = "Zq9xWv3LmP7tRk2Y";
+    const window = 10 * (200 + 10 * secret.length); // excerptOf's window for this secret
+    const unit = "\\u005cu005cu0026#0000065;"; // undone three times over: one "A"
+    for (let inside = 1; inside < secret.length; inside++) {
+      const units = Math.floor((window - inside) / unit.length);
+      const body = `${unit.repeat(units)}${"x".repeat(window - inside - units * unit.length)}${secret} was refused`;
+      const excerpt = excerptOf(new TextEncoder().encode(body), "text/plain", false, [secret], scrub);
+      expect(excerpt, `${inside} characters of it in the window`).not.toContain(secret.slice(0, Math.min(inside, 3)));
+    }
+  });
+
   it("an excerpt never shows the start of a secret cut at the end of its window, however escaped the text before it", () => {
     const secret = "Пароль-секрет-2026";
     // Runs of escaped Cyrillic of every length, then the secret: undone, the text shrinks six characters to one.

@@ -401,6 +401,11 @@ describe("e-commerce: callbacks", () => {
     expect(refusal.message).not.toContain("'status'");
     const wrongType = await shop.callbacks.parse(callbackBody({ amount: "100" }), { remoteAddress: "127.0.0.1" }).catch((e) => e);
     expect(wrongType).toMatchObject({ reason: "body", message: expect.stringContaining("/amount") });
+    // A key given twice: JSON.parse would keep the last status (paid), which the sender may not have meant.
+    const twice = callbackBody({ status: 2 }).replace(/}$/, ',"status":1}');
+    expect(await deliver(url, twice)).toEqual({ status: 400, body: { accepted: false } });
+    expect(await shop.callbacks.parse(twice, { remoteAddress: "127.0.0.1" }).catch((e) => e)).toMatchObject({ reason: "body", message: expect.stringContaining('"status" twice') });
+    expect(seen).toEqual([]);
   });
 
   it("a callback for another merchant is refused (403), even from an allowed address and for a real transaction", async () => {

@@ -438,6 +438,12 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
     });
   }
 
+  // The reads that decide a lost call's outcome (a status query, the chain's current link): their
+  // answers are checked like those of money operations (a key given twice read as its last value
+  // settled a Z-report that never happened as applied).
+  const deciders = new Set([...models.map((m) => (m.row.outcome as { operation?: string } | undefined)?.operation), chain?.current.operation]);
+  for (const m of models) if (deciders.has(m.id)) m.row.decidesOutcome = true;
+
   // The input copies (`<Name>Input`) join the document's components, for the type emitter.
   const augmented = { ...doc, components: { ...doc.components, schemas: { ...doc.components?.schemas, ...inputCopies } } };
   const schemeModels = Object.fromEntries(

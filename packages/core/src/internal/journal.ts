@@ -170,13 +170,11 @@ export class Journal implements ClientJournal {
     const prefix = this.#o.registerPrefix ?? this.#prefix();
     const pending = await storeCall("list pending intents", () => this.#o.store.pendingIntents(prefix, turn.key));
     for (const entry of pending) {
-      const ours = entry.key.startsWith(this.#prefix());
-      // Another login's intent is learnt only from the register's chain, the same for every login: a
-      // status query asked with our credentials may not see its document, and "not found" is no answer.
-      const settled = ours || this.#o.operations[entry.operation]?.outcome?.by === "chain" ? await this.#resolve(entry, turn) : entry;
+      const settled = await this.#resolve(entry, turn);
       if (isUnresolved(settled.state)) {
         const pendingKey = this.#short(entry.key);
-        const whose = ours ? "" : ", sent by another login of this service,";
+        const at = this.#o.registerPrefix?.length ?? 0;
+        const whose = entry.key.startsWith(this.#prefix()) ? "" : `, sent by another login of this service (${entry.key.slice(at, entry.key.indexOf("/", at))}),`;
         throw new UnresolvedOutcomeError(
           `${op.id}: nothing was sent: ${entry.operation} under the key ${pendingKey}${whose} on ${turn.key} has an outcome the SDK could not learn yet; nothing new is sent on ${turn.key} until it is known (try again, or settle it with journal.settle${whose ? " of that login's client" : ""})`,
           { operation: op.id, pending: { operation: entry.operation, key: pendingKey } },
@@ -318,7 +316,9 @@ export class Journal implements ClientJournal {
       throw keyInUse(entry.operation, key, `is under way in ${entry.holder.id} (until ${new Date(ends).toISOString()} at the latest): nothing was sent`);
     }
     const landsAfter = (at: number) => landsUntil(entry, this.#o.holder, this.#o.landingMs, at);
-    const { applied, until: landing } = await learnOutcomeAt(this.#o.operations, this.#o.query, entry, turn, landsAfter);
+    // Another login's intent (a register's) is learnt with our credentials: their "not found" may mean we cannot see it.
+    const ours = entry.key.startsWith(this.#prefix());
+    const { applied, until: landing } = await learnOutcomeAt(this.#o.operations, this.#o.query, entry, turn, landsAfter, ours);
     if (landing) turn?.hold(landing); // not known, or not yet: nobody takes the register meanwhile
     if (applied === undefined || landing) return entry;
     const settlement = ended(entry, applied ? "applied" : "not-applied", applied ? { answerLost: true } : undefined);

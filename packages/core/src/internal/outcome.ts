@@ -61,6 +61,7 @@ export async function learnOutcome(
   query: Query,
   entry: JournalEntry,
   turn: ChainTurn | undefined,
+  notFoundSays = true,
 ): Promise<boolean | undefined> {
   const outcome = operations[entry.operation]?.outcome;
   try {
@@ -76,7 +77,8 @@ export async function learnOutcome(
         // "Not found" only from a 404 in the service's error shape (the envelope's message): a proxy's
         // HTML page or a plain-text 404 says nothing of the operation, and the outcome stays unknown.
         // (A JSON 404 that happens to have the same shape, a wrong route's, cannot be told apart.)
-        if (e instanceof NotFoundError && e.serviceMessage !== undefined) return false;
+        // Asked for another login's intent, with our credentials, "not found" may only mean we cannot see it.
+        if (e instanceof NotFoundError && e.serviceMessage !== undefined) return notFoundSays ? false : undefined;
         throw e;
       }
       const rule = outcome.applied;
@@ -102,13 +104,14 @@ export async function learnOutcomeAt(
   entry: JournalEntry,
   turn: ChainTurn | undefined,
   landsAfter: (askedAt: number) => number,
+  notFoundSays = true,
 ): Promise<{ applied: boolean | undefined; until: number }> {
   for (;;) {
     const askedAt = Date.now();
     // Read as the question is asked: a window is forgotten once it has ended (landing.ts keeps its
     // tables small), which may be before a slow answer comes.
     const lands = landsAfter(askedAt);
-    const applied = await learnOutcome(operations, query, entry, turn);
+    const applied = await learnOutcome(operations, query, entry, turn, notFoundSays);
     const until = applied === true ? 0 : lands;
     if (until === 0 || until > Date.now()) return { applied, until };
   }

@@ -110,10 +110,13 @@ export function excerptOf(bytes: Uint8Array, contentType: string, secretAnswer: 
   if (secretAnswer) return "[REDACTED: this answer carries secrets]";
   const text = new TextDecoder().decode(bytes);
   if (looksBinary(text)) return `[binary content, ${bytes.byteLength} bytes, content-type ${contentType || "none"}]`;
-  // Scrubbing shows the text with its escapes undone, up to ten characters to one (`&#1114111;`): the
-  // window is that much wider, so a secret cut at its end is past what the excerpt keeps.
-  const window = 10 * (EXCERPT + 10 * Math.max(0, ...secrets.map((s) => s.length)));
-  return scrub(text.slice(0, window), secrets).slice(0, EXCERPT);
+  // Scrubbing shows the text with its escapes undone, which may shrink it many times over (escapes of
+  // escapes): a secret cut at the window's end would show its first characters. So where the window
+  // cut the text, its undone end, as long as a secret and an escape it began, is dropped too.
+  const longest = Math.max(0, ...secrets.map((s) => s.length));
+  const window = 10 * (EXCERPT + 10 * longest);
+  const shown = scrub(text.slice(0, window), secrets);
+  return (text.length > window ? shown.slice(0, Math.max(0, shown.length - longest - 64)) : shown).slice(0, EXCERPT);
 }
 
 /** Replacement characters or control characters (other than tabs and line breaks) near the start mean binary content: describe it, never print it. */

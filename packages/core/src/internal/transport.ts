@@ -301,9 +301,9 @@ export class Transport<Paths extends {} = Record<string, never>> {
     }
   }
 
-  /** Whether an operation's answers are checked against the spec: by default those that move money (an empty 200 is no payment made). */
+  /** Whether an operation's answers are checked against the spec: by default those that move money (an empty 200 is no payment made) and the reads that decide their outcomes. */
   #checksAnswer(op: OperationSpec): boolean {
-    return this.#options.validateResponses ?? (op.movesMoney || op.outcome !== undefined);
+    return this.#options.validateResponses ?? (op.movesMoney || op.outcome !== undefined || op.decidesOutcome === true);
   }
 
   /** What went wrong while the body arrived, as the typed error a caller sees. */
