@@ -37,6 +37,7 @@ export const operations = {
     body: false,
     envelope: envelope,
     unwrap: {"at":[""]},
+    decidesOutcome: true,
     validators: () => import("./validators/payments_status.js"),
   }),
   "payments.approve": operation<S.PaymentsApproveParams, S.PaymentsApproveResult, CallOptions & IdempotencyOptions>({

@@ -61,6 +61,7 @@ export const operations = {
     envelope: envelope,
     unwrap: {"at":["/Data/Kkm"]},
     secretAnswer: true,
+    decidesOutcome: true,
     validators: () => import("./validators/kkms_get.js"),
   }),
   "shifts.open": operation<S.ShiftsOpenParams, S.ShiftsOpenResult, CallOptions & IdempotencyOptions>({
@@ -89,6 +90,7 @@ export const operations = {
     body: false,
     envelope: envelope,
     unwrap: {"at":["/Data"]},
+    decidesOutcome: true,
     validators: () => import("./validators/shifts_get.js"),
   }),
   "shifts.xReport": operation<S.ShiftsXReportParams, S.ShiftsXReportResult, CallOptions & IdempotencyOptions>({
@@ -134,6 +136,7 @@ export const operations = {
     body: false,
     envelope: envelope,
     unwrap: {"at":["/Data/Uid"]},
+    decidesOutcome: true,
     validators: () => import("./validators/uid_get.js"),
   }),
   "operations.sale": operation<S.OperationsSaleParams, S.OperationsSaleResult, OpenParamsOptions & IdempotencyOptions>({
