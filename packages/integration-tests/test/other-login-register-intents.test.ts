@@ -1,19 +1,24 @@
-// A register's pending intents of every login are resolved before anything is sent on it, with the
-// sending client's own credentials. Another login's "not found" says nothing: a login that cannot
+// A register's pending intents of every login are resolved before anything is sent on it. A register
+// is the service's whoever signs in to it (its lease and its `Uid` are named per service), but
+// journal keys are named per login: cashier B never saw cashier A's receipt of unknown outcome, sent
+// on the register meanwhile and moved its chain; A, recovering, read "the chain moved" as "my receipt
+// was registered", and a sale the register never had was believed registered (a hostile probe, on
+// Redis). They are learnt with the sending client's own credentials, and another login's "not found"
+// says nothing: a login that cannot
 // see the register (another company's cashier, a till set up with the wrong register number, a
 // login whose access was withdrawn) was answered 404 "not found" by the status query and settled
 // the other login's Z-report, which the service did apply, as not applied (a hostile probe). A
 // colleague who can see it learns the truth from the same query, and goes on: only learning
 // another login's intents from the register's chain blocked the register for good (a second probe).
 import { MemoryStore } from "@paysys/core";
-import { createFiscalClient, OutcomeUnknownError } from "@paysys/fiscal";
+import { createFiscalClient, OutcomeUnknownError, UnresolvedOutcomeError } from "@paysys/fiscal";
 import { defaultFiscalUser, type FiscalUser, type Sandbox, startSandbox } from "@paysys/sandbox";
 import { afterAll, beforeAll, expect, it } from "vitest";
 
 const REGISTER = 102; // company 1's
 const otherCompany: FiscalUser = { Id: 9, PhoneLogin: "77770000009", Password: "other-password", Name: "Company 2 cashier", companies: [2] };
 const colleague: FiscalUser = { Id: 8, PhoneLogin: "77770000002", Password: "second-password", Name: "Cashier 2", companies: [1, 2] };
-const receipt = (name: string) => ({ idKkm: REGISTER, IdDomain: 1, Positions: [{ Name: name, IdSection: 1, Price: "100", Qty: 1 }], Total: "100", Cash: "100" });
+const receipt = (name: string, idKkm = REGISTER) => ({ idKkm, IdDomain: 1, Positions: [{ Name: name, IdSection: 1, Price: "100", Qty: 1 }], Total: "100", Cash: "100" });
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -68,4 +73,34 @@ it("a colleague who can see the register learns another login's Z-report from th
   await b.shifts.open({ IdKkm: REGISTER }, { idempotencyKey: "open-b" });
   await b.close();
   expect(await zReportState(store)).toBe("applied");
+});
+
+it("cashier B's sale waits until cashier A's lost receipt can no longer land, learns it was not registered, and A is told so", { timeout: 30_000 }, async () => {
+  const register = 103;
+  const registered = (name: string) => sb.fiscal.documents(register).filter((d) => d.names.includes(name)).length;
+  const store = new MemoryStore();
+  const a = till(store, "till-a", defaultFiscalUser);
+  await a.shifts.open({ IdKkm: register });
+  // A's receipt never reaches the register: the connection is cut before the service sees it.
+  sb.faults.add({ path: new RegExp(`/fiscal/kkms/${register}/sales$`), fault: { kind: "reset-before-headers" }, times: 1 });
+  expect(await a.operations.sale(receipt("x", register), { idempotencyKey: "x" }).catch((e: unknown) => e)).toBeInstanceOf(OutcomeUnknownError);
+  const pending = await a.journal.get({ operation: "operations.sale", key: "x" });
+  await a.close();
+
+  // Cashier B on the same register: nothing is sent while A's receipt may still land.
+  const b = till(store, "till-b", colleague);
+  const blocked = await b.operations.sale(receipt("y", register), { idempotencyKey: "y" }).catch((e: unknown) => e);
+  expect(blocked).toBeInstanceOf(UnresolvedOutcomeError);
+  expect((blocked as Error).message).toContain(`sent by another login of this service (${defaultFiscalUser.PhoneLogin})`);
+  expect(registered("y")).toBe(0);
+
+  // Once it cannot land (its journaled window, ~11 s here), B's sale first learns that it was not registered.
+  await new Promise((r) => setTimeout(r, Math.max(0, pending!.sendBy - Date.now() + 100)));
+  await b.operations.sale(receipt("y", register), { idempotencyKey: "y" });
+  await b.close();
+  const a2 = till(store, "till-a", defaultFiscalUser);
+  expect(await a2.journal.get({ operation: "operations.sale", key: "x" })).toMatchObject({ state: "not-applied" });
+  await a2.operations.sale(receipt("x", register), { idempotencyKey: "x" });
+  await a2.close();
+  expect({ x: registered("x"), y: registered("y") }).toEqual({ x: 1, y: 1 });
 });

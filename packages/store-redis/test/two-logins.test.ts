@@ -3,7 +3,7 @@
 // receipt, sent on the register while its outcome was unknown and moved the chain; A then read "the
 // chain moved" as "my receipt was registered", though the service never got it (a hostile probe).
 // Now B is held back until A's receipt is known. (The same over the memory store, with the whole
-// course: integration-tests/test/two-logins-one-register.test.ts.)
+// course: integration-tests/test/other-login-register-intents.test.ts.)
 
 import { AnswerLostError, createFiscalClient, OutcomeUnknownError, UnresolvedOutcomeError } from "@paysys/fiscal";
 import { defaultFiscalUser, type FiscalUser, type Sandbox, startSandbox } from "@paysys/sandbox";
