@@ -4,7 +4,7 @@
 // on the register meanwhile and moved its chain; A, recovering, read "the chain moved" as "my receipt
 // was registered", and a sale the register never had was believed registered (a hostile probe, on
 // Redis). They are learnt with the sending client's own credentials, and another login's "not found"
-// says nothing: a login that cannot
+// says nothing, nor a "not found" of a shift or register that was there before the call: a login that cannot
 // see the register (another company's cashier, a till set up with the wrong register number, a
 // login whose access was withdrawn) was answered 404 "not found" by the status query and settled
 // the other login's Z-report, which the service did apply, as not applied (a hostile probe). A
@@ -18,11 +18,13 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 const REGISTER = 102; // company 1's
 const otherCompany: FiscalUser = { Id: 9, PhoneLogin: "77770000009", Password: "other-password", Name: "Company 2 cashier", companies: [2] };
 const colleague: FiscalUser = { Id: 8, PhoneLogin: "77770000002", Password: "second-password", Name: "Cashier 2", companies: [1, 2] };
+/** A cashier whose access to the company is withdrawn mid-shift (the sandbox reads a user's companies on every request). */
+const withdrawn: FiscalUser = { Id: 11, PhoneLogin: "77770000011", Password: "cashier-password", Name: "Cashier 3", companies: [1] };
 const receipt = (name: string, idKkm = REGISTER) => ({ idKkm, IdDomain: 1, Positions: [{ Name: name, IdSection: 1, Price: "100", Qty: 1 }], Total: "100", Cash: "100" });
 
 let sb: Sandbox;
 beforeAll(async () => {
-  sb = await startSandbox({ fiscal: { users: [defaultFiscalUser, otherCompany, colleague] } });
+  sb = await startSandbox({ fiscal: { users: [defaultFiscalUser, otherCompany, colleague, withdrawn] } });
 });
 afterAll(() => sb.close());
 
@@ -38,12 +40,12 @@ const till = (store: MemoryStore, holder: string, user: FiscalUser) =>
   });
 
 /** Cashier A's Z-report, applied by the service, its answer cut and its status query failing for now: pending once A's till is gone, until its window ends. */
-async function lostZReport(store: MemoryStore): Promise<number> {
-  const a = till(store, "till-a", defaultFiscalUser);
-  const { Id: idShift } = await a.shifts.open({ IdKkm: REGISTER });
+async function lostZReport(store: MemoryStore, user = defaultFiscalUser, register = REGISTER): Promise<number> {
+  const a = till(store, "till-a", user);
+  const { Id: idShift } = await a.shifts.open({ IdKkm: register });
   sb.faults.add({ path: new RegExp(`/fiscal/shifts/${idShift}/z$`), fault: { kind: "reset-mid-body" }, times: 1, after: true });
   sb.faults.add({ path: new RegExp(`/fiscal/shifts/${idShift}$`), fault: { kind: "status", status: 503 }, times: 1_000 });
-  expect(await a.shifts.closeWithZReport({ idShift, IdKkm: REGISTER } as never, { idempotencyKey: "z-1" }).catch((e: unknown) => e)).toBeInstanceOf(OutcomeUnknownError);
+  expect(await a.shifts.closeWithZReport({ idShift, IdKkm: register } as never, { idempotencyKey: "z-1" }).catch((e: unknown) => e)).toBeInstanceOf(OutcomeUnknownError);
   const pending = await a.journal.get({ operation: "shifts.closeWithZReport", key: "z-1" });
   expect(pending?.state).toBe("pending");
   await a.close();
@@ -54,7 +56,8 @@ async function lostZReport(store: MemoryStore): Promise<number> {
   return idShift;
 }
 
-const zReportState = async (store: MemoryStore) => (await till(store, "till-a", defaultFiscalUser).journal.get({ operation: "shifts.closeWithZReport", key: "z-1" }))?.state;
+const zReportState = async (store: MemoryStore, user = defaultFiscalUser) =>
+  (await till(store, "till-a", user).journal.get({ operation: "shifts.closeWithZReport", key: "z-1" }))?.state;
 
 it("a login that cannot see the register does not settle another login's applied Z-report as not applied", { timeout: 40_000 }, async () => {
   const store = new MemoryStore();
@@ -73,6 +76,17 @@ it("a colleague who can see the register learns another login's Z-report from th
   await b.shifts.open({ IdKkm: REGISTER }, { idempotencyKey: "open-b" });
   await b.close();
   expect(await zReportState(store)).toBe("applied");
+});
+
+it("a cashier whose access was withdrawn does not record its own applied Z-report as not applied from a 404", { timeout: 30_000 }, async () => {
+  const store = new MemoryStore();
+  await lostZReport(store, withdrawn, 104);
+  withdrawn.companies = [];
+  const a2 = till(store, "till-a", withdrawn);
+  await a2.journal.recover();
+  await a2.close();
+  // The shift is there whatever the Z-report did: its "not found" only says this login cannot see it.
+  expect(await zReportState(store, withdrawn)).toBe("pending");
 });
 
 it("cashier B's sale waits until cashier A's lost receipt can no longer land, learns it was not registered, and A is told so", { timeout: 30_000 }, async () => {

@@ -74,11 +74,13 @@ export async function learnOutcome(
       try {
         answer = await query(operations[outcome.operation]!, entry.probe.params);
       } catch (e) {
-        // "Not found" only from a 404 in the service's error shape (the envelope's message): a proxy's
-        // HTML page or a plain-text 404 says nothing of the operation, and the outcome stays unknown.
+        // "Not applied" only from a 404 in the service's error shape (the envelope's message), where
+        // the call is what makes the thing asked about (`found`: a payment by its order id). A proxy's
+        // HTML page or a plain-text 404 says nothing of the operation. Where the thing was there before
+        // the call (a shift its Z-report closes, a register), and for another login's intent asked with
+        // our credentials, "not found" may only mean it cannot be seen (access withdrawn): unknown.
         // (A JSON 404 that happens to have the same shape, a wrong route's, cannot be told apart.)
-        // Asked for another login's intent, with our credentials, "not found" may only mean we cannot see it.
-        if (e instanceof NotFoundError && e.serviceMessage !== undefined) return notFoundSays ? false : undefined;
+        if (e instanceof NotFoundError && e.serviceMessage !== undefined) return notFoundSays && "found" in outcome.applied ? false : undefined;
         throw e;
       }
       const rule = outcome.applied;
