@@ -320,6 +320,7 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
     let period: Json | undefined;
     let checks: string[] = [];
     let additional: Json = false;
+    let bodyNames: string[] = [];
     if (requestSchema) {
       const keys = parsePointer(envelope.params);
       const found = resolveIn(doc, requestSchema, keys);
@@ -330,6 +331,7 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
         if (name in properties) fail(where, `parameter ${name} is both a ${parameters.find((p) => p.name === name)?.in} parameter and a body field`);
         properties[name] = s;
       }
+      bodyNames = Object.keys(params.properties ?? {});
       required.push(...(params.required ?? []));
       patternProperties = params.patternProperties;
       period = params["x-period"];
@@ -410,6 +412,8 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
       ...(checks.length ? { checks } : {}),
       ...(chainKey ? { chain: { key: chainKey, presents: presentsChain, returns: returnsChain } } : {}),
       ...(outcome ? { outcome } : {}),
+      // Where the service reads body keys regardless of case, an open parameter in another case is one of these.
+      ...(doc["x-key-case"]?.["request-bodies"] === "insensitive" && openParams && bodyNames.length ? { namesIgnoreCase: bodyNames.map((n) => n.toLowerCase()) } : {}),
       ...(op["x-path-default"] === true ? { pathIsDefault: true } : {}),
       ...(reachesSensitive(doc, response) ? { secretAnswer: true } : {}),
     };

@@ -1,7 +1,7 @@
 // Codecs more than one interface needs. Each turns a caller's value into the wire form and
 // refuses, with a reason, what it cannot turn; values already in wire form pass through to the
 // spec's validator, which then names any problem with its path.
-import { hasAtMostDecimals } from "../decimal.js";
+import { compareDecimal, hasAtMostDecimals, toDecimal } from "../decimal.js";
 import type { Codec } from "./codecs.js";
 import { pad, wallClock } from "./zone.js";
 
@@ -14,13 +14,37 @@ export const tengeCodec: Codec = {
         `must be an amount in tenge with at most 2 decimal places (got ${JSON.stringify(typeof value === "number" ? String(value) : value)}); compute totals in tiyn`,
       );
     }
-    return typeof value === "number" ? value : Number(value);
+    if (typeof value === "number") return value;
+    // JSON carries a number, and not every decimal string has one: past 15 significant digits the
+    // nearest double differs ("100000000000000.01" is sent as 100000000000000.02). Refused, not rounded.
+    const sent = Number(value);
+    const written = String(sent); // "1e+21" past 21 digits: not plain, and not the caller's amount either
+    if (!/^-?\d+(\.\d+)?$/.test(written) || compareDecimal(toDecimal(written), toDecimal(value)) !== 0) {
+      throw new RangeError(`must be an amount a JSON number carries exactly (got ${JSON.stringify(value)}, which would be sent as ${String(sent)})`);
+    }
+    return sent;
   },
 };
 
-/** RFC 3339 date-times: a `Date` is written in the service's time zone with its offset (2024-05-31T12:00:00+05:00). */
+/** An RFC 3339 date-time's fields (the spec's pattern is its shape, the validator checks that). */
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:Z|[+-](\d{2}):(\d{2}))$/;
+
+/** True when the fields name a time that exists: no 30 February, no 24:00, no month 13 (the pattern lets them all through, and a service reading them with a lenient parser moves the date). */
+function isRealDateTime(m: RegExpExecArray): boolean {
+  const [year, month, day, hour, minute, second, offsetHours = 0, offsetMinutes = 0] = m.slice(1).map((v) => (v === undefined ? undefined : Number(v))) as number[];
+  const leap = year! % 4 === 0 && (year! % 100 !== 0 || year! % 400 === 0);
+  const daysInMonth = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month!) ? 30 : 31;
+  return month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth && hour! <= 23 && minute! <= 59 && second! <= 59 && offsetHours <= 23 && offsetMinutes <= 59;
+}
+
+/** RFC 3339 date-times: a `Date` is written in the service's time zone with its offset (2024-05-31T12:00:00+05:00); a string must name a time that exists. */
 export const rfc3339Codec: Codec = {
   encode(value, ctx) {
+    if (typeof value === "string") {
+      const m = RFC3339.exec(value);
+      if (m && !isRealDateTime(m)) throw new RangeError(`is not a date and time that exists: ${JSON.stringify(value)}`);
+      return value;
+    }
     if (!(value instanceof Date)) return value;
     if (Number.isNaN(value.getTime())) throw new RangeError("is an invalid Date");
     const w = wallClock(value, ctx.timeZone);

@@ -198,6 +198,17 @@ export function checkExtraParams(op: OperationSpec, extra: unknown): void {
   if (!isPlainObject(extra)) throw new RequestValidationError(op.id, [{ path: "(extraParams)", message: "must be a plain object" }]);
 }
 
+/**
+ * Whether an open parameter is a known one in another case (`total` for `Total`): one the service may
+ * read as the known one (the fiscal service reads keys regardless of case, and the later of two
+ * wins), past every check of it. The given parameters always; every parameter the spec names where it
+ * says keys are read so.
+ */
+function isKnownInAnotherCase(op: OperationSpec, encoded: Record<string, unknown>, name: string): boolean {
+  const lower = name.toLowerCase();
+  return op.namesIgnoreCase?.includes(lower) === true || Object.keys(encoded).some((k) => k.toLowerCase() === lower);
+}
+
 /** Places each input parameter where the spec says: path, query, header, or the JSON body inside the envelope. */
 export function split(op: OperationSpec, encoded: Record<string, unknown>, extra: Record<string, unknown> | undefined): HttpInput {
   const at = op.in;
@@ -215,8 +226,8 @@ export function split(op: OperationSpec, encoded: Record<string, unknown>, extra
   }
   if (extra)
     for (const [k, v] of Object.entries(extra)) {
-      if (Object.hasOwn(encoded, k)) {
-        throw new RequestValidationError(op.id, [{ path: `(extraParams)/${k}`, message: "is a known parameter: pass it as a parameter, where it is checked" }]);
+      if (Object.hasOwn(encoded, k) || isKnownInAnotherCase(op, encoded, k)) {
+        throw new RequestValidationError(op.id, [{ path: `(extraParams)/${k}`, message: "is a known parameter (whatever its case): pass it as a parameter, where it is checked" }]);
       }
       put(body, k, v);
     }

@@ -136,6 +136,8 @@ export interface OperationSpec {
   pathIsDefault?: boolean;
   /** The answer carries secrets (tokens): no excerpt of it ever appears in an error. */
   secretAnswer?: boolean;
+  /** The body's parameter names in lower case, where the service reads body keys regardless of case (`x-key-case`): an open parameter in another case is one of them. */
+  namesIgnoreCase?: readonly string[];
   /** A read that decides a lost call's outcome (a status query, the chain's current link): its answers are checked as a money operation's. */
   decidesOutcome?: boolean;
   /** Checks the caller's input (after codecs) against the spec. */
