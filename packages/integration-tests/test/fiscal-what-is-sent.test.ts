@@ -3,9 +3,10 @@
 // - The service reads request-body keys regardless of case (the spec's `x-key-case`; Go's decoding,
 //   the later key wins). `total`, `positions` or `CASH` in extraParams went out after the checked
 //   `Total`, `Positions`, `Cash`: what such a service registers, past the receipt's checks. Only the
-//   exact spelling was refused.
+//   exact spelling was refused, and then not a key with a long s (`Caſh`), which Go folds with s.
 // - Tenge given as a decimal string became a JSON number with no bound: past 15 significant digits a
-//   two-decimal string has no double of its own, and 100000000000000.01 went out as .02.
+//   two-decimal string has no double of its own, and 100000000000000.01 went out as .02; as a
+//   number, past 2^53 tiyn, the same.
 // - RFC 3339 dates were checked by the spec's pattern only: 30 February, 29 February of a common
 //   year, 24:00 and month 13 went out (the sandbox's Date.parse moved 30 February to 2 March).
 import { createServer, request as httpRequest } from "node:http";
@@ -60,6 +61,9 @@ describe("open parameters that differ from a receipt's parameter only in case", 
     ["positions", { positions: [{ Name: "Tea", IdSection: 1, Price: 1, Qty: 500 }] }],
     ["CASH (given) and NONCASH (not given)", { CASH: 0, NONCASH: 500 }],
     ["mobile (not given)", { mobile: 500 }],
+    // Go's encoding/json folds the long s with s (unicode.SimpleFold): `Caſh` is `Cash` to it.
+    ["Caſh and NonCaſh (a long s)", { Caſh: 0, NonCaſh: 500 }],
+    ["Poſitions (a long s)", { Poſitions: [{ Name: "Gold", IdSection: 1, Price: 1_000_000, Qty: 1 }] }],
   ] as const) {
     it(`${label}: refused before sending, as the exact name is`, async () => {
       await using fiscal = createFiscalClient({ baseUrl: proxyUrl, credentials: fiscalCredentials });
@@ -77,6 +81,13 @@ describe("tenge as a decimal string goes as given, or is refused", () => {
     const amount = "100000000000000.01";
     const sale = () => fiscal.operations.sale({ idKkm: 102, IdDomain: 1, Positions: [{ Name: "Gold", IdSection: 1, Price: amount, Qty: 1 }], Total: amount, Cash: amount });
     expect(await outcome(sale, "/sales", "Total")).toBe("refused");
+  });
+
+  it("a cash-in of 100000000000000.01 or 1e15 + 0.01 tenge as a number: refused (the double has no value for every tiyn there)", async () => {
+    await using fiscal = createFiscalClient({ baseUrl: proxyUrl, credentials: fiscalCredentials });
+    await fiscal.shifts.open({ IdKkm: 106 });
+    for (const Amount of [100000000000000.01, 1e15 + 0.01]) expect(await outcome(() => fiscal.operations.cashIn({ idKkm: 106, Amount }), "/incomes", "Amount")).toBe("refused");
+    expect(await outcome(() => fiscal.operations.cashIn({ idKkm: 106, Amount: 9999999999999.99 }), "/incomes", "Amount")).toBe("9999999999999.99");
   });
 
   it("a cash-in of 12345678901234567.89 tenge: refused; one of 9999999999999.99 goes as given", async () => {

@@ -26,9 +26,12 @@ import {
   toDecimal,
   validatorIssues,
 } from "@paysys/core/internal";
-import { operations, wireValidators } from "@paysys/fiscal/spec";
+import { caseInsensitiveBodyKeys, operations, wireValidators } from "@paysys/fiscal/spec";
 import { json, type ModuleContext, type SandboxAnswer, SandboxClock, type SandboxModule, type SandboxRequest } from "./module.js";
-import { describeIssues, type HandlerCall, type HandlerTable, handlerCall, match, requestBody, routesOf } from "./routes.js";
+import { caseInsensitiveKeys, describeIssues, type HandlerCall, type HandlerTable, handlerCall, match, requestBody, routesOf } from "./routes.js";
+
+/** Body keys as the service reads them: regardless of case, the later of two winning. */
+const anyCase = caseInsensitiveKeys(caseInsensitiveBodyKeys);
 
 export interface FiscalUser {
   Id: number;
@@ -272,6 +275,7 @@ export class FiscalSandbox implements SandboxModule {
             found.route,
             request.body,
             (issues) => new Refusal(400, issues ? `invalid request (sandbox message): ${describeIssues(issues)}` : "the body is not JSON (sandbox message)"),
+            anyCase, // the service reads body keys regardless of case (the spec's x-key-case), as Go does
           )
         : {};
       const call = handlerCall(found, request, body, user, () => new Refusal(401, FiscalSandboxMessages.unauthorized));

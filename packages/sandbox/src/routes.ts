@@ -3,7 +3,7 @@
 // validators of its body and answer, without writing its routes a second time.
 
 import type { ValidationIssue } from "@paysys/core";
-import { type OperationSpec, type Validator, validatorIssues } from "@paysys/core/internal";
+import { foldedKey, type OperationSpec, type Validator, validatorIssues } from "@paysys/core/internal";
 import type { SandboxRequest } from "./module.js";
 
 export interface Route<Id extends string = string> {
@@ -106,12 +106,12 @@ export function requestBody(
  * Other keys stay as they are.
  */
 export function caseInsensitiveKeys(names: readonly string[]): (value: unknown) => unknown {
-  const byLower = new Map(names.map((n) => [n.toLowerCase(), n]));
+  const byFolded = new Map(names.map((n) => [foldedKey(n), n]));
   const canonical = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(canonical);
     if (value === null || typeof value !== "object") return value;
     // fromEntries defines properties (a "__proto__" key stays a key), and a later entry wins.
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [byLower.get(k.toLowerCase()) ?? k, canonical(v)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [byFolded.get(foldedKey(k)) ?? k, canonical(v)]));
   };
   return canonical;
 }

@@ -14,7 +14,11 @@ export const tengeCodec: Codec = {
         `must be an amount in tenge with at most 2 decimal places (got ${JSON.stringify(typeof value === "number" ? String(value) : value)}); compute totals in tiyn`,
       );
     }
-    if (typeof value === "number") return value;
+    // Past this a double has no value for every tiyn: 100000000000000.01 is 100000000000000.02 already.
+    if (typeof value === "number") {
+      if (Math.abs(value) > Number.MAX_SAFE_INTEGER / 100) throw new RangeError(`must be an amount a JSON number carries to the tiyn (got ${String(value)})`);
+      return value;
+    }
     // JSON carries a number, and not every decimal string has one: past 15 significant digits the
     // nearest double differs ("100000000000000.01" is sent as 100000000000000.02). Refused, not rounded.
     const sent = Number(value);

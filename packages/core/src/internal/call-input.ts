@@ -205,9 +205,16 @@ export function checkExtraParams(op: OperationSpec, extra: unknown): void {
  * says keys are read so.
  */
 function isKnownInAnotherCase(op: OperationSpec, encoded: Record<string, unknown>, name: string): boolean {
-  const lower = name.toLowerCase();
-  return op.namesIgnoreCase?.includes(lower) === true || Object.keys(encoded).some((k) => k.toLowerCase() === lower);
+  const folded = foldedKey(name);
+  return op.namesIgnoreCase?.includes(folded) === true || Object.keys(encoded).some((k) => foldedKey(k) === folded);
 }
+
+/**
+ * A key as a service that reads keys regardless of case compares it: lower case, as Go's
+ * encoding/json folds (its `unicode.SimpleFold` also takes the long s `ſ` for `s`, and the Kelvin
+ * sign for `k`, which `toLowerCase` already does): `Caſh` is read as `Cash`.
+ */
+export const foldedKey = (key: string): string => key.toLowerCase().replace(/ſ/g, "s");
 
 /** Places each input parameter where the spec says: path, query, header, or the JSON body inside the envelope. */
 export function split(op: OperationSpec, encoded: Record<string, unknown>, extra: Record<string, unknown> | undefined): HttpInput {

@@ -7,6 +7,7 @@ export { shownValue } from "../shown.js";
 export { fenceHolds, isUnresolved, leaseIsTakable, leaseLost, settledEntry } from "../stores.js";
 export { base64 } from "./base64.js";
 export { commaListCodec, rfc3339Codec, tengeCodec } from "./builtin-codecs.js";
+export { foldedKey } from "./call-input.js";
 export { cardDataIssues, isCardName, looksLikeCardNumber } from "./card-guard.js";
 export { HeaderChain, type LeaseOptions } from "./chain.js";
 export type { ChainTurn, LinkStep } from "./chain-turn.js";
