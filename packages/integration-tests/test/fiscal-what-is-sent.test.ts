@@ -86,7 +86,8 @@ describe("tenge as a decimal string goes as given, or is refused", () => {
   it("a cash-in of 100000000000000.01 or 1e15 + 0.01 tenge as a number: refused (the double has no value for every tiyn there)", async () => {
     await using fiscal = createFiscalClient({ baseUrl: proxyUrl, credentials: fiscalCredentials });
     await fiscal.shifts.open({ IdKkm: 106 });
-    for (const Amount of [Number("100000000000000.01"), 1e15 + 0.01]) expect(await outcome(() => fiscal.operations.cashIn({ idKkm: 106, Amount }), "/incomes", "Amount")).toBe("refused");
+    for (const Amount of [Number("100000000000000.01"), 1e15 + 0.01])
+      expect(await outcome(() => fiscal.operations.cashIn({ idKkm: 106, Amount }), "/incomes", "Amount")).toBe("refused");
     expect(await outcome(() => fiscal.operations.cashIn({ idKkm: 106, Amount: 9999999999999.99 }), "/incomes", "Amount")).toBe("9999999999999.99");
   });
 
