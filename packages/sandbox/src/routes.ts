@@ -107,11 +107,13 @@ export function requestBody(
  */
 export function caseInsensitiveKeys(names: readonly string[]): (value: unknown) => unknown {
   const byFolded = new Map(names.map((n) => [foldedKey(n), n]));
-  const canonical = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(canonical);
-    if (value === null || typeof value !== "object") return value;
+  // The known names are a few levels deep: deeper values (an open field nested thousands of levels,
+  // which Go reads) are kept as they are, not walked until the stack runs out.
+  const canonical = (value: unknown, depth = 0): unknown => {
+    if (depth > 32 || value === null || typeof value !== "object") return value;
+    if (Array.isArray(value)) return value.map((v) => canonical(v, depth + 1));
     // fromEntries defines properties (a "__proto__" key stays a key), and a later entry wins.
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [byFolded.get(foldedKey(k)) ?? k, canonical(v)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [byFolded.get(foldedKey(k)) ?? k, canonical(v, depth + 1)]));
   };
   return canonical;
 }

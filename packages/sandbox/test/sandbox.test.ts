@@ -185,6 +185,23 @@ describe("fiscal handling", () => {
     expect(await sale(base)).toMatchObject({ status: 400 });
     expect(await sale(base.replace(/}$/, ',"total":5,"Caſh":5}'))).toMatchObject({ status: 200 });
   });
+
+  it("keeps an open field nested thousands of levels deep as it is, as Go does, and registers the sale", async () => {
+    const login = (await call("POST", "/auth", { Login: defaultFiscalUser.PhoneLogin, Password: defaultFiscalUser.Password })) as { json: { Data: { Token: string } } };
+    const authorization = `Bearer ${login.json.Data.Token}`;
+    const opened = await call("POST", "/shifts", { IdKkm: 103 }, { authorization });
+    const deep = `${"[".repeat(5_000)}${"]".repeat(5_000)}`;
+    const body = `{"IdDomain":1,"Cash":5,"Positions":[{"Name":"x","IdSection":1,"Price":5,"Qty":1}],"Total":5,"Note":${deep}}`;
+    const sold = await fiscal.handle({
+      method: "POST",
+      path: "/kkms/103/sales",
+      query: new URLSearchParams(),
+      body,
+      headers: { authorization, uid: opened.headers!.uid! },
+      remoteAddress: "127.0.0.1",
+    });
+    expect(sold).toMatchObject({ status: 200 });
+  });
 });
 
 describe("the server cuts off what a test server must not hold", () => {

@@ -14,9 +14,10 @@ export const tengeCodec: Codec = {
         `must be an amount in tenge with at most 2 decimal places (got ${JSON.stringify(typeof value === "number" ? String(value) : value)}); compute totals in tiyn`,
       );
     }
-    // Past this a double has no value for every tiyn: 100000000000000.01 is 100000000000000.02 already.
+    // From 2^46 tenge on, neighbouring doubles are 1/64 apart, more than a tiyn: 80000000000000.01 is
+    // 80000000000000.02 already. Below it they are at most 1/128 apart, and every tiyn has its own.
     if (typeof value === "number") {
-      if (Math.abs(value) > Number.MAX_SAFE_INTEGER / 100) throw new RangeError(`must be an amount a JSON number carries to the tiyn (got ${String(value)})`);
+      if (Math.abs(value) >= 2 ** 46) throw new RangeError(`must be an amount a JSON number carries to the tiyn, below 2^46 tenge (got ${String(value)})`);
       return value;
     }
     // JSON carries a number, and not every decimal string has one: past 15 significant digits the
