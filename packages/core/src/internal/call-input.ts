@@ -199,12 +199,12 @@ export function checkExtraParams(op: OperationSpec, extra: unknown): void {
 }
 
 /**
- * Whether an open parameter is a known one in another case (`total` for `Total`): one the service may
- * read as the known one (the fiscal service reads keys regardless of case, and the later of two
- * wins), past every check of it. The given parameters always; every parameter the spec names where it
- * says keys are read so.
+ * Whether an open parameter is a known one, in its case or another (`total` for `Total`): one the
+ * service may read as the known one (the fiscal service reads keys regardless of case, and the later
+ * of two wins), past every check of it. The given parameters always; every parameter the spec names
+ * where it says keys are read so.
  */
-function isKnownInAnotherCase(op: OperationSpec, encoded: Record<string, unknown>, name: string): boolean {
+function isKnownParameter(op: OperationSpec, encoded: Record<string, unknown>, name: string): boolean {
   const folded = foldedKey(name);
   return op.namesIgnoreCase?.includes(folded) === true || Object.keys(encoded).some((k) => foldedKey(k) === folded);
 }
@@ -233,7 +233,7 @@ export function split(op: OperationSpec, encoded: Record<string, unknown>, extra
   }
   if (extra)
     for (const [k, v] of Object.entries(extra)) {
-      if (Object.hasOwn(encoded, k) || isKnownInAnotherCase(op, encoded, k)) {
+      if (isKnownParameter(op, encoded, k)) {
         throw new RequestValidationError(op.id, [{ path: `(extraParams)/${k}`, message: "is a known parameter (whatever its case): pass it as a parameter, where it is checked" }]);
       }
       put(body, k, v);

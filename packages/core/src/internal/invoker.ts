@@ -250,15 +250,15 @@ async function preparedLater(call: Checking, encoded: Record<string, unknown> | 
 function checked({ options, sensitive, target, op, callOptions, ctx }: Checking, given: Record<string, unknown>): PreparedCall {
   const { checks = {} } = options;
   const { rows } = callOptions;
-  const validate = options.validateRequests !== false && op.validateInput;
-  if (validate && !op.validateInput!(given)) throw new RequestValidationError(op.id, validatorIssues(op.validateInput!));
+  const validate = options.validateRequests !== false ? op.validateInput : undefined;
+  if (validate && !validate(given)) throw new RequestValidationError(op.id, validatorIssues(validate));
   // From here on every check reads what is sent (asSent): the JSON that values with a toJSON write.
   const issues: ValidationIssue[] = [];
   const encoded = asSent(given, "", issues) as Record<string, unknown>;
   const extraParams = callOptions.extraParams && (asSent(callOptions.extraParams, "(extraParams)", issues) as Record<string, unknown>);
   if (issues.length === 0) {
     // A value's toJSON changed what is sent: the spec's schema is checked on that too.
-    if (validate && encoded !== given && !op.validateInput!(encoded)) throw new RequestValidationError(op.id, validatorIssues(op.validateInput!));
+    if (validate && encoded !== given && !validate(encoded)) throw new RequestValidationError(op.id, validatorIssues(validate));
     // Card data never in the clear, where the validator cannot see it (open objects, extraParams) or in a cryptogram's place.
     issues.push(...cardDataIssues(encoded, op.openAt, extraParams, sensitive));
   }

@@ -327,7 +327,8 @@ export class Transport<Paths extends {} = Record<string, never>> {
     const text = strictText(bytes, op, ctx, excerpt);
     if (op.textAnswer) return { kind: "json", body: text, ...this.#facts(answer, state, excerpt) };
     const body = parseJson(text, contentType, op, ctx, excerpt);
-    const repeated = this.#checksAnswer(op) && body !== null && typeof body === "object" ? repeatedKey(text) : undefined;
+    const checks = this.#checksAnswer(op);
+    const repeated = checks && body !== null && typeof body === "object" ? repeatedKey(text) : undefined;
     if (repeated !== undefined) {
       throw new UnexpectedResponseError(
         `${op.id}: the answer gives the key ${JSON.stringify(repeated.slice(0, 40))} twice in one object; which value the service meant is unknown${outcomeNote(op)}`,
@@ -337,7 +338,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
         },
       );
     }
-    if (op.validateResponse && this.#checksAnswer(op) && !op.validateResponse(body)) {
+    if (checks && op.validateResponse && !op.validateResponse(body)) {
       const issues = validatorIssues(op.validateResponse)
         .slice(0, 3)
         .map((i) => `${i.path || "(root)"} ${i.message}`)
