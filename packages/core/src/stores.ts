@@ -8,7 +8,7 @@
 // - JournalStore: the write-ahead journal of operations that move money or change a register.
 // - TokenStore: one token per credential, updated with no other writer in between.
 // - CallbackStore: each webhook event processed once, and each order's last known status.
-import { LeaseLostError } from "./errors.js";
+import { ConfigurationError, LeaseLostError } from "./errors.js";
 import { withFields } from "./internal/objects.js";
 
 /**
@@ -239,6 +239,24 @@ export function fenceHolds(current: { holder: string; value: number; expiresAt: 
 export function settledEntry(intent: JournalEntry, settlement: Settlement): JournalEntry {
   // Not a spread: this runs on every receipt, and a spread that adds a key is slow on Node 20 (copyInto).
   return withFields(intent, { state: settlement.state, settlement });
+}
+
+/** The longest a runtime timer waits (a longer `setTimeout` fires at once). */
+export const TIMER_LIMIT_MS = 2_147_483_647;
+
+/**
+ * Checks a store's duration options as its server takes them: whole milliseconds from 1 to each
+ * one's limit (Redis refuses a fraction in `PX`, and a script that fails partway keeps what it
+ * wrote; a timer past TIMER_LIMIT_MS fires at once). A ConfigurationError names the option.
+ */
+export function checkDurations(store: string, options: object, limits: Readonly<Record<string, number>>): void {
+  for (const [name, limit] of Object.entries(limits)) {
+    const value = (options as Record<string, unknown>)[name];
+    if (value === undefined) continue;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > limit) {
+      throw new ConfigurationError(`${store}: ${name} must be a whole number of milliseconds from 1 to ${limit}, got ${typeof value === "number" ? value : typeof value}`);
+    }
+  }
 }
 
 /** The error a store throws when a write comes with a fence that no longer holds. */

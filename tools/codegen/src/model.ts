@@ -269,10 +269,17 @@ function outcomeOf(doc: Json, where: string, op: Json, properties: Record<string
     const name = parsePointer(pointer)[0];
     if (!name || !properties[name]) fail(where, `x-outcome takes ${pointer}, which is not a parameter`);
   }
+  // `identifies`: where the status answer names what it was asked (answer pointer → one of `params`);
+  // without it, an answer about another order could settle this one.
+  const identifies: Record<string, string> = spec.identifies ?? {};
+  if (Object.keys(identifies).length === 0) fail(where, "x-outcome by query needs identifies: where its answer names what was asked ({ answer pointer: parameter })");
+  for (const [pointer, name] of Object.entries(identifies)) {
+    if (!pointer.startsWith("/") || !(name in (spec.params ?? {}))) fail(where, `x-outcome identifies ${pointer}: ${name}, which is not one of its params`);
+  }
   const applied = withoutExtensions(spec.applied ?? {});
   const kinds = ["found", "equals", "changed"].filter((k) => k in applied);
   if (kinds.length !== 1 || (kinds[0] === "equals" && typeof applied.at !== "string")) fail(where, "x-outcome applied must be { found: true }, { at, equals } or { changed }");
-  return { by: "query", operation: spec.operation, params: spec.params ?? {}, applied, ...key };
+  return { by: "query", operation: spec.operation, params: spec.params ?? {}, identifies, applied, ...key };
 }
 
 export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string): SpecModel {
@@ -446,7 +453,13 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
   // answers are checked like those of money operations (a key given twice read as its last value
   // settled a Z-report that never happened as applied).
   const deciders = new Set([...models.map((m) => (m.row.outcome as { operation?: string } | undefined)?.operation), chain?.current.operation]);
-  for (const m of models) if (deciders.has(m.id)) m.row.decidesOutcome = true;
+  // They are asked past any HTTP cache: a cached "not there yet", or the chain's link before the
+  // call, would settle a call that took effect as one that did not.
+  for (const m of models) {
+    if (!deciders.has(m.id)) continue;
+    m.row.decidesOutcome = true;
+    m.row.headerDefaults = { ...(m.row.headerDefaults as Record<string, string> | undefined), "Cache-Control": "no-cache" };
+  }
 
   // The input copies (`<Name>Input`) join the document's components, for the type emitter.
   const augmented = { ...doc, components: { ...doc.components, schemas: { ...doc.components?.schemas, ...inputCopies } } };

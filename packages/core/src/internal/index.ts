@@ -4,7 +4,7 @@
 export * from "../decimal.js";
 export { randomUuid } from "../ids.js";
 export { shownValue } from "../shown.js";
-export { fenceHolds, isUnresolved, leaseIsTakable, leaseLost, settledEntry } from "../stores.js";
+export { checkDurations, fenceHolds, isUnresolved, leaseIsTakable, leaseLost, settledEntry, TIMER_LIMIT_MS } from "../stores.js";
 export { base64 } from "./base64.js";
 export { commaListCodec, rfc3339Codec, tengeCodec } from "./builtin-codecs.js";
 export { foldedKey } from "./call-input.js";

@@ -81,6 +81,11 @@ export type OutcomeSpec = (
       by: "query";
       operation: string;
       params: Readonly<Record<string, string>>;
+      /**
+       * Where the answer names what was asked (answer pointer → parameter name): an answer that names
+       * something else, or nothing, says nothing of this call.
+       */
+      identifies: Readonly<Record<string, string>>;
       applied: { found: true } | { at: string; equals: unknown } | { changed: string };
     }
   | { by: "none" }

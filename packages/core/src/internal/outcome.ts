@@ -1,7 +1,7 @@
 // What the journal needs to learn and record an outcome: whether an error is an answered refusal,
 // the refusal as it is kept, a call's default key, the status query's parameters, and the learning
 // itself (the chain under the register's lease, or the status query the spec names).
-import { APIError, NotFoundError, RequestValidationError, ServiceError } from "../errors.js";
+import { APIError, NotFoundError, RequestValidationError, ServiceError, UnexpectedResponseError } from "../errors.js";
 import { randomUuid } from "../ids.js";
 import { intentIdOf, type JournalEntry, type Settlement } from "../stores.js";
 import type { ChainTurn } from "./chain-turn.js";
@@ -48,7 +48,30 @@ export async function probeParams(
   }
   if (!("changed" in outcome.applied)) return { params };
   const answer = await query(operations[outcome.operation]!, params);
-  return { params, before: evaluatePointer(answer, parsePointer(outcome.applied.changed)).value ?? null };
+  // What a lost answer is compared with must be the thing asked about, as it is: an answer about
+  // another, or without the field, could be compared with nothing. Nothing is sent then.
+  const before = evaluatePointer(answer, parsePointer(outcome.applied.changed));
+  if (!answersAbout(answer, outcome, params) || !before.found) {
+    throw new UnexpectedResponseError(`${op.id}: ${outcome.operation} did not answer ${outcome.applied.changed} of what it was asked about; nothing was sent`, {
+      operation: op.id,
+      bodyExcerpt: "",
+    });
+  }
+  return { params, before: before.value ?? null };
+}
+
+/**
+ * Whether a status answer names what it was asked about (`identifies`): a service, a proxy or a
+ * cache that answers about another order, or with nothing that names one, tells nothing of this call.
+ * Compared as text: an id the caller gave as a number may come back as digits, and the reverse.
+ */
+function answersAbout(answer: unknown, outcome: QueryOutcome, params: Record<string, unknown>): boolean {
+  return Object.entries(outcome.identifies).every(([pointer, name]) => {
+    const { found, value } = evaluatePointer(answer, parsePointer(pointer));
+    const asked = params[name];
+    const plain = (v: unknown) => typeof v === "string" || typeof v === "number";
+    return found && plain(value) && plain(asked) && String(value) === String(asked);
+  });
 }
 
 /**
@@ -83,9 +106,12 @@ export async function learnOutcome(
         if (e instanceof NotFoundError && e.serviceMessage !== undefined) return notFoundSays && "found" in outcome.applied ? false : undefined;
         throw e;
       }
+      if (!answersAbout(answer, outcome, entry.probe.params)) return undefined;
       const rule = outcome.applied;
       if ("found" in rule) return true;
-      const { value } = evaluatePointer(answer, parsePointer("equals" in rule ? rule.at : rule.changed));
+      // A field the answer lacks says neither: absent is not "another status", nor "changed".
+      const { found, value } = evaluatePointer(answer, parsePointer("equals" in rule ? rule.at : rule.changed));
+      if (!found) return undefined;
       return "equals" in rule ? value === rule.equals : (value ?? null) !== entry.probe.before;
     }
     return undefined;
