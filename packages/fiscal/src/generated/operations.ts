@@ -62,6 +62,7 @@ export const operations = {
     unwrap: {"at":["/Data/Kkm"]},
     secretAnswer: true,
     decidesOutcome: true,
+    headerDefaults: {"Cache-Control":"no-cache"},
     validators: () => import("./validators/kkms_get.js"),
   }),
   "shifts.open": operation<S.ShiftsOpenParams, S.ShiftsOpenResult, CallOptions & IdempotencyOptions>({
@@ -76,7 +77,7 @@ export const operations = {
     unwrap: {"at":["/Data/Shift"]},
     codecs: {"/Date":"rfc3339"},
     chain: {"key":"IdKkm","presents":false,"returns":true},
-    outcome: {"by":"query","operation":"kkms.get","params":{"idKkm":"/IdKkm"},"applied":{"changed":"/IdShift"}},
+    outcome: {"by":"query","operation":"kkms.get","params":{"idKkm":"/IdKkm"},"identifies":{"/Id":"idKkm"},"applied":{"changed":"/IdShift"}},
     validators: () => import("./validators/shifts_open.js"),
   }),
   "shifts.get": operation<S.ShiftsGetParams, S.ShiftsGetResult, CallOptions>({
@@ -91,6 +92,7 @@ export const operations = {
     envelope: envelope,
     unwrap: {"at":["/Data"]},
     decidesOutcome: true,
+    headerDefaults: {"Cache-Control":"no-cache"},
     validators: () => import("./validators/shifts_get.js"),
   }),
   "shifts.xReport": operation<S.ShiftsXReportParams, S.ShiftsXReportResult, CallOptions & IdempotencyOptions>({
@@ -122,7 +124,7 @@ export const operations = {
     unwrap: {"at":["/Data"]},
     codecs: {"/Date":"rfc3339"},
     chain: {"key":"IdKkm","presents":true,"returns":false},
-    outcome: {"by":"query","operation":"shifts.get","params":{"idShift":"/idShift"},"applied":{"at":"/IdStatusShift","equals":2}},
+    outcome: {"by":"query","operation":"shifts.get","params":{"idShift":"/idShift"},"identifies":{"/Id":"idShift"},"applied":{"at":"/IdStatusShift","equals":2}},
     validators: () => import("./validators/shifts_closeWithZReport.js"),
   }),
   "uid.get": operation<S.UidGetParams, S.UidGetResult, CallOptions>({
@@ -137,6 +139,7 @@ export const operations = {
     envelope: envelope,
     unwrap: {"at":["/Data/Uid"]},
     decidesOutcome: true,
+    headerDefaults: {"Cache-Control":"no-cache"},
     validators: () => import("./validators/uid_get.js"),
   }),
   "operations.sale": operation<S.OperationsSaleParams, S.OperationsSaleResult, OpenParamsOptions & IdempotencyOptions>({
