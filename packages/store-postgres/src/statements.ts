@@ -11,6 +11,9 @@ import { qualified, type Tables } from "./tables.js";
 /** Milliseconds after the statement's own instant. */
 const after = (param: string) => `clock_timestamp() + make_interval(secs => ${param}::float8 / 1000)`;
 const UNRESOLVED = "('pending', 'disputed')";
+/** Older than the retention `param` (ms): a settled journal entry, a callback done or whose claim ran out. */
+const settledBefore = (param: string) => `settled_at < clock_timestamp() - make_interval(secs => ${param}::float8 / 1000)`;
+const callbackBefore = (param: string) => `coalesce(completed_at, claimed_until) < clock_timestamp() - make_interval(secs => ${param}::float8 / 1000)`;
 
 export type Statements = ReturnType<typeof statementsFor>;
 
@@ -85,8 +88,11 @@ export function statementsFor(tables: Tables) {
     // Served by the partial indexes of unresolved entries.
     pendingIntents: `SELECT ${entryColumns} FROM ${journal} WHERE state IN ${UNRESOLVED} AND starts_with(key, $1) ORDER BY started_at, key`,
     pendingIntentsInScope: `SELECT ${entryColumns} FROM ${journal} WHERE state IN ${UNRESOLVED} AND scope = $2 AND starts_with(key, $1) ORDER BY started_at, key`,
+    // The age is checked again on the row deleted: a row the subquery chose may be written again (a
+    // key begun anew) before the delete reaches it, and the delete then sees the new row, which the
+    // subquery's list alone would delete (READ COMMITTED re-checks only the delete's own condition).
     pruneJournal: `WITH dropped AS (DELETE FROM ${journal} WHERE key IN (
-      SELECT key FROM ${journal} WHERE settled_at < clock_timestamp() - make_interval(secs => $1::float8 / 1000) LIMIT $2) RETURNING 1)
+      SELECT key FROM ${journal} WHERE ${settledBefore("$1")} LIMIT $2) AND ${settledBefore("$1")} RETURNING 1)
       SELECT count(*)::int AS dropped FROM dropped`,
 
     // A new event is inserted; a claim whose time ran out (its holder died) is taken over; a done
@@ -99,8 +105,9 @@ export function statementsFor(tables: Tables) {
     // A done event is never forgotten before its retention, whatever a late release says; another
     // delivery's claim (taken after this one's ran out) is never freed by this one.
     release: `DELETE FROM ${callbacks} WHERE key = $1 AND NOT done AND claim = $2`,
+    // Checked again on the row deleted, as pruneJournal's: a claim taken over meanwhile is new.
     pruneCallbacks: `WITH dropped AS (DELETE FROM ${callbacks} WHERE key IN (
-      SELECT key FROM ${callbacks} WHERE coalesce(completed_at, claimed_until) < clock_timestamp() - make_interval(secs => $1::float8 / 1000) LIMIT $2) RETURNING 1)
+      SELECT key FROM ${callbacks} WHERE ${callbackBefore("$1")} LIMIT $2) AND ${callbackBefore("$1")} RETURNING 1)
       SELECT count(*)::int AS dropped FROM dropped`,
     orderStatus: `SELECT status FROM ${orders} WHERE order_id = $1`,
     recordFirstStatus: `INSERT INTO ${orders} (order_id, status) VALUES ($1, $2) ON CONFLICT (order_id) DO NOTHING RETURNING 1`,

@@ -13,7 +13,7 @@ import {
   type Store,
   StoreCorruptError,
 } from "@paysys/core";
-import { leaseLost } from "@paysys/core/internal";
+import { checkDurations, leaseLost, TIMER_LIMIT_MS } from "@paysys/core/internal";
 import { Database, type Session, type TransactionBounds } from "./database.js";
 import type { PgPool } from "./pool.js";
 import { entryOf, type JournalRow, type LeaseRow, leaseOf } from "./rows.js";
@@ -56,6 +56,12 @@ export class PostgresStore implements Store, CallbackStore {
   #prunedAt = 0;
 
   constructor(pool: PgPool, options: PostgresStoreOptions = {}) {
+    checkDurations("@paysys/store-postgres", options, {
+      timeoutMs: TIMER_LIMIT_MS,
+      updateWaitMs: TIMER_LIMIT_MS,
+      journalRetentionMs: Number.MAX_SAFE_INTEGER,
+      callbackRetentionMs: Number.MAX_SAFE_INTEGER,
+    });
     this.#db = new Database(pool, options.timeoutMs ?? 2000);
     this.target = this.#db.target;
     this.#sql = statementsFor(resolveTables(options));

@@ -1,7 +1,7 @@
 // Retention: settled journal entries and processed webhook events are dropped once older than their
 // retention (by the database's clock); pending and disputed intents, and claims still held, never.
 // Rows the store did not write are a StoreCorruptError, never a guess.
-import { type JournalEntry, StoreCorruptError } from "@paysys/core";
+import { ConfigurationError, type JournalEntry, StoreCorruptError } from "@paysys/core";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate, PostgresStore } from "../src/index.js";
@@ -84,5 +84,19 @@ describe("rows the store did not write", () => {
     await store.settleIntent("corrupt/settled", { state: "applied", settledAt: Date.now() });
     await pool.query("UPDATE paysys_journal SET settlement = NULL WHERE key = 'corrupt/settled'");
     await expect(store.getIntent("corrupt/settled")).rejects.toThrow(/applied without a settlement/);
+  });
+});
+
+describe("options", () => {
+  it("durations must be whole milliseconds from 1 to each one's limit: a ConfigurationError names the option", () => {
+    for (const [name, value] of [
+      ["journalRetentionMs", 1.5],
+      ["callbackRetentionMs", Number.POSITIVE_INFINITY],
+      ["timeoutMs", 0],
+      ["updateWaitMs", 2 ** 31],
+    ] as const) {
+      expect(() => new PostgresStore(pool, { [name]: value })).toThrow(new RegExp(`^@paysys/store-postgres: ${name} must be a whole number of milliseconds`));
+      expect(() => new PostgresStore(pool, { [name]: value })).toThrow(ConfigurationError);
+    }
   });
 });

@@ -91,6 +91,11 @@ export class Connection {
   #typed(operation: string, e: unknown): PaysysError {
     if (e instanceof PaysysError) return e;
     const message = withoutUrlCredentials(e instanceof Error ? e.message : String(e));
+    // The server refuses work for now (out of memory, a replica after a failover, a failed save, still
+    // loading, a script running too long): unavailable, wherever it came from (a script's too).
+    if (/^(OOM|READONLY|MISCONF|LOADING|BUSY|MASTERDOWN|NOREPLICAS|CLUSTERDOWN|TRYAGAIN)\b/.test(message)) {
+      return new StoreUnavailableError(`the Redis store ${this.name} failed ${operation}: ${message}`, this.name, { cause: e });
+    }
     // The server answered, about data under our prefix that is not what the store writes.
     if (/^WRONGTYPE|user_script|attempt to (compare|perform arithmetic)/.test(message)) {
       return new StoreCorruptError(`the Redis store ${this.name} holds data ${operation} cannot read: ${message}`, this.name, { cause: e });

@@ -1,6 +1,8 @@
 // The store over Redis (or Valkey): every contract of @paysys/core's stores.ts on the user's
-// connected node-redis client. Writes are Lua scripts (scripts.ts says why); reads are plain GET and
-// HMGET. The README documents the key layout, the expiry and what the store assumes of the server.
+// connected node-redis client. Writes and the journal's reads are Lua scripts under the store's
+// generation (scripts.ts says why); other reads are plain GETs (a value lost is learnt again: a chain
+// link from the service, a token by signing in). The README documents the key layout, the expiry and
+// what the store assumes of the server.
 import {
   type CallbackStore,
   DEFAULT_JOURNAL_RETENTION_MS,
@@ -15,7 +17,7 @@ import {
   StoreCorruptError,
   StoreUnavailableError,
 } from "@paysys/core";
-import { isUnresolved, leaseLost, settledEntry } from "@paysys/core/internal";
+import { checkDurations, isUnresolved, leaseLost, settledEntry, TIMER_LIMIT_MS } from "@paysys/core/internal";
 import { Connection, type RedisCommandClient, storeName } from "./connection.js";
 import { type KeyLayout, keyLayout } from "./keys.js";
 import * as scripts from "./scripts.js";
@@ -60,6 +62,12 @@ export class RedisStore implements Store, CallbackStore {
 
   /** `client`: your connected node-redis v5 client (`createClient(...).connect()`); the store never connects or closes it. */
   constructor(client: RedisCommandClient, options: RedisStoreOptions = {}) {
+    checkDurations("@paysys/store-redis", options, {
+      timeoutMs: TIMER_LIMIT_MS,
+      lockWaitMs: TIMER_LIMIT_MS,
+      journalRetentionMs: Number.MAX_SAFE_INTEGER,
+      callbackRetentionMs: Number.MAX_SAFE_INTEGER,
+    });
     const prefix = options.prefix ?? "paysys:";
     this.#keys = keyLayout(prefix);
     this.#connection = new Connection(client, storeName(client, prefix), options.timeoutMs ?? 2000);
@@ -75,7 +83,7 @@ export class RedisStore implements Store, CallbackStore {
   }
 
   async set(key: string, value: string, fence?: Fence): Promise<void> {
-    await this.#write("set", scripts.setValue, [this.#keys.value(key)], [value], fence);
+    await this.#scripted("set", scripts.setValue, [this.#keys.value(key)], [value], fence);
   }
 
   /**
@@ -101,7 +109,7 @@ export class RedisStore implements Store, CallbackStore {
       throw e;
     }
     clearInterval(renewal);
-    const [state, stored] = await this.#write<[string, string | null]>("update", scripts.writeUnderValueLock, [lock, value], next === undefined ? [owner] : [owner, next]);
+    const [state, stored] = await this.#scripted<[string, string | null]>("update", scripts.writeUnderValueLock, [lock, value], next === undefined ? [owner] : [owner, next]);
     if (state === "fence") throw new LeaseLostError(`the lock of ${key} in ${this.#connection.name} ran out while its update decided: nothing was written`, key);
     return stored ?? undefined;
   }
@@ -110,7 +118,7 @@ export class RedisStore implements Store, CallbackStore {
   async #takeValueLock(key: string, lock: string, value: string, owner: string): Promise<string | null> {
     const started = Date.now();
     for (let pause = 2; ; pause = Math.min(pause * 2, 20)) {
-      const [state, current] = await this.#write<[string, string | null]>("update (take its lock)", scripts.takeValueLock, [lock, value], [owner, String(VALUE_LOCK_MS)]);
+      const [state, current] = await this.#scripted<[string, string | null]>("update (take its lock)", scripts.takeValueLock, [lock, value], [owner, String(VALUE_LOCK_MS)]);
       if (state === "ok") return current;
       if (Date.now() - started >= this.#lockWaitMs) {
         throw new StoreUnavailableError(
@@ -127,13 +135,13 @@ export class RedisStore implements Store, CallbackStore {
   async acquireLease(name: string, holder: Holder, ttlMs: number): Promise<Lease | undefined> {
     // The expiry is reported in this process's clock, from before the request: never later than the server's own.
     const sentAt = Date.now();
-    const [state, fence] = await this.#write<[string, number]>("acquireLease", scripts.acquireLease, [this.#keys.lease(name)], [holder.id, String(ttlMs)]);
+    const [state, fence] = await this.#scripted<[string, number]>("acquireLease", scripts.acquireLease, [this.#keys.lease(name)], [holder.id, String(ttlMs)]);
     return state === "ok" ? { name, holder: holder.id, value: fence, expiresAt: sentAt + ttlMs } : undefined;
   }
 
   async renewLease(fence: Fence, ttlMs: number): Promise<Lease | undefined> {
     const sentAt = Date.now();
-    const state = await this.#write<string>("renewLease", scripts.renewLease, [this.#keys.lease(fence.name)], [String(ttlMs), fence.holder, String(fence.value)]);
+    const state = await this.#scripted<string>("renewLease", scripts.renewLease, [this.#keys.lease(fence.name)], [String(ttlMs), fence.holder, String(fence.value)]);
     return state === "ok" ? { name: fence.name, holder: fence.holder, value: fence.value, expiresAt: sentAt + ttlMs } : undefined;
   }
 
@@ -144,7 +152,7 @@ export class RedisStore implements Store, CallbackStore {
   // The journal.
 
   async beginIntent(entry: JournalEntry, fence?: Fence): Promise<JournalEntry | undefined> {
-    const answer = await this.#write<BeginAnswer>(
+    const answer = await this.#scripted<BeginAnswer>(
       "beginIntent",
       scripts.beginIntent,
       [this.#keys.journal(entry.key), this.#keys.unresolved],
@@ -158,7 +166,7 @@ export class RedisStore implements Store, CallbackStore {
   async settleThenBegin(settled: SettledWithLink, entry: JournalEntry, fence: Fence): Promise<JournalEntry | undefined> {
     const keys = [this.#keys.journal(settled.key), this.#keys.unresolved, this.#keys.value(settled.link.key), this.#keys.journal(entry.key)];
     const args = [...this.#settlementArgs(settled.key, settled.settlement), settled.link.value, entry.key, JSON.stringify(entry)];
-    return this.#begun(entry, await this.#write<BeginAnswer>("settleThenBegin", scripts.settleThenBegin, keys, args, fence));
+    return this.#begun(entry, await this.#scripted<BeginAnswer>("settleThenBegin", scripts.settleThenBegin, keys, args, fence));
   }
 
   /** What a begin answered: nothing when it wrote, else the entry the key already has. */
@@ -167,12 +175,12 @@ export class RedisStore implements Store, CallbackStore {
   }
 
   async settleIntent(key: string, settlement: Settlement, fence?: Fence): Promise<void> {
-    await this.#write("settleIntent", scripts.settleIntent, [this.#keys.journal(key), this.#keys.unresolved], this.#settlementArgs(key, settlement), fence);
+    await this.#scripted("settleIntent", scripts.settleIntent, [this.#keys.journal(key), this.#keys.unresolved], this.#settlementArgs(key, settlement), fence);
   }
 
   async settleIntentWithLink(key: string, settlement: Settlement, link: { key: string; value: string }, fence: Fence): Promise<void> {
     const keys = [this.#keys.journal(key), this.#keys.unresolved, this.#keys.value(link.key)];
-    await this.#write("settleIntentWithLink", scripts.settleIntentWithLink, keys, [...this.#settlementArgs(key, settlement), link.value], fence);
+    await this.#scripted("settleIntentWithLink", scripts.settleIntentWithLink, keys, [...this.#settlementArgs(key, settlement), link.value], fence);
   }
 
   /** A settlement as the scripts take it: key, JSON, state, how long the entry is kept, and the intent it settles (or ""). */
@@ -182,18 +190,14 @@ export class RedisStore implements Store, CallbackStore {
   }
 
   async getIntent(key: string): Promise<JournalEntry | undefined> {
-    const [intent, settlement] = await this.#connection.run("getIntent", (send) =>
-      send<[string | null, string | null]>(["HMGET", this.#keys.journal(key), "intent", "settlement"]),
-    );
+    const [, intent, settlement] = await this.#scripted<[string, string | null, string | null]>("getIntent", scripts.getIntent, [this.#keys.journal(key)], []);
     return intent === null ? undefined : this.#entry(key, intent, settlement);
   }
 
   async pendingIntents(prefix: string, scope?: string): Promise<JournalEntry[]> {
-    const flat = await this.#connection.run("pendingIntents", (send) =>
-      this.#connection.script<string[]>(send, scripts.pendingIntents, [this.#keys.unresolved], [prefix, this.#keys.journal("")]),
-    );
+    const flat = await this.#scripted<string[]>("pendingIntents", scripts.pendingIntents, [this.#keys.unresolved], [prefix, this.#keys.journal("")]);
     const entries: JournalEntry[] = [];
-    for (let i = 0; i < flat.length; i += 3) {
+    for (let i = 1; i < flat.length; i += 3) {
       const entry = this.#entry(flat[i]!, flat[i + 1]!, flat[i + 2] || null);
       if (scope === undefined || entry.scope === scope) entries.push(entry);
     }
@@ -219,11 +223,11 @@ export class RedisStore implements Store, CallbackStore {
   // Webhook deliveries and order statuses.
 
   claim(key: string, leaseMs: number, token: string): Promise<"new" | "processing" | "done"> {
-    return this.#write("claim", scripts.claimCallback, [this.#keys.callback(key)], [String(leaseMs), token]);
+    return this.#scripted("claim", scripts.claimCallback, [this.#keys.callback(key)], [String(leaseMs), token]);
   }
 
   async complete(key: string): Promise<void> {
-    await this.#write("complete", scripts.completeCallback, [this.#keys.callback(key)], [String(this.#callbackRetentionMs)]);
+    await this.#scripted("complete", scripts.completeCallback, [this.#keys.callback(key)], [String(this.#callbackRetentionMs)]);
   }
 
   async release(key: string, token: string): Promise<void> {
@@ -240,7 +244,7 @@ export class RedisStore implements Store, CallbackStore {
   }
 
   async recordOrderStatus(orderId: string, status: number, expected: number | undefined): Promise<boolean> {
-    const state = await this.#write<string>(
+    const state = await this.#scripted<string>(
       "recordOrderStatus",
       scripts.recordOrderStatus,
       [this.#keys.order(orderId)],
@@ -250,10 +254,11 @@ export class RedisStore implements Store, CallbackStore {
   }
 
   /**
-   * Runs a write script under the store's generation (and the fence, if any): a script that answers
-   * "lost" means the data under the prefix is not what this store wrote, "fence" that the lease is lost.
+   * Runs a script under the store's generation (and the fence, if any): every write, and the journal's
+   * reads. A script that answers "lost" means the data under the prefix is not what this store wrote,
+   * "fence" that the lease is lost.
    */
-  async #write<R>(operation: string, source: string, keys: string[], args: string[], fence?: Fence): Promise<R> {
+  async #scripted<R>(operation: string, source: string, keys: string[], args: string[], fence?: Fence): Promise<R> {
     const answer = await this.#connection.run(operation, async (send) => {
       const generation = await this.#opened(send);
       const fenced = fence ? { keys: [this.#keys.lease(fence.name)], args: [fence.holder, String(fence.value)] } : { keys: [], args: [] };

@@ -163,15 +163,17 @@ return begin(KEYS[5], KEYS[3], ARGV[8], ARGV[9])
 `);
 
 /**
- * KEYS: unresolved. ARGV: key prefix, journal key prefix. The unresolved entries whose key starts
- * with the prefix, as { key, intent, settlement, … }: the sorted set is ordered by key, so the prefix
+ * KEYS: generation, unresolved. ARGV: generation, key prefix, journal key prefix. The unresolved
+ * entries whose key starts with the prefix, as { "ok", key, intent, settlement, … } (under the
+ * generation, as getIntent): the sorted set is ordered by key, so the prefix
  * is one range (byte 255 never occurs in UTF-8, so "prefix\\255" bounds every key that starts with it).
  */
-export const pendingIntents = `
-local keys = redis.call('ZRANGEBYLEX', KEYS[1], '[' .. ARGV[1], '(' .. ARGV[1] .. '\\255')
-local out = {}
+export const pendingIntents = script(`
+if not generation_holds() then return {'lost'} end
+local keys = redis.call('ZRANGEBYLEX', KEYS[2], '[' .. ARGV[2], '(' .. ARGV[2] .. '\\255')
+local out = {'ok'}
 for _, key in ipairs(keys) do
-  local e = redis.call('HMGET', ARGV[2] .. key, 'intent', 'settlement')
+  local e = redis.call('HMGET', ARGV[3] .. key, 'intent', 'settlement')
   if e[1] then
     out[#out + 1] = key
     out[#out + 1] = e[1]
@@ -179,7 +181,18 @@ for _, key in ipairs(keys) do
   end
 end
 return out
-`;
+`);
+
+/**
+ * KEYS: generation, entry. ARGV: generation. Answers { "ok", intent, settlement } (false for what the
+ * entry lacks). Under the generation as the writes are: the journal lost under a running process is
+ * an error, never "no entry", which would read as "never sent".
+ */
+export const getIntent = script(`
+if not generation_holds() then return {'lost'} end
+local e = redis.call('HMGET', KEYS[2], 'intent', 'settlement')
+return {'ok', e[1], e[2]}
+`);
 
 /** KEYS: generation, lock, value. ARGV: generation, owner, lock ms. Takes the lock of a value; answers { "ok", value } or { "held" }. */
 export const takeValueLock = script(`

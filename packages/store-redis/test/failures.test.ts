@@ -3,7 +3,7 @@
 // running process (a restart without its append-only file): it refuses to carry on as if nothing had
 // been written, and a lost fence counter never lets an old holder's write through.
 import { inspect } from "node:util";
-import { intentIdOf, type JournalEntry, LeaseLostError, StoreCorruptError, StoreUnavailableError } from "@paysys/core";
+import { ConfigurationError, intentIdOf, type JournalEntry, LeaseLostError, StoreCorruptError, StoreUnavailableError } from "@paysys/core";
 import { withoutUrlCredentials } from "@paysys/core/internal";
 import { freePort } from "@paysys/test-servers";
 import { createClient, type RedisClientType } from "redis";
@@ -113,6 +113,77 @@ describe("data lost under a running process", () => {
     );
     await store.set("register", "fresh", next);
     expect(await store.get("register")).toBe("fresh");
+  });
+
+  it("reading a key the process began (sent) is a StoreCorruptError, as every write then is, never 'no entry'", async () => {
+    const prefix = uniquePrefix("lost-reads");
+    const store = new RedisStore(client, { prefix });
+    const lease = (await store.acquireLease("fiscal/1", { id: "till-1" }, 60_000))!;
+    const now = Date.now();
+    const entry: JournalEntry = {
+      key: "fiscal A L/sale/r-1",
+      id: "i-1",
+      operation: "sale",
+      scope: "1",
+      hash: "h",
+      holder: { id: "till-1" },
+      startedAt: now,
+      sendBy: now + 50_000,
+      state: "pending",
+    };
+    await store.beginIntent(entry, lease); // then the receipt is sent
+    for (const key of await client.keys(`${prefix}*`)) await client.del(key); // what a restart without the AOF leaves
+    // Writes are refused...
+    expect(await outcome(store.beginIntent({ ...entry, id: "i-2" }, lease))).toEqual({ threw: "StoreCorruptError" });
+    // ...and so are the reads the client decides with: "never begun" would read as "never sent".
+    expect({
+      getIntent: await outcome(store.getIntent(entry.key)),
+      pendingIntents: await outcome(store.pendingIntents("fiscal A L/")),
+    }).toEqual({ getIntent: { threw: "StoreCorruptError" }, pendingIntents: { threw: "StoreCorruptError" } });
+  });
+});
+
+const outcome = <T>(p: Promise<T>) =>
+  p.then(
+    (v) => ({ answered: v === undefined ? "undefined" : JSON.stringify(v) }),
+    (e: Error) => ({ threw: e instanceof StoreCorruptError ? "StoreCorruptError" : e.name }),
+  );
+
+describe("a server that refuses work for a while", () => {
+  it("out of memory under noeviction (from inside a script) is a StoreUnavailableError, not a StoreCorruptError", async () => {
+    const admin = await redis.client();
+    const store = new RedisStore(client, { prefix: uniquePrefix("refused") });
+    await store.acquireLease("fiscal/1", { id: "till" }, 60_000); // the store is open and healthy
+    await admin.sendCommand(["CONFIG", "SET", "maxmemory-policy", "noeviction"]);
+    await admin.sendCommand(["CONFIG", "SET", "maxmemory", "1"]);
+    let error: unknown;
+    try {
+      error = await store.acquireLease("fiscal/2", { id: "till" }, 60_000).then(
+        () => undefined,
+        (e) => e,
+      );
+    } finally {
+      await admin.sendCommand(["CONFIG", "SET", "maxmemory", "0"]);
+    }
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toMatch(/failed acquireLease: OOM/);
+  });
+});
+
+describe("options", () => {
+  it("durations must be whole milliseconds a server and a timer take: a ConfigurationError names the option", () => {
+    for (const [name, value] of [
+      ["callbackRetentionMs", 1.1 * 24 * 3600_000], // 95040000.00000001: Redis refuses a fraction in PX
+      ["journalRetentionMs", Number.POSITIVE_INFINITY],
+      ["journalRetentionMs", 0],
+      ["timeoutMs", -1],
+      ["lockWaitMs", 2 ** 31],
+      ["timeoutMs", "2000"],
+    ] as const) {
+      expect(() => new RedisStore(client, { [name]: value })).toThrow(new RegExp(`^@paysys/store-redis: ${name} must be a whole number of milliseconds`));
+      expect(() => new RedisStore(client, { [name]: value })).toThrow(ConfigurationError);
+    }
+    expect(() => new RedisStore(client, { callbackRetentionMs: 95_040_000, journalRetentionMs: 1, timeoutMs: 2 ** 31 - 1 })).not.toThrow();
   });
 });
 
