@@ -271,6 +271,16 @@ export class FileStore implements Store, CallbackStore {
     });
   }
 
+  async renew(key: string, leaseMs: number, token: string): Promise<boolean> {
+    return this.#locked(async () => {
+      const file = this.#callback(key);
+      const event = readJson<CallbackRecord>(file);
+      if (!event || event.done || event.token !== token) return false;
+      this.#commit(file, `${JSON.stringify({ done: false, until: Date.now() + leaseMs, token } satisfies CallbackRecord)}\n`, false, true);
+      return true;
+    });
+  }
+
   async complete(key: string): Promise<void> {
     await this.#locked(async () => {
       // Flushed: a processed event must never be processed again, whatever the machine does.

@@ -278,6 +278,13 @@ export interface CallbackStore {
    * sends it again); `"done"`: processed before.
    */
   claim(key: string, leaseMs: number, token: string): Promise<"new" | "processing" | "done">;
+  /**
+   * Extends the claim taken under `token` to `leaseMs` from now, while its delivery is still
+   * processing: true when it was still that delivery's (not done, not taken over). The receiver
+   * renews every third of the lease, so a live delivery's claim never runs out under it and only a
+   * dead one's is taken over.
+   */
+  renew(key: string, leaseMs: number, token: string): Promise<boolean>;
   /** The event was processed. */
   complete(key: string): Promise<void>;
   /**
@@ -311,6 +318,12 @@ export class MemoryCallbackStore implements CallbackStore {
     if (entry && entry.until > Date.now()) return "processing";
     this.#entries.set(key, { done: false, until: Date.now() + leaseMs, token });
     return "new";
+  }
+  async renew(key: string, leaseMs: number, token: string): Promise<boolean> {
+    const entry = this.#entries.get(key);
+    if (!entry || entry.done || entry.token !== token) return false;
+    entry.until = Date.now() + leaseMs;
+    return true;
   }
   async complete(key: string): Promise<void> {
     this.#entries.set(key, { done: true, until: Number.POSITIVE_INFINITY });

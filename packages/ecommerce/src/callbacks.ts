@@ -26,6 +26,12 @@ export interface CallbackContext {
    * The transitions are the SDK's own reading (spec `CallbackStatus`); unknown statuses are never flagged.
    */
   impossibleTransition: boolean;
+  /**
+   * Aborted when this delivery's claim of the event was lost while your function ran (the store
+   * could not renew it: another delivery may be processing the event now). The claim is renewed
+   * every third of `callbacks.leaseMs`, so this happens only when the store fails or is too slow.
+   */
+  signal: AbortSignal;
 }
 
 /** Your function: processes one event. Throw to have the gateway deliver it again. */
@@ -232,6 +238,34 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
   }
 
   /**
+   * Renews a delivery's claim every third of the lease while it processes, so a live delivery's claim
+   * never runs out under it (only a dead one's is taken over). A renewal that fails is retried at the
+   * next tick; one that finds the claim gone aborts `signal` and is logged: another delivery may be
+   * processing the event.
+   */
+  function keepClaimed(key: string, token: string): { signal: AbortSignal; stop(): void } {
+    const lost = new AbortController();
+    const renewal = setInterval(
+      async () => {
+        try {
+          if (await options.store.renew(key, options.leaseMs, token)) return;
+        } catch (e) {
+          const message = `event ${key}: its claim could not be renewed (tried again in a moment): ${e instanceof Error ? e.message : String(e)}`;
+          log?.({ type: "error", operation: "callbacks.handle", error: { name: "CallbackStoreError", message } });
+          return;
+        }
+        clearInterval(renewal);
+        const message = `event ${key}: this delivery's claim ran out while it was processed; another delivery may process it too`;
+        log?.({ type: "error", operation: "callbacks.handle", error: { name: "CallbackClaimLost", message } });
+        lost.abort();
+      },
+      Math.max(1, Math.floor(options.leaseMs / 3)),
+    );
+    (renewal as { unref?(): void }).unref?.();
+    return { signal: lost.signal, stop: () => clearInterval(renewal) };
+  }
+
+  /**
    * Receives one delivery: checks it, processes a new event with `process`, and says what to answer.
    * The answer is `accepted: true` only once `process` succeeded for the event (now or before).
    */
@@ -253,14 +287,17 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     if (claim === "done") return { status: 200, body: { accepted: true } };
     if (claim === "processing") return { status: 409, body: { accepted: false } };
     let previousStatus: number | undefined;
+    const held = keepClaimed(key, token);
     try {
       previousStatus = await options.store.orderStatus(event.orderId);
-      await process(event, { previousStatus, impossibleTransition: !canFollow(previousStatus, event.status) });
+      await process(event, { previousStatus, impossibleTransition: !canFollow(previousStatus, event.status), signal: held.signal });
     } catch {
+      held.stop();
       // This delivery's claim only: once it ran out, another delivery may hold the event.
       await options.store.release(key, token);
       return { status: 500, body: { accepted: false } };
     }
+    held.stop();
     // Processed: acknowledged whatever the store says now. A refusal would make the gateway send it
     // again, and once the claim's lease ran out it would be processed twice.
     try {

@@ -511,13 +511,14 @@ describe("e-commerce: callbacks", () => {
   it("the order's states: a 'paid' delivered late, after the refund, reaches the function flagged, and the order stays refunded", async () => {
     const store = new MemoryCallbackStore();
     const shop = client({ callbackStore: store });
-    const seen: [number, CallbackContext][] = [];
+    const seen: [number, Omit<CallbackContext, "signal">][] = [];
     let refunded = false;
     const callbackUrl = await callbackServer(shop, (e, context) => {
       // The shop's database is down for the "paid" callback until the refund came through.
       if (e.status === 1 && !refunded) throw new Error("database is down");
       if (e.status === 3) refunded = true;
-      seen.push([e.status, context]);
+      const { signal: _, ...where } = context; // the claim's signal: its own tests
+      seen.push([e.status, where]);
     });
     const { id, orderId } = await shop.payments.create({ amount: 4_200, callbackUrl, customerData: { cardData: card() } });
     await vi.waitFor(() => expect(sb.ecommerce.transaction(id)?.deliveries.length).toBeGreaterThan(0));
@@ -530,8 +531,8 @@ describe("e-commerce: callbacks", () => {
 
   it("the order's states by hand: blocked, paid, refunded follow each other; a second 'blocked' after the payment is flagged", async () => {
     const shop = client({ callbacks: { allowedAddresses: "any", confirm: false } });
-    const contexts: CallbackContext[] = [];
-    const receive = (status: number) => shop.callbacks.handle(callbackBody({ id: "hold-1", orderId: "hold-order", status }), {}, (_e, c) => contexts.push(c));
+    const contexts: Omit<CallbackContext, "signal">[] = [];
+    const receive = (status: number) => shop.callbacks.handle(callbackBody({ id: "hold-1", orderId: "hold-order", status }), {}, (_e, { signal: _, ...c }) => contexts.push(c));
     for (const status of [2, 1, 2, 3, 31]) expect((await receive(status)).status).toBe(200);
     // The second 2 is the same event as the first: acknowledged as a duplicate, without the function.
     expect(contexts).toEqual([
@@ -542,8 +543,8 @@ describe("e-commerce: callbacks", () => {
       { previousStatus: 3, impossibleTransition: false },
     ]);
     const other = client({ callbacks: { allowedAddresses: "any", confirm: false } });
-    const flagged: CallbackContext[] = [];
-    for (const status of [1, 2]) await other.callbacks.handle(callbackBody({ id: "p-9", orderId: "paid-order", status }), {}, (_e, c) => flagged.push(c));
+    const flagged: Omit<CallbackContext, "signal">[] = [];
+    for (const status of [1, 2]) await other.callbacks.handle(callbackBody({ id: "p-9", orderId: "paid-order", status }), {}, (_e, { signal: _, ...c }) => flagged.push(c));
     expect(flagged[1]).toEqual({ previousStatus: 1, impossibleTransition: true });
   });
 
@@ -592,11 +593,55 @@ describe("e-commerce: callbacks", () => {
     expect(processed).toBe(1);
   });
 
+  it("a delivery processed for longer than the lease keeps its claim: another delivery meanwhile is told to come back, and the event is processed once", async () => {
+    const shop = client({ callbacks: { allowedAddresses: "any", confirm: false, leaseMs: 300 } });
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    let processed = 0;
+    let aborted = false;
+    const body = callbackBody({ id: "slow-1" });
+    const first = shop.callbacks.handle(body, {}, async (_event, { signal }) => {
+      await sleep(1_000); // three leases and more: a slow ERP, say
+      aborted = signal.aborted;
+      processed++;
+    });
+    await sleep(700);
+    expect(await shop.callbacks.handle(body, {}, () => processed++)).toEqual({ status: 409, body: { accepted: false } });
+    expect(await first).toEqual({ status: 200, body: { accepted: true } });
+    expect({ processed, aborted }).toEqual({ processed: 1, aborted: false });
+  });
+
+  it("a claim lost while processing (the store will not renew it) aborts the function's signal, and the logger is told", async () => {
+    const store = new MemoryCallbackStore();
+    const lapsing: CallbackStore = {
+      claim: (key, _lease, token) => store.claim(key, 100, token),
+      renew: async () => false, // as a store answers once another delivery took the event over
+      complete: (key) => store.complete(key),
+      release: (key, token) => store.release(key, token),
+      orderStatus: (orderId) => store.orderStatus(orderId),
+      recordOrderStatus: (orderId, status, expected) => store.recordOrderStatus(orderId, status, expected),
+    };
+    const events: LogEvent[] = [];
+    const shop = client({ callbackStore: lapsing, callbacks: { allowedAddresses: "any", confirm: false, leaseMs: 150 }, logger: (e) => events.push(e) });
+    let reason: unknown;
+    const answer = await shop.callbacks.handle(callbackBody({ id: "lost-1" }), {}, async (_event, { signal }) => {
+      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+      reason = signal.aborted;
+    });
+    expect(reason).toBe(true);
+    expect(answer.status).toBe(200); // processed: acknowledged all the same
+    expect(events).toContainEqual({
+      type: "error",
+      operation: "callbacks.handle",
+      error: { name: "CallbackClaimLost", message: expect.stringContaining("another delivery may process it too") },
+    });
+  });
+
   it("an event processed whose completion the store cannot record is still acknowledged, and the logger is told", async () => {
     const store = new MemoryCallbackStore();
     let failComplete = true;
     const flaky: CallbackStore = {
       claim: (key, lease, token) => store.claim(key, lease, token),
+      renew: (key, lease, token) => store.renew(key, lease, token),
       complete(key) {
         if (!failComplete) return store.complete(key);
         failComplete = false;
@@ -630,6 +675,10 @@ describe("e-commerce: callbacks", () => {
       claim(key, lease, token) {
         calls.push(`claim ${key}`);
         return store.claim(key, lease, token);
+      },
+      renew(key, lease, token) {
+        calls.push(`renew ${key}`);
+        return store.renew(key, lease, token);
       },
       complete(key) {
         calls.push(`complete ${key}`);

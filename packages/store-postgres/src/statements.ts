@@ -100,6 +100,8 @@ export function statementsFor(tables: Tables) {
     claim: `WITH claimed AS (INSERT INTO ${callbacks} AS c (key, claimed_until, claim) VALUES ($1, ${after("$2")}, $3)
       ON CONFLICT (key) DO UPDATE SET claimed_until = EXCLUDED.claimed_until, claim = EXCLUDED.claim WHERE NOT c.done AND c.claimed_until <= clock_timestamp() RETURNING 1)
       SELECT (SELECT count(*) FROM claimed)::int AS claimed, (SELECT done FROM ${callbacks} WHERE key = $1) AS done`,
+    // Only the claim of this delivery's token, still processing: a claim taken over, or done, stays.
+    renew: `UPDATE ${callbacks} SET claimed_until = ${after("$2")} WHERE key = $1 AND NOT done AND claim = $3 RETURNING 1`,
     complete: `INSERT INTO ${callbacks} (key, done, claimed_until, completed_at) VALUES ($1, true, clock_timestamp(), clock_timestamp())
       ON CONFLICT (key) DO UPDATE SET done = true, completed_at = clock_timestamp()`,
     // A done event is never forgotten before its retention, whatever a late release says; another

@@ -221,6 +221,10 @@ export class PostgresStore implements Store, CallbackStore {
     return row!.claimed === 1 ? "new" : row!.done === true ? "done" : "processing";
   }
 
+  async renew(key: string, leaseMs: number, token: string): Promise<boolean> {
+    return (await this.#db.run("renew a webhook event's claim", (s) => s.query(this.#sql.renew, [key, leaseMs, token]))).length === 1;
+  }
+
   async complete(key: string): Promise<void> {
     await this.#db.run("mark a webhook event done", (s) => s.query(this.#sql.complete, [key]));
   }

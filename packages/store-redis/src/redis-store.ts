@@ -223,7 +223,11 @@ export class RedisStore implements Store, CallbackStore {
   // Webhook deliveries and order statuses.
 
   claim(key: string, leaseMs: number, token: string): Promise<"new" | "processing" | "done"> {
-    return this.#scripted("claim", scripts.claimCallback, [this.#keys.callback(key)], [String(leaseMs), token]);
+    return this.#scripted("claim", scripts.claimCallback, [this.#keys.callback(key)], [String(Math.ceil(leaseMs)), token]);
+  }
+
+  async renew(key: string, leaseMs: number, token: string): Promise<boolean> {
+    return (await this.#scripted<string>("renew", scripts.renewCallback, [this.#keys.callback(key)], [String(Math.ceil(leaseMs)), token])) === "ok";
   }
 
   async complete(key: string): Promise<void> {

@@ -246,6 +246,14 @@ redis.call('SET', KEYS[2], 'done', 'PX', ARGV[2])
 return 'ok'
 `);
 
+/** KEYS: generation, delivery. ARGV: generation, lease ms, token. Extends the claim taken under the token: "ok", or "gone" when it is not that delivery's (any more). */
+export const renewCallback = script(`
+if not generation_holds() then return 'lost' end
+if redis.call('GET', KEYS[2]) ~= 'processing ' .. ARGV[3] then return 'gone' end
+redis.call('SET', KEYS[2], 'processing ' .. ARGV[3], 'PX', ARGV[2])
+return 'ok'
+`);
+
 /** KEYS: delivery. ARGV: token. Frees the claim taken under the token; another's claim, or a done delivery, stays. */
 export const releaseCallback = `
 if redis.call('GET', KEYS[1]) == 'processing ' .. ARGV[1] then redis.call('DEL', KEYS[1]) end
