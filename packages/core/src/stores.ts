@@ -25,6 +25,11 @@ export interface Holder {
    * with the same pid, is another life, whose request of its last life may still be at work.
    */
   life?: string;
+  /**
+   * How its wall clock stood against the machine's monotonic clock (`<boot id> <offset ms>`, Linux):
+   * a process of the same boot reads its instants on a clock no one steps.
+   */
+  clock?: string;
 }
 
 /** The proof a lease holder shows with every write it makes under the lease. */

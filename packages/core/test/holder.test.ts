@@ -42,6 +42,21 @@ describe("landsUntil: until when another process's request may still land", () =
     expect(landsUntil(entry, processHolder("till"), DEFAULT_LANDING_MS)).toBe(entry.sendBy);
   });
 
+  it.runIf(existsSync("/proc/sys/kernel/random/boot_id"))(
+    "a holder of this boot whose wall clock stood two minutes behind ours (ours stepped since): its window on the monotonic clock; of another boot, as stamped",
+    () => {
+      const me = processHolder("till");
+      const [boot, offset] = me.clock!.split(" ");
+      const behind = { ...me, pid: process.ppid, life: "earlier", clock: `${boot} ${Number(offset) - 120_000}` };
+      const entry = intent(behind);
+      expect(Math.abs(windowEnd(entry, me) - entry.sendBy - 120_000)).toBeLessThan(5);
+      const steady = intent({ ...behind, clock: me.clock! });
+      expect(windowEnd(steady, me)).toBe(steady.sendBy);
+      const otherBoot = intent({ ...behind, clock: `another-boot ${Number(offset) - 120_000}` });
+      expect(windowEnd(otherBoot, me)).toBe(otherBoot.sendBy);
+    },
+  );
+
   it("this holder's name and pid under another life (an earlier life given the pid back, or a worker thread): not this process, never gone, whole window", () => {
     const me = processHolder("till");
     const other = { ...me, life: "another-life" };

@@ -2,6 +2,7 @@
 // `process` is read through `globalThis`, so browsers (which have none) load this too.
 import { randomUuid } from "../ids.js";
 import type { Holder } from "../stores.js";
+import { bootClock } from "./boot-clock.js";
 import { processWide } from "./process-wide.js";
 
 type Proc = { pid?: number; getBuiltinModule?: (name: string) => unknown };
@@ -56,6 +57,9 @@ export function processHolder(id?: string): Holder {
     ...(pid ? { pid } : {}),
     get life() {
       return life();
+    },
+    get clock() {
+      return bootClock();
     },
   };
 }

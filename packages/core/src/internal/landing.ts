@@ -7,6 +7,7 @@
 // its whole window, or `landingMs` from when its process was first found gone, if that ends sooner.
 import { APIError, MaybeSentError, UnexpectedResponseError } from "../errors.js";
 import { DEFAULT_LANDING_MS, type Holder, intentIdOf, isUnresolved, type JournalEntry } from "../stores.js";
+import { onThisClock } from "./boot-clock.js";
 import { holderIsGone, isThisProcess } from "./holder.js";
 import { processWide } from "./process-wide.js";
 
@@ -19,12 +20,13 @@ const seenPending = processWide("seen-pending", () => new Map<string, number>())
 
 /**
  * Until when (this process's clock) no attempt of an intent can still be under way in its holder:
- * its `sendBy`, stamped by its holder's clock. Another host's clock may run behind this one's, so its
+ * its `sendBy`, stamped by its holder's clock (on this machine, read on the monotonic clock of the
+ * boot both ran in: boot-clock.ts). Another host's clock may run behind this one's, so its
  * intent is also given its whole window (`sendBy - startedAt`, a length no clock's offset changes)
  * from when this process first saw it pending, if that ends later.
  */
 export function windowEnd(entry: JournalEntry, self: Holder): number {
-  if (entry.holder.host === self.host) return entry.sendBy;
+  if (entry.holder.host === self.host) return onThisClock(entry.holder.clock, entry.sendBy) ?? entry.sendBy;
   const id = `${entry.key} ${intentIdOf(entry)}`;
   const now = Date.now();
   dropOld(seenPending, now);
@@ -89,7 +91,7 @@ export function landsUntil(entry: JournalEntry, self: Holder, landingMs: number,
   const noted = landingUntil(entry.key, at);
   if (noted || isThisProcess(entry.holder, self)) return noted;
   const gone = goneSince(entry.holder, entry.startedAt);
-  const until = gone === undefined ? windowEnd(entry, self) : Math.min(entry.sendBy, gone + landingMs);
+  const until = gone === undefined ? windowEnd(entry, self) : Math.min(windowEnd(entry, self), gone + landingMs);
   return until > at ? until : 0;
 }
 

@@ -1,0 +1,50 @@
+// The machine's monotonic clock, which every process of one boot shares (Linux: CLOCK_MONOTONIC,
+// Node's `hrtime`), unlike the wall clock, which NTP or a person may step. A holder records how its
+// wall clock stood against it (`Holder.clock`); a process of the same boot reads the holder's
+// wall-clock instants (an intent's `sendBy`) on the monotonic clock, so a wall clock stepped since
+// the holder died (a till started again after NTP set its clock forward) cannot end a window early:
+// a request still at the service would have read as never sent.
+import { processWide } from "./process-wide.js";
+
+type Proc = { hrtime?: { bigint(): bigint }; getBuiltinModule?: (name: string) => unknown };
+
+const proc = () => (globalThis as { process?: Proc }).process;
+const monotonicMs = (p: Proc) => Number(p.hrtime!.bigint() / 1_000_000n);
+
+/** The boot's id (Linux), or undefined where there is none to read. */
+function bootId(p: Proc): string | undefined {
+  try {
+    const fs = p.getBuiltinModule?.("node:fs") as { readFileSync(path: string, encoding: "utf8"): string } | undefined;
+    return fs?.readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** This process's `<boot id> <wall − monotonic ms>`, fixed at first use; undefined off Linux. One per process, as `life`. */
+const mine = processWide("boot-clock", () => ({ value: null as string | undefined | null }));
+export function bootClock(): string | undefined {
+  if (mine.value !== null) return mine.value;
+  const p = proc();
+  const boot = p?.hrtime?.bigint ? bootId(p) : undefined;
+  mine.value = p && boot ? `${boot} ${Date.now() - monotonicMs(p)}` : undefined;
+  return mine.value;
+}
+
+/** Below this, two readings of one instant differ by the clocks' rounding, not by a step. */
+const STEP_MS = 1_000;
+
+/**
+ * `wallEnd`, an instant on the wall clock of the holder whose clock is `clock`, on this process's wall
+ * clock: by the monotonic clock both share when they ran in one boot, where the wall clock was
+ * stepped since by a second or more; undefined when they did not share a boot, or nothing was stepped.
+ */
+export function onThisClock(clock: string | undefined, wallEnd: number): number | undefined {
+  const theirs = clock?.split(" ");
+  const ours = bootClock()?.split(" ");
+  if (!theirs || !ours || theirs[0] !== ours[0] || theirs.length !== 2) return undefined;
+  const offset = Number(theirs[1]);
+  if (!Number.isFinite(offset)) return undefined;
+  const here = Date.now() + (wallEnd - offset - monotonicMs(proc()!));
+  return Math.abs(here - wallEnd) < STEP_MS ? undefined : here;
+}
