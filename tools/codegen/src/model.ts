@@ -270,9 +270,12 @@ function outcomeOf(doc: Json, where: string, op: Json, properties: Record<string
     if (!name || !properties[name]) fail(where, `x-outcome takes ${pointer}, which is not a parameter`);
   }
   // `identifies`: where the status answer names what it was asked (answer pointer → one of `params`);
-  // without it, an answer about another order could settle this one.
+  // without it, an answer about another order could settle this one. An answer that names nothing
+  // (a bare link) must say so in an x-gap: then it is taken at its word.
   const identifies: Record<string, string> = spec.identifies ?? {};
-  if (Object.keys(identifies).length === 0) fail(where, "x-outcome by query needs identifies: where its answer names what was asked ({ answer pointer: parameter })");
+  if (Object.keys(identifies).length === 0 && typeof spec["x-gap"] !== "string") {
+    fail(where, "x-outcome by query needs identifies (where its answer names what was asked: { answer pointer: parameter }), or an x-gap saying why its answer names nothing");
+  }
   for (const [pointer, name] of Object.entries(identifies)) {
     if (!pointer.startsWith("/") || !(name in (spec.params ?? {}))) fail(where, `x-outcome identifies ${pointer}: ${name}, which is not one of its params`);
   }

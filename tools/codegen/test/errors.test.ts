@@ -48,4 +48,13 @@ describe("generation refuses what it cannot model", () => {
     const { "x-envelope": _, ...bare } = spec(idParam);
     expect(() => buildModel(bare, {}, "t.yaml")).toThrow(/x-envelope is missing/);
   });
+  it("a status query that does not say where its answer names what was asked, or names a parameter it does not take", () => {
+    const journaled = (outcome: object) => {
+      const doc = spec({ ...idParam, "x-idempotent": false, "x-outcome": { by: "query", operation: "x.status", params: { id: "/id" }, applied: { found: true }, ...outcome } });
+      const status = { operationId: "x.status", "x-idempotent": true, "x-unwrap": "", ...idParam, responses: doc.paths["/x/{id}"].post.responses };
+      return { ...doc, paths: { ...doc.paths, "/s/{id}": { get: status } } };
+    };
+    expect(() => buildModel(journaled({}), {}, "t.yaml")).toThrow(/x-outcome by query needs identifies/);
+    expect(() => buildModel(journaled({ identifies: { "/a": "other" } }), {}, "t.yaml")).toThrow(/identifies \/a: other, which is not one of its params/);
+  });
 });
