@@ -26,8 +26,9 @@ export interface Holder {
    */
   life?: string;
   /**
-   * How its wall clock stood against the machine's monotonic clock (`<boot id> <offset ms>`, Linux):
-   * a process of the same boot reads its instants on a clock no one steps.
+   * In an intent: how its wall clock stood against the machine's monotonic clock when the intent
+   * was stamped (`<boot id> <offset ms>`, Linux), so a process of the same boot reads its `sendBy`
+   * on a clock no one steps.
    */
   clock?: string;
 }

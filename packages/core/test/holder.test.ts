@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
-import { holderIsGone, isThisProcess, processHolder } from "../src/internal/holder.js";
+import { holderIsGone, isThisProcess, processHolder, stampedHolder } from "../src/internal/holder.js";
 import { landsUntil, windowEnd } from "../src/internal/landing.js";
 import { DEFAULT_LANDING_MS, type Holder, type JournalEntry } from "../src/stores.js";
 
@@ -46,14 +46,20 @@ describe("landsUntil: until when another process's request may still land", () =
     "a holder of this boot whose wall clock stood two minutes behind ours (ours stepped since): its window on the monotonic clock; of another boot, as stamped",
     () => {
       const me = processHolder("till");
-      const [boot, offset] = me.clock!.split(" ");
+      const stamp = stampedHolder(me).clock!;
+      const [boot, offset] = stamp.split(" ");
       const behind = { ...me, pid: process.ppid, life: "earlier", clock: `${boot} ${Number(offset) - 120_000}` };
       const entry = intent(behind);
       expect(Math.abs(windowEnd(entry, me) - entry.sendBy - 120_000)).toBeLessThan(5);
-      const steady = intent({ ...behind, clock: me.clock! });
+      const steady = intent({ ...behind, clock: stamp });
       expect(windowEnd(steady, me)).toBe(steady.sendBy);
       const otherBoot = intent({ ...behind, clock: `another-boot ${Number(offset) - 120_000}` });
       expect(windowEnd(otherBoot, me)).toBe(otherBoot.sendBy);
+      // A malformed stamp (no offset: Number("") is 0, decades away) is read as stamped.
+      for (const clock of [`${boot} `, `${boot} 0x0`, `${boot}`, `${boot} 1e3`]) {
+        const odd = intent({ ...behind, clock });
+        expect(windowEnd(odd, me)).toBe(odd.sendBy);
+      }
     },
   );
 

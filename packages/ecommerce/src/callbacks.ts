@@ -8,7 +8,7 @@
 // (paid after refunded) reaches your function flagged.
 import { MemoryCallbackStore } from "@paysys/core";
 import { type CallbackStore, type LogEvent, RequestValidationError, WebhookError } from "@paysys/core/calls";
-import { DEFAULT_INBOUND_MAX_BYTES, harmless, type Inbound, parseInbound, randomUuid } from "@paysys/core/internal";
+import { DEFAULT_INBOUND_MAX_BYTES, harmless, type Inbound, parseInbound, randomUuid, TIMER_LIMIT_MS } from "@paysys/core/internal";
 import { webhooks } from "./generated/operations.js";
 import type { CallbacksPaymentEvent } from "./generated/schema.js";
 import { canFollow, isKnownStatus } from "./order-status.js";
@@ -245,24 +245,32 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
    */
   function keepClaimed(key: string, token: string): { signal: AbortSignal; stop(): void } {
     const lost = new AbortController();
-    const renewal = setInterval(
-      async () => {
-        try {
-          if (await options.store.renew(key, options.leaseMs, token)) return;
-        } catch (e) {
-          const message = `event ${key}: its claim could not be renewed (tried again in a moment): ${e instanceof Error ? e.message : String(e)}`;
-          log?.({ type: "error", operation: "callbacks.handle", error: { name: "CallbackStoreError", message } });
-          return;
-        }
-        clearInterval(renewal);
+    let renewing = false; // a slow store's renewal is not joined by the next tick's
+    let stopped = false; // a renewal answered after the function ended says nothing any more
+    const renew = async () => {
+      if (renewing) return;
+      renewing = true;
+      try {
+        if ((await options.store.renew(key, options.leaseMs, token)) || stopped) return;
+        stop();
         const message = `event ${key}: this delivery's claim ran out while it was processed; another delivery may process it too`;
         log?.({ type: "error", operation: "callbacks.handle", error: { name: "CallbackClaimLost", message } });
         lost.abort();
-      },
-      Math.max(1, Math.floor(options.leaseMs / 3)),
-    );
+      } catch (e) {
+        const message = `event ${key}: its claim could not be renewed (tried again in a moment): ${e instanceof Error ? e.message : String(e)}`;
+        log?.({ type: "error", operation: "callbacks.handle", error: { name: "CallbackStoreError", message } });
+      } finally {
+        renewing = false;
+      }
+    };
+    // A third of the lease, within what a timer can wait (a longer one fires at once, again and again).
+    const renewal = setInterval(renew, Math.min(TIMER_LIMIT_MS, Math.max(1, Math.floor(options.leaseMs / 3))));
     (renewal as { unref?(): void }).unref?.();
-    return { signal: lost.signal, stop: () => clearInterval(renewal) };
+    const stop = () => {
+      stopped = true;
+      clearInterval(renewal);
+    };
+    return { signal: lost.signal, stop };
   }
 
   /**

@@ -72,6 +72,27 @@ describe("a status answer about another order decides no lost cancellation", () 
   });
 });
 
+describe('a status field present but null, or of another type ("3" for 3), decides nothing', () => {
+  for (const status of ['"3"', "null"]) {
+    it(`answers unchecked (validateResponses off): a lost refund whose status answer names the order with status ${status} is not settled not applied`, async () => {
+      const shop = createEcommerceClient({ ...merchant, baseUrl: sb.ecommerceUrl, store: new MemoryStore(), landingMs: 200, validateResponses: false });
+      const card = { pan: TestCards.success, month: 12, year: 2031, cvv: "123", cardholder: "IVAN IVANOV" };
+      const orderId = `eq-${Math.random().toString(36).slice(2)}`;
+      await shop.payments.create({ amount: 1_000, orderId, customerData: { cardData: card } });
+      sb.faults.add({ path: "/ecommerce/payment/kill", fault: { kind: "status", status: 502, body: "{}" }, after: true, times: 1 });
+      const id = sb.ecommerce.transactionOf(merchant.merchantId, orderId)!;
+      const body = `{"id":"${id}","orderId":"${orderId}","merchantId":"${merchant.merchantId}","amount":1000,"demo":true,"status":${status}}`;
+      sb.faults.add({ path: "/ecommerce/payment/status", fault: { kind: "status", status: 200, body, contentType: "application/json" }, times: 1_000 });
+      const error = await shop.payments.cancel({ order_id: orderId }).catch((e: unknown) => e);
+      await new Promise((r) => setTimeout(r, 300));
+      const asked = await (error as OutcomeUnknownError).wasApplied?.().catch((e: unknown) => (e as Error).name);
+      const journal = (await shop.journal.get({ operation: "payments.cancel", key: orderId }))?.state;
+      expect(sb.ecommerce.transaction(id)?.status).toBe(3); // it was refunded
+      expect({ error: (error as Error).name, asked, journal }).toEqual({ error: "OutcomeUnknownError", asked: "OutcomeUnknownError", journal: "pending" });
+    });
+  }
+});
+
 describe("a register's answers decide a lost shift operation only about that register", () => {
   const REGISTER = 104;
   const tillOf = (hooks?: Parameters<typeof createFiscalClient>[0]["hooks"]) =>

@@ -1,9 +1,10 @@
 // The machine's monotonic clock, which every process of one boot shares (Linux: CLOCK_MONOTONIC,
-// Node's `hrtime`), unlike the wall clock, which NTP or a person may step. A holder records how its
-// wall clock stood against it (`Holder.clock`); a process of the same boot reads the holder's
-// wall-clock instants (an intent's `sendBy`) on the monotonic clock, so a wall clock stepped since
-// the holder died (a till started again after NTP set its clock forward) cannot end a window early:
-// a request still at the service would have read as never sent.
+// Node's `hrtime`), unlike the wall clock, which NTP or a person may step. An intent's holder is
+// stamped with how its wall clock stood against it when the intent's `sendBy` was (`Holder.clock`,
+// read anew for every intent: a step while the process ran moves later stamps with it); a process
+// of the same boot reads that `sendBy` on the monotonic clock, so a wall clock stepped since (a till
+// started again after NTP set its clock forward) cannot end a window early: a request still at the
+// service would have read as never sent.
 import { processWide } from "./process-wide.js";
 
 type Proc = { hrtime?: { bigint(): bigint }; getBuiltinModule?: (name: string) => unknown };
@@ -21,14 +22,15 @@ function bootId(p: Proc): string | undefined {
   }
 }
 
-/** This process's `<boot id> <wall − monotonic ms>`, fixed at first use; undefined off Linux. One per process, as `life`. */
-const mine = processWide("boot-clock", () => ({ value: null as string | undefined | null }));
+/** The boot's id, read once per process (null: not read yet). */
+const boot = processWide("boot-id", () => ({ id: null as string | undefined | null }));
+
+/** `<boot id> <wall − monotonic ms>` now; undefined off Linux. */
 export function bootClock(): string | undefined {
-  if (mine.value !== null) return mine.value;
   const p = proc();
-  const boot = p?.hrtime?.bigint ? bootId(p) : undefined;
-  mine.value = p && boot ? `${boot} ${Date.now() - monotonicMs(p)}` : undefined;
-  return mine.value;
+  if (!p?.hrtime?.bigint) return undefined;
+  if (boot.id === null) boot.id = bootId(p);
+  return boot.id ? `${boot.id} ${Date.now() - monotonicMs(p)}` : undefined;
 }
 
 /** Below this, two readings of one instant differ by the clocks' rounding, not by a step. */
@@ -42,9 +44,8 @@ const STEP_MS = 1_000;
 export function onThisClock(clock: string | undefined, wallEnd: number): number | undefined {
   const theirs = clock?.split(" ");
   const ours = bootClock()?.split(" ");
-  if (!theirs || !ours || theirs[0] !== ours[0] || theirs.length !== 2) return undefined;
+  if (!theirs || !ours || theirs[0] !== ours[0] || theirs.length !== 2 || !/^-?\d{1,16}$/.test(theirs[1]!)) return undefined;
   const offset = Number(theirs[1]);
-  if (!Number.isFinite(offset)) return undefined;
   const here = Date.now() + (wallEnd - offset - monotonicMs(proc()!));
   return Math.abs(here - wallEnd) < STEP_MS ? undefined : here;
 }

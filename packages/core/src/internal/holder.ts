@@ -58,9 +58,6 @@ export function processHolder(id?: string): Holder {
     get life() {
       return life();
     },
-    get clock() {
-      return bootClock();
-    },
   };
 }
 
@@ -77,6 +74,12 @@ export function holderIsGone(holder: Holder): boolean {
   } catch (e) {
     return (e as { code?: string }).code === "ESRCH";
   }
+}
+
+/** The holder as an intent records it: its life read, and its wall clock against the boot's monotonic one now, beside the intent's `sendBy` (boot-clock.ts). */
+export function stampedHolder(holder: Holder): Holder {
+  const clock = bootClock();
+  return { ...holder, ...(clock ? { clock } : {}) };
 }
 
 /**

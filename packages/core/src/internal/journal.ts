@@ -18,7 +18,7 @@ import { randomUuid } from "../ids.js";
 import { DEFAULT_LANDING_MS, isUnresolved, type JournalEntry, type Settlement, START_WITHIN_MS, settledEntry } from "../stores.js";
 import { type ChainTurn, type LinkWrite, linkLeft } from "./chain-turn.js";
 import type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./client-journal.js";
-import { holderIsGone } from "./holder.js";
+import { holderIsGone, stampedHolder } from "./holder.js";
 import type { JournaledCall, JournalOptions } from "./journal-options.js";
 import { askAgainAt, landingUntil, landsUntil, noteLanding, settleRefused, windowEnd } from "./landing.js";
 import { forgetNeverSent, noteNeverSent, wasNeverSent } from "./never-sent.js";
@@ -200,7 +200,7 @@ export class Journal implements ClientJournal {
       operation: op.id,
       ...(turn ? { scope: turn.key } : {}),
       hash,
-      holder: this.#o.holder,
+      holder: stampedHolder(this.#o.holder),
       startedAt,
       sendBy,
       ...(presented !== undefined ? { presented } : {}),

@@ -109,10 +109,14 @@ export async function learnOutcome(
       if (!answersAbout(answer, outcome, entry.probe.params)) return undefined;
       const rule = outcome.applied;
       if ("found" in rule) return true;
-      // A field the answer lacks says neither: absent is not "another status", nor "changed".
+      // A field the answer lacks, or holds as null or as another type ("3" for 3), says neither: not
+      // "another status", nor "changed" (an answer unchecked, with validateResponses off, may say so).
       const { found, value } = evaluatePointer(answer, parsePointer("equals" in rule ? rule.at : rule.changed));
-      if (!found) return undefined;
-      return "equals" in rule ? value === rule.equals : (value ?? null) !== entry.probe.before;
+      if (!found || value === null || value === undefined) return undefined;
+      const before = "equals" in rule ? rule.equals : entry.probe.before;
+      if (value === before) return "equals" in rule;
+      if (before === null) return true; // nothing before, something now: changed
+      return typeof value === typeof before ? !("equals" in rule) : undefined;
     }
     return undefined;
   } catch {
