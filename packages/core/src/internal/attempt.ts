@@ -310,7 +310,8 @@ function redirectTarget(op: OperationSpec, answer: HttpAnswer, url: string, meth
   if (!REDIRECTS.includes(answer.status)) return undefined;
   const location = answer.header("location");
   if (!location) return undefined;
-  const shown = scrubbed(location.slice(0, 200), state);
+  // Scrubbed whole, then cut: a secret the cut crossed would no longer match, and show its first part.
+  const shown = scrubbed(location, state).slice(0, 200);
   const refuse = (why: string) =>
     new RedirectError(`${op.id}: the service answered ${answer.status} with Location ${JSON.stringify(shown)}; ${why}`, { ...errorCtx, location: shown });
   if (state.once || op.movesMoney) throw refuse("not followed: a request that moves money or changes a register is sent once, never again elsewhere");

@@ -33,6 +33,10 @@ interface Incoming extends NodeStream {
 }
 interface Outgoing extends NodeStream {
   end(body?: Uint8Array): unknown;
+  on(event: "error", listener: (error?: unknown) => void): unknown;
+  on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
+  on(event: "close", listener: () => void): unknown;
+  on(event: "upgrade", listener: (res: unknown, socket: { destroy(): void }) => void): unknown;
 }
 export interface RequestOptions {
   method: string;
@@ -116,6 +120,18 @@ export function nodeHttp(modules: NodeHttpModules, options: NodeHttpOptions = {}
       request.on("error", (e) => {
         if (under === request) signal.removeEventListener("abort", onAbort);
         reject(e);
+      });
+      // A 101 the SDK never asked for: node:http would drop the socket and answer nothing, neither
+      // a response nor an error, and the call would wait forever (its timeout finds the request
+      // already destroyed). So would any close before an answer: both end the request as cut.
+      request.on("upgrade", (_res: unknown, socket: { destroy(): void }) => {
+        socket.destroy();
+        reject(new Error("the server switched protocols (101), which the SDK never asks for"));
+      });
+      request.on("close", () => {
+        if (under !== request) return; // answered: the answer's own close ends its listener
+        signal.removeEventListener("abort", onAbort);
+        reject(new Error("the connection closed before an answer"));
       });
       request.end(body);
     });

@@ -40,15 +40,17 @@ export function windowEnd(entry: JournalEntry, self: Holder): number {
  * the caller's abort, a connection cut after the request left (a gateway that gave up on its
  * upstream may just close it), any server error (a gateway's 500, 502, 503, 504, 524, whose body may
  * look like the service's: a server error says the server failed, not that nothing was done), a 408
- * or 499 (the exchange timed out, or its caller went away), or an answer that is not the service's
- * (a gateway's page sent as 200, a body cut short, a redirect: nginx's `error_page 504 <url>` answers
+ * or 499 (the exchange timed out, or its caller went away), any status that is neither a success
+ * nor a refusal (a 304, a 300, a final 1xx, a status below 100: no service answers a request so, a
+ * proxy or a broken one may, after passing it on), or an answer that is not the service's (a
+ * gateway's page sent as 200, a body cut short, a redirect: nginx's `error_page 504 <url>` answers
  * one after passing the request on). Any other 4xx refused the request; the service's own answer in
  * its envelope says it is done with it.
  */
 export const stoppedWaiting = (error: unknown) =>
   error instanceof MaybeSentError ||
   error instanceof UnexpectedResponseError ||
-  (error instanceof APIError && ((error.status ?? 0) >= 500 || error.status === 408 || error.status === 499));
+  (error instanceof APIError && !((error.status ?? 0) >= 400 && (error.status ?? 0) < 500 && error.status !== 408 && error.status !== 499));
 
 /**
  * Notes that the request under `key` may still land, when `error` says its call stopped waiting for
