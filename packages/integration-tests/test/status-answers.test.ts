@@ -2,7 +2,6 @@
 // an answer about another order or register, or naming none (`{}`, a proxy's placeholder), settles
 // nothing; nor does one that lacks the field it is read for. (Before, any 200 settled a lost payment
 // as made, another order's status a refund as not done, and a missing status a Z report as not done.)
-// The reads that decide are asked past HTTP caches.
 import { MemoryStore } from "@paysys/core";
 import { AnswerLostError, createEcommerceClient, NotFoundError, OutcomeUnknownError } from "@paysys/ecommerce";
 import { createFiscalClient, UnexpectedResponseError } from "@paysys/fiscal";
@@ -150,16 +149,5 @@ describe("a register's answers decide a lost shift operation only about that reg
     expect(sb.fiscal.register(REGISTER)!.shift).toBeUndefined();
     expect(whileSilent).toBe("OutcomeUnknownError");
     expect(await (error as OutcomeUnknownError).wasApplied!()).toBe(true);
-  });
-
-  it("the reads that decide an outcome are asked past HTTP caches; others are not", async () => {
-    const seen: string[] = [];
-    const till = tillOf({ beforeRequest: ({ operation, request }) => void seen.push(`${operation} ${request.headers.get("cache-control")}`) });
-    await closeOpen();
-    await till.shifts.open({ IdKkm: REGISTER });
-    await till.operations.sale({ idKkm: REGISTER, IdDomain: 1, Positions: [{ Name: "tea", IdSection: 1, Price: "10", Qty: 1 }], Total: "10", Cash: "10" });
-    await till.uid.get({ idKkm: REGISTER });
-    await till.kkms.list();
-    expect(seen).toEqual(expect.arrayContaining(["kkms.get no-cache", "shifts.open null", "uid.get no-cache", "kkms.list null"]));
   });
 });

@@ -456,13 +456,7 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
   // answers are checked like those of money operations (a key given twice read as its last value
   // settled a Z-report that never happened as applied).
   const deciders = new Set([...models.map((m) => (m.row.outcome as { operation?: string } | undefined)?.operation), chain?.current.operation]);
-  // They are asked past any HTTP cache: a cached "not there yet", or the chain's link before the
-  // call, would settle a call that took effect as one that did not.
-  for (const m of models) {
-    if (!deciders.has(m.id)) continue;
-    m.row.decidesOutcome = true;
-    m.row.headerDefaults = { ...(m.row.headerDefaults as Record<string, string> | undefined), "Cache-Control": "no-cache" };
-  }
+  for (const m of models) if (deciders.has(m.id)) m.row.decidesOutcome = true;
 
   // The input copies (`<Name>Input`) join the document's components, for the type emitter.
   const augmented = { ...doc, components: { ...doc.components, schemas: { ...doc.components?.schemas, ...inputCopies } } };
