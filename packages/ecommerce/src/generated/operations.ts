@@ -38,7 +38,6 @@ export const operations = {
     envelope: envelope,
     unwrap: {"at":[""]},
     decidesOutcome: true,
-    headerDefaults: {"Cache-Control":"no-cache"},
     validators: () => import("./validators/payments_status.js"),
   }),
   "payments.approve": operation<S.PaymentsApproveParams, S.PaymentsApproveResult, CallOptions & IdempotencyOptions>({

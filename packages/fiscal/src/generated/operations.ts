@@ -62,7 +62,6 @@ export const operations = {
     unwrap: {"at":["/Data/Kkm"]},
     secretAnswer: true,
     decidesOutcome: true,
-    headerDefaults: {"Cache-Control":"no-cache"},
     validators: () => import("./validators/kkms_get.js"),
   }),
   "shifts.open": operation<S.ShiftsOpenParams, S.ShiftsOpenResult, CallOptions & IdempotencyOptions>({
@@ -92,7 +91,6 @@ export const operations = {
     envelope: envelope,
     unwrap: {"at":["/Data"]},
     decidesOutcome: true,
-    headerDefaults: {"Cache-Control":"no-cache"},
     validators: () => import("./validators/shifts_get.js"),
   }),
   "shifts.xReport": operation<S.ShiftsXReportParams, S.ShiftsXReportResult, CallOptions & IdempotencyOptions>({
@@ -139,7 +137,6 @@ export const operations = {
     envelope: envelope,
     unwrap: {"at":["/Data/Uid"]},
     decidesOutcome: true,
-    headerDefaults: {"Cache-Control":"no-cache"},
     validators: () => import("./validators/uid_get.js"),
   }),
   "operations.sale": operation<S.OperationsSaleParams, S.OperationsSaleResult, OpenParamsOptions & IdempotencyOptions>({
