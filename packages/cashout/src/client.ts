@@ -38,16 +38,22 @@ export interface CashoutClient extends Omit<CashoutMethods, "auth"> {
 /** The name of a credential in the token store: never its secret. */
 const credentialId = (baseUrl: string, c: CashoutCredentials) => `cashout ${baseUrl.replace(/\/+$/, "")} ${"login" in c ? c.login : c.id}`;
 
+/** An amount as text: digits, and a fraction after a point. */
+const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
+
 /** `maximum-amount` (spec `x-checks`): the caller's maximum, at the place in the body the caller names (a pointer create.ts checked). */
 function maximumAmount(limit: MaximumAmount | undefined): Check {
   if (!limit) return () => [];
   const keys = parsePointer(limit.at);
   return (input): ValidationIssue[] => {
     const { found, value } = evaluatePointer(input, keys);
-    const amount = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+    // Digits as written, the way the service reads them: "0x10", ".5", "1e3" or " 7" would be checked
+    // as one amount (Number() reads them) and sent as text the service may read as another.
+    const amount = typeof value === "string" && PLAIN_DECIMAL.test(value) ? Number(value) : value;
     if (!found || typeof amount !== "number" || !Number.isFinite(amount)) {
-      return [{ path: limit.at, message: `must be the amount (a number), to be checked against maxAmount ${limit.value}` }];
+      return [{ path: limit.at, message: `must be the amount (a number, or a string of plain decimal digits), to be checked against maxAmount ${limit.value}` }];
     }
+    if (!(amount > 0)) return [{ path: limit.at, message: "must be a positive amount" }]; // a withdrawal of nothing, or of less
     return amount > limit.value ? [{ path: limit.at, message: `must not exceed maxAmount ${limit.value}` }] : [];
   };
 }

@@ -25,6 +25,9 @@ export function createCashoutClient(options: CashoutClientOptions): CashoutClien
       // A JSON pointer is empty or starts with a slash: the runtime reads the amount there.
       if (maxAmount && maxAmount.at !== "" && !maxAmount.at.startsWith("/"))
         throw new ConfigurationError(`createCashoutClient: maxAmount.at must be a JSON pointer such as "/amount", got ${JSON.stringify(maxAmount.at)}`);
+      // NaN or Infinity would pass every comparison: a limit that checks nothing.
+      if (maxAmount && !Number.isFinite(maxAmount.value))
+        throw new ConfigurationError(`createCashoutClient: maxAmount.value must be a finite number, got ${String(maxAmount.value)}`);
     },
     // No `auth.authorize`: the client authorizes by itself (client.ts says why).
     omitted: ["auth.authorize"],

@@ -2,9 +2,8 @@
 // JSON body), the attempts (attempt.ts) send it, and the answer is read here: a file, or JSON
 // read with a size limit, decoded strictly, checked against the spec, or an HTTP error with the
 // service's own code and message where the envelope says they are. openapi-fetch deliberately has
-// no retries, timeouts, token refresh or error classes; they live in the attempts.
-//
-// The openapi-fetch client itself stays reachable as `raw`, over the same attempts.
+// no retries, timeouts, token refresh or error classes; they live in the attempts. The
+// openapi-fetch client itself stays reachable as `raw`, over the same attempts.
 import type { Client, ClientOptions } from "openapi-fetch";
 import openapiFetch, { createQuerySerializer } from "openapi-fetch";
 import { apiErrorClass } from "../api-error-class.js";
@@ -29,7 +28,7 @@ import { copyInto, put } from "./objects.js";
 import { loadValidators, type OperationSpec, outcomeNote, validatorIssues } from "./operation.js";
 import { pathOf } from "./path-template.js";
 import { httpFor } from "./platform.js";
-import { ERROR_BODY_LIMIT, excerptOf, jsonOrUndefined, parseJson, type ReadBody, readBody, strictText } from "./read.js";
+import { ERROR_BODY_LIMIT, excerptOf, jsonOrUndefined, parseJson, type ReadBody, readBody, strictText, textForFile } from "./read.js";
 import { collectSecrets, redactValue, type SecretSet, scrub } from "./redact.js";
 import { repeatedKey } from "./repeated-key.js";
 import { isRetryableStatus, type RetryOptions, retryDefaults, retryDelay } from "./retry.js";
@@ -259,6 +258,14 @@ export class Transport<Paths extends {} = Record<string, never>> {
     }
   }
 
+  /** A file: its timer stops at the headers (a download is not cut off; the caller's signal still holds). */
+  #file(op: OperationSpec, answer: HttpAnswer, state: CallState, ctx: ErrorContext): CallResult {
+    state.endAttempt();
+    const refused = textForFile(answer, op, ctx);
+    if (refused) throw this.#logged(op, refused);
+    return { kind: "file", file: new BinaryFile(answer.response()), ...this.#facts(answer, state, () => "[a file]") };
+  }
+
   /** The attempts of `send` and the reading of the answer, until a result or a typed error. */
   async #attempted(op: OperationSpec, prepared: Prepared, state: CallState, options: CallOptions, extra: SendExtras): Promise<CallResult> {
     for (;;) {
@@ -271,12 +278,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
       }
       const ctx: ErrorContext = { operation: op.id, status: answer.status, attempts: state.attempts };
       const ok = answer.status >= 200 && answer.status < 300;
-      if (ok && extra.wantsFile && !/json/i.test(answer.header("content-type") ?? "")) {
-        // The attempt timer stops at the headers for files, so a large download is not cut off;
-        // the caller's signal still applies to the body.
-        state.endAttempt();
-        return { kind: "file", file: new BinaryFile(answer.response()), ...this.#facts(answer, state, () => "[a file]") };
-      }
+      if (ok && extra.wantsFile && !/json/i.test(answer.header("content-type") ?? "")) return this.#file(op, answer, state, ctx);
       let read: ReadBody;
       try {
         read = await readBody(answer, ok ? this.#maxBytes : ERROR_BODY_LIMIT, ok, op, ctx);
