@@ -17,7 +17,7 @@ afterAll(() => sb.close());
 const client = (extra: Partial<CashoutClientOptions> = {}) => createCashoutClient({ baseUrl: sb.cashoutUrl, credentials, store: new MemoryStore(), ...extra });
 const limited = () => client({ maxAmount: { value: 100, at: "/amount" } });
 
-describe("probeK cashout amounts", () => {
+describe("cash-out amounts and options as a hostile caller gives them", () => {
   for (const [name, amount] of [
     ["1e3 string", "1e3"],
     ["0x10 string (16 fits, but hex)", "0x1000"],
@@ -103,7 +103,7 @@ describe("probeK cashout amounts", () => {
   });
   for (const value of [Number.NaN, -1, Infinity, "100" as never, 0]) {
     it(`maxAmount.value ${String(value)} is a ConfigurationError or refuses`, async () => {
-      let c;
+      let c: ReturnType<typeof client>;
       try {
         c = client({ maxAmount: { value, at: "/amount" } });
       } catch (e) {
@@ -122,7 +122,7 @@ describe("probeK cashout amounts", () => {
   it("same idempotency key concurrently: sent once", async () => {
     const c = client();
     const before = sb.cashout.stats.stored;
-    const rs = await Promise.allSettled(Array.from({ length: 5 }, () => c.requests.create({ amount: 3 }, { idempotencyKey: "probeK-same" })));
+    const rs = await Promise.allSettled(Array.from({ length: 5 }, () => c.requests.create({ amount: 3 }, { idempotencyKey: "same-key" })));
     expect(sb.cashout.stats.stored - before, JSON.stringify(rs.map((r) => r.status))).toBe(1);
   });
   it("same key, same store, two clients: sent once", async () => {
@@ -130,15 +130,15 @@ describe("probeK cashout amounts", () => {
     const a = client({ store }),
       b = client({ store });
     const before = sb.cashout.stats.stored;
-    await Promise.allSettled([a.requests.create({ amount: 3 }, { idempotencyKey: "probeK-2" }), b.requests.create({ amount: 3 }, { idempotencyKey: "probeK-2" })]);
-    await b.requests.create({ amount: 3 }, { idempotencyKey: "probeK-2" }).catch(() => {});
+    await Promise.allSettled([a.requests.create({ amount: 3 }, { idempotencyKey: "shared-key" }), b.requests.create({ amount: 3 }, { idempotencyKey: "shared-key" })]);
+    await b.requests.create({ amount: 3 }, { idempotencyKey: "shared-key" }).catch(() => {});
     expect(sb.cashout.stats.stored - before).toBe(1);
   });
   it("same key, different amount: refused", async () => {
     const c = client();
-    await c.requests.create({ amount: 3 }, { idempotencyKey: "probeK-3" });
+    await c.requests.create({ amount: 3 }, { idempotencyKey: "reused-key" });
     const before = sb.cashout.stats.stored;
-    const e = await c.requests.create({ amount: 4 }, { idempotencyKey: "probeK-3" }).catch((x) => x);
+    const e = await c.requests.create({ amount: 4 }, { idempotencyKey: "reused-key" }).catch((x) => x);
     expect(e).toBeInstanceOf(Error);
     expect(sb.cashout.stats.stored).toBe(before);
   });

@@ -201,7 +201,9 @@ describe("cash-out: money", () => {
     const refused = await limited.requests.create({ amount: 135_001 }).catch((e) => e);
     expect(refused).toBeInstanceOf(RequestValidationError);
     expect(refused.issues).toEqual([{ path: "/amount", message: "must not exceed maxAmount 135000" }]);
-    await expect(limited.requests.create({ sum: 10 })).rejects.toThrow("/amount must be the amount (a number, or a string of plain decimal digits), to be checked against maxAmount 135000");
+    await expect(limited.requests.create({ sum: 10 })).rejects.toThrow(
+      "/amount must be the amount (a number, or a string of plain decimal digits), to be checked against maxAmount 135000",
+    );
     expect(d().stored).toBe(0);
     expect(await limited.requests.create({ amount: "135000" })).toMatchObject({ status: 1 });
     expect(await client().requests.create({ amount: 10_000_000 })).toMatchObject({ status: 1 });

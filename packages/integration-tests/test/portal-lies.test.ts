@@ -29,7 +29,7 @@ const client = (extra: Partial<PortalClientOptions> = {}) =>
 const period = { dateFrom: "20240501", dateTo: "20240503", subOn: true };
 const lie = (body: string, contentType = "application/json") => sb.faults.add({ path: /report\/cashs/, fault: { kind: "status", status: 200, body, contentType } });
 
-describe("probeK portal lies", () => {
+describe("portal reports as a hostile service answers them", () => {
   for (const [name, body] of [
     ["rows that are numbers", JSON.stringify({ code: 0, result: [1, 2, 3] })],
     ["rows that are strings", JSON.stringify({ code: 0, result: ["a"] })],
