@@ -32,17 +32,7 @@ describe("cash-out amounts and options as a hostile caller gives them", () => {
     ["null", null],
     ["'Infinity' string", "Infinity"],
     ["spaces", " 1000 "],
-  ] as const) {
-    it(`refuses ${name} above max before sending`, async () => {
-      const before = sb.cashout.stats.stored;
-      const e = await limited()
-        .requests.create({ amount: amount as never })
-        .catch((x) => x);
-      expect(e, `got ${inspect(e)}`).toBeInstanceOf(RequestValidationError);
-      expect(sb.cashout.stats.stored).toBe(before);
-    });
-  }
-  for (const [name, amount] of [
+    // Below the maximum, but no amount the service reads as checked ("0x10" is 16 to Number()).
     ["hex below max that means 16", "0x10"],
     ["negative", -5],
     ["-0", -0],
@@ -50,7 +40,7 @@ describe("cash-out amounts and options as a hostile caller gives them", () => {
     ["string with text", "50 USD"],
     ["fraction string", ".5"],
   ] as const) {
-    it(`odd amount ${name}: refused with typed error`, async () => {
+    it(`refuses ${name} before sending`, async () => {
       const before = sb.cashout.stats.stored;
       const e = await limited()
         .requests.create({ amount: amount as never })

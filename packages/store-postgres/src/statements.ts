@@ -11,9 +11,11 @@ import { qualified, type Tables } from "./tables.js";
 /** Milliseconds after the statement's own instant. */
 const after = (param: string) => `clock_timestamp() + make_interval(secs => ${param}::float8 / 1000)`;
 const UNRESOLVED = "('pending', 'disputed')";
+/** Milliseconds before the statement's own instant. */
+const ago = (param: string) => `clock_timestamp() - make_interval(secs => ${param}::float8 / 1000)`;
 /** Older than the retention `param` (ms): a settled journal entry, a callback done or whose claim ran out. */
-const settledBefore = (param: string) => `settled_at < clock_timestamp() - make_interval(secs => ${param}::float8 / 1000)`;
-const callbackBefore = (param: string) => `coalesce(completed_at, claimed_until) < clock_timestamp() - make_interval(secs => ${param}::float8 / 1000)`;
+const settledBefore = (param: string) => `settled_at < ${ago(param)}`;
+const callbackBefore = (param: string) => `coalesce(completed_at, claimed_until) < ${ago(param)}`;
 
 export type Statements = ReturnType<typeof statementsFor>;
 

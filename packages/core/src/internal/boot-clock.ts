@@ -25,12 +25,18 @@ function bootId(p: Proc): string | undefined {
 /** The boot's id, read once per process (null: not read yet). */
 const boot = processWide("boot-id", () => ({ id: null as string | undefined | null }));
 
+/** This boot's id, where the monotonic clock can be read too. */
+function thisBoot(p: Proc | undefined): string | undefined {
+  if (!p?.hrtime?.bigint) return undefined;
+  if (boot.id === null) boot.id = bootId(p);
+  return boot.id;
+}
+
 /** `<boot id> <wall − monotonic ms>` now; undefined off Linux. */
 export function bootClock(): string | undefined {
   const p = proc();
-  if (!p?.hrtime?.bigint) return undefined;
-  if (boot.id === null) boot.id = bootId(p);
-  return boot.id ? `${boot.id} ${Date.now() - monotonicMs(p)}` : undefined;
+  const id = thisBoot(p);
+  return id ? `${id} ${Date.now() - monotonicMs(p!)}` : undefined;
 }
 
 /** Below this, two readings of one instant differ by the clocks' rounding, not by a step. */
@@ -43,8 +49,8 @@ const STEP_MS = 1_000;
  */
 export function onThisClock(clock: string | undefined, wallEnd: number): number | undefined {
   const theirs = clock?.split(" ");
-  const ours = bootClock()?.split(" ");
-  if (!theirs || !ours || theirs[0] !== ours[0] || theirs.length !== 2 || !/^-?\d{1,16}$/.test(theirs[1]!)) return undefined;
+  const ours = thisBoot(proc());
+  if (!theirs || !ours || theirs[0] !== ours || theirs.length !== 2 || !/^-?\d{1,16}$/.test(theirs[1]!)) return undefined;
   const offset = Number(theirs[1]);
   const here = Date.now() + (wallEnd - offset - monotonicMs(proc()!));
   return Math.abs(here - wallEnd) < STEP_MS ? undefined : here;

@@ -36,7 +36,6 @@ interface Outgoing extends NodeStream {
   on(event: "error", listener: (error?: unknown) => void): unknown;
   on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
   on(event: "close", listener: () => void): unknown;
-  on(event: "upgrade", listener: (res: unknown, socket: { destroy(): void }) => void): unknown;
 }
 export interface RequestOptions {
   method: string;
@@ -121,13 +120,9 @@ export function nodeHttp(modules: NodeHttpModules, options: NodeHttpOptions = {}
         if (under === request) signal.removeEventListener("abort", onAbort);
         reject(e);
       });
-      // A 101 the SDK never asked for: node:http would drop the socket and answer nothing, neither
-      // a response nor an error, and the call would wait forever (its timeout finds the request
-      // already destroyed). So would any close before an answer: both end the request as cut.
-      request.on("upgrade", (_res: unknown, socket: { destroy(): void }) => {
-        socket.destroy();
-        reject(new Error("the server switched protocols (101), which the SDK never asks for"));
-      });
+      // A close before any answer ends the request as cut. node:http answers nothing else then:
+      // neither a response nor an error for a 101 nobody asked for (it drops the socket), and the
+      // call would wait forever (its timeout finds the request already destroyed).
       request.on("close", () => {
         if (under !== request) return; // answered: the answer's own close ends its listener
         signal.removeEventListener("abort", onAbort);

@@ -48,9 +48,10 @@ export function windowEnd(entry: JournalEntry, self: Holder): number {
  * its envelope says it is done with it.
  */
 export const stoppedWaiting = (error: unknown) =>
-  error instanceof MaybeSentError ||
-  error instanceof UnexpectedResponseError ||
-  (error instanceof APIError && !((error.status ?? 0) >= 400 && (error.status ?? 0) < 500 && error.status !== 408 && error.status !== 499));
+  error instanceof MaybeSentError || error instanceof UnexpectedResponseError || (error instanceof APIError && !refusedStatus(error.status));
+
+/** A status by which the service refused the request: a 4xx but 408 and 499. */
+const refusedStatus = (status: number | undefined) => status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 499;
 
 /**
  * Notes that the request under `key` may still land, when `error` says its call stopped waiting for

@@ -25,7 +25,8 @@ export function defaultKey(op: OperationSpec, encoded: Record<string, unknown>):
  * after which the request may still land (`stoppedWaiting`: a 408, a 499, a redirect).
  */
 export function isRefusal(e: unknown): e is APIError | ServiceError {
-  return !stoppedWaiting(e) && ((e instanceof APIError && e.status !== undefined && e.status >= 400 && e.status < 500) || e instanceof ServiceError);
+  // An APIError the request did not stop waiting at has a refusing status (landing.ts).
+  return !stoppedWaiting(e) && (e instanceof APIError || e instanceof ServiceError);
 }
 
 export function refusalOf(e: APIError | ServiceError): Settlement["refusal"] {
@@ -113,10 +114,9 @@ export async function learnOutcome(
       // "another status", nor "changed" (an answer unchecked, with validateResponses off, may say so).
       const { found, value } = evaluatePointer(answer, parsePointer("equals" in rule ? rule.at : rule.changed));
       if (!found || value === null || value === undefined) return undefined;
-      const before = "equals" in rule ? rule.equals : entry.probe.before;
-      if (value === before) return "equals" in rule;
-      if (before === null) return true; // nothing before, something now: changed
-      return typeof value === typeof before ? !("equals" in rule) : undefined;
+      if ("equals" in rule) return value === rule.equals ? true : typeof value === typeof rule.equals ? false : undefined;
+      const { before } = entry.probe; // null: nothing before, so anything now is a change
+      return value === before ? false : before === null || typeof value === typeof before ? true : undefined;
     }
     return undefined;
   } catch {
