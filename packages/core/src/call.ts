@@ -121,11 +121,13 @@ export interface ClientSettings {
   /** Check requests against the spec before sending. Default true. */
   validateRequests?: boolean;
   /**
-   * Check answers against the spec: `true` every answer, `false` none. Default: the answers of the
-   * operations that move money or change a register, and of the reads that tell whether one took
-   * effect (a status query), and no others (a check costs CPU on large reports). An answer of one
-   * of those the spec does not allow (an empty 200, `{}` without the payment's id, a key given
-   * twice) is not taken for done: its outcome is learnt as after a lost answer.
+   * Check answers against the spec. Default true: an answer the spec does not allow (a lone object
+   * where a list of rows belongs, a row without its fields, a key given twice) is an
+   * UnexpectedResponseError, never data. `false` skips the check on reads, for large reports whose
+   * CPU matters more; the answers of operations that move money or change a register, and of the
+   * reads that tell whether one took effect, are checked regardless: one the spec does not allow
+   * (an empty 200, `{}` without the payment's id) is not taken for done, and its outcome is learnt
+   * as after a lost answer.
    */
   validateResponses?: boolean;
   /**

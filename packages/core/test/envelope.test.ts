@@ -10,10 +10,15 @@ const answer = (body: unknown) => ({ body, status: 200, attempts: 1, excerpt: ()
 
 describe("pointers", () => {
   it("reach one value, or every item under *", () => {
-    const doc = { a: { "b/c": [1, 2] }, q: [{ r: [1] }, { r: [] }, { r: [2, 3] }, {}] };
+    const doc = { a: { "b/c": [1, 2] }, q: [{ r: [1] }, { r: [] }, { r: [2, 3] }] };
     expect(evaluatePointer(doc, parsePointer("/a/b~1c/1"))).toEqual({ found: true, value: 2 });
     expect(evaluatePointer(doc, parsePointer("/q/*/r/*"))).toEqual({ found: true, value: [1, 2, 3] });
     expect(evaluatePointer(doc, parsePointer("/missing/*")).found).toBe(false);
+    // A branch without its key, or with no list where `*` wants one, is nothing reached: a report
+    // item without its rows is not an empty report.
+    expect(evaluatePointer({ q: [...doc.q, {}] }, parsePointer("/q/*/r/*")).found).toBe(false);
+    expect(evaluatePointer({ q: [...doc.q, { r: { a: 1 } }] }, parsePointer("/q/*/r/*")).found).toBe(false);
+    expect(evaluatePointer({ q: [] }, parsePointer("/q/*/r/*"))).toEqual({ found: true, value: [] });
     expect(evaluatePointer(doc, parsePointer("")).value).toBe(doc);
   });
 
@@ -46,12 +51,17 @@ describe("envelopes", () => {
     expect(() => checkFailure(gateway, answer({ status: 0, error: "declined" }))).toThrow(/declined/);
   });
 
-  it("unwrap lists as arrays, one item as the first, and say when nothing is there", () => {
+  it("unwrap lists as arrays, one item as the only one, and say when nothing or too much is there", () => {
     const list = op({ unwrap: { at: ["/data", "/result"], list: true } });
-    expect(unwrap(list, answer({ result: { a: 1 } }))).toEqual([{ a: 1 }]);
+    expect(unwrap(list, answer({ result: [{ a: 1 }] }))).toEqual([{ a: 1 }]);
     expect(unwrap(list, answer({ data: [], result: { a: 1 } }))).toEqual([]);
     expect(() => unwrap(list, answer({ result: 5 }))).toThrow(UnexpectedResponseError);
+    // A lone object is not a one-row list: which rows the service meant is unknown.
+    expect(() => unwrap(list, answer({ result: { a: 1 } }))).toThrow(/no list at \/data or \/result/);
     const one = op({ unwrap: { at: ["/Q/*/Rows/*"], one: true } });
+    expect(unwrap(one, answer({ Q: [{ Rows: [{ a: 1 }] }] }))).toEqual({ a: 1 });
     expect(() => unwrap(one, answer({ Q: [{ Rows: [] }] }))).toThrow(/no item/);
+    // Two rows where one belongs: another user's profile beside the one asked for.
+    expect(() => unwrap(one, answer({ Q: [{ Rows: [{ a: 1 }, { a: 2 }] }] }))).toThrow(/2 items at \/Q\/\*\/Rows\/\*, where one belongs/);
   });
 });

@@ -37,6 +37,31 @@ describe("TokenManager", () => {
     expect(own.tokens?.expiresAt).toBe(5_000);
   });
 
+  it("an expiry that is no time to come (NaN, Infinity, past) is a lying answer: the scheme's lifetime instead", async () => {
+    for (const expiresAt of [Number.NaN, Number.POSITIVE_INFINITY, -1, 0, 1_000]) {
+      let obtained = 0;
+      const tm = new TokenManager({ now: () => 1_000, lifetime: "PT1H", obtain: async () => ({ accessToken: `t${++obtained}`, expiresAt }) });
+      expect(await tm.accessToken()).toBe("t1");
+      expect(await tm.accessToken(), String(expiresAt)).toBe("t1"); // one sign-in, not one per call
+      expect(tm.tokens?.expiresAt).toBe(1_000 + 3_600_000);
+      // Without a lifetime the expiry is unknown: only a 401 renews the token.
+      const bare = new TokenManager({ now: () => 1_000, obtain: async () => ({ accessToken: "b", expiresAt }) });
+      await bare.accessToken();
+      expect(bare.tokens?.expiresAt).toBeUndefined();
+    }
+  });
+
+  it("a shared token whose stored expiry is no number (another writer's null for Infinity) is taken, not renewed", async () => {
+    const store = new MemoryStore();
+    await store.update("k", async () => JSON.stringify({ accessToken: "theirs", expiresAt: null }));
+    let obtained = 0;
+    const tm = new TokenManager({ now: () => 0, shared: { store, key: "k" }, obtain: async () => ({ accessToken: `t${++obtained}` }) });
+    tm.set({ accessToken: "mine", expiresAt: 1 });
+    tm.reject("mine");
+    expect(await tm.accessToken()).toBe("theirs");
+    expect(obtained).toBe(0);
+  });
+
   it("current() gives only a token usable now; the bearer scheme presents it without waiting, and waits only to renew", async () => {
     let now = 0;
     let obtained = 0;

@@ -240,13 +240,16 @@ describe("answers that are not what the spec says", () => {
     await expect(transport(s.fetch).call(op(), {})).rejects.toBeInstanceOf(UnexpectedResponseError);
   });
 
-  it("an answer that fails the spec's validator is refused when response validation is on", async () => {
+  it("an answer that fails the spec's validator is refused unless response validation is off (and then only on reads)", async () => {
     const validate: Validator = Object.assign((d: unknown) => typeof (d as { code?: unknown }).code === "number", {
       errors: [{ instancePath: "/code", message: "must be integer" }],
     });
     const s = script(json({ code: "0" }));
-    await expect(transport(s.fetch, { validateResponses: true }).call(op({ validateResponse: validate }), {})).rejects.toThrow(/\/code must be integer/);
-    await expect(transport(s.fetch).call(op({ validateResponse: validate }), {})).resolves.toMatchObject({ body: { code: "0" } });
+    await expect(transport(s.fetch).call(op({ validateResponse: validate }), {})).rejects.toThrow(/\/code must be integer/);
+    await expect(transport(s.fetch, { validateResponses: false }).call(op({ validateResponse: validate }), {})).resolves.toMatchObject({ body: { code: "0" } });
+    // An operation that moves money has its answers checked regardless: an empty 200 is no payment made.
+    const money = op({ validateResponse: validate, movesMoney: true, idempotent: false });
+    await expect(transport(s.fetch, { validateResponses: false }).call(money, {})).rejects.toThrow(/\/code must be integer/);
   });
 
   it("an HTTP error carries the service's code and message", async () => {
@@ -420,12 +423,12 @@ describe("an answer that gives a key twice", () => {
     expect(err.message).toContain('the key "error" twice');
   });
 
-  it("of a read, whose answers are not checked unless asked: read as JSON.parse reads it", async () => {
-    expect(await transport(script(twice()).fetch).call(op(), { body: {} })).toMatchObject({ body: { id: "p-1", error: null } });
-    const checked = await transport(script(twice()).fetch, { validateResponses: true })
+  it("of a read, refused by default; read as JSON.parse reads it only when answers are not checked", async () => {
+    const checked = await transport(script(twice()).fetch)
       .call(op(), { body: {} })
       .catch((e) => e);
     expect(checked).toBeInstanceOf(UnexpectedResponseError);
+    expect(await transport(script(twice()).fetch, { validateResponses: false }).call(op(), { body: {} })).toMatchObject({ body: { id: "p-1", error: null } });
   });
 });
 

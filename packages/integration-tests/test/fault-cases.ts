@@ -259,8 +259,9 @@ export async function runCase(c: Case, root: string): Promise<CaseResult> {
  * Not a fault: a portal client fetches a workbook and leaves it unread, cancelled (`cancel`) or
  * not, over the default HTTP (node:http) or Node's own `fetch`. The suite uses it to show that its
  * exit check catches what holds a process: an unread body over Node's `fetch` holds its socket;
- * over node:http a paused socket holds nothing. The month by day is large enough not to fit in the
- * socket's buffers; a small body read ahead holds nothing.
+ * over node:http a paused socket holds nothing. The suite serves the workbook over Node's `fetch`
+ * slowly: its first bytes are read to check them, and a small body read ahead with them, whole,
+ * would hold nothing.
  */
 export async function leaveFileUnread(root: string, cancel: boolean, overFetch = false): Promise<CaseResult> {
   const env: Env = { root, secrets: [] };

@@ -142,6 +142,9 @@ describe("fault suite", () => {
   });
 
   it("the exit check catches what holds a process: over Node's fetch a file left unread holds its socket, a cancelled one does not", { timeout: 20_000 }, async () => {
+    // A workbook still arriving: its first bytes are read to check them, the rest is on its way.
+    const workbook = { kind: "slow-body", intervalMs: 50, body: `PK\u0003\u0004${"0".repeat(400)}`, contentType: "application/octet-stream" } as const;
+    sb.faults.add({ path: /report\/statreport/, fault: workbook, times: 2 });
     const unread = await inChild("unread-file-over-fetch");
     expect(unread.code).toBe(3);
     expect(unread.end.heldBy).toContain("TCPSocketWrap");

@@ -1,10 +1,9 @@
-// The portal's reports as a hostile service answers them: rows of the wrong shape are refused when
-// answers are checked, a page of text or JSON in place of a workbook is a typed error (an HTML login
-// page was returned as the file), and no password, captcha text or token shows; bad input is refused
-// before sending. Open (the closing note): unchecked report rows, a lone object as one row, bytes
-// that are no workbook.
+// The portal's reports as a hostile service answers them: rows of the wrong shape are refused (by
+// default, and a lone object is no one-row report even unchecked), a page of text, JSON or any bytes
+// that are no zip in place of a workbook is a typed error (an HTML login page was returned as the
+// file), and no password, captcha text or token shows; bad input is refused before sending.
 import { inspect } from "node:util";
-import { createPortalClient, type PortalClientOptions, type PortalV2Client } from "@paysys/portal";
+import { createPortalClient, type PortalClientOptions, type PortalV2Client, UnexpectedResponseError } from "@paysys/portal";
 import { type Sandbox, startSandbox } from "@paysys/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { portalCredentials as credentials } from "./credentials.js";
@@ -38,9 +37,8 @@ describe("portal reports as a hostile service answers them", () => {
     ["rows with nulls", JSON.stringify({ code: 0, result: [null, { a: 1 }] })],
     ["no result", JSON.stringify({ code: 0 })],
   ] as const) {
-    // Checked answers only: unchecked (the default for reads) they are taken as rows, and a lone
-    // object as a one-row report (core's envelope), which is open.
-    for (const validateResponses of name === "result an object" ? [] : [true]) {
+    // Checked by default; a lone object is refused even by a client that turned the check off.
+    for (const validateResponses of name === "result an object" ? [undefined, false] : [undefined]) {
       it(`${name} (validateResponses ${validateResponses}) is a typed error`, async () => {
         const p = client({ validateResponses });
         await p.user.me();
@@ -52,8 +50,10 @@ describe("portal reports as a hostile service answers them", () => {
     }
   }
   for (const [name, body, ct] of [
-    ["json as xlsx", JSON.stringify({ code: 0, result: [] }), "application/json"],
+    ["json reporting success as xlsx", JSON.stringify({ code: 0, data: [] }), "application/json"],
     ["html as xlsx", "<html>login</html>", "text/html"],
+    ["a page sent as octet-stream", "<html>login</html>", "application/octet-stream"],
+    ["an empty octet-stream", "", "application/octet-stream"],
   ] as const) {
     it(`xlsx: ${name} is a typed error`, async () => {
       const p = client();
@@ -68,7 +68,7 @@ describe("portal reports as a hostile service answers them", () => {
             .slice(0, 40),
         }))
         .catch((e) => e);
-      expect(r, inspect(r, { depth: 1 })).toBeInstanceOf(Error);
+      expect(r, inspect(r, { depth: 1 })).toBeInstanceOf(UnexpectedResponseError);
     });
   }
   it("captcha text, password, tokens not in inspect/JSON of client", async () => {

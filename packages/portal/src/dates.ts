@@ -63,7 +63,8 @@ function calendarDate(value: unknown): CalendarDate | undefined {
   }
   if (value !== null && typeof value === "object" && !(value instanceof Date)) {
     const { year, month, day } = value as Partial<CalendarDate>;
-    if (Number.isInteger(year) && Number.isInteger(month) && Number.isInteger(day)) return { year: year!, month: month!, day: day! };
+    // Three integers and no other key: another (`hour`) is a time the caller meant, which a whole day would silently widen.
+    if (Number.isInteger(year) && Number.isInteger(month) && Number.isInteger(day) && Object.keys(value).length === 3) return { year: year!, month: month!, day: day! };
   }
   return undefined;
 }

@@ -106,6 +106,8 @@ describe("portal date codec", () => {
   it("reads a calendar date as the whole day in the service's zone", () => {
     expect(formatPortalDate("2024-05-01")).toBe("20240501000000");
     expect(formatPortalDate({ year: 2024, month: 5, day: 31 }, { bound: "end" })).toBe("20240531235959");
+    // A calendar date with a time in it meant that time: read as the whole day, the period would widen.
+    expect(() => formatPortalDate({ year: 2024, month: 5, day: 31, hour: 5 } as never)).toThrow(InvalidArgumentError);
     expect(formatPortalDate("20240531")).toBe("20240531");
     // A Date is an instant: UTC midnight is 05:00 in Almaty, which is why calendar dates exist.
     expect(formatPortalDate(new Date("2024-05-01"))).toBe("20240501050000");

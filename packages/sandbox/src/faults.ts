@@ -22,8 +22,8 @@ export type Fault =
   | { kind: "reset-mid-body" }
   /** No answer at all (until the sandbox closes). */
   | { kind: "hang" }
-  /** A valid answer, one byte every `intervalMs`. */
-  | { kind: "slow-body"; intervalMs: number }
+  /** A valid answer (or `body`, of `contentType`), one byte every `intervalMs`. */
+  | { kind: "slow-body"; intervalMs: number; body?: string; contentType?: string }
   /** 200 with an empty body, or 204. */
   | { kind: "empty"; status: 200 | 204 }
   /** A JSON answer of `bytes` bytes (a long array of rows). */
@@ -151,8 +151,8 @@ export async function playFault(fault: Fault, req: IncomingMessage, res: ServerR
     case "hang":
       return true;
     case "slow-body": {
-      const text = '{"code":0,"message":"OK","result":{}}';
-      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+      const text = fault.body ?? '{"code":0,"message":"OK","result":{}}';
+      res.writeHead(200, { "content-type": fault.contentType ?? "application/json", "content-length": Buffer.byteLength(text) });
       for (const ch of text) {
         if (res.destroyed) break;
         res.write(ch);

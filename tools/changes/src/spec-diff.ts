@@ -73,6 +73,7 @@ const runtimeKeys = new Set([
   "x-chain",
   "x-chain-key",
   "x-binary-when",
+  "x-file-signature",
   "x-cryptogram",
   "x-checks",
   "x-path-default",

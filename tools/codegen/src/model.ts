@@ -240,6 +240,19 @@ function withoutPatterns(schema: Json): Json {
 
 const simpleTypes: Record<string, string> = { boolean: "boolean", string: "string", number: "number", integer: "number" };
 
+/**
+ * `x-file-signature` on the schema of a file answer: the hex bytes every such file begins with (an
+ * xlsx is a zip, `504b0304`), so bytes of another kind are an error and not the file.
+ */
+function signatureOf(doc: Json, where: string, ok: Json | undefined, binaryWhen: Json | undefined): string | undefined {
+  const marks = Object.values<Json>(ok?.content ?? {}).flatMap((m) => deref(doc, m.schema)?.["x-file-signature"] ?? []);
+  if (marks.length === 0) return undefined;
+  const [signature] = marks;
+  if (!binaryWhen) fail(where, "x-file-signature on an operation that answers no file (no x-binary-when)");
+  if (marks.length > 1 || typeof signature !== "string" || !/^([0-9a-f]{2})+$/.test(signature)) fail(where, "x-file-signature must be one string of lowercase hex bytes");
+  return signature;
+}
+
 /** Reads the spec's security requirement of an operation into scheme names. */
 function securityOf(doc: Json, op: Json): string[] {
   const requirements: Json[] = op.security ?? doc.security ?? [];
@@ -389,6 +402,7 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
     // An answer that is text (a PEM key) rather than JSON.
     const textAnswer = !response && Object.values<Json>(ok?.content ?? {}).some((m) => deref(doc, m.schema)?.type === "string");
     const binaryWhen = op["x-binary-when"];
+    const fileSignature = signatureOf(doc, where, ok, binaryWhen);
     const security = securityOf(doc, op);
     const signsIn = Object.values<Json>(schemes).some((s) => s["x-obtained-by"] === id);
     const row: Record<string, unknown> = {
@@ -413,6 +427,7 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
       envelope,
       unwrap,
       ...(binaryWhen ? { binaryWhen } : {}),
+      ...(fileSignature ? { fileSignature } : {}),
       ...(textAnswer ? { textAnswer: true } : {}),
       ...(Object.keys(codecs).length ? { codecs } : {}),
       ...(Object.keys(patternCodecs).length ? { patternCodecs } : {}),

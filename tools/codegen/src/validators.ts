@@ -69,8 +69,14 @@ export function compileValidators(components: Json, schemas: Record<string, Json
     ajv.addSchema({ ...rebased, $id: id });
     refs[name] = id;
   }
-  const code = standaloneCode(ajv, refs);
+  // An integer is one JSON.parse read exactly: past 2^53 it was rounded (an id of 9007199254740993
+  // reads as ...992), which Ajv's own check (`x % 1`) cannot see.
+  // (Ajv's whole integer test, typeof and isFinite included, is that one call.)
+  const code = standaloneCode(ajv, refs)
+    .replace(/\(\(typeof (\w+) == "number"\) && \(!\(\1 % 1\) && !isNaN\(\1\)\)\) && \(isFinite\(\1\)\)/g, "Number.isSafeInteger($1)")
+    .replace(/!\((\w+) % 1\) && !isNaN\(\1\)/g, "Number.isSafeInteger($1)");
   if (/\brequire\(/.test(code)) throw new Error("standalone validator code needs a runtime require(); adjust the Ajv options or the schema");
+  if (/ % 1\b/.test(code)) throw new Error("an integer check in the validator code is not the safe-integer one; adjust the replacement to Ajv's code");
   return code;
 }
 

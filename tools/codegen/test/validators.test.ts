@@ -21,6 +21,13 @@ describe("validator generation", () => {
     expect(mod.v.errors[0]).toMatchObject({ instancePath: "/n", keyword: "minimum" });
   });
 
+  it("refuses numbers JSON.parse could not read exactly: Infinity (1e400), NaN, integers past 2^53", async () => {
+    const mod = await load(compileValidators({}, { v: { type: "object", properties: { i: { type: "integer" }, n: { type: "number" } } } }));
+    expect([mod.v({ i: 2 ** 53 - 1, n: 1e300 }), mod.v({ i: -(2 ** 53) + 1, n: -0.5 })]).toEqual([true, true]);
+    for (const bad of [{ i: JSON.parse("1e400") }, { i: 2 ** 53 }, { i: 2 ** 53 + 2 }, { i: Number.NaN }, { n: JSON.parse("-1e400") }, { n: Number.NaN }])
+      expect(mod.v(bad), JSON.stringify(Object.keys(bad))).toBe(false);
+  });
+
   const components = {
     Line: { type: "object", properties: { Price: { $ref: "#/components/schemas/Amount" } }, required: ["Price"] },
     Amount: { anyOf: [{ type: "integer" }, { type: "string", const: "" }] },

@@ -18,6 +18,8 @@ export interface AjvOptions {
 export function createAjv(options: AjvOptions = {}): Ajv2020 {
   const ajv = new Ajv2020({
     strict: false,
+    // NaN and Infinity are no numbers of JSON's: an answer's 1e400 parses as Infinity, and is refused.
+    strictNumbers: true,
     allErrors: true,
     validateFormats: false,
     validateSchema: false,

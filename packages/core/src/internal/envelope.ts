@@ -48,6 +48,9 @@ function unexpected(op: OperationSpec, a: Answer, what: string): UnexpectedRespo
   return new UnexpectedResponseError(`${op.id}: ${what}${outcomeNote(op)}`, { operation: op.id, status: a.status, attempts: a.attempts, bodyExcerpt: a.excerpt() });
 }
 
+/** JSON reporting success where a file was asked for: its rows are not the file the caller's type promises. */
+export const notTheFile = (op: OperationSpec, a: Answer): UnexpectedResponseError => unexpected(op, a, "the answer is JSON reporting success, not the file asked for");
+
 /** The error for an answer that reports a failure: the service refused a sign-in, or the call. */
 function failure(op: OperationSpec, a: Answer, code: number | string | undefined, message: string | undefined): Error {
   const scrubbed = message === undefined ? undefined : a.scrub(message);
@@ -76,8 +79,6 @@ export function checkFailure(op: OperationSpec, a: Answer): void {
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-
 /** The payload of an answer whose envelope reported success. */
 export function unwrap(op: OperationSpec, a: Answer): unknown {
   const spec: Unwrap = op.unwrap;
@@ -91,11 +92,13 @@ export function unwrap(op: OperationSpec, a: Answer): unknown {
   if (spec.one) {
     const list = Array.isArray(value) ? value : [value];
     if (list.length === 0) throw unexpected(op, a, `the answer has no item at ${spec.at.join(" or ")}`);
+    // Two rows where one belongs (another user's profile beside the one asked for): neither is taken.
+    if (list.length > 1) throw unexpected(op, a, `the answer has ${list.length} items at ${spec.at.join(" or ")}, where one belongs`);
     return list[0];
   }
   if (spec.list) {
+    // A lone object is not taken for a one-row list: which rows the service meant is unknown.
     if (Array.isArray(value)) return value;
-    if (isObject(value)) return [value];
     throw unexpected(op, a, `the answer has no list at ${spec.at.join(" or ")}`);
   }
   return value;

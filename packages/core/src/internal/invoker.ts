@@ -12,7 +12,7 @@ import { cardDataIssues } from "./card-guard.js";
 import { HeaderChain, type LeaseOptions } from "./chain.js";
 import { type CodecContext, type CodecRegistry, checkPeriod, encodeInput, missingCodecs } from "./codecs.js";
 import { checkPathOverrides } from "./construction.js";
-import { checkFailure, unwrap } from "./envelope.js";
+import { checkFailure, notTheFile, unwrap } from "./envelope.js";
 import { processHolder } from "./holder.js";
 import { Journal } from "./journal.js";
 import { type ChainDefinition, loadValidators, type Operation, type OperationSpec, validatorIssues } from "./operation.js";
@@ -119,11 +119,12 @@ export function createInvoker(options: InvokerOptions): Invoker {
     if (op.outcome && journal) {
       // Sent, read, checked for the service's failure and unwrapped: an answer that arrived but
       // cannot be used leaves a journaled call's outcome to be learnt too.
-      const send = async (steps: AttemptStep[], once: SendWatch) => answerValue(op, await transport.send(request, callOptions, { steps, wantsFile, once, record }), record);
+      const send = async (steps: AttemptStep[], once: SendWatch) =>
+        answerValue(op, await transport.send(request, callOptions, { steps, wantsFile, once, record }), record, wantsFile);
       return journal.run({ op, idempotencyKey: callOptions.idempotencyKey, encoded: call.encoded, timeoutMs: callOptions.timeoutMs, send });
     }
     const result = await transport.send(request, callOptions, { wantsFile, record });
-    const value = answerValue(op, result, record);
+    const value = answerValue(op, result, record, wantsFile);
     return callOptions.rows && result.kind === "json" ? checkedRows(op, callOptions.rows, value as unknown[], result) : value;
   }
 
@@ -276,10 +277,11 @@ function checked({ options, sensitive, target, op, callOptions, ctx }: Checking,
 }
 
 /** Step 4: the value an answer carries (a file, or the unwrapped payload); the service's failure is a typed error. */
-function answerValue(op: OperationSpec, result: CallResult, record: CallRecord | undefined): unknown {
+function answerValue(op: OperationSpec, result: CallResult, record: CallRecord | undefined, wantsFile: boolean): unknown {
   if (record) record.status = result.status;
   if (result.kind === "file") return result.file;
   checkFailure(op, result);
+  if (wantsFile) throw notTheFile(op, result);
   return unwrap(op, result);
 }
 

@@ -24,7 +24,7 @@ import { askAgainAt, landingUntil, landsUntil, noteLanding, settleRefused, windo
 import { forgetNeverSent, noteNeverSent, wasNeverSent } from "./never-sent.js";
 import type { OperationSpec } from "./operation.js";
 import { defaultKey, ended, isRefusal, learnOutcomeAt, probeParams, refusalOf } from "./outcome.js";
-import { answerLost, keyInUse, keyReused, notApplied, outcomeUnknown, refusedBefore } from "./outcome-errors.js";
+import { answerLost, keyInUse, keyReused, notApplied, notStarted, outcomeUnknown, refusedBefore } from "./outcome-errors.js";
 import { processWide } from "./process-wide.js";
 import { hashOf } from "./request-hash.js";
 import { sleep } from "./retry.js";
@@ -218,8 +218,7 @@ export class Journal implements ClientJournal {
         sent: false,
         repaired: false,
         beforeSend() {
-          if (Date.now() > startedAt + START_WITHIN_MS)
-            throw new RequestValidationError(op.id, [{ path: "", message: "the request could not start within its journaled window; nothing was sent" }]);
+          if (Date.now() > startedAt + START_WITHIN_MS) throw notStarted(op, START_WITHIN_MS);
         },
       };
       const chained = turn?.step(presented);

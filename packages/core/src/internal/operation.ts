@@ -115,6 +115,8 @@ export interface OperationSpec {
   textAnswer?: boolean;
   /** Parameter values that make the answer a file instead of JSON, e.g. `{ format: "xlsx" }`. */
   binaryWhen?: Readonly<Record<string, string>>;
+  /** How every such file begins, as hex bytes (`504b0304`: an xlsx is a zip); other bytes are no file of its kind. */
+  fileSignature?: string;
   /** Codecs by JSON pointer into the input (`/dateFrom`, `/Positions/*\/Price`). */
   codecs?: Readonly<Record<string, string>>;
   /** Codecs of top-level parameters known only by a name pattern (a regular expression source). */

@@ -1,7 +1,17 @@
 // The errors a journaled call ends with when it has no answer to return: each message says what
 // the caller may do next (send again under the same key, or nothing: it is never sent again).
 import { apiErrorClass } from "../api-error-class.js";
-import { AnswerLostError, APIError, IdempotencyKeyInUseError, IdempotencyKeyReusedError, NotAppliedError, OutcomeUnknownError, PaysysError, ServiceError } from "../errors.js";
+import {
+  AnswerLostError,
+  APIError,
+  IdempotencyKeyInUseError,
+  IdempotencyKeyReusedError,
+  NotAppliedError,
+  OutcomeUnknownError,
+  PaysysError,
+  ServiceError,
+  TimeoutError,
+} from "../errors.js";
 import type { IntentState, Settlement } from "../stores.js";
 import type { OperationSpec } from "./operation.js";
 
@@ -74,6 +84,11 @@ export function refusedBefore(op: OperationSpec, refusal: NonNullable<Settlement
 }
 
 /** A call with the key is under way (`where`: in this process, or in another holder until when): nothing is sent now. */
+/** A journaled request that could not start within its window after its intent was written (a slow sign-in or store): nothing was sent, so sending it again is safe. */
+export function notStarted(op: OperationSpec, withinMs: number): TimeoutError {
+  return new TimeoutError(`${op.id}: could not start within ${withinMs} ms of its journal entry (a slow sign-in or store); nothing was sent`, { operation: op.id, attempts: 0 });
+}
+
 export function keyInUse(operation: string, key: string, where: string): IdempotencyKeyInUseError {
   return new IdempotencyKeyInUseError(`${operation}: a call with the key ${key} ${where}`, { operation, key });
 }

@@ -24,7 +24,9 @@ function step(c: unknown, key: string): unknown {
 
 /**
  * What a pointer reaches. Without `*`: the one value, or `found: false`. With `*`: every value it
- * reaches, flattened into one list (each `*` steps into the items of an array).
+ * reaches, flattened into one list (each `*` steps into the items of an array). A branch that lacks
+ * its key, or holds something else where `*` wants an array, is `found: false` too: a report item
+ * without its `Rows` is not an empty report.
  */
 export function evaluatePointer(doc: unknown, keys: readonly string[]): { found: boolean; value: unknown } {
   // Up to the first `*` (nearly every pointer has none), one value, stepped down key by key.
@@ -35,17 +37,16 @@ export function evaluatePointer(doc: unknown, keys: readonly string[]): { found:
     if (value === MISSING) return { found: false, value: undefined };
   }
   if (i === keys.length) return { found: true, value };
-  if (!Array.isArray(value)) return { found: false, value: undefined };
-  // From there on, every value reached; what a branch lacks is left out.
+  // From there on, every value reached, each branch whole.
   let cursors: unknown[] = [value];
   for (; i < keys.length; i++) {
     const key = keys[i]!;
     const next: unknown[] = [];
     for (const c of cursors) {
-      if (key !== "*") {
-        const v = step(c, key);
-        if (v !== MISSING) next.push(v);
-      } else if (Array.isArray(c)) next.push(...c);
+      const v = key === "*" ? c : step(c, key);
+      if (key === "*" ? !Array.isArray(v) : v === MISSING) return { found: false, value: undefined };
+      if (key === "*") next.push(...(v as unknown[]));
+      else next.push(v);
     }
     cursors = next;
   }

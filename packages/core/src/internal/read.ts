@@ -56,14 +56,6 @@ export async function readBody(answer: HttpAnswer, limit: number, mustBeWhole: b
   return { bytes: chunks.length === 1 ? chunks[0]! : joined(chunks), cut };
 }
 
-/** Text where a file was asked for (a workbook) is a proxy's or a login page, never data to save: its error, the answer dropped. */
-export function textForFile(answer: HttpAnswer, op: OperationSpec, ctx: ErrorContext): UnexpectedResponseError | undefined {
-  const type = answer.header("content-type") ?? "";
-  if (!/^\s*text\//i.test(type)) return undefined;
-  answer.drop();
-  return new UnexpectedResponseError(`${op.id}: the answer is text (${type}), not the file asked for`, { ...ctx, bodyExcerpt: "[not read]" });
-}
-
 /** Chunks as one array of bytes. */
 export function joined(chunks: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(chunks.reduce((size, chunk) => size + chunk.byteLength, 0));

@@ -25,7 +25,9 @@ export const SETTINGS_KEYWORDS = ["type", "properties", "required", "additionalP
 
 type Issue = NonNullable<Validator["errors"]>[number];
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-const hasType = (v: unknown, t: string) => (t === "object" ? isObject(v) : t === "array" ? Array.isArray(v) : t === "null" ? v === null : typeof v === t);
+/** A number is a finite one, as the generated validators take it: NaN and Infinity are no JSON numbers. */
+const hasType = (v: unknown, t: string) =>
+  t === "object" ? isObject(v) : t === "array" ? Array.isArray(v) : t === "null" ? v === null : t === "number" ? Number.isFinite(v) : typeof v === t;
 /** The keywords Ajv checks only on a value of their type, by type, in Ajv's order. */
 const groups: readonly (readonly [string, readonly (keyof SettingsSchema)[]])[] = [
   ["number", ["maximum", "minimum"]],
@@ -62,8 +64,8 @@ function check(s: SettingsSchema, v: unknown, at: string, out: Issue[]): void {
 function checkGroup(type: string, s: SettingsSchema, v: unknown, at: string, out: Issue[]): void {
   if (type === "number") {
     const n = v as number;
-    if (s.maximum !== undefined && (n > s.maximum || Number.isNaN(n))) out.push({ instancePath: at, message: `must be <= ${s.maximum}`, params: {} });
-    if (s.minimum !== undefined && (n < s.minimum || Number.isNaN(n))) out.push({ instancePath: at, message: `must be >= ${s.minimum}`, params: {} });
+    if (s.maximum !== undefined && n > s.maximum) out.push({ instancePath: at, message: `must be <= ${s.maximum}`, params: {} });
+    if (s.minimum !== undefined && n < s.minimum) out.push({ instancePath: at, message: `must be >= ${s.minimum}`, params: {} });
   } else if (type === "array") {
     for (const [i, item] of (v as unknown[]).entries()) check(s.items!, item, at + pointerOf([i]), out);
   } else {

@@ -53,7 +53,7 @@ export class TokenManager {
   /** Stores tokens obtained outside the manager (an explicit sign-in). */
   set(tokens: TokenSet): void {
     this.#remember(tokens);
-    this.#tokens = tokens;
+    this.#tokens = this.#withExpiry(tokens);
     this.#stale = false;
   }
 
@@ -141,10 +141,22 @@ export class TokenManager {
   }
 
   async #renewHere(current: TokenSet | undefined): Promise<TokenSet> {
+    return this.#withExpiry(await this.#fetchTokens(current));
+  }
+
+  /**
+   * The tokens with an expiry to trust. One that is no time to come (NaN; Infinity, which a shared
+   * store would keep as null, read by every other holder as expired; a time already past) is a
+   * lying answer: trusted, every holder would sign in on every call, each killing the others'
+   * tokens. It counts as unknown, and an unknown one is the scheme's lifetime from now.
+   */
+  #withExpiry(tokens: TokenSet): TokenSet {
+    const now = this.#now();
+    const { expiresAt } = tokens;
+    if (expiresAt !== undefined && Number.isFinite(expiresAt) && expiresAt > now) return tokens;
     const { lifetime } = this.#options;
-    const tokens = await this.#fetchTokens(current);
-    if (tokens.expiresAt !== undefined || lifetime === undefined) return tokens;
-    return withFields(tokens, { expiresAt: this.#now() + durationMs(lifetime) });
+    if (expiresAt === undefined && lifetime === undefined) return tokens;
+    return withFields(tokens, { expiresAt: lifetime === undefined ? undefined : now + durationMs(lifetime) });
   }
 
   async #fetchTokens(current: TokenSet | undefined): Promise<TokenSet> {
@@ -171,7 +183,9 @@ function parseStored(value: string | undefined): TokenSet | undefined {
   if (value === undefined) return undefined;
   try {
     const t = JSON.parse(value) as TokenSet;
-    return typeof t?.accessToken === "string" ? t : undefined;
+    if (typeof t?.accessToken !== "string") return undefined;
+    // An expiry that is no number (another writer's null for Infinity) is unknown, not past.
+    return t.expiresAt === undefined || Number.isFinite(t.expiresAt) ? t : withFields(t, { expiresAt: undefined });
   } catch {
     return undefined;
   }

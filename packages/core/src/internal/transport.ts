@@ -22,13 +22,14 @@ import { BinaryFile } from "../file.js";
 import { type AttemptContext, asPaysysError, attempts, type CallState, callState, type Prepared, retryWait, type SendWatch } from "./attempt.js";
 import { isTimeout } from "./attempt-signal.js";
 import { serviceFields } from "./envelope.js";
+import { fileResponse } from "./file-answer.js";
 import type { HttpAnswer } from "./http.js";
 import { harmless } from "./logger.js";
 import { copyInto, put } from "./objects.js";
 import { loadValidators, type OperationSpec, outcomeNote, validatorIssues } from "./operation.js";
 import { pathOf } from "./path-template.js";
 import { httpFor } from "./platform.js";
-import { ERROR_BODY_LIMIT, excerptOf, jsonOrUndefined, parseJson, type ReadBody, readBody, strictText, textForFile } from "./read.js";
+import { ERROR_BODY_LIMIT, excerptOf, jsonOrUndefined, parseJson, type ReadBody, readBody, strictText } from "./read.js";
 import { collectSecrets, redactValue, type SecretSet, scrub } from "./redact.js";
 import { repeatedKey } from "./repeated-key.js";
 import { isRetryableStatus, type RetryOptions, retryDefaults, retryDelay } from "./retry.js";
@@ -258,12 +259,12 @@ export class Transport<Paths extends {} = Record<string, never>> {
     }
   }
 
-  /** A file: its timer stops at the headers (a download is not cut off; the caller's signal still holds). */
-  #file(op: OperationSpec, answer: HttpAnswer, state: CallState, ctx: ErrorContext): CallResult {
-    state.endAttempt();
-    const refused = textForFile(answer, op, ctx);
-    if (refused) throw this.#logged(op, refused);
-    return { kind: "file", file: new BinaryFile(answer.response()), ...this.#facts(answer, state, () => "[a file]") };
+  /** A file: its timer stops at its first bytes (a download is not cut off; the caller's signal still holds). */
+  async #file(op: OperationSpec, answer: HttpAnswer, state: CallState, ctx: ErrorContext, signal: AbortSignal | undefined): Promise<CallResult> {
+    const response = await fileResponse(answer, op, ctx)
+      .catch((e) => Promise.reject(this.#logged(op, this.#readFailure(e, op, ctx, signal))))
+      .finally(() => state.endAttempt());
+    return { kind: "file", file: new BinaryFile(response), ...this.#facts(answer, state, () => "[a file]") };
   }
 
   /** The attempts of `send` and the reading of the answer, until a result or a typed error. */
@@ -278,7 +279,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
       }
       const ctx: ErrorContext = { operation: op.id, status: answer.status, attempts: state.attempts };
       const ok = answer.status >= 200 && answer.status < 300;
-      if (ok && extra.wantsFile && !/json/i.test(answer.header("content-type") ?? "")) return this.#file(op, answer, state, ctx);
+      if (ok && extra.wantsFile && !/json/i.test(answer.header("content-type") ?? "")) return this.#file(op, answer, state, ctx, options.signal);
       let read: ReadBody;
       try {
         read = await readBody(answer, ok ? this.#maxBytes : ERROR_BODY_LIMIT, ok, op, ctx);
@@ -303,9 +304,9 @@ export class Transport<Paths extends {} = Record<string, never>> {
     }
   }
 
-  /** Whether an operation's answers are checked against the spec: by default those that move money (an empty 200 is no payment made) and the reads that decide their outcomes. */
+  /** Whether an operation's answers are checked against the spec: all of them unless the caller turned it off (an unchecked answer can be silent wrong data). */
   #checksAnswer(op: OperationSpec): boolean {
-    return this.#options.validateResponses ?? (op.movesMoney || op.outcome !== undefined || op.decidesOutcome === true);
+    return this.#options.validateResponses !== false || op.movesMoney || op.outcome !== undefined || op.decidesOutcome === true;
   }
 
   /** What went wrong while the body arrived, as the typed error a caller sees. */
@@ -334,10 +335,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
     if (repeated !== undefined) {
       throw new UnexpectedResponseError(
         `${op.id}: the answer gives the key ${JSON.stringify(repeated.slice(0, 40))} twice in one object; which value the service meant is unknown${outcomeNote(op)}`,
-        {
-          ...ctx,
-          bodyExcerpt: excerpt(),
-        },
+        { ...ctx, bodyExcerpt: excerpt() },
       );
     }
     if (checks && op.validateResponse && !op.validateResponse(body)) {

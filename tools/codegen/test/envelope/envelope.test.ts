@@ -1,5 +1,6 @@
 // x-envelope and x-unwrap: params placed at a pointer, the service's code checked, the payload
-// taken at one pointer, the first of several, or every item under `*`; result types named.
+// taken at one pointer, the first of several, or every item under `*`; result types named. A lone
+// object where a list belongs, and two items where one belongs, are errors, never data.
 import { RowValidationError, type StandardSchemaV1 } from "@paysys/core";
 import { createInvoker, Transport } from "@paysys/core/internal";
 import { describe, expect, expectTypeOf, it } from "vitest";
@@ -10,9 +11,9 @@ import type { Thing } from "./generated/schema.js";
 
 type Resolved<F> = F extends (...args: never[]) => Promise<infer R> ? R : never;
 
-const client = (answer: unknown) => {
+const client = (answer: unknown, validateResponses?: boolean) => {
   const stub = stubFetch(() => json(answer));
-  const invoker = createInvoker({ transport: new Transport({ baseUrl: "http://fixture.test", fetch: stub.fetch }), operations });
+  const invoker = createInvoker({ transport: new Transport({ baseUrl: "http://fixture.test", fetch: stub.fetch, validateResponses }), operations });
   return { methods: buildFixtureMethods(invoker.invoke), seen: stub.seen };
 };
 
@@ -34,12 +35,18 @@ describe("envelope", () => {
     const one = client({ code: 0, result: { id: 7 } });
     expect(await one.methods.things.one({ id: 7 })).toEqual({ id: 7 });
     expect(one.seen[0]!.body).toBe('{"params":{"id":7}}');
-    expect(await client({ code: 0, result: { id: 1 } }).methods.things.many()).toEqual([{ id: 1 }]);
     expect(await client({ code: 0, data: [{ id: 1 }, { id: 2 }] }).methods.things.many()).toEqual([{ id: 1 }, { id: 2 }]);
-    expect(await client({ code: 0, Query: [{ Rows: [] }, { Rows: [{ id: 3 }, { id: 4 }] }] }).methods.things.first()).toEqual({ id: 3 });
+    expect(await client({ code: 0, Query: [{ Rows: [] }, { Rows: [{ id: 3 }] }] }).methods.things.first()).toEqual({ id: 3 });
+    // Unchecked too (validateResponses false), a lone object is no list, and two items are not one.
+    await expect(client({ code: 0, result: { id: 1 } }, false).methods.things.many()).rejects.toThrow(/no list at \/data or \/result/);
+    await expect(client({ code: 0, Query: [{ Rows: [{ id: 3 }, { id: 4 }] }] }, false).methods.things.first()).rejects.toThrow(
+      /2 items at \/Query\/\*\/Rows\/\*, where one belongs/,
+    );
+    await expect(client({ code: 0, Query: [{ Rows: [{ id: 3 }] }, {}] }, false).methods.things.first()).rejects.toThrow(/nothing at \/Query\/\*\/Rows\/\*/);
     await expect(client({ code: 5, message: "no" }).methods.things.one({ id: 1 })).rejects.toMatchObject({ name: "ServiceError", serviceCode: 5, serviceMessage: "no" });
     await expect(client({ code: 0 }).methods.things.many()).rejects.toThrow(/nothing at \/data or \/result/);
-    await expect(client({ message: "no code" }).methods.things.one({ id: 1 })).rejects.toThrow(/not the interface's envelope: no code at \/code/);
+    await expect(client({ message: "no code" }).methods.things.one({ id: 1 })).rejects.toThrow(/does not match the spec/);
+    await expect(client({ message: "no code" }, false).methods.things.one({ id: 1 })).rejects.toThrow(/not the interface's envelope: no code at \/code/);
   });
 });
 
@@ -64,7 +71,8 @@ describe("row schemas on list operations", () => {
   });
 
   it("refuses the whole answer when one row fails, naming the row and the field", async () => {
-    const err = await client({ code: 0, data: [{ id: 1 }, { id: "2" }] })
+    // The spec's own check off, so the row schema alone judges the rows.
+    const err = await client({ code: 0, data: [{ id: 1 }, { id: "2" }] }, false)
       .methods.things.many(undefined, { rows: labelled })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RowValidationError);
