@@ -21,7 +21,7 @@ errors++;
 }
 if(data.authType !== undefined){
 let data0 = data.authType;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/authType",schemaPath:"#/properties/authType/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];

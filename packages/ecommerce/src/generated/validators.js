@@ -97,7 +97,7 @@ errors++;
 }
 if(data.amount !== undefined){
 let data3 = data.amount;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+if(!(Number.isSafeInteger(data3))){
 const err8 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -107,7 +107,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(typeof data3 == "number"){
+if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
 const err9 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
@@ -132,7 +132,7 @@ errors++;
 }
 if(data.commission !== undefined){
 let data4 = data.commission;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err11 = {instancePath:instancePath+"/commission",schemaPath:"#/properties/commission/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
@@ -142,7 +142,7 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(typeof data4 == "number"){
+if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 9007199254740991 || isNaN(data4)){
 const err12 = {instancePath:instancePath+"/commission",schemaPath:"#/properties/commission/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
@@ -179,7 +179,7 @@ errors++;
 }
 if(data.attempt !== undefined){
 let data6 = data.attempt;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(Number.isSafeInteger(data6))){
 const err15 = {instancePath:instancePath+"/attempt",schemaPath:"#/properties/attempt/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
@@ -228,7 +228,7 @@ errors++;
 }
 if(data.invoiceId !== undefined){
 let data10 = data.invoiceId;
-if((typeof data10 !== "string") && (!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))))){
+if((typeof data10 !== "string") && (!(Number.isSafeInteger(data10)))){
 const err19 = {instancePath:instancePath+"/invoiceId",schemaPath:"#/properties/invoiceId/type",keyword:"type",params:{type: schema0.properties.invoiceId.type},message:"must be string,integer"};
 if(vErrors === null){
 vErrors = [err19];
@@ -277,7 +277,7 @@ errors++;
 }
 if(data.status !== undefined){
 let data14 = data.status;
-if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+if(!(Number.isSafeInteger(data14))){
 const err23 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
@@ -290,7 +290,7 @@ errors++;
 }
 if(data.errCode !== undefined){
 let data15 = data.errCode;
-if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+if(!(Number.isSafeInteger(data15))){
 const err24 = {instancePath:instancePath+"/errCode",schemaPath:"#/properties/errCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err24];

@@ -55,7 +55,7 @@ errors++;
 }
 if(data.amount !== undefined){
 let data2 = data.amount;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+if(!(Number.isSafeInteger(data2))){
 const err4 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];
@@ -65,7 +65,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(typeof data2 == "number"){
+if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
 const err5 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
@@ -264,7 +264,7 @@ errors++;
 }
 if(data.acquiringId !== undefined){
 let data16 = data.acquiringId;
-if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
+if(!(Number.isSafeInteger(data16))){
 const err21 = {instancePath:instancePath+"/acquiringId",schemaPath:"#/properties/acquiringId/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err21];
@@ -277,7 +277,7 @@ errors++;
 }
 if(data.type !== undefined){
 let data17 = data.type;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+if(!(Number.isSafeInteger(data17))){
 const err22 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err22];
@@ -426,7 +426,7 @@ errors++;
 }
 if(data.amount !== undefined){
 let data3 = data.amount;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+if(!(Number.isSafeInteger(data3))){
 const err3 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
@@ -436,7 +436,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(typeof data3 == "number"){
+if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
 const err4 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
@@ -473,7 +473,7 @@ errors++;
 }
 if(data.status !== undefined){
 let data5 = data.status;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err7 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
@@ -591,7 +591,7 @@ let data0 = data.status;
 const _errs3 = errors;
 let valid1 = false;
 const _errs4 = errors;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err0 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err0];
@@ -615,7 +615,7 @@ var _valid0 = _errs4 === errors;
 valid1 = valid1 || _valid0;
 if(!valid1){
 const _errs6 = errors;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err2 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
@@ -629,7 +629,7 @@ var _valid0 = _errs6 === errors;
 valid1 = valid1 || _valid0;
 if(!valid1){
 const _errs8 = errors;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err3 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf/2/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];

@@ -100,7 +100,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -170,7 +170,7 @@ let data5 = data3.User;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.Id !== undefined){
 let data6 = data5.Id;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(Number.isSafeInteger(data6))){
 const err6 = {instancePath:instancePath+"/Data/User/Id",schemaPath:"#/allOf/1/properties/Data/properties/User/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
@@ -219,7 +219,7 @@ errors++;
 }
 if(data5.IdShift !== undefined){
 let data10 = data5.IdShift;
-if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
+if(!(Number.isSafeInteger(data10))){
 const err10 = {instancePath:instancePath+"/Data/User/IdShift",schemaPath:"#/allOf/1/properties/Data/properties/User/properties/IdShift/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
@@ -289,7 +289,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -354,7 +354,7 @@ let data6 = data5.Id;
 const _errs21 = errors;
 let valid7 = false;
 const _errs22 = errors;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(Number.isSafeInteger(data6))){
 const err5 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Id",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Id/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -418,7 +418,7 @@ let data7 = data5.IdUser;
 const _errs27 = errors;
 let valid8 = false;
 const _errs28 = errors;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err9 = {instancePath:instancePath+"/Data/Companies/" + i0+"/IdUser",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/IdUser/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
@@ -482,7 +482,7 @@ let data8 = data5.IdOwnership;
 const _errs33 = errors;
 let valid9 = false;
 const _errs34 = errors;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+if(!(Number.isSafeInteger(data8))){
 const err13 = {instancePath:instancePath+"/Data/Companies/" + i0+"/IdOwnership",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/IdOwnership/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err13];
@@ -543,7 +543,7 @@ vErrors = null;
 }
 if(data5.IdAddress !== undefined){
 let data9 = data5.IdAddress;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
+if(!(Number.isSafeInteger(data9))){
 const err17 = {instancePath:instancePath+"/Data/Companies/" + i0+"/IdAddress",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/IdAddress/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err17];
@@ -573,7 +573,7 @@ var _valid3 = _errs42 === errors;
 valid10 = valid10 || _valid3;
 if(!valid10){
 const _errs44 = errors;
-if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
+if(!(Number.isSafeInteger(data10))){
 const err19 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Bin",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Bin/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err19];
@@ -637,7 +637,7 @@ var _valid4 = _errs48 === errors;
 valid11 = valid11 || _valid4;
 if(!valid11){
 const _errs50 = errors;
-if(!((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11)))){
+if(!(Number.isSafeInteger(data11))){
 const err23 = {instancePath:instancePath+"/Data/Companies/" + i0+"/ShortName",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/ShortName/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
@@ -701,7 +701,7 @@ var _valid5 = _errs54 === errors;
 valid12 = valid12 || _valid5;
 if(!valid12){
 const _errs56 = errors;
-if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
+if(!(Number.isSafeInteger(data12))){
 const err27 = {instancePath:instancePath+"/Data/Companies/" + i0+"/FullName",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/FullName/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err27];
@@ -765,7 +765,7 @@ var _valid6 = _errs60 === errors;
 valid13 = valid13 || _valid6;
 if(!valid13){
 const _errs62 = errors;
-if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
+if(!(Number.isSafeInteger(data13))){
 const err31 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Fio",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Fio/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err31];
@@ -829,7 +829,7 @@ var _valid7 = _errs66 === errors;
 valid14 = valid14 || _valid7;
 if(!valid14){
 const _errs68 = errors;
-if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+if(!(Number.isSafeInteger(data14))){
 const err35 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Nds",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Nds/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err35];
@@ -879,7 +879,7 @@ let data15 = data5.Ownership;
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 if(data15.Id !== undefined){
 let data16 = data15.Id;
-if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
+if(!(Number.isSafeInteger(data16))){
 const err38 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Ownership/Id",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Ownership/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err38];
@@ -919,7 +919,7 @@ let data18 = data5.Address;
 if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
 if(data18.Id !== undefined){
 let data19 = data18.Id;
-if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
+if(!(Number.isSafeInteger(data19))){
 const err41 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Address/Id",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Address/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err41];
@@ -932,7 +932,7 @@ errors++;
 }
 if(data18.IdTown !== undefined){
 let data20 = data18.IdTown;
-if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
+if(!(Number.isSafeInteger(data20))){
 const err42 = {instancePath:instancePath+"/Data/Companies/" + i0+"/Address/IdTown",schemaPath:"#/allOf/1/properties/Data/properties/Companies/items/properties/Address/properties/IdTown/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err42];
@@ -1077,7 +1077,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1139,7 +1139,7 @@ let data5 = data4[i0];
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.Id !== undefined){
 let data6 = data5.Id;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(Number.isSafeInteger(data6))){
 const err5 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -1152,7 +1152,7 @@ errors++;
 }
 if(data5.IdCompany !== undefined){
 let data7 = data5.IdCompany;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err6 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/IdCompany",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/IdCompany/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
@@ -1189,7 +1189,7 @@ errors++;
 }
 if(data5.Znm !== undefined){
 let data10 = data5.Znm;
-if((!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))) && (typeof data10 !== "string")){
+if((!(Number.isSafeInteger(data10))) && (typeof data10 !== "string")){
 const err9 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Znm",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Znm/type",keyword:"type",params:{type: schema3.allOf[1].properties.Data.properties.Kkms.items.properties.Znm.type},message:"must be integer,string"};
 if(vErrors === null){
 vErrors = [err9];
@@ -1202,7 +1202,7 @@ errors++;
 }
 if(data5.IdStatusKkm !== undefined){
 let data11 = data5.IdStatusKkm;
-if(!((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11)))){
+if(!(Number.isSafeInteger(data11))){
 const err10 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/IdStatusKkm",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/IdStatusKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
@@ -1215,7 +1215,7 @@ errors++;
 }
 if(data5.IdShift !== undefined){
 let data12 = data5.IdShift;
-if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
+if(!(Number.isSafeInteger(data12))){
 const err11 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/IdShift",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/IdShift/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
@@ -1252,7 +1252,7 @@ errors++;
 }
 if(data5.IdModeKkm !== undefined){
 let data15 = data5.IdModeKkm;
-if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+if(!(Number.isSafeInteger(data15))){
 const err14 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/IdModeKkm",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/IdModeKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
@@ -1265,7 +1265,7 @@ errors++;
 }
 if(data5.IdOfd !== undefined){
 let data16 = data5.IdOfd;
-if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
+if(!(Number.isSafeInteger(data16))){
 const err15 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/IdOfd",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/IdOfd/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
@@ -1278,7 +1278,7 @@ errors++;
 }
 if(data5.IdNk !== undefined){
 let data17 = data5.IdNk;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+if(!(Number.isSafeInteger(data17))){
 const err16 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/IdNk",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/IdNk/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err16];
@@ -1291,7 +1291,7 @@ errors++;
 }
 if(data5.IdPlaceUsed !== undefined){
 let data18 = data5.IdPlaceUsed;
-if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
+if(!(Number.isSafeInteger(data18))){
 const err17 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/IdPlaceUsed",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/IdPlaceUsed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err17];
@@ -1304,7 +1304,7 @@ errors++;
 }
 if(data5.IdAddress !== undefined){
 let data19 = data5.IdAddress;
-if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
+if(!(Number.isSafeInteger(data19))){
 const err18 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/IdAddress",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/IdAddress/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
@@ -1317,7 +1317,7 @@ errors++;
 }
 if(data5.IdSection !== undefined){
 let data20 = data5.IdSection;
-if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
+if(!(Number.isSafeInteger(data20))){
 const err19 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/IdSection",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err19];
@@ -1330,7 +1330,7 @@ errors++;
 }
 if(data5.ShiftIndex !== undefined){
 let data21 = data5.ShiftIndex;
-if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
+if(!(Number.isSafeInteger(data21))){
 const err20 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/ShiftIndex",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/ShiftIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err20];
@@ -1343,7 +1343,7 @@ errors++;
 }
 if(data5.OfflineQueue !== undefined){
 let data22 = data5.OfflineQueue;
-if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
+if(!(Number.isSafeInteger(data22))){
 const err21 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/OfflineQueue",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/OfflineQueue/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err21];
@@ -1353,7 +1353,7 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(typeof data22 == "number"){
+if((typeof data22 == "number") && (isFinite(data22))){
 if(data22 < 0 || isNaN(data22)){
 const err22 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/OfflineQueue",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/OfflineQueue/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -1368,7 +1368,7 @@ errors++;
 }
 if(data5.IdCPCR !== undefined){
 let data23 = data5.IdCPCR;
-if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
+if(!(Number.isSafeInteger(data23))){
 const err23 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/IdCPCR",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/IdCPCR/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
@@ -1381,7 +1381,7 @@ errors++;
 }
 if(data5.TokenCPCR !== undefined){
 let data24 = data5.TokenCPCR;
-if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
+if(!(Number.isSafeInteger(data24))){
 const err24 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/TokenCPCR",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/TokenCPCR/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err24];
@@ -1418,7 +1418,7 @@ errors++;
 }
 if(data5.OfdCode !== undefined){
 let data27 = data5.OfdCode;
-if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
+if(!(Number.isSafeInteger(data27))){
 const err27 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/OfdCode",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/OfdCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err27];
@@ -1434,7 +1434,7 @@ let data28 = data5.Address;
 if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
 if(data28.Id !== undefined){
 let data29 = data28.Id;
-if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
+if(!(Number.isSafeInteger(data29))){
 const err28 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Address/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Address/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err28];
@@ -1447,7 +1447,7 @@ errors++;
 }
 if(data28.IdTown !== undefined){
 let data30 = data28.IdTown;
-if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
+if(!(Number.isSafeInteger(data30))){
 const err29 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Address/IdTown",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Address/properties/IdTown/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err29];
@@ -1529,7 +1529,7 @@ let data36 = data35.Id;
 const _errs84 = errors;
 let valid9 = false;
 const _errs85 = errors;
-if(!((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36)))){
+if(!(Number.isSafeInteger(data36))){
 const err35 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Id/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err35];
@@ -1593,7 +1593,7 @@ let data37 = data35.IdUser;
 const _errs90 = errors;
 let valid10 = false;
 const _errs91 = errors;
-if(!((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37)))){
+if(!(Number.isSafeInteger(data37))){
 const err39 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/IdUser",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/IdUser/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err39];
@@ -1657,7 +1657,7 @@ let data38 = data35.IdOwnership;
 const _errs96 = errors;
 let valid11 = false;
 const _errs97 = errors;
-if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
+if(!(Number.isSafeInteger(data38))){
 const err43 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/IdOwnership",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/IdOwnership/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err43];
@@ -1718,7 +1718,7 @@ vErrors = null;
 }
 if(data35.IdAddress !== undefined){
 let data39 = data35.IdAddress;
-if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
+if(!(Number.isSafeInteger(data39))){
 const err47 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/IdAddress",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/IdAddress/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err47];
@@ -1748,7 +1748,7 @@ var _valid3 = _errs105 === errors;
 valid12 = valid12 || _valid3;
 if(!valid12){
 const _errs107 = errors;
-if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
+if(!(Number.isSafeInteger(data40))){
 const err49 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Bin",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Bin/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err49];
@@ -1812,7 +1812,7 @@ var _valid4 = _errs111 === errors;
 valid13 = valid13 || _valid4;
 if(!valid13){
 const _errs113 = errors;
-if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
+if(!(Number.isSafeInteger(data41))){
 const err53 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/ShortName",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/ShortName/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err53];
@@ -1876,7 +1876,7 @@ var _valid5 = _errs117 === errors;
 valid14 = valid14 || _valid5;
 if(!valid14){
 const _errs119 = errors;
-if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
+if(!(Number.isSafeInteger(data42))){
 const err57 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/FullName",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/FullName/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err57];
@@ -1940,7 +1940,7 @@ var _valid6 = _errs123 === errors;
 valid15 = valid15 || _valid6;
 if(!valid15){
 const _errs125 = errors;
-if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
+if(!(Number.isSafeInteger(data43))){
 const err61 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Fio",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Fio/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err61];
@@ -2004,7 +2004,7 @@ var _valid7 = _errs129 === errors;
 valid16 = valid16 || _valid7;
 if(!valid16){
 const _errs131 = errors;
-if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
+if(!(Number.isSafeInteger(data44))){
 const err65 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Nds",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Nds/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err65];
@@ -2054,7 +2054,7 @@ let data45 = data35.Ownership;
 if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
 if(data45.Id !== undefined){
 let data46 = data45.Id;
-if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
+if(!(Number.isSafeInteger(data46))){
 const err68 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Ownership/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Ownership/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err68];
@@ -2094,7 +2094,7 @@ let data48 = data35.Address;
 if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
 if(data48.Id !== undefined){
 let data49 = data48.Id;
-if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
+if(!(Number.isSafeInteger(data49))){
 const err71 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Address/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Address/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err71];
@@ -2107,7 +2107,7 @@ errors++;
 }
 if(data48.IdTown !== undefined){
 let data50 = data48.IdTown;
-if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
+if(!(Number.isSafeInteger(data50))){
 const err72 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Company/Address/IdTown",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Company/properties/Address/properties/IdTown/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err72];
@@ -2198,7 +2198,7 @@ let data55 = data5.Ofd;
 if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
 if(data55.Id !== undefined){
 let data56 = data55.Id;
-if(!((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56)))){
+if(!(Number.isSafeInteger(data56))){
 const err79 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/Ofd/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/Ofd/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err79];
@@ -2238,7 +2238,7 @@ let data58 = data5.StatusKKM;
 if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
 if(data58.Id !== undefined){
 let data59 = data58.Id;
-if(!((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59)))){
+if(!(Number.isSafeInteger(data59))){
 const err82 = {instancePath:instancePath+"/Data/Kkms/" + i0+"/StatusKKM/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkms/items/properties/StatusKKM/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err82];
@@ -2344,7 +2344,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2402,7 +2402,7 @@ let data4 = data3.Kkm;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.Id !== undefined){
 let data5 = data4.Id;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err5 = {instancePath:instancePath+"/Data/Kkm/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -2415,7 +2415,7 @@ errors++;
 }
 if(data4.IdCompany !== undefined){
 let data6 = data4.IdCompany;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(Number.isSafeInteger(data6))){
 const err6 = {instancePath:instancePath+"/Data/Kkm/IdCompany",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/IdCompany/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
@@ -2452,7 +2452,7 @@ errors++;
 }
 if(data4.Znm !== undefined){
 let data9 = data4.Znm;
-if((!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))) && (typeof data9 !== "string")){
+if((!(Number.isSafeInteger(data9))) && (typeof data9 !== "string")){
 const err9 = {instancePath:instancePath+"/Data/Kkm/Znm",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Znm/type",keyword:"type",params:{type: schema4.allOf[1].properties.Data.properties.Kkm.properties.Znm.type},message:"must be integer,string"};
 if(vErrors === null){
 vErrors = [err9];
@@ -2465,7 +2465,7 @@ errors++;
 }
 if(data4.IdStatusKkm !== undefined){
 let data10 = data4.IdStatusKkm;
-if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
+if(!(Number.isSafeInteger(data10))){
 const err10 = {instancePath:instancePath+"/Data/Kkm/IdStatusKkm",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/IdStatusKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
@@ -2478,7 +2478,7 @@ errors++;
 }
 if(data4.IdShift !== undefined){
 let data11 = data4.IdShift;
-if(!((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11)))){
+if(!(Number.isSafeInteger(data11))){
 const err11 = {instancePath:instancePath+"/Data/Kkm/IdShift",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/IdShift/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
@@ -2515,7 +2515,7 @@ errors++;
 }
 if(data4.IdModeKkm !== undefined){
 let data14 = data4.IdModeKkm;
-if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+if(!(Number.isSafeInteger(data14))){
 const err14 = {instancePath:instancePath+"/Data/Kkm/IdModeKkm",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/IdModeKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
@@ -2528,7 +2528,7 @@ errors++;
 }
 if(data4.IdOfd !== undefined){
 let data15 = data4.IdOfd;
-if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+if(!(Number.isSafeInteger(data15))){
 const err15 = {instancePath:instancePath+"/Data/Kkm/IdOfd",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/IdOfd/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
@@ -2541,7 +2541,7 @@ errors++;
 }
 if(data4.IdNk !== undefined){
 let data16 = data4.IdNk;
-if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
+if(!(Number.isSafeInteger(data16))){
 const err16 = {instancePath:instancePath+"/Data/Kkm/IdNk",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/IdNk/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err16];
@@ -2554,7 +2554,7 @@ errors++;
 }
 if(data4.IdPlaceUsed !== undefined){
 let data17 = data4.IdPlaceUsed;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+if(!(Number.isSafeInteger(data17))){
 const err17 = {instancePath:instancePath+"/Data/Kkm/IdPlaceUsed",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/IdPlaceUsed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err17];
@@ -2567,7 +2567,7 @@ errors++;
 }
 if(data4.IdAddress !== undefined){
 let data18 = data4.IdAddress;
-if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
+if(!(Number.isSafeInteger(data18))){
 const err18 = {instancePath:instancePath+"/Data/Kkm/IdAddress",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/IdAddress/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
@@ -2580,7 +2580,7 @@ errors++;
 }
 if(data4.IdSection !== undefined){
 let data19 = data4.IdSection;
-if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
+if(!(Number.isSafeInteger(data19))){
 const err19 = {instancePath:instancePath+"/Data/Kkm/IdSection",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err19];
@@ -2593,7 +2593,7 @@ errors++;
 }
 if(data4.ShiftIndex !== undefined){
 let data20 = data4.ShiftIndex;
-if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
+if(!(Number.isSafeInteger(data20))){
 const err20 = {instancePath:instancePath+"/Data/Kkm/ShiftIndex",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/ShiftIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err20];
@@ -2606,7 +2606,7 @@ errors++;
 }
 if(data4.OfflineQueue !== undefined){
 let data21 = data4.OfflineQueue;
-if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
+if(!(Number.isSafeInteger(data21))){
 const err21 = {instancePath:instancePath+"/Data/Kkm/OfflineQueue",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/OfflineQueue/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err21];
@@ -2616,7 +2616,7 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(typeof data21 == "number"){
+if((typeof data21 == "number") && (isFinite(data21))){
 if(data21 < 0 || isNaN(data21)){
 const err22 = {instancePath:instancePath+"/Data/Kkm/OfflineQueue",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/OfflineQueue/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -2631,7 +2631,7 @@ errors++;
 }
 if(data4.IdCPCR !== undefined){
 let data22 = data4.IdCPCR;
-if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
+if(!(Number.isSafeInteger(data22))){
 const err23 = {instancePath:instancePath+"/Data/Kkm/IdCPCR",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/IdCPCR/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
@@ -2644,7 +2644,7 @@ errors++;
 }
 if(data4.TokenCPCR !== undefined){
 let data23 = data4.TokenCPCR;
-if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
+if(!(Number.isSafeInteger(data23))){
 const err24 = {instancePath:instancePath+"/Data/Kkm/TokenCPCR",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/TokenCPCR/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err24];
@@ -2681,7 +2681,7 @@ errors++;
 }
 if(data4.OfdCode !== undefined){
 let data26 = data4.OfdCode;
-if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
+if(!(Number.isSafeInteger(data26))){
 const err27 = {instancePath:instancePath+"/Data/Kkm/OfdCode",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/OfdCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err27];
@@ -2697,7 +2697,7 @@ let data27 = data4.Address;
 if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
 if(data27.Id !== undefined){
 let data28 = data27.Id;
-if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
+if(!(Number.isSafeInteger(data28))){
 const err28 = {instancePath:instancePath+"/Data/Kkm/Address/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Address/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err28];
@@ -2710,7 +2710,7 @@ errors++;
 }
 if(data27.IdTown !== undefined){
 let data29 = data27.IdTown;
-if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
+if(!(Number.isSafeInteger(data29))){
 const err29 = {instancePath:instancePath+"/Data/Kkm/Address/IdTown",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Address/properties/IdTown/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err29];
@@ -2792,7 +2792,7 @@ let data35 = data34.Id;
 const _errs82 = errors;
 let valid7 = false;
 const _errs83 = errors;
-if(!((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35)))){
+if(!(Number.isSafeInteger(data35))){
 const err35 = {instancePath:instancePath+"/Data/Kkm/Company/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Id/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err35];
@@ -2856,7 +2856,7 @@ let data36 = data34.IdUser;
 const _errs88 = errors;
 let valid8 = false;
 const _errs89 = errors;
-if(!((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36)))){
+if(!(Number.isSafeInteger(data36))){
 const err39 = {instancePath:instancePath+"/Data/Kkm/Company/IdUser",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/IdUser/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err39];
@@ -2920,7 +2920,7 @@ let data37 = data34.IdOwnership;
 const _errs94 = errors;
 let valid9 = false;
 const _errs95 = errors;
-if(!((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37)))){
+if(!(Number.isSafeInteger(data37))){
 const err43 = {instancePath:instancePath+"/Data/Kkm/Company/IdOwnership",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/IdOwnership/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err43];
@@ -2981,7 +2981,7 @@ vErrors = null;
 }
 if(data34.IdAddress !== undefined){
 let data38 = data34.IdAddress;
-if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
+if(!(Number.isSafeInteger(data38))){
 const err47 = {instancePath:instancePath+"/Data/Kkm/Company/IdAddress",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/IdAddress/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err47];
@@ -3011,7 +3011,7 @@ var _valid3 = _errs103 === errors;
 valid10 = valid10 || _valid3;
 if(!valid10){
 const _errs105 = errors;
-if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
+if(!(Number.isSafeInteger(data39))){
 const err49 = {instancePath:instancePath+"/Data/Kkm/Company/Bin",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Bin/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err49];
@@ -3075,7 +3075,7 @@ var _valid4 = _errs109 === errors;
 valid11 = valid11 || _valid4;
 if(!valid11){
 const _errs111 = errors;
-if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
+if(!(Number.isSafeInteger(data40))){
 const err53 = {instancePath:instancePath+"/Data/Kkm/Company/ShortName",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/ShortName/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err53];
@@ -3139,7 +3139,7 @@ var _valid5 = _errs115 === errors;
 valid12 = valid12 || _valid5;
 if(!valid12){
 const _errs117 = errors;
-if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
+if(!(Number.isSafeInteger(data41))){
 const err57 = {instancePath:instancePath+"/Data/Kkm/Company/FullName",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/FullName/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err57];
@@ -3203,7 +3203,7 @@ var _valid6 = _errs121 === errors;
 valid13 = valid13 || _valid6;
 if(!valid13){
 const _errs123 = errors;
-if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
+if(!(Number.isSafeInteger(data42))){
 const err61 = {instancePath:instancePath+"/Data/Kkm/Company/Fio",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Fio/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err61];
@@ -3267,7 +3267,7 @@ var _valid7 = _errs127 === errors;
 valid14 = valid14 || _valid7;
 if(!valid14){
 const _errs129 = errors;
-if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
+if(!(Number.isSafeInteger(data43))){
 const err65 = {instancePath:instancePath+"/Data/Kkm/Company/Nds",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Nds/anyOf/1/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err65];
@@ -3317,7 +3317,7 @@ let data44 = data34.Ownership;
 if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
 if(data44.Id !== undefined){
 let data45 = data44.Id;
-if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
+if(!(Number.isSafeInteger(data45))){
 const err68 = {instancePath:instancePath+"/Data/Kkm/Company/Ownership/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Ownership/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err68];
@@ -3357,7 +3357,7 @@ let data47 = data34.Address;
 if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
 if(data47.Id !== undefined){
 let data48 = data47.Id;
-if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
+if(!(Number.isSafeInteger(data48))){
 const err71 = {instancePath:instancePath+"/Data/Kkm/Company/Address/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Address/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err71];
@@ -3370,7 +3370,7 @@ errors++;
 }
 if(data47.IdTown !== undefined){
 let data49 = data47.IdTown;
-if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
+if(!(Number.isSafeInteger(data49))){
 const err72 = {instancePath:instancePath+"/Data/Kkm/Company/Address/IdTown",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Company/properties/Address/properties/IdTown/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err72];
@@ -3461,7 +3461,7 @@ let data54 = data4.Ofd;
 if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
 if(data54.Id !== undefined){
 let data55 = data54.Id;
-if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
+if(!(Number.isSafeInteger(data55))){
 const err79 = {instancePath:instancePath+"/Data/Kkm/Ofd/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/Ofd/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err79];
@@ -3501,7 +3501,7 @@ let data57 = data4.StatusKKM;
 if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
 if(data57.Id !== undefined){
 let data58 = data57.Id;
-if(!((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58)))){
+if(!(Number.isSafeInteger(data58))){
 const err82 = {instancePath:instancePath+"/Data/Kkm/StatusKKM/Id",schemaPath:"#/allOf/1/properties/Data/properties/Kkm/properties/StatusKKM/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err82];
@@ -3608,7 +3608,7 @@ errors++;
 }
 if(data.IdKkm !== undefined){
 let data0 = data.IdKkm;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err2 = {instancePath:instancePath+"/IdKkm",schemaPath:"#/properties/IdKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
@@ -3679,7 +3679,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3747,7 +3747,7 @@ errors++;
 }
 if(data4.Id !== undefined){
 let data5 = data4.Id;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err6 = {instancePath:instancePath+"/Data/Shift/Id",schemaPath:"#/allOf/1/properties/Data/properties/Shift/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
@@ -3760,7 +3760,7 @@ errors++;
 }
 if(data4.IdUser !== undefined){
 let data6 = data4.IdUser;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(Number.isSafeInteger(data6))){
 const err7 = {instancePath:instancePath+"/Data/Shift/IdUser",schemaPath:"#/allOf/1/properties/Data/properties/Shift/properties/IdUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
@@ -3773,7 +3773,7 @@ errors++;
 }
 if(data4.IdKkm !== undefined){
 let data7 = data4.IdKkm;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err8 = {instancePath:instancePath+"/Data/Shift/IdKkm",schemaPath:"#/allOf/1/properties/Data/properties/Shift/properties/IdKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -3786,7 +3786,7 @@ errors++;
 }
 if(data4.IdStatusShift !== undefined){
 let data8 = data4.IdStatusShift;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+if(!(Number.isSafeInteger(data8))){
 const err9 = {instancePath:instancePath+"/Data/Shift/IdStatusShift",schemaPath:"#/allOf/1/properties/Data/properties/Shift/properties/IdStatusShift/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
@@ -3881,7 +3881,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3936,7 +3936,7 @@ let data3 = data.Data;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.Id !== undefined){
 let data4 = data3.Id;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err5 = {instancePath:instancePath+"/Data/Id",schemaPath:"#/allOf/1/properties/Data/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -3949,7 +3949,7 @@ errors++;
 }
 if(data3.IdStatusShift !== undefined){
 let data5 = data3.IdStatusShift;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err6 = {instancePath:instancePath+"/Data/IdStatusShift",schemaPath:"#/allOf/1/properties/Data/properties/IdStatusShift/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
@@ -4067,7 +4067,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -4179,7 +4179,7 @@ errors++;
 }
 if(data.IdKkm !== undefined){
 let data0 = data.IdKkm;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err2 = {instancePath:instancePath+"/IdKkm",schemaPath:"#/properties/IdKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
@@ -4250,7 +4250,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -4305,7 +4305,7 @@ let data3 = data.Data;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.ShiftIndex !== undefined){
 let data4 = data3.ShiftIndex;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err5 = {instancePath:instancePath+"/Data/ShiftIndex",schemaPath:"#/allOf/1/properties/Data/properties/ShiftIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -4318,7 +4318,7 @@ errors++;
 }
 if(data3.IdShift !== undefined){
 let data5 = data3.IdShift;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err6 = {instancePath:instancePath+"/Data/IdShift",schemaPath:"#/allOf/1/properties/Data/properties/IdShift/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
@@ -4331,7 +4331,7 @@ errors++;
 }
 if(data3.IdKkm !== undefined){
 let data6 = data3.IdKkm;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(Number.isSafeInteger(data6))){
 const err7 = {instancePath:instancePath+"/Data/IdKkm",schemaPath:"#/allOf/1/properties/Data/properties/IdKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
@@ -4344,7 +4344,7 @@ errors++;
 }
 if(data3.IdUser !== undefined){
 let data7 = data3.IdUser;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err8 = {instancePath:instancePath+"/Data/IdUser",schemaPath:"#/allOf/1/properties/Data/properties/IdUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -4406,7 +4406,8 @@ errors++;
 }
 }
 if(data3.BalanceOpen !== undefined){
-if(!(typeof data3.BalanceOpen == "number")){
+let data10 = data3.BalanceOpen;
+if(!((typeof data10 == "number") && (isFinite(data10)))){
 const err13 = {instancePath:instancePath+"/Data/BalanceOpen",schemaPath:"#/allOf/1/properties/Data/properties/BalanceOpen/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err13];
@@ -4418,7 +4419,8 @@ errors++;
 }
 }
 if(data3.BalanceClose !== undefined){
-if(!(typeof data3.BalanceClose == "number")){
+let data11 = data3.BalanceClose;
+if(!((typeof data11 == "number") && (isFinite(data11)))){
 const err14 = {instancePath:instancePath+"/Data/BalanceClose",schemaPath:"#/allOf/1/properties/Data/properties/BalanceClose/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err14];
@@ -4430,7 +4432,8 @@ errors++;
 }
 }
 if(data3.BalanceCloseNonCash !== undefined){
-if(!(typeof data3.BalanceCloseNonCash == "number")){
+let data12 = data3.BalanceCloseNonCash;
+if(!((typeof data12 == "number") && (isFinite(data12)))){
 const err15 = {instancePath:instancePath+"/Data/BalanceCloseNonCash",schemaPath:"#/allOf/1/properties/Data/properties/BalanceCloseNonCash/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err15];
@@ -4443,7 +4446,7 @@ errors++;
 }
 if(data3.Count !== undefined){
 let data13 = data3.Count;
-if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
+if(!(Number.isSafeInteger(data13))){
 const err16 = {instancePath:instancePath+"/Data/Count",schemaPath:"#/allOf/1/properties/Data/properties/Count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err16];
@@ -4456,7 +4459,7 @@ errors++;
 }
 if(data3.SalesQty !== undefined){
 let data14 = data3.SalesQty;
-if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+if(!(Number.isSafeInteger(data14))){
 const err17 = {instancePath:instancePath+"/Data/SalesQty",schemaPath:"#/allOf/1/properties/Data/properties/SalesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err17];
@@ -4468,7 +4471,8 @@ errors++;
 }
 }
 if(data3.SalesAmount !== undefined){
-if(!(typeof data3.SalesAmount == "number")){
+let data15 = data3.SalesAmount;
+if(!((typeof data15 == "number") && (isFinite(data15)))){
 const err18 = {instancePath:instancePath+"/Data/SalesAmount",schemaPath:"#/allOf/1/properties/Data/properties/SalesAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err18];
@@ -4480,7 +4484,8 @@ errors++;
 }
 }
 if(data3.CumulativeSales !== undefined){
-if(!(typeof data3.CumulativeSales == "number")){
+let data16 = data3.CumulativeSales;
+if(!((typeof data16 == "number") && (isFinite(data16)))){
 const err19 = {instancePath:instancePath+"/Data/CumulativeSales",schemaPath:"#/allOf/1/properties/Data/properties/CumulativeSales/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err19];
@@ -4493,7 +4498,7 @@ errors++;
 }
 if(data3.PurchasesQty !== undefined){
 let data17 = data3.PurchasesQty;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+if(!(Number.isSafeInteger(data17))){
 const err20 = {instancePath:instancePath+"/Data/PurchasesQty",schemaPath:"#/allOf/1/properties/Data/properties/PurchasesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err20];
@@ -4505,7 +4510,8 @@ errors++;
 }
 }
 if(data3.PurchasesAmount !== undefined){
-if(!(typeof data3.PurchasesAmount == "number")){
+let data18 = data3.PurchasesAmount;
+if(!((typeof data18 == "number") && (isFinite(data18)))){
 const err21 = {instancePath:instancePath+"/Data/PurchasesAmount",schemaPath:"#/allOf/1/properties/Data/properties/PurchasesAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err21];
@@ -4517,7 +4523,8 @@ errors++;
 }
 }
 if(data3.CumulativePurchases !== undefined){
-if(!(typeof data3.CumulativePurchases == "number")){
+let data19 = data3.CumulativePurchases;
+if(!((typeof data19 == "number") && (isFinite(data19)))){
 const err22 = {instancePath:instancePath+"/Data/CumulativePurchases",schemaPath:"#/allOf/1/properties/Data/properties/CumulativePurchases/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err22];
@@ -4530,7 +4537,7 @@ errors++;
 }
 if(data3.ExpensesQty !== undefined){
 let data20 = data3.ExpensesQty;
-if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
+if(!(Number.isSafeInteger(data20))){
 const err23 = {instancePath:instancePath+"/Data/ExpensesQty",schemaPath:"#/allOf/1/properties/Data/properties/ExpensesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
@@ -4542,7 +4549,8 @@ errors++;
 }
 }
 if(data3.ExpensesAmount !== undefined){
-if(!(typeof data3.ExpensesAmount == "number")){
+let data21 = data3.ExpensesAmount;
+if(!((typeof data21 == "number") && (isFinite(data21)))){
 const err24 = {instancePath:instancePath+"/Data/ExpensesAmount",schemaPath:"#/allOf/1/properties/Data/properties/ExpensesAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err24];
@@ -4554,7 +4562,8 @@ errors++;
 }
 }
 if(data3.CumulativeExpenses !== undefined){
-if(!(typeof data3.CumulativeExpenses == "number")){
+let data22 = data3.CumulativeExpenses;
+if(!((typeof data22 == "number") && (isFinite(data22)))){
 const err25 = {instancePath:instancePath+"/Data/CumulativeExpenses",schemaPath:"#/allOf/1/properties/Data/properties/CumulativeExpenses/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err25];
@@ -4567,7 +4576,7 @@ errors++;
 }
 if(data3.RefundsQty !== undefined){
 let data23 = data3.RefundsQty;
-if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
+if(!(Number.isSafeInteger(data23))){
 const err26 = {instancePath:instancePath+"/Data/RefundsQty",schemaPath:"#/allOf/1/properties/Data/properties/RefundsQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err26];
@@ -4579,7 +4588,8 @@ errors++;
 }
 }
 if(data3.RefundsAmount !== undefined){
-if(!(typeof data3.RefundsAmount == "number")){
+let data24 = data3.RefundsAmount;
+if(!((typeof data24 == "number") && (isFinite(data24)))){
 const err27 = {instancePath:instancePath+"/Data/RefundsAmount",schemaPath:"#/allOf/1/properties/Data/properties/RefundsAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err27];
@@ -4591,7 +4601,8 @@ errors++;
 }
 }
 if(data3.CumulativeRefunds !== undefined){
-if(!(typeof data3.CumulativeRefunds == "number")){
+let data25 = data3.CumulativeRefunds;
+if(!((typeof data25 == "number") && (isFinite(data25)))){
 const err28 = {instancePath:instancePath+"/Data/CumulativeRefunds",schemaPath:"#/allOf/1/properties/Data/properties/CumulativeRefunds/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err28];
@@ -4604,7 +4615,7 @@ errors++;
 }
 if(data3.PurchaseRefundsQty !== undefined){
 let data26 = data3.PurchaseRefundsQty;
-if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
+if(!(Number.isSafeInteger(data26))){
 const err29 = {instancePath:instancePath+"/Data/PurchaseRefundsQty",schemaPath:"#/allOf/1/properties/Data/properties/PurchaseRefundsQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err29];
@@ -4616,7 +4627,8 @@ errors++;
 }
 }
 if(data3.PurchaseRefundsAmount !== undefined){
-if(!(typeof data3.PurchaseRefundsAmount == "number")){
+let data27 = data3.PurchaseRefundsAmount;
+if(!((typeof data27 == "number") && (isFinite(data27)))){
 const err30 = {instancePath:instancePath+"/Data/PurchaseRefundsAmount",schemaPath:"#/allOf/1/properties/Data/properties/PurchaseRefundsAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err30];
@@ -4628,7 +4640,8 @@ errors++;
 }
 }
 if(data3.CumulativePurchaseRefunds !== undefined){
-if(!(typeof data3.CumulativePurchaseRefunds == "number")){
+let data28 = data3.CumulativePurchaseRefunds;
+if(!((typeof data28 == "number") && (isFinite(data28)))){
 const err31 = {instancePath:instancePath+"/Data/CumulativePurchaseRefunds",schemaPath:"#/allOf/1/properties/Data/properties/CumulativePurchaseRefunds/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err31];
@@ -4641,7 +4654,7 @@ errors++;
 }
 if(data3.IncomesQty !== undefined){
 let data29 = data3.IncomesQty;
-if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
+if(!(Number.isSafeInteger(data29))){
 const err32 = {instancePath:instancePath+"/Data/IncomesQty",schemaPath:"#/allOf/1/properties/Data/properties/IncomesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err32];
@@ -4653,7 +4666,8 @@ errors++;
 }
 }
 if(data3.IncomesAmount !== undefined){
-if(!(typeof data3.IncomesAmount == "number")){
+let data30 = data3.IncomesAmount;
+if(!((typeof data30 == "number") && (isFinite(data30)))){
 const err33 = {instancePath:instancePath+"/Data/IncomesAmount",schemaPath:"#/allOf/1/properties/Data/properties/IncomesAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err33];
@@ -4665,7 +4679,8 @@ errors++;
 }
 }
 if(data3.CumulativeIncomes !== undefined){
-if(!(typeof data3.CumulativeIncomes == "number")){
+let data31 = data3.CumulativeIncomes;
+if(!((typeof data31 == "number") && (isFinite(data31)))){
 const err34 = {instancePath:instancePath+"/Data/CumulativeIncomes",schemaPath:"#/allOf/1/properties/Data/properties/CumulativeIncomes/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err34];
@@ -4724,7 +4739,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -4871,7 +4886,7 @@ errors++;
 }
 if(data.IdDomain !== undefined){
 let data0 = data.IdDomain;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err3 = {instancePath:instancePath+"/IdDomain",schemaPath:"#/properties/IdDomain/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
@@ -4884,7 +4899,7 @@ errors++;
 }
 if(data.Cash !== undefined){
 let data1 = data.Cash;
-if(typeof data1 == "number"){
+if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
 const err4 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -4919,7 +4934,7 @@ errors++;
 }
 if(data.NonCash !== undefined){
 let data2 = data.NonCash;
-if(typeof data2 == "number"){
+if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
 const err7 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -4954,7 +4969,7 @@ errors++;
 }
 if(data.Mobile !== undefined){
 let data3 = data.Mobile;
-if(typeof data3 == "number"){
+if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
 const err10 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -5070,7 +5085,7 @@ errors++;
 }
 if(data5.IdSection !== undefined){
 let data7 = data5.IdSection;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err20 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err20];
@@ -5083,7 +5098,7 @@ errors++;
 }
 if(data5.Price !== undefined){
 let data8 = data5.Price;
-if(typeof data8 == "number"){
+if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 < 0 || isNaN(data8)){
 const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -5118,7 +5133,7 @@ errors++;
 }
 if(data5.Markup !== undefined){
 let data9 = data5.Markup;
-if(typeof data9 == "number"){
+if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 0 || isNaN(data9)){
 const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -5153,7 +5168,7 @@ errors++;
 }
 if(data5.Discount !== undefined){
 let data10 = data5.Discount;
-if(typeof data10 == "number"){
+if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 < 0 || isNaN(data10)){
 const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -5188,7 +5203,7 @@ errors++;
 }
 if(data5.Qty !== undefined){
 let data11 = data5.Qty;
-if(typeof data11 == "number"){
+if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 < 0 || isNaN(data11)){
 const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -5237,7 +5252,7 @@ errors++;
 }
 if(data5.IdUnit !== undefined){
 let data14 = data5.IdUnit;
-if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+if(!(Number.isSafeInteger(data14))){
 const err34 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err34];
@@ -5274,7 +5289,7 @@ errors++;
 }
 if(data.Total !== undefined){
 let data15 = data.Total;
-if(typeof data15 == "number"){
+if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 < 0 || isNaN(data15)){
 const err37 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -5321,7 +5336,7 @@ errors++;
 }
 if(data.AFP !== undefined){
 let data17 = data.AFP;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+if(!(Number.isSafeInteger(data17))){
 const err41 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err41];
@@ -5331,7 +5346,7 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(typeof data17 == "number"){
+if((typeof data17 == "number") && (isFinite(data17))){
 if(data17 > 4294967295 || isNaN(data17)){
 const err42 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
 if(vErrors === null){
@@ -5438,7 +5453,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -5493,7 +5508,7 @@ let data3 = data.Data;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.IdDocument !== undefined){
 let data4 = data3.IdDocument;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -5530,7 +5545,7 @@ errors++;
 }
 if(data3.FiscalNumber !== undefined){
 let data7 = data3.FiscalNumber;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -5543,7 +5558,7 @@ errors++;
 }
 if(data3.AutonomousNumber !== undefined){
 let data8 = data3.AutonomousNumber;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+if(!(Number.isSafeInteger(data8))){
 const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
@@ -5652,7 +5667,7 @@ errors++;
 }
 if(data.IdDomain !== undefined){
 let data0 = data.IdDomain;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err3 = {instancePath:instancePath+"/IdDomain",schemaPath:"#/properties/IdDomain/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
@@ -5665,7 +5680,7 @@ errors++;
 }
 if(data.Cash !== undefined){
 let data1 = data.Cash;
-if(typeof data1 == "number"){
+if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
 const err4 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -5700,7 +5715,7 @@ errors++;
 }
 if(data.NonCash !== undefined){
 let data2 = data.NonCash;
-if(typeof data2 == "number"){
+if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
 const err7 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -5735,7 +5750,7 @@ errors++;
 }
 if(data.Mobile !== undefined){
 let data3 = data.Mobile;
-if(typeof data3 == "number"){
+if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
 const err10 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -5851,7 +5866,7 @@ errors++;
 }
 if(data5.IdSection !== undefined){
 let data7 = data5.IdSection;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err20 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err20];
@@ -5864,7 +5879,7 @@ errors++;
 }
 if(data5.Price !== undefined){
 let data8 = data5.Price;
-if(typeof data8 == "number"){
+if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 < 0 || isNaN(data8)){
 const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -5899,7 +5914,7 @@ errors++;
 }
 if(data5.Markup !== undefined){
 let data9 = data5.Markup;
-if(typeof data9 == "number"){
+if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 0 || isNaN(data9)){
 const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -5934,7 +5949,7 @@ errors++;
 }
 if(data5.Discount !== undefined){
 let data10 = data5.Discount;
-if(typeof data10 == "number"){
+if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 < 0 || isNaN(data10)){
 const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -5969,7 +5984,7 @@ errors++;
 }
 if(data5.Qty !== undefined){
 let data11 = data5.Qty;
-if(typeof data11 == "number"){
+if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 < 0 || isNaN(data11)){
 const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -6018,7 +6033,7 @@ errors++;
 }
 if(data5.IdUnit !== undefined){
 let data14 = data5.IdUnit;
-if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+if(!(Number.isSafeInteger(data14))){
 const err34 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err34];
@@ -6055,7 +6070,7 @@ errors++;
 }
 if(data.Total !== undefined){
 let data15 = data.Total;
-if(typeof data15 == "number"){
+if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 < 0 || isNaN(data15)){
 const err37 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -6102,7 +6117,7 @@ errors++;
 }
 if(data.AFP !== undefined){
 let data17 = data.AFP;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+if(!(Number.isSafeInteger(data17))){
 const err41 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err41];
@@ -6112,7 +6127,7 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(typeof data17 == "number"){
+if((typeof data17 == "number") && (isFinite(data17))){
 if(data17 > 4294967295 || isNaN(data17)){
 const err42 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
 if(vErrors === null){
@@ -6219,7 +6234,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -6274,7 +6289,7 @@ let data3 = data.Data;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.IdDocument !== undefined){
 let data4 = data3.IdDocument;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -6311,7 +6326,7 @@ errors++;
 }
 if(data3.FiscalNumber !== undefined){
 let data7 = data3.FiscalNumber;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -6324,7 +6339,7 @@ errors++;
 }
 if(data3.AutonomousNumber !== undefined){
 let data8 = data3.AutonomousNumber;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+if(!(Number.isSafeInteger(data8))){
 const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
@@ -6433,7 +6448,7 @@ errors++;
 }
 if(data.IdDomain !== undefined){
 let data0 = data.IdDomain;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err3 = {instancePath:instancePath+"/IdDomain",schemaPath:"#/properties/IdDomain/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
@@ -6446,7 +6461,7 @@ errors++;
 }
 if(data.Cash !== undefined){
 let data1 = data.Cash;
-if(typeof data1 == "number"){
+if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
 const err4 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -6481,7 +6496,7 @@ errors++;
 }
 if(data.NonCash !== undefined){
 let data2 = data.NonCash;
-if(typeof data2 == "number"){
+if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
 const err7 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -6516,7 +6531,7 @@ errors++;
 }
 if(data.Mobile !== undefined){
 let data3 = data.Mobile;
-if(typeof data3 == "number"){
+if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
 const err10 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -6632,7 +6647,7 @@ errors++;
 }
 if(data5.IdSection !== undefined){
 let data7 = data5.IdSection;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err20 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err20];
@@ -6645,7 +6660,7 @@ errors++;
 }
 if(data5.Price !== undefined){
 let data8 = data5.Price;
-if(typeof data8 == "number"){
+if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 < 0 || isNaN(data8)){
 const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -6680,7 +6695,7 @@ errors++;
 }
 if(data5.Markup !== undefined){
 let data9 = data5.Markup;
-if(typeof data9 == "number"){
+if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 0 || isNaN(data9)){
 const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -6715,7 +6730,7 @@ errors++;
 }
 if(data5.Discount !== undefined){
 let data10 = data5.Discount;
-if(typeof data10 == "number"){
+if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 < 0 || isNaN(data10)){
 const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -6750,7 +6765,7 @@ errors++;
 }
 if(data5.Qty !== undefined){
 let data11 = data5.Qty;
-if(typeof data11 == "number"){
+if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 < 0 || isNaN(data11)){
 const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -6799,7 +6814,7 @@ errors++;
 }
 if(data5.IdUnit !== undefined){
 let data14 = data5.IdUnit;
-if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+if(!(Number.isSafeInteger(data14))){
 const err34 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err34];
@@ -6836,7 +6851,7 @@ errors++;
 }
 if(data.Total !== undefined){
 let data15 = data.Total;
-if(typeof data15 == "number"){
+if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 < 0 || isNaN(data15)){
 const err37 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -6883,7 +6898,7 @@ errors++;
 }
 if(data.AFP !== undefined){
 let data17 = data.AFP;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+if(!(Number.isSafeInteger(data17))){
 const err41 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err41];
@@ -6893,7 +6908,7 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(typeof data17 == "number"){
+if((typeof data17 == "number") && (isFinite(data17))){
 if(data17 > 4294967295 || isNaN(data17)){
 const err42 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
 if(vErrors === null){
@@ -7000,7 +7015,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -7055,7 +7070,7 @@ let data3 = data.Data;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.IdDocument !== undefined){
 let data4 = data3.IdDocument;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -7092,7 +7107,7 @@ errors++;
 }
 if(data3.FiscalNumber !== undefined){
 let data7 = data3.FiscalNumber;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -7105,7 +7120,7 @@ errors++;
 }
 if(data3.AutonomousNumber !== undefined){
 let data8 = data3.AutonomousNumber;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+if(!(Number.isSafeInteger(data8))){
 const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
@@ -7214,7 +7229,7 @@ errors++;
 }
 if(data.IdDomain !== undefined){
 let data0 = data.IdDomain;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err3 = {instancePath:instancePath+"/IdDomain",schemaPath:"#/properties/IdDomain/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
@@ -7227,7 +7242,7 @@ errors++;
 }
 if(data.Cash !== undefined){
 let data1 = data.Cash;
-if(typeof data1 == "number"){
+if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
 const err4 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -7262,7 +7277,7 @@ errors++;
 }
 if(data.NonCash !== undefined){
 let data2 = data.NonCash;
-if(typeof data2 == "number"){
+if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
 const err7 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -7297,7 +7312,7 @@ errors++;
 }
 if(data.Mobile !== undefined){
 let data3 = data.Mobile;
-if(typeof data3 == "number"){
+if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
 const err10 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -7413,7 +7428,7 @@ errors++;
 }
 if(data5.IdSection !== undefined){
 let data7 = data5.IdSection;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err20 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err20];
@@ -7426,7 +7441,7 @@ errors++;
 }
 if(data5.Price !== undefined){
 let data8 = data5.Price;
-if(typeof data8 == "number"){
+if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 < 0 || isNaN(data8)){
 const err21 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -7461,7 +7476,7 @@ errors++;
 }
 if(data5.Markup !== undefined){
 let data9 = data5.Markup;
-if(typeof data9 == "number"){
+if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 0 || isNaN(data9)){
 const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -7496,7 +7511,7 @@ errors++;
 }
 if(data5.Discount !== undefined){
 let data10 = data5.Discount;
-if(typeof data10 == "number"){
+if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 < 0 || isNaN(data10)){
 const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -7531,7 +7546,7 @@ errors++;
 }
 if(data5.Qty !== undefined){
 let data11 = data5.Qty;
-if(typeof data11 == "number"){
+if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 < 0 || isNaN(data11)){
 const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -7580,7 +7595,7 @@ errors++;
 }
 if(data5.IdUnit !== undefined){
 let data14 = data5.IdUnit;
-if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+if(!(Number.isSafeInteger(data14))){
 const err34 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err34];
@@ -7617,7 +7632,7 @@ errors++;
 }
 if(data.Total !== undefined){
 let data15 = data.Total;
-if(typeof data15 == "number"){
+if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 < 0 || isNaN(data15)){
 const err37 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -7664,7 +7679,7 @@ errors++;
 }
 if(data.AFP !== undefined){
 let data17 = data.AFP;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+if(!(Number.isSafeInteger(data17))){
 const err41 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err41];
@@ -7674,7 +7689,7 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(typeof data17 == "number"){
+if((typeof data17 == "number") && (isFinite(data17))){
 if(data17 > 4294967295 || isNaN(data17)){
 const err42 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
 if(vErrors === null){
@@ -7781,7 +7796,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -7836,7 +7851,7 @@ let data3 = data.Data;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.IdDocument !== undefined){
 let data4 = data3.IdDocument;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -7873,7 +7888,7 @@ errors++;
 }
 if(data3.FiscalNumber !== undefined){
 let data7 = data3.FiscalNumber;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -7886,7 +7901,7 @@ errors++;
 }
 if(data3.AutonomousNumber !== undefined){
 let data8 = data3.AutonomousNumber;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+if(!(Number.isSafeInteger(data8))){
 const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
@@ -7987,7 +8002,7 @@ errors++;
 }
 if(data.Amount !== undefined){
 let data0 = data.Amount;
-if(typeof data0 == "number"){
+if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
 const err2 = {instancePath:instancePath+"/Amount",schemaPath:"#/properties/Amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -8080,7 +8095,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -8135,7 +8150,7 @@ let data3 = data.Data;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.IdDocument !== undefined){
 let data4 = data3.IdDocument;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -8172,7 +8187,7 @@ errors++;
 }
 if(data3.FiscalNumber !== undefined){
 let data7 = data3.FiscalNumber;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -8185,7 +8200,7 @@ errors++;
 }
 if(data3.AutonomousNumber !== undefined){
 let data8 = data3.AutonomousNumber;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+if(!(Number.isSafeInteger(data8))){
 const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
@@ -8286,7 +8301,7 @@ errors++;
 }
 if(data.Amount !== undefined){
 let data0 = data.Amount;
-if(typeof data0 == "number"){
+if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
 const err2 = {instancePath:instancePath+"/Amount",schemaPath:"#/properties/Amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -8379,7 +8394,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/allOf/0/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -8434,7 +8449,7 @@ let data3 = data.Data;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.IdDocument !== undefined){
 let data4 = data3.IdDocument;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -8471,7 +8486,7 @@ errors++;
 }
 if(data3.FiscalNumber !== undefined){
 let data7 = data3.FiscalNumber;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -8484,7 +8499,7 @@ errors++;
 }
 if(data3.AutonomousNumber !== undefined){
 let data8 = data3.AutonomousNumber;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+if(!(Number.isSafeInteger(data8))){
 const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];

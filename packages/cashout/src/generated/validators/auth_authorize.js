@@ -56,7 +56,7 @@ errors++;
 }
 if(data.authType !== undefined){
 let data1 = data.authType;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+if(!(Number.isSafeInteger(data1))){
 const err4 = {instancePath:instancePath+"/authType",schemaPath:"#/properties/authType/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];

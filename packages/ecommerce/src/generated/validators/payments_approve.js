@@ -94,7 +94,7 @@ let data0 = data.status;
 const _errs3 = errors;
 let valid1 = false;
 const _errs4 = errors;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err0 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err0];
@@ -118,7 +118,7 @@ var _valid0 = _errs4 === errors;
 valid1 = valid1 || _valid0;
 if(!valid1){
 const _errs6 = errors;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err2 = {instancePath:instancePath+"/status",schemaPath:"#/components/schemas/TwoStageCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
@@ -132,7 +132,7 @@ var _valid0 = _errs6 === errors;
 valid1 = valid1 || _valid0;
 if(!valid1){
 const _errs9 = errors;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err3 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/anyOf/2/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];

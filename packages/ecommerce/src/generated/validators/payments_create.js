@@ -68,7 +68,7 @@ errors++;
 }
 if(data.amount !== undefined){
 let data2 = data.amount;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+if(!(Number.isSafeInteger(data2))){
 const err5 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -78,7 +78,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(typeof data2 == "number"){
+if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
 const err6 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
@@ -277,7 +277,7 @@ errors++;
 }
 if(data.acquiringId !== undefined){
 let data16 = data.acquiringId;
-if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
+if(!(Number.isSafeInteger(data16))){
 const err22 = {instancePath:instancePath+"/acquiringId",schemaPath:"#/properties/acquiringId/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err22];
@@ -290,7 +290,7 @@ errors++;
 }
 if(data.type !== undefined){
 let data17 = data.type;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+if(!(Number.isSafeInteger(data17))){
 const err23 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];

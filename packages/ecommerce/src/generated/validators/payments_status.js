@@ -118,7 +118,7 @@ errors++;
 }
 if(data.amount !== undefined){
 let data3 = data.amount;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+if(!(Number.isSafeInteger(data3))){
 const err3 = {instancePath:instancePath+"/amount",schemaPath:"#/components/schemas/money.Tiyn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
@@ -128,7 +128,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(typeof data3 == "number"){
+if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
 const err4 = {instancePath:instancePath+"/amount",schemaPath:"#/components/schemas/money.Tiyn/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
@@ -165,7 +165,7 @@ errors++;
 }
 if(data.status !== undefined){
 let data5 = data.status;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err7 = {instancePath:instancePath+"/status",schemaPath:"#/components/schemas/CallbackStatus/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];

@@ -102,7 +102,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -172,7 +172,7 @@ let data5 = data3.User;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.Id !== undefined){
 let data6 = data5.Id;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(Number.isSafeInteger(data6))){
 const err6 = {instancePath:instancePath+"/Data/User/Id",schemaPath:"#/components/schemas/AuthUser/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
@@ -221,7 +221,7 @@ errors++;
 }
 if(data5.IdShift !== undefined){
 let data10 = data5.IdShift;
-if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
+if(!(Number.isSafeInteger(data10))){
 const err10 = {instancePath:instancePath+"/Data/User/IdShift",schemaPath:"#/components/schemas/AuthUser/properties/IdShift/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];

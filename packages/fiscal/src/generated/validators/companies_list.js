@@ -53,7 +53,7 @@ let data0 = data.Id;
 const _errs3 = errors;
 let valid1 = false;
 const _errs4 = errors;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err0 = {instancePath:instancePath+"/Id",schemaPath:"#/properties/Id/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err0];
@@ -117,7 +117,7 @@ let data1 = data.IdUser;
 const _errs10 = errors;
 let valid3 = false;
 const _errs11 = errors;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+if(!(Number.isSafeInteger(data1))){
 const err4 = {instancePath:instancePath+"/IdUser",schemaPath:"#/properties/IdUser/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];
@@ -181,7 +181,7 @@ let data2 = data.IdOwnership;
 const _errs17 = errors;
 let valid5 = false;
 const _errs18 = errors;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+if(!(Number.isSafeInteger(data2))){
 const err8 = {instancePath:instancePath+"/IdOwnership",schemaPath:"#/properties/IdOwnership/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -242,7 +242,7 @@ vErrors = null;
 }
 if(data.IdAddress !== undefined){
 let data3 = data.IdAddress;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+if(!(Number.isSafeInteger(data3))){
 const err12 = {instancePath:instancePath+"/IdAddress",schemaPath:"#/properties/IdAddress/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
@@ -272,7 +272,7 @@ var _valid3 = _errs27 === errors;
 valid7 = valid7 || _valid3;
 if(!valid7){
 const _errs29 = errors;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err14 = {instancePath:instancePath+"/Bin",schemaPath:"#/components/schemas/EmptyNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
@@ -336,7 +336,7 @@ var _valid4 = _errs34 === errors;
 valid9 = valid9 || _valid4;
 if(!valid9){
 const _errs36 = errors;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err18 = {instancePath:instancePath+"/ShortName",schemaPath:"#/components/schemas/EmptyNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
@@ -400,7 +400,7 @@ var _valid5 = _errs41 === errors;
 valid11 = valid11 || _valid5;
 if(!valid11){
 const _errs43 = errors;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(Number.isSafeInteger(data6))){
 const err22 = {instancePath:instancePath+"/FullName",schemaPath:"#/components/schemas/EmptyNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err22];
@@ -464,7 +464,7 @@ var _valid6 = _errs48 === errors;
 valid13 = valid13 || _valid6;
 if(!valid13){
 const _errs50 = errors;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err26 = {instancePath:instancePath+"/Fio",schemaPath:"#/components/schemas/EmptyNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err26];
@@ -528,7 +528,7 @@ var _valid7 = _errs55 === errors;
 valid15 = valid15 || _valid7;
 if(!valid15){
 const _errs57 = errors;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+if(!(Number.isSafeInteger(data8))){
 const err30 = {instancePath:instancePath+"/Nds",schemaPath:"#/components/schemas/EmptyNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err30];
@@ -578,7 +578,7 @@ let data9 = data.Ownership;
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 if(data9.Id !== undefined){
 let data10 = data9.Id;
-if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
+if(!(Number.isSafeInteger(data10))){
 const err33 = {instancePath:instancePath+"/Ownership/Id",schemaPath:"#/components/schemas/NamedRef/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err33];
@@ -618,7 +618,7 @@ let data12 = data.Address;
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 if(data12.Id !== undefined){
 let data13 = data12.Id;
-if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
+if(!(Number.isSafeInteger(data13))){
 const err36 = {instancePath:instancePath+"/Address/Id",schemaPath:"#/components/schemas/Address/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err36];
@@ -631,7 +631,7 @@ errors++;
 }
 if(data12.IdTown !== undefined){
 let data14 = data12.IdTown;
-if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+if(!(Number.isSafeInteger(data14))){
 const err37 = {instancePath:instancePath+"/Address/IdTown",schemaPath:"#/components/schemas/Address/properties/IdTown/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err37];
@@ -737,7 +737,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];

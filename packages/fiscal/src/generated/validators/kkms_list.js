@@ -83,7 +83,7 @@ let data0 = data.Id;
 const _errs3 = errors;
 let valid1 = false;
 const _errs4 = errors;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err0 = {instancePath:instancePath+"/Id",schemaPath:"#/properties/Id/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err0];
@@ -147,7 +147,7 @@ let data1 = data.IdUser;
 const _errs10 = errors;
 let valid3 = false;
 const _errs11 = errors;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+if(!(Number.isSafeInteger(data1))){
 const err4 = {instancePath:instancePath+"/IdUser",schemaPath:"#/properties/IdUser/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];
@@ -211,7 +211,7 @@ let data2 = data.IdOwnership;
 const _errs17 = errors;
 let valid5 = false;
 const _errs18 = errors;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+if(!(Number.isSafeInteger(data2))){
 const err8 = {instancePath:instancePath+"/IdOwnership",schemaPath:"#/properties/IdOwnership/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -272,7 +272,7 @@ vErrors = null;
 }
 if(data.IdAddress !== undefined){
 let data3 = data.IdAddress;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+if(!(Number.isSafeInteger(data3))){
 const err12 = {instancePath:instancePath+"/IdAddress",schemaPath:"#/properties/IdAddress/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
@@ -302,7 +302,7 @@ var _valid3 = _errs27 === errors;
 valid7 = valid7 || _valid3;
 if(!valid7){
 const _errs29 = errors;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err14 = {instancePath:instancePath+"/Bin",schemaPath:"#/components/schemas/EmptyNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
@@ -366,7 +366,7 @@ var _valid4 = _errs34 === errors;
 valid9 = valid9 || _valid4;
 if(!valid9){
 const _errs36 = errors;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err18 = {instancePath:instancePath+"/ShortName",schemaPath:"#/components/schemas/EmptyNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
@@ -430,7 +430,7 @@ var _valid5 = _errs41 === errors;
 valid11 = valid11 || _valid5;
 if(!valid11){
 const _errs43 = errors;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(Number.isSafeInteger(data6))){
 const err22 = {instancePath:instancePath+"/FullName",schemaPath:"#/components/schemas/EmptyNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err22];
@@ -494,7 +494,7 @@ var _valid6 = _errs48 === errors;
 valid13 = valid13 || _valid6;
 if(!valid13){
 const _errs50 = errors;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err26 = {instancePath:instancePath+"/Fio",schemaPath:"#/components/schemas/EmptyNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err26];
@@ -558,7 +558,7 @@ var _valid7 = _errs55 === errors;
 valid15 = valid15 || _valid7;
 if(!valid15){
 const _errs57 = errors;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+if(!(Number.isSafeInteger(data8))){
 const err30 = {instancePath:instancePath+"/Nds",schemaPath:"#/components/schemas/EmptyNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err30];
@@ -608,7 +608,7 @@ let data9 = data.Ownership;
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 if(data9.Id !== undefined){
 let data10 = data9.Id;
-if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
+if(!(Number.isSafeInteger(data10))){
 const err33 = {instancePath:instancePath+"/Ownership/Id",schemaPath:"#/components/schemas/NamedRef/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err33];
@@ -648,7 +648,7 @@ let data12 = data.Address;
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 if(data12.Id !== undefined){
 let data13 = data12.Id;
-if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
+if(!(Number.isSafeInteger(data13))){
 const err36 = {instancePath:instancePath+"/Address/Id",schemaPath:"#/components/schemas/Address/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err36];
@@ -661,7 +661,7 @@ errors++;
 }
 if(data12.IdTown !== undefined){
 let data14 = data12.IdTown;
-if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+if(!(Number.isSafeInteger(data14))){
 const err37 = {instancePath:instancePath+"/Address/IdTown",schemaPath:"#/components/schemas/Address/properties/IdTown/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err37];
@@ -757,7 +757,7 @@ let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.Id !== undefined){
 let data0 = data.Id;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err0 = {instancePath:instancePath+"/Id",schemaPath:"#/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err0];
@@ -770,7 +770,7 @@ errors++;
 }
 if(data.IdCompany !== undefined){
 let data1 = data.IdCompany;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+if(!(Number.isSafeInteger(data1))){
 const err1 = {instancePath:instancePath+"/IdCompany",schemaPath:"#/properties/IdCompany/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -807,7 +807,7 @@ errors++;
 }
 if(data.Znm !== undefined){
 let data4 = data.Znm;
-if((!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) && (typeof data4 !== "string")){
+if((!(Number.isSafeInteger(data4))) && (typeof data4 !== "string")){
 const err4 = {instancePath:instancePath+"/Znm",schemaPath:"#/properties/Znm/type",keyword:"type",params:{type: schema5.properties.Znm.type},message:"must be integer,string"};
 if(vErrors === null){
 vErrors = [err4];
@@ -820,7 +820,7 @@ errors++;
 }
 if(data.IdStatusKkm !== undefined){
 let data5 = data.IdStatusKkm;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err5 = {instancePath:instancePath+"/IdStatusKkm",schemaPath:"#/components/schemas/KkmStatus/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -833,7 +833,7 @@ errors++;
 }
 if(data.IdShift !== undefined){
 let data6 = data.IdShift;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(Number.isSafeInteger(data6))){
 const err6 = {instancePath:instancePath+"/IdShift",schemaPath:"#/properties/IdShift/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
@@ -870,7 +870,7 @@ errors++;
 }
 if(data.IdModeKkm !== undefined){
 let data9 = data.IdModeKkm;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
+if(!(Number.isSafeInteger(data9))){
 const err9 = {instancePath:instancePath+"/IdModeKkm",schemaPath:"#/properties/IdModeKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
@@ -883,7 +883,7 @@ errors++;
 }
 if(data.IdOfd !== undefined){
 let data10 = data.IdOfd;
-if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
+if(!(Number.isSafeInteger(data10))){
 const err10 = {instancePath:instancePath+"/IdOfd",schemaPath:"#/properties/IdOfd/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
@@ -896,7 +896,7 @@ errors++;
 }
 if(data.IdNk !== undefined){
 let data11 = data.IdNk;
-if(!((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11)))){
+if(!(Number.isSafeInteger(data11))){
 const err11 = {instancePath:instancePath+"/IdNk",schemaPath:"#/properties/IdNk/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
@@ -909,7 +909,7 @@ errors++;
 }
 if(data.IdPlaceUsed !== undefined){
 let data12 = data.IdPlaceUsed;
-if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
+if(!(Number.isSafeInteger(data12))){
 const err12 = {instancePath:instancePath+"/IdPlaceUsed",schemaPath:"#/properties/IdPlaceUsed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
@@ -922,7 +922,7 @@ errors++;
 }
 if(data.IdAddress !== undefined){
 let data13 = data.IdAddress;
-if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
+if(!(Number.isSafeInteger(data13))){
 const err13 = {instancePath:instancePath+"/IdAddress",schemaPath:"#/properties/IdAddress/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err13];
@@ -935,7 +935,7 @@ errors++;
 }
 if(data.IdSection !== undefined){
 let data14 = data.IdSection;
-if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+if(!(Number.isSafeInteger(data14))){
 const err14 = {instancePath:instancePath+"/IdSection",schemaPath:"#/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
@@ -948,7 +948,7 @@ errors++;
 }
 if(data.ShiftIndex !== undefined){
 let data15 = data.ShiftIndex;
-if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+if(!(Number.isSafeInteger(data15))){
 const err15 = {instancePath:instancePath+"/ShiftIndex",schemaPath:"#/properties/ShiftIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
@@ -961,7 +961,7 @@ errors++;
 }
 if(data.OfflineQueue !== undefined){
 let data16 = data.OfflineQueue;
-if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
+if(!(Number.isSafeInteger(data16))){
 const err16 = {instancePath:instancePath+"/OfflineQueue",schemaPath:"#/properties/OfflineQueue/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err16];
@@ -971,7 +971,7 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(typeof data16 == "number"){
+if((typeof data16 == "number") && (isFinite(data16))){
 if(data16 < 0 || isNaN(data16)){
 const err17 = {instancePath:instancePath+"/OfflineQueue",schemaPath:"#/properties/OfflineQueue/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -986,7 +986,7 @@ errors++;
 }
 if(data.IdCPCR !== undefined){
 let data17 = data.IdCPCR;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+if(!(Number.isSafeInteger(data17))){
 const err18 = {instancePath:instancePath+"/IdCPCR",schemaPath:"#/properties/IdCPCR/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
@@ -999,7 +999,7 @@ errors++;
 }
 if(data.TokenCPCR !== undefined){
 let data18 = data.TokenCPCR;
-if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
+if(!(Number.isSafeInteger(data18))){
 const err19 = {instancePath:instancePath+"/TokenCPCR",schemaPath:"#/properties/TokenCPCR/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err19];
@@ -1036,7 +1036,7 @@ errors++;
 }
 if(data.OfdCode !== undefined){
 let data21 = data.OfdCode;
-if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
+if(!(Number.isSafeInteger(data21))){
 const err22 = {instancePath:instancePath+"/OfdCode",schemaPath:"#/properties/OfdCode/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err22];
@@ -1052,7 +1052,7 @@ let data22 = data.Address;
 if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
 if(data22.Id !== undefined){
 let data23 = data22.Id;
-if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
+if(!(Number.isSafeInteger(data23))){
 const err23 = {instancePath:instancePath+"/Address/Id",schemaPath:"#/components/schemas/Address/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
@@ -1065,7 +1065,7 @@ errors++;
 }
 if(data22.IdTown !== undefined){
 let data24 = data22.IdTown;
-if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
+if(!(Number.isSafeInteger(data24))){
 const err24 = {instancePath:instancePath+"/Address/IdTown",schemaPath:"#/components/schemas/Address/properties/IdTown/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err24];
@@ -1150,7 +1150,7 @@ let data30 = data.Ofd;
 if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
 if(data30.Id !== undefined){
 let data31 = data30.Id;
-if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
+if(!(Number.isSafeInteger(data31))){
 const err30 = {instancePath:instancePath+"/Ofd/Id",schemaPath:"#/components/schemas/NamedRef/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err30];
@@ -1190,7 +1190,7 @@ let data33 = data.StatusKKM;
 if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
 if(data33.Id !== undefined){
 let data34 = data33.Id;
-if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
+if(!(Number.isSafeInteger(data34))){
 const err33 = {instancePath:instancePath+"/StatusKKM/Id",schemaPath:"#/components/schemas/NamedRef/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err33];
@@ -1257,7 +1257,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];

@@ -45,7 +45,7 @@ errors++;
 }
 if(data.idKkm !== undefined){
 let data0 = data.idKkm;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err3 = {instancePath:instancePath+"/idKkm",schemaPath:"#/properties/idKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
@@ -58,7 +58,7 @@ errors++;
 }
 if(data.Amount !== undefined){
 let data1 = data.Amount;
-if(typeof data1 == "number"){
+if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
 const err4 = {instancePath:instancePath+"/Amount",schemaPath:"#/properties/Amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -152,7 +152,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -207,7 +207,7 @@ let data3 = data.Data;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.IdDocument !== undefined){
 let data4 = data3.IdDocument;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -244,7 +244,7 @@ errors++;
 }
 if(data3.FiscalNumber !== undefined){
 let data7 = data3.FiscalNumber;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -257,7 +257,7 @@ errors++;
 }
 if(data3.AutonomousNumber !== undefined){
 let data8 = data3.AutonomousNumber;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+if(!(Number.isSafeInteger(data8))){
 const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];

@@ -66,7 +66,7 @@ errors++;
 }
 if(data.idKkm !== undefined){
 let data0 = data.idKkm;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err5 = {instancePath:instancePath+"/idKkm",schemaPath:"#/properties/idKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -79,7 +79,7 @@ errors++;
 }
 if(data.IdDomain !== undefined){
 let data1 = data.IdDomain;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+if(!(Number.isSafeInteger(data1))){
 const err6 = {instancePath:instancePath+"/IdDomain",schemaPath:"#/properties/IdDomain/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
@@ -92,7 +92,7 @@ errors++;
 }
 if(data.Cash !== undefined){
 let data2 = data.Cash;
-if(typeof data2 == "number"){
+if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
 const err7 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -127,7 +127,7 @@ errors++;
 }
 if(data.NonCash !== undefined){
 let data3 = data.NonCash;
-if(typeof data3 == "number"){
+if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
 const err10 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -162,7 +162,7 @@ errors++;
 }
 if(data.Mobile !== undefined){
 let data4 = data.Mobile;
-if(typeof data4 == "number"){
+if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
 const err13 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -278,7 +278,7 @@ errors++;
 }
 if(data6.IdSection !== undefined){
 let data8 = data6.IdSection;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+if(!(Number.isSafeInteger(data8))){
 const err23 = {instancePath:instancePath+"/Positions/" + i0+"/IdSection",schemaPath:"#/properties/Positions/items/properties/IdSection/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
@@ -291,7 +291,7 @@ errors++;
 }
 if(data6.Price !== undefined){
 let data9 = data6.Price;
-if(typeof data9 == "number"){
+if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 0 || isNaN(data9)){
 const err24 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -326,7 +326,7 @@ errors++;
 }
 if(data6.Markup !== undefined){
 let data10 = data6.Markup;
-if(typeof data10 == "number"){
+if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 < 0 || isNaN(data10)){
 const err27 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -361,7 +361,7 @@ errors++;
 }
 if(data6.Discount !== undefined){
 let data11 = data6.Discount;
-if(typeof data11 == "number"){
+if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 < 0 || isNaN(data11)){
 const err30 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -396,7 +396,7 @@ errors++;
 }
 if(data6.Qty !== undefined){
 let data12 = data6.Qty;
-if(typeof data12 == "number"){
+if((typeof data12 == "number") && (isFinite(data12))){
 if(data12 < 0 || isNaN(data12)){
 const err33 = {instancePath:instancePath+"/Positions/" + i0+"/Qty",schemaPath:"#/properties/Positions/items/properties/Qty/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -445,7 +445,7 @@ errors++;
 }
 if(data6.IdUnit !== undefined){
 let data15 = data6.IdUnit;
-if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+if(!(Number.isSafeInteger(data15))){
 const err37 = {instancePath:instancePath+"/Positions/" + i0+"/IdUnit",schemaPath:"#/properties/Positions/items/properties/IdUnit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err37];
@@ -482,7 +482,7 @@ errors++;
 }
 if(data.Total !== undefined){
 let data16 = data.Total;
-if(typeof data16 == "number"){
+if((typeof data16 == "number") && (isFinite(data16))){
 if(data16 < 0 || isNaN(data16)){
 const err40 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
@@ -529,7 +529,7 @@ errors++;
 }
 if(data.AFP !== undefined){
 let data18 = data.AFP;
-if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
+if(!(Number.isSafeInteger(data18))){
 const err44 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err44];
@@ -539,7 +539,7 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(typeof data18 == "number"){
+if((typeof data18 == "number") && (isFinite(data18))){
 if(data18 > 4294967295 || isNaN(data18)){
 const err45 = {instancePath:instancePath+"/AFP",schemaPath:"#/properties/AFP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
 if(vErrors === null){
@@ -647,7 +647,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -702,7 +702,7 @@ let data3 = data.Data;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.IdDocument !== undefined){
 let data4 = data3.IdDocument;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err5 = {instancePath:instancePath+"/Data/IdDocument",schemaPath:"#/allOf/1/properties/Data/properties/IdDocument/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -739,7 +739,7 @@ errors++;
 }
 if(data3.FiscalNumber !== undefined){
 let data7 = data3.FiscalNumber;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err8 = {instancePath:instancePath+"/Data/FiscalNumber",schemaPath:"#/allOf/1/properties/Data/properties/FiscalNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -752,7 +752,7 @@ errors++;
 }
 if(data3.AutonomousNumber !== undefined){
 let data8 = data3.AutonomousNumber;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+if(!(Number.isSafeInteger(data8))){
 const err9 = {instancePath:instancePath+"/Data/AutonomousNumber",schemaPath:"#/allOf/1/properties/Data/properties/AutonomousNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];

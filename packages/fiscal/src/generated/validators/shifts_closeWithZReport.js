@@ -44,7 +44,7 @@ errors++;
 }
 if(data.idShift !== undefined){
 let data0 = data.idShift;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err3 = {instancePath:instancePath+"/idShift",schemaPath:"#/properties/idShift/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
@@ -57,7 +57,7 @@ errors++;
 }
 if(data.IdKkm !== undefined){
 let data1 = data.IdKkm;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+if(!(Number.isSafeInteger(data1))){
 const err4 = {instancePath:instancePath+"/IdKkm",schemaPath:"#/properties/IdKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];
@@ -122,7 +122,7 @@ let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.ShiftIndex !== undefined){
 let data0 = data.ShiftIndex;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err0 = {instancePath:instancePath+"/ShiftIndex",schemaPath:"#/properties/ShiftIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err0];
@@ -135,7 +135,7 @@ errors++;
 }
 if(data.IdShift !== undefined){
 let data1 = data.IdShift;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+if(!(Number.isSafeInteger(data1))){
 const err1 = {instancePath:instancePath+"/IdShift",schemaPath:"#/properties/IdShift/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -148,7 +148,7 @@ errors++;
 }
 if(data.IdKkm !== undefined){
 let data2 = data.IdKkm;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+if(!(Number.isSafeInteger(data2))){
 const err2 = {instancePath:instancePath+"/IdKkm",schemaPath:"#/properties/IdKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
@@ -161,7 +161,7 @@ errors++;
 }
 if(data.IdUser !== undefined){
 let data3 = data.IdUser;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+if(!(Number.isSafeInteger(data3))){
 const err3 = {instancePath:instancePath+"/IdUser",schemaPath:"#/properties/IdUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
@@ -223,7 +223,8 @@ errors++;
 }
 }
 if(data.BalanceOpen !== undefined){
-if(!(typeof data.BalanceOpen == "number")){
+let data6 = data.BalanceOpen;
+if(!((typeof data6 == "number") && (isFinite(data6)))){
 const err8 = {instancePath:instancePath+"/BalanceOpen",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err8];
@@ -235,7 +236,8 @@ errors++;
 }
 }
 if(data.BalanceClose !== undefined){
-if(!(typeof data.BalanceClose == "number")){
+let data7 = data.BalanceClose;
+if(!((typeof data7 == "number") && (isFinite(data7)))){
 const err9 = {instancePath:instancePath+"/BalanceClose",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err9];
@@ -247,7 +249,8 @@ errors++;
 }
 }
 if(data.BalanceCloseNonCash !== undefined){
-if(!(typeof data.BalanceCloseNonCash == "number")){
+let data8 = data.BalanceCloseNonCash;
+if(!((typeof data8 == "number") && (isFinite(data8)))){
 const err10 = {instancePath:instancePath+"/BalanceCloseNonCash",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err10];
@@ -260,7 +263,7 @@ errors++;
 }
 if(data.Count !== undefined){
 let data9 = data.Count;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
+if(!(Number.isSafeInteger(data9))){
 const err11 = {instancePath:instancePath+"/Count",schemaPath:"#/properties/Count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
@@ -273,7 +276,7 @@ errors++;
 }
 if(data.SalesQty !== undefined){
 let data10 = data.SalesQty;
-if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
+if(!(Number.isSafeInteger(data10))){
 const err12 = {instancePath:instancePath+"/SalesQty",schemaPath:"#/properties/SalesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
@@ -285,7 +288,8 @@ errors++;
 }
 }
 if(data.SalesAmount !== undefined){
-if(!(typeof data.SalesAmount == "number")){
+let data11 = data.SalesAmount;
+if(!((typeof data11 == "number") && (isFinite(data11)))){
 const err13 = {instancePath:instancePath+"/SalesAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err13];
@@ -297,7 +301,8 @@ errors++;
 }
 }
 if(data.CumulativeSales !== undefined){
-if(!(typeof data.CumulativeSales == "number")){
+let data12 = data.CumulativeSales;
+if(!((typeof data12 == "number") && (isFinite(data12)))){
 const err14 = {instancePath:instancePath+"/CumulativeSales",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err14];
@@ -310,7 +315,7 @@ errors++;
 }
 if(data.PurchasesQty !== undefined){
 let data13 = data.PurchasesQty;
-if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
+if(!(Number.isSafeInteger(data13))){
 const err15 = {instancePath:instancePath+"/PurchasesQty",schemaPath:"#/properties/PurchasesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
@@ -322,7 +327,8 @@ errors++;
 }
 }
 if(data.PurchasesAmount !== undefined){
-if(!(typeof data.PurchasesAmount == "number")){
+let data14 = data.PurchasesAmount;
+if(!((typeof data14 == "number") && (isFinite(data14)))){
 const err16 = {instancePath:instancePath+"/PurchasesAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err16];
@@ -334,7 +340,8 @@ errors++;
 }
 }
 if(data.CumulativePurchases !== undefined){
-if(!(typeof data.CumulativePurchases == "number")){
+let data15 = data.CumulativePurchases;
+if(!((typeof data15 == "number") && (isFinite(data15)))){
 const err17 = {instancePath:instancePath+"/CumulativePurchases",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err17];
@@ -347,7 +354,7 @@ errors++;
 }
 if(data.ExpensesQty !== undefined){
 let data16 = data.ExpensesQty;
-if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
+if(!(Number.isSafeInteger(data16))){
 const err18 = {instancePath:instancePath+"/ExpensesQty",schemaPath:"#/properties/ExpensesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
@@ -359,7 +366,8 @@ errors++;
 }
 }
 if(data.ExpensesAmount !== undefined){
-if(!(typeof data.ExpensesAmount == "number")){
+let data17 = data.ExpensesAmount;
+if(!((typeof data17 == "number") && (isFinite(data17)))){
 const err19 = {instancePath:instancePath+"/ExpensesAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err19];
@@ -371,7 +379,8 @@ errors++;
 }
 }
 if(data.CumulativeExpenses !== undefined){
-if(!(typeof data.CumulativeExpenses == "number")){
+let data18 = data.CumulativeExpenses;
+if(!((typeof data18 == "number") && (isFinite(data18)))){
 const err20 = {instancePath:instancePath+"/CumulativeExpenses",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err20];
@@ -384,7 +393,7 @@ errors++;
 }
 if(data.RefundsQty !== undefined){
 let data19 = data.RefundsQty;
-if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
+if(!(Number.isSafeInteger(data19))){
 const err21 = {instancePath:instancePath+"/RefundsQty",schemaPath:"#/properties/RefundsQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err21];
@@ -396,7 +405,8 @@ errors++;
 }
 }
 if(data.RefundsAmount !== undefined){
-if(!(typeof data.RefundsAmount == "number")){
+let data20 = data.RefundsAmount;
+if(!((typeof data20 == "number") && (isFinite(data20)))){
 const err22 = {instancePath:instancePath+"/RefundsAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err22];
@@ -408,7 +418,8 @@ errors++;
 }
 }
 if(data.CumulativeRefunds !== undefined){
-if(!(typeof data.CumulativeRefunds == "number")){
+let data21 = data.CumulativeRefunds;
+if(!((typeof data21 == "number") && (isFinite(data21)))){
 const err23 = {instancePath:instancePath+"/CumulativeRefunds",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err23];
@@ -421,7 +432,7 @@ errors++;
 }
 if(data.PurchaseRefundsQty !== undefined){
 let data22 = data.PurchaseRefundsQty;
-if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
+if(!(Number.isSafeInteger(data22))){
 const err24 = {instancePath:instancePath+"/PurchaseRefundsQty",schemaPath:"#/properties/PurchaseRefundsQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err24];
@@ -433,7 +444,8 @@ errors++;
 }
 }
 if(data.PurchaseRefundsAmount !== undefined){
-if(!(typeof data.PurchaseRefundsAmount == "number")){
+let data23 = data.PurchaseRefundsAmount;
+if(!((typeof data23 == "number") && (isFinite(data23)))){
 const err25 = {instancePath:instancePath+"/PurchaseRefundsAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err25];
@@ -445,7 +457,8 @@ errors++;
 }
 }
 if(data.CumulativePurchaseRefunds !== undefined){
-if(!(typeof data.CumulativePurchaseRefunds == "number")){
+let data24 = data.CumulativePurchaseRefunds;
+if(!((typeof data24 == "number") && (isFinite(data24)))){
 const err26 = {instancePath:instancePath+"/CumulativePurchaseRefunds",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err26];
@@ -458,7 +471,7 @@ errors++;
 }
 if(data.IncomesQty !== undefined){
 let data25 = data.IncomesQty;
-if(!((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25)))){
+if(!(Number.isSafeInteger(data25))){
 const err27 = {instancePath:instancePath+"/IncomesQty",schemaPath:"#/properties/IncomesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err27];
@@ -470,7 +483,8 @@ errors++;
 }
 }
 if(data.IncomesAmount !== undefined){
-if(!(typeof data.IncomesAmount == "number")){
+let data26 = data.IncomesAmount;
+if(!((typeof data26 == "number") && (isFinite(data26)))){
 const err28 = {instancePath:instancePath+"/IncomesAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err28];
@@ -482,7 +496,8 @@ errors++;
 }
 }
 if(data.CumulativeIncomes !== undefined){
-if(!(typeof data.CumulativeIncomes == "number")){
+let data27 = data.CumulativeIncomes;
+if(!((typeof data27 == "number") && (isFinite(data27)))){
 const err29 = {instancePath:instancePath+"/CumulativeIncomes",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err29];
@@ -525,7 +540,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];

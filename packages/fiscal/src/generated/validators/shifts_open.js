@@ -34,7 +34,7 @@ errors++;
 }
 if(data.IdKkm !== undefined){
 let data0 = data.IdKkm;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err2 = {instancePath:instancePath+"/IdKkm",schemaPath:"#/properties/IdKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
@@ -109,7 +109,7 @@ errors++;
 }
 if(data.Id !== undefined){
 let data0 = data.Id;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Id",schemaPath:"#/properties/Id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -122,7 +122,7 @@ errors++;
 }
 if(data.IdUser !== undefined){
 let data1 = data.IdUser;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+if(!(Number.isSafeInteger(data1))){
 const err2 = {instancePath:instancePath+"/IdUser",schemaPath:"#/properties/IdUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
@@ -135,7 +135,7 @@ errors++;
 }
 if(data.IdKkm !== undefined){
 let data2 = data.IdKkm;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+if(!(Number.isSafeInteger(data2))){
 const err3 = {instancePath:instancePath+"/IdKkm",schemaPath:"#/properties/IdKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
@@ -148,7 +148,7 @@ errors++;
 }
 if(data.IdStatusShift !== undefined){
 let data3 = data.IdStatusShift;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+if(!(Number.isSafeInteger(data3))){
 const err4 = {instancePath:instancePath+"/IdStatusShift",schemaPath:"#/components/schemas/ShiftStatus/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];
@@ -216,7 +216,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];

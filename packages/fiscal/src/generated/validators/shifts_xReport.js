@@ -34,7 +34,7 @@ errors++;
 }
 if(data.idShift !== undefined){
 let data0 = data.idShift;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err2 = {instancePath:instancePath+"/idShift",schemaPath:"#/properties/idShift/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
@@ -106,7 +106,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];

@@ -33,7 +33,7 @@ errors++;
 }
 if(data.idKkm !== undefined){
 let data0 = data.idKkm;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err2 = {instancePath:instancePath+"/idKkm",schemaPath:"#/properties/idKkm/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
@@ -82,7 +82,7 @@ errors++;
 }
 if(data.Status !== undefined){
 let data0 = data.Status;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Status",schemaPath:"#/components/schemas/envelopes.FiscalEnvelope/properties/Status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];

@@ -165,7 +165,7 @@ errors++;
 }
 if(data.Code !== undefined){
 let data0 = data.Code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -516,7 +516,7 @@ errors++;
 }
 if(data.Code !== undefined){
 let data0 = data.Code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -819,7 +819,7 @@ errors++;
 }
 if(data.Code !== undefined){
 let data0 = data.Code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1122,7 +1122,7 @@ errors++;
 }
 if(data.Code !== undefined){
 let data0 = data.Code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1282,7 +1282,7 @@ errors++;
 }
 if(data1.idUser !== undefined){
 let data2 = data1.idUser;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+if(!(Number.isSafeInteger(data2))){
 const err5 = {instancePath:instancePath+"/Body/Params/idUser",schemaPath:"#/properties/Body/properties/Params/properties/idUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -1352,7 +1352,7 @@ errors++;
 }
 if(data.Code !== undefined){
 let data0 = data.Code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1453,7 +1453,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 if(data8.idUser !== undefined){
 let data9 = data8.idUser;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
+if(!(Number.isSafeInteger(data9))){
 const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/idUser",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/properties/idUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
@@ -1672,7 +1672,7 @@ errors++;
 }
 if(data1.idAgent !== undefined){
 let data2 = data1.idAgent;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+if(!(Number.isSafeInteger(data2))){
 const err5 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/properties/Body/properties/Params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -1685,7 +1685,7 @@ errors++;
 }
 if(data1.sub !== undefined){
 let data3 = data1.sub;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+if(!(Number.isSafeInteger(data3))){
 const err6 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
@@ -1708,7 +1708,7 @@ errors++;
 }
 if(data1.subOn !== undefined){
 let data4 = data1.subOn;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err8 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -1779,7 +1779,7 @@ errors++;
 }
 if(data1.idAgentSearch !== undefined){
 let data9 = data1.idAgentSearch;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
+if(!(Number.isSafeInteger(data9))){
 const err14 = {instancePath:instancePath+"/Body/Params/idAgentSearch",schemaPath:"#/properties/Body/properties/Params/properties/idAgentSearch/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
@@ -1792,7 +1792,7 @@ errors++;
 }
 if(data1.idTerminal !== undefined){
 let data10 = data1.idTerminal;
-if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
+if(!(Number.isSafeInteger(data10))){
 const err15 = {instancePath:instancePath+"/Body/Params/idTerminal",schemaPath:"#/properties/Body/properties/Params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
@@ -1966,7 +1966,7 @@ errors++;
 }
 if(data.Code !== undefined){
 let data0 = data.Code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2200,7 +2200,7 @@ errors++;
 }
 if(data1.idAgent !== undefined){
 let data2 = data1.idAgent;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+if(!(Number.isSafeInteger(data2))){
 const err5 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/properties/Body/properties/Params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -2213,7 +2213,7 @@ errors++;
 }
 if(data1.idTypeTerminal !== undefined){
 let data3 = data1.idTypeTerminal;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+if(!(Number.isSafeInteger(data3))){
 const err6 = {instancePath:instancePath+"/Body/Params/idTypeTerminal",schemaPath:"#/properties/Body/properties/Params/properties/idTypeTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
@@ -2226,7 +2226,7 @@ errors++;
 }
 if(data1.sub !== undefined){
 let data4 = data1.sub;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err7 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
@@ -2249,7 +2249,7 @@ errors++;
 }
 if(data1.idTerminal !== undefined){
 let data5 = data1.idTerminal;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err9 = {instancePath:instancePath+"/Body/Params/idTerminal",schemaPath:"#/properties/Body/properties/Params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
@@ -2298,7 +2298,7 @@ errors++;
 }
 if(data1.active !== undefined){
 let data9 = data1.active;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
+if(!(Number.isSafeInteger(data9))){
 const err13 = {instancePath:instancePath+"/Body/Params/active",schemaPath:"#/properties/Body/properties/Params/properties/active/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err13];
@@ -2380,7 +2380,7 @@ errors++;
 }
 if(data.Code !== undefined){
 let data0 = data.Code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2653,7 +2653,7 @@ errors++;
 }
 if(data1.idAgent !== undefined){
 let data4 = data1.idAgent;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err8 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/properties/Body/properties/Params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -2666,7 +2666,7 @@ errors++;
 }
 if(data1.subOn !== undefined){
 let data5 = data1.subOn;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err9 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
@@ -2689,7 +2689,7 @@ errors++;
 }
 if(data1.idService !== undefined){
 let data6 = data1.idService;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(Number.isSafeInteger(data6))){
 const err11 = {instancePath:instancePath+"/Body/Params/idService",schemaPath:"#/properties/Body/properties/Params/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
@@ -2702,7 +2702,7 @@ errors++;
 }
 if(data1.idTerminal !== undefined){
 let data7 = data1.idTerminal;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err12 = {instancePath:instancePath+"/Body/Params/idTerminal",schemaPath:"#/properties/Body/properties/Params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
@@ -2796,7 +2796,7 @@ errors++;
 }
 if(data.Code !== undefined){
 let data0 = data.Code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3068,7 +3068,7 @@ errors++;
 }
 if(data1.idAgent !== undefined){
 let data4 = data1.idAgent;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err8 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/properties/Body/properties/Params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -3081,7 +3081,7 @@ errors++;
 }
 if(data1.subOn !== undefined){
 let data5 = data1.subOn;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err9 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
@@ -3104,7 +3104,7 @@ errors++;
 }
 if(data1.idTerminal !== undefined){
 let data6 = data1.idTerminal;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(Number.isSafeInteger(data6))){
 const err11 = {instancePath:instancePath+"/Body/Params/idTerminal",schemaPath:"#/properties/Body/properties/Params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
@@ -3117,7 +3117,7 @@ errors++;
 }
 if(data1.idSysUser !== undefined){
 let data7 = data1.idSysUser;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err12 = {instancePath:instancePath+"/Body/Params/idSysUser",schemaPath:"#/properties/Body/properties/Params/properties/idSysUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
@@ -3153,7 +3153,7 @@ errors++;
 }
 if(data1.kazPost !== undefined){
 let data9 = data1.kazPost;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
+if(!(Number.isSafeInteger(data9))){
 const err15 = {instancePath:instancePath+"/Body/Params/kazPost",schemaPath:"#/properties/Body/properties/Params/properties/kazPost/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
@@ -3166,7 +3166,7 @@ errors++;
 }
 if(data1.kassaNova !== undefined){
 let data10 = data1.kassaNova;
-if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
+if(!(Number.isSafeInteger(data10))){
 const err16 = {instancePath:instancePath+"/Body/Params/kassaNova",schemaPath:"#/properties/Body/properties/Params/properties/kassaNova/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err16];
@@ -3236,7 +3236,7 @@ errors++;
 }
 if(data.Code !== undefined){
 let data0 = data.Code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3520,7 +3520,7 @@ errors++;
 }
 if(data1.idService !== undefined){
 let data4 = data1.idService;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err9 = {instancePath:instancePath+"/Body/Params/idService",schemaPath:"#/properties/Body/properties/Params/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
@@ -3533,7 +3533,7 @@ errors++;
 }
 if(data1.idAgent !== undefined){
 let data5 = data1.idAgent;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err10 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/properties/Body/properties/Params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
@@ -3546,7 +3546,7 @@ errors++;
 }
 if(data1.idTerminal !== undefined){
 let data6 = data1.idTerminal;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(Number.isSafeInteger(data6))){
 const err11 = {instancePath:instancePath+"/Body/Params/idTerminal",schemaPath:"#/properties/Body/properties/Params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
@@ -3559,7 +3559,7 @@ errors++;
 }
 if(data1.subOn !== undefined){
 let data7 = data1.subOn;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err12 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
@@ -3582,7 +3582,7 @@ errors++;
 }
 if(data1.groupByDay !== undefined){
 let data8 = data1.groupByDay;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+if(!(Number.isSafeInteger(data8))){
 const err14 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
@@ -3628,7 +3628,7 @@ errors++;
 }
 if(data1.onlySystemAgents !== undefined){
 let data10 = data1.onlySystemAgents;
-if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
+if(!(Number.isSafeInteger(data10))){
 const err18 = {instancePath:instancePath+"/Body/Params/onlySystemAgents",schemaPath:"#/properties/Body/properties/Params/properties/onlySystemAgents/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
@@ -3708,7 +3708,7 @@ errors++;
 }
 if(data.Code !== undefined){
 let data0 = data.Code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3981,7 +3981,7 @@ errors++;
 }
 if(data1.idAgent !== undefined){
 let data4 = data1.idAgent;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err8 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/properties/Body/properties/Params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -3994,7 +3994,7 @@ errors++;
 }
 if(data1.idService !== undefined){
 let data5 = data1.idService;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err9 = {instancePath:instancePath+"/Body/Params/idService",schemaPath:"#/properties/Body/properties/Params/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
@@ -4007,7 +4007,7 @@ errors++;
 }
 if(data1.sub !== undefined){
 let data6 = data1.sub;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(Number.isSafeInteger(data6))){
 const err10 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
@@ -4030,7 +4030,7 @@ errors++;
 }
 if(data1.groupByDay !== undefined){
 let data7 = data1.groupByDay;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err12 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
@@ -4053,7 +4053,7 @@ errors++;
 }
 if(data1.isAddCommissionForSecondPay !== undefined){
 let data8 = data1.isAddCommissionForSecondPay;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+if(!(Number.isSafeInteger(data8))){
 const err14 = {instancePath:instancePath+"/Body/Params/isAddCommissionForSecondPay",schemaPath:"#/properties/Body/properties/Params/properties/isAddCommissionForSecondPay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
@@ -4077,7 +4077,7 @@ errors++;
 for(const key2 in data1){
 if(pattern8.test(key2)){
 let data9 = data1[key2];
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
+if(!(Number.isSafeInteger(data9))){
 const err16 = {instancePath:instancePath+"/Body/Params/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/Body/properties/Params/patternProperties/%5EisAddCommissionForCance/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err16];
@@ -4158,7 +4158,7 @@ errors++;
 }
 if(data.Code !== undefined){
 let data0 = data.Code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -4472,7 +4472,7 @@ errors++;
 }
 if(data.Code !== undefined){
 let data0 = data.Code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -4756,7 +4756,7 @@ errors++;
 }
 if(data1.idAgent !== undefined){
 let data4 = data1.idAgent;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err9 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/properties/Body/properties/Params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
@@ -4769,7 +4769,7 @@ errors++;
 }
 if(data1.subOn !== undefined){
 let data5 = data1.subOn;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err10 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
@@ -4792,7 +4792,7 @@ errors++;
 }
 if(data1.groupByDay !== undefined){
 let data6 = data1.groupByDay;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(Number.isSafeInteger(data6))){
 const err12 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
@@ -4895,7 +4895,7 @@ errors++;
 }
 if(data.Code !== undefined){
 let data0 = data.Code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/allOf/0/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];

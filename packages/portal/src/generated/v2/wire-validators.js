@@ -128,7 +128,7 @@ errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -372,7 +372,7 @@ errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -568,7 +568,7 @@ errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -764,7 +764,7 @@ errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -876,7 +876,7 @@ errors++;
 }
 if(data0.idUser !== undefined){
 let data1 = data0.idUser;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+if(!(Number.isSafeInteger(data1))){
 const err3 = {instancePath:instancePath+"/params/idUser",schemaPath:"#/properties/params/properties/idUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
@@ -934,7 +934,7 @@ errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1001,7 +1001,7 @@ let data4 = data.result;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.idUser !== undefined){
 let data5 = data4.idUser;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err6 = {instancePath:instancePath+"/result/idUser",schemaPath:"#/allOf/1/properties/result/properties/idUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
@@ -1201,7 +1201,7 @@ errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1268,7 +1268,7 @@ let data4 = data.result;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.idUser !== undefined){
 let data5 = data4.idUser;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err6 = {instancePath:instancePath+"/result/idUser",schemaPath:"#/allOf/1/properties/result/properties/idUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
@@ -1426,7 +1426,7 @@ errors++;
 }
 if(data0.idAgent !== undefined){
 let data1 = data0.idAgent;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+if(!(Number.isSafeInteger(data1))){
 const err3 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1439,7 +1439,7 @@ errors++;
 }
 if(data0.sub !== undefined){
 let data2 = data0.sub;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+if(!(Number.isSafeInteger(data2))){
 const err4 = {instancePath:instancePath+"/params/sub",schemaPath:"#/properties/params/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];
@@ -1498,7 +1498,7 @@ errors++;
 }
 if(data0.idAgentSearch !== undefined){
 let data6 = data0.idAgentSearch;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(Number.isSafeInteger(data6))){
 const err9 = {instancePath:instancePath+"/params/idAgentSearch",schemaPath:"#/properties/params/properties/idAgentSearch/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
@@ -1511,7 +1511,7 @@ errors++;
 }
 if(data0.idTerminal !== undefined){
 let data7 = data0.idTerminal;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err10 = {instancePath:instancePath+"/params/idTerminal",schemaPath:"#/properties/params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
@@ -1698,7 +1698,7 @@ errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1868,7 +1868,7 @@ errors++;
 }
 if(data0.idAgent !== undefined){
 let data1 = data0.idAgent;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+if(!(Number.isSafeInteger(data1))){
 const err3 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1881,7 +1881,7 @@ errors++;
 }
 if(data0.idTypeTerminal !== undefined){
 let data2 = data0.idTypeTerminal;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+if(!(Number.isSafeInteger(data2))){
 const err4 = {instancePath:instancePath+"/params/idTypeTerminal",schemaPath:"#/properties/params/properties/idTypeTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];
@@ -1894,7 +1894,7 @@ errors++;
 }
 if(data0.sub !== undefined){
 let data3 = data0.sub;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+if(!(Number.isSafeInteger(data3))){
 const err5 = {instancePath:instancePath+"/params/sub",schemaPath:"#/properties/params/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -1917,7 +1917,7 @@ errors++;
 }
 if(data0.idTerminal !== undefined){
 let data4 = data0.idTerminal;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err7 = {instancePath:instancePath+"/params/idTerminal",schemaPath:"#/properties/params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
@@ -1966,7 +1966,7 @@ errors++;
 }
 if(data0.active !== undefined){
 let data8 = data0.active;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+if(!(Number.isSafeInteger(data8))){
 const err11 = {instancePath:instancePath+"/params/active",schemaPath:"#/properties/params/properties/active/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
@@ -2036,7 +2036,7 @@ errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2245,7 +2245,7 @@ errors++;
 }
 if(data0.idAgent !== undefined){
 let data3 = data0.idAgent;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+if(!(Number.isSafeInteger(data3))){
 const err6 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
@@ -2270,7 +2270,7 @@ errors++;
 }
 if(data0.idService !== undefined){
 let data5 = data0.idService;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err8 = {instancePath:instancePath+"/params/idService",schemaPath:"#/properties/params/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -2283,7 +2283,7 @@ errors++;
 }
 if(data0.idTerminal !== undefined){
 let data6 = data0.idTerminal;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(Number.isSafeInteger(data6))){
 const err9 = {instancePath:instancePath+"/params/idTerminal",schemaPath:"#/properties/params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
@@ -2365,7 +2365,7 @@ errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2585,7 +2585,7 @@ errors++;
 }
 if(data0.idAgent !== undefined){
 let data3 = data0.idAgent;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+if(!(Number.isSafeInteger(data3))){
 const err7 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
@@ -2610,7 +2610,7 @@ errors++;
 }
 if(data0.idTerminal !== undefined){
 let data5 = data0.idTerminal;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err9 = {instancePath:instancePath+"/params/idTerminal",schemaPath:"#/properties/params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
@@ -2623,7 +2623,7 @@ errors++;
 }
 if(data0.idSysUser !== undefined){
 let data6 = data0.idSysUser;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(Number.isSafeInteger(data6))){
 const err10 = {instancePath:instancePath+"/params/idSysUser",schemaPath:"#/properties/params/properties/idSysUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
@@ -2704,7 +2704,7 @@ errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2924,7 +2924,7 @@ errors++;
 }
 if(data0.idService !== undefined){
 let data3 = data0.idService;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+if(!(Number.isSafeInteger(data3))){
 const err7 = {instancePath:instancePath+"/params/idService",schemaPath:"#/properties/params/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
@@ -2937,7 +2937,7 @@ errors++;
 }
 if(data0.idAgent !== undefined){
 let data4 = data0.idAgent;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err8 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -2950,7 +2950,7 @@ errors++;
 }
 if(data0.idTerminal !== undefined){
 let data5 = data0.idTerminal;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err9 = {instancePath:instancePath+"/params/idTerminal",schemaPath:"#/properties/params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
@@ -3055,7 +3055,7 @@ errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3264,7 +3264,7 @@ errors++;
 }
 if(data0.idAgent !== undefined){
 let data3 = data0.idAgent;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+if(!(Number.isSafeInteger(data3))){
 const err6 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
@@ -3277,7 +3277,7 @@ errors++;
 }
 if(data0.idService !== undefined){
 let data4 = data0.idService;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err7 = {instancePath:instancePath+"/params/idService",schemaPath:"#/properties/params/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
@@ -3290,7 +3290,7 @@ errors++;
 }
 if(data0.sub !== undefined){
 let data5 = data0.sub;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err8 = {instancePath:instancePath+"/params/sub",schemaPath:"#/properties/params/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -3396,7 +3396,7 @@ errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3634,7 +3634,7 @@ errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3839,7 +3839,7 @@ errors++;
 }
 if(data0.idAgent !== undefined){
 let data3 = data0.idAgent;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+if(!(Number.isSafeInteger(data3))){
 const err7 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
@@ -3944,7 +3944,7 @@ errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/code",schemaPath:"#/allOf/0/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];

@@ -70,7 +70,7 @@ errors++;
 }
 if(data.Code !== undefined){
 let data0 = data.Code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];

@@ -24,7 +24,7 @@ errors++;
 }
 if(data.idAgent !== undefined){
 let data0 = data.idAgent;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/idAgent",schemaPath:"#/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -37,7 +37,7 @@ errors++;
 }
 if(data.sub !== undefined){
 let data1 = data.sub;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+if(!(Number.isSafeInteger(data1))){
 const err2 = {instancePath:instancePath+"/sub",schemaPath:"#/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
@@ -60,7 +60,7 @@ errors++;
 }
 if(data.subOn !== undefined){
 let data2 = data.subOn;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+if(!(Number.isSafeInteger(data2))){
 const err4 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];
@@ -131,7 +131,7 @@ errors++;
 }
 if(data.idAgentSearch !== undefined){
 let data7 = data.idAgentSearch;
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err10 = {instancePath:instancePath+"/idAgentSearch",schemaPath:"#/properties/idAgentSearch/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
@@ -144,7 +144,7 @@ errors++;
 }
 if(data.idTerminal !== undefined){
 let data8 = data.idTerminal;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+if(!(Number.isSafeInteger(data8))){
 const err11 = {instancePath:instancePath+"/idTerminal",schemaPath:"#/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
@@ -296,7 +296,7 @@ errors++;
 }
 if(data.Code !== undefined){
 let data0 = data.Code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];

@@ -74,7 +74,7 @@ errors++;
 }
 if(data.idAgent !== undefined){
 let data2 = data.idAgent;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+if(!(Number.isSafeInteger(data2))){
 const err5 = {instancePath:instancePath+"/idAgent",schemaPath:"#/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -87,7 +87,7 @@ errors++;
 }
 if(data.subOn !== undefined){
 let data3 = data.subOn;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+if(!(Number.isSafeInteger(data3))){
 const err6 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
@@ -110,7 +110,7 @@ errors++;
 }
 if(data.idService !== undefined){
 let data4 = data.idService;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err8 = {instancePath:instancePath+"/idService",schemaPath:"#/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -123,7 +123,7 @@ errors++;
 }
 if(data.idTerminal !== undefined){
 let data5 = data.idTerminal;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err9 = {instancePath:instancePath+"/idTerminal",schemaPath:"#/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
@@ -195,7 +195,7 @@ errors++;
 }
 if(data.Code !== undefined){
 let data0 = data.Code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];

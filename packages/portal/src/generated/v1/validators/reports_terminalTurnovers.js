@@ -75,7 +75,7 @@ errors++;
 }
 if(data.idService !== undefined){
 let data2 = data.idService;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+if(!(Number.isSafeInteger(data2))){
 const err5 = {instancePath:instancePath+"/idService",schemaPath:"#/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -88,7 +88,7 @@ errors++;
 }
 if(data.idAgent !== undefined){
 let data3 = data.idAgent;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+if(!(Number.isSafeInteger(data3))){
 const err6 = {instancePath:instancePath+"/idAgent",schemaPath:"#/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
@@ -101,7 +101,7 @@ errors++;
 }
 if(data.idTerminal !== undefined){
 let data4 = data.idTerminal;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err7 = {instancePath:instancePath+"/idTerminal",schemaPath:"#/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
@@ -114,7 +114,7 @@ errors++;
 }
 if(data.subOn !== undefined){
 let data5 = data.subOn;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err8 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -137,7 +137,7 @@ errors++;
 }
 if(data.groupByDay !== undefined){
 let data6 = data.groupByDay;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(Number.isSafeInteger(data6))){
 const err10 = {instancePath:instancePath+"/groupByDay",schemaPath:"#/properties/groupByDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
@@ -183,7 +183,7 @@ errors++;
 }
 if(data.onlySystemAgents !== undefined){
 let data8 = data.onlySystemAgents;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
+if(!(Number.isSafeInteger(data8))){
 const err14 = {instancePath:instancePath+"/onlySystemAgents",schemaPath:"#/properties/onlySystemAgents/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
@@ -241,7 +241,7 @@ errors++;
 }
 if(data.Code !== undefined){
 let data0 = data.Code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];

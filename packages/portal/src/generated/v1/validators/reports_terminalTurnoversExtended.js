@@ -75,7 +75,7 @@ errors++;
 }
 if(data.idAgent !== undefined){
 let data2 = data.idAgent;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+if(!(Number.isSafeInteger(data2))){
 const err5 = {instancePath:instancePath+"/idAgent",schemaPath:"#/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -88,7 +88,7 @@ errors++;
 }
 if(data.idService !== undefined){
 let data3 = data.idService;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+if(!(Number.isSafeInteger(data3))){
 const err6 = {instancePath:instancePath+"/idService",schemaPath:"#/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
@@ -101,7 +101,7 @@ errors++;
 }
 if(data.sub !== undefined){
 let data4 = data.sub;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err7 = {instancePath:instancePath+"/sub",schemaPath:"#/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
@@ -124,7 +124,7 @@ errors++;
 }
 if(data.groupByDay !== undefined){
 let data5 = data.groupByDay;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err9 = {instancePath:instancePath+"/groupByDay",schemaPath:"#/properties/groupByDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
@@ -147,7 +147,7 @@ errors++;
 }
 if(data.isAddCommissionForSecondPay !== undefined){
 let data6 = data.isAddCommissionForSecondPay;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(Number.isSafeInteger(data6))){
 const err11 = {instancePath:instancePath+"/isAddCommissionForSecondPay",schemaPath:"#/properties/isAddCommissionForSecondPay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
@@ -171,7 +171,7 @@ errors++;
 for(const key1 in data){
 if(pattern0.test(key1)){
 let data7 = data[key1];
-if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
+if(!(Number.isSafeInteger(data7))){
 const err13 = {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/patternProperties/%5EisAddCommissionForCance/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err13];
@@ -230,7 +230,7 @@ errors++;
 }
 if(data.Code !== undefined){
 let data0 = data.Code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/Code",schemaPath:"#/components/schemas/envelopes.PortalV1Envelope/properties/Code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];

@@ -93,7 +93,7 @@ errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/code",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];

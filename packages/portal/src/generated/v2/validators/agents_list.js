@@ -24,7 +24,7 @@ errors++;
 }
 if(data.idAgent !== undefined){
 let data0 = data.idAgent;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/idAgent",schemaPath:"#/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
@@ -37,7 +37,7 @@ errors++;
 }
 if(data.sub !== undefined){
 let data1 = data.sub;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+if(!(Number.isSafeInteger(data1))){
 const err2 = {instancePath:instancePath+"/sub",schemaPath:"#/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err2];
@@ -96,7 +96,7 @@ errors++;
 }
 if(data.idAgentSearch !== undefined){
 let data5 = data.idAgentSearch;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err7 = {instancePath:instancePath+"/idAgentSearch",schemaPath:"#/properties/idAgentSearch/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
@@ -109,7 +109,7 @@ errors++;
 }
 if(data.idTerminal !== undefined){
 let data6 = data.idTerminal;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+if(!(Number.isSafeInteger(data6))){
 const err8 = {instancePath:instancePath+"/idTerminal",schemaPath:"#/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -286,7 +286,7 @@ errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/code",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];

@@ -74,7 +74,7 @@ errors++;
 }
 if(data.idAgent !== undefined){
 let data2 = data.idAgent;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+if(!(Number.isSafeInteger(data2))){
 const err5 = {instancePath:instancePath+"/idAgent",schemaPath:"#/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
@@ -99,7 +99,7 @@ errors++;
 }
 if(data.idTerminal !== undefined){
 let data4 = data.idTerminal;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+if(!(Number.isSafeInteger(data4))){
 const err7 = {instancePath:instancePath+"/idTerminal",schemaPath:"#/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
@@ -112,7 +112,7 @@ errors++;
 }
 if(data.idSysUser !== undefined){
 let data5 = data.idSysUser;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+if(!(Number.isSafeInteger(data5))){
 const err8 = {instancePath:instancePath+"/idSysUser",schemaPath:"#/properties/idSysUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
@@ -183,7 +183,7 @@ errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+if(!(Number.isSafeInteger(data0))){
 const err1 = {instancePath:instancePath+"/code",schemaPath:"#/components/schemas/envelopes.PortalV2Envelope/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
