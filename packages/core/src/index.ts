@@ -5,4 +5,4 @@
 export { apiErrorClass } from "./api-error-class.js";
 export * from "./calls.js";
 export { DEFAULT_MAX_SETTLED_ENTRIES, MemoryStore, type MemoryStoreOptions } from "./memory-store.js";
-export { DEFAULT_JOURNAL_RETENTION_MS, intentIdOf, MemoryCallbackStore, settles } from "./stores.js";
+export { DEFAULT_CALLBACK_RETENTION_MS, DEFAULT_JOURNAL_RETENTION_MS, intentIdOf, MemoryCallbackStore, settles } from "./stores.js";

@@ -218,6 +218,8 @@ export interface StoreOptions {
 }
 
 export const DEFAULT_JOURNAL_RETENTION_MS = 2 * 24 * 3600_000;
+/** How long a shared store remembers a processed webhook event by default: 30 days, longer than a gateway retries. */
+export const DEFAULT_CALLBACK_RETENTION_MS = 30 * 24 * 3600_000;
 
 /**
  * The default of `landingMs`: how long after a call stopped waiting the service is taken to be still

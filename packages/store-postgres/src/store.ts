@@ -3,6 +3,7 @@
 // deliveries. The tables come from `migrate()`; the SQL is in statements.ts.
 import {
   type CallbackStore,
+  DEFAULT_CALLBACK_RETENTION_MS,
   DEFAULT_JOURNAL_RETENTION_MS,
   type Fence,
   type Holder,
@@ -38,7 +39,6 @@ export interface PostgresStoreOptions {
   updateWaitMs?: number;
 }
 
-export const DEFAULT_CALLBACK_RETENTION_MS = 30 * 24 * 3600_000;
 /** Pruning runs at most this often per store, in the background of a begin or a claim. */
 const PRUNE_EVERY_MS = 60_000;
 /** Rows one pruning statement drops at most: a long backlog is dropped over several, never in one long lock. */

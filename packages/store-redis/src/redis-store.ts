@@ -5,6 +5,7 @@
 // what the store assumes of the server.
 import {
   type CallbackStore,
+  DEFAULT_CALLBACK_RETENTION_MS,
   DEFAULT_JOURNAL_RETENTION_MS,
   type Fence,
   type Holder,
@@ -38,9 +39,6 @@ export interface RedisStoreOptions {
   /** How long `update` waits for another process's update of the same key before failing with StoreUnavailableError, in ms. Default 30000. */
   lockWaitMs?: number;
 }
-
-/** How long a processed webhook event is remembered by default: 30 days, longer than a gateway retries. */
-export const DEFAULT_CALLBACK_RETENTION_MS = 30 * 24 * 3600_000;
 
 /**
  * How long the lock of `update` lasts without renewal: its owner renews it every third of this while
