@@ -76,3 +76,15 @@ describe("scrub", () => {
     }
   });
 });
+
+describe("card numbers in a service's text", () => {
+  it("are cut whether the client knew them or not; timestamps, ids and non-card runs stay", () => {
+    for (const pan of ["4111111111111111", "4111 1111 1111 1111", "4111-1111-1111-1111", "5555555555554444", "2200000000000004"]) {
+      expect(scrub(`bad card ${pan} refused`, [])).toBe(`bad card ${REDACTED} refused`);
+    }
+    // A millisecond timestamp, a number failing Luhn, too short or too long a run, an id of 12 digits.
+    for (const kept of ["1732337391000", "4111111111111112", "411111111111", "41111111111111111111", "order 123456789012"]) {
+      expect(scrub(`at ${kept}`, [])).toBe(`at ${kept}`);
+    }
+  });
+});

@@ -14,8 +14,8 @@ describe("TokenManager", () => {
         return { accessToken: "new", refreshToken: "r2", expiresAt: now + 60_000 };
       },
     });
-    tm.set({ accessToken: "old", refreshToken: "r1", expiresAt: 1_000 });
-    now = 5_000;
+    tm.set({ accessToken: "old", refreshToken: "r1", expiresAt: 30_000 });
+    now = 25_000;
     const got = await Promise.all(Array.from({ length: 200 }, () => tm.accessToken()));
     expect(new Set(got)).toEqual(new Set(["new"]));
     expect(refreshes).toBe(1);
@@ -32,13 +32,13 @@ describe("TokenManager", () => {
     expect(await tm.accessToken()).toBe("t1");
     now = 3_600_000 - 60_000; // a minute early: renewed
     expect(await tm.accessToken()).toBe("t2");
-    const own = new TokenManager({ now: () => 0, lifetime: "PT1H", obtain: async () => ({ accessToken: "x", expiresAt: 5_000 }) });
+    const own = new TokenManager({ now: () => 0, lifetime: "PT1H", obtain: async () => ({ accessToken: "x", expiresAt: 50_000 }) });
     await own.accessToken();
-    expect(own.tokens?.expiresAt).toBe(5_000);
+    expect(own.tokens?.expiresAt).toBe(50_000);
   });
 
-  it("an expiry that is no time to come (NaN, Infinity, past) is a lying answer: the scheme's lifetime instead", async () => {
-    for (const expiresAt of [Number.NaN, Number.POSITIVE_INFINITY, -1, 0, 1_000]) {
+  it("an expiry that leaves no time before the early renewal (NaN, Infinity, past, 15 s away) is a lying answer: the scheme's lifetime instead", async () => {
+    for (const expiresAt of [Number.NaN, Number.POSITIVE_INFINITY, -1, 0, 1_000, 1_000 + 15_000]) {
       let obtained = 0;
       const tm = new TokenManager({ now: () => 1_000, lifetime: "PT1H", obtain: async () => ({ accessToken: `t${++obtained}`, expiresAt }) });
       expect(await tm.accessToken()).toBe("t1");
@@ -121,8 +121,12 @@ describe("TokenManager", () => {
 
   it("renews early, before the token expires on the wire", async () => {
     let obtained = 0;
-    const tm = new TokenManager({ now: () => 55_000, earlyRenewalMs: 10_000, obtain: async () => ({ accessToken: `t${++obtained}`, expiresAt: 120_000 }) });
+    let now = 0;
+    const tm = new TokenManager({ now: () => now, earlyRenewalMs: 10_000, obtain: async () => ({ accessToken: `t${++obtained}`, expiresAt: 120_000 }) });
     tm.set({ accessToken: "t0", expiresAt: 60_000 });
+    now = 49_999;
+    expect(await tm.accessToken()).toBe("t0");
+    now = 55_000;
     expect(await tm.accessToken()).toBe("t1");
   });
 

@@ -141,10 +141,17 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
     return { ...created, orderId };
   }
 
-  /** A callback is borne out when the gateway, asked itself, reports the same transaction and amount, and its status or one the callback's can become. */
+  /**
+   * A callback is borne out when the gateway, asked itself, names the same order (an answer naming
+   * none, or another merchant, bears out nothing: a forged callback would pass on a proxy's
+   * placeholder), the same transaction where it names one, the same amount, and its status or one
+   * the callback's can become. (An answer about another order or transaction the status query
+   * refuses itself.)
+   */
   async function confirmedByStatusQuery(event: CallbackEvent): Promise<boolean> {
     const state = await reconcile(event.orderId, event.id);
-    return state !== undefined && (state.id === undefined || state.id === event.id) && state.amount === event.amount && confirms(state.status, event.status);
+    if (state === undefined || state.orderId !== event.orderId || (state.merchantId !== undefined && state.merchantId !== options.merchantId)) return false;
+    return (state.id === undefined || state.id === event.id) && state.amount === event.amount && confirms(state.status, event.status);
   }
 
   const callbackSettings = options.callbacks ?? {};

@@ -1,8 +1,9 @@
 // Cash-out sign-in answers that lie about the token's expiry, from a lying service on loopback
 // (the sandbox's own answers are right). Where a new token kills the old one, an expiry trusted as
 // given made holders sign in against each other: a huge `expiresIn` became Infinity, which a shared
-// store keeps as null and every other holder read as expired; one in the past meant a sign-in per
-// call. Now such an expiry counts as unknown: the scheme's hour, and a 401 renews the token.
+// store keeps as null and every other holder read as expired; one in the past, or closer than the
+// early renewal, meant a sign-in per call. Now such an expiry counts as unknown: the scheme's hour,
+// and a 401 renews the token.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createCashoutClient } from "@paysys/cashout";
@@ -41,6 +42,7 @@ describe("cash-out sign-ins whose expiry lies", () => {
     ["a huge expiresIn (1e306 s: Infinity ms)", (token: string) => ({ token, expiresIn: 1e306 })],
     ["an expiresIn in the past", (token: string) => ({ token, expiresIn: -3600 })],
     ["an expiresIn of 0", (token: string) => ({ token, expiresIn: 0 })],
+    ["an expiresIn of 5 s, inside the 10 s early renewal", (token: string) => ({ token, expiresIn: 5 })],
   ] as const) {
     it(`${what}: two holders of one store sign in once, and no payout is refused`, async () => {
       const service = await lyingService(answer);

@@ -74,6 +74,7 @@ const runtimeKeys = new Set([
   "x-chain-key",
   "x-binary-when",
   "x-file-signature",
+  "x-answer-names",
   "x-cryptogram",
   "x-checks",
   "x-path-default",

@@ -282,15 +282,16 @@ function outcomeOf(doc: Json, where: string, op: Json, properties: Record<string
     const name = parsePointer(pointer)[0];
     if (!name || !properties[name]) fail(where, `x-outcome takes ${pointer}, which is not a parameter`);
   }
-  // `identifies`: where the status answer names what it was asked (answer pointer → one of `params`);
-  // without it, an answer about another order could settle this one. An answer that names nothing
-  // (a bare link) must say so in an x-gap: then it is taken at its word.
-  const identifies: Record<string, string> = spec.identifies ?? {};
+  // Where the status answer names what it was asked (the query's x-answer-names, for the parameters
+  // the outcome gives it); without it, an answer about another order could settle this one. An
+  // answer that names nothing (a bare link) must say so in an x-gap: then it is taken at its word.
+  if (spec.identifies !== undefined) fail(where, "x-outcome identifies is now the query operation's x-answer-names");
+  const identifies = Object.fromEntries(Object.entries<string>(query["x-answer-names"] ?? {}).filter(([, name]) => name in (spec.params ?? {})));
   if (Object.keys(identifies).length === 0 && typeof spec["x-gap"] !== "string") {
-    fail(where, "x-outcome by query needs identifies (where its answer names what was asked: { answer pointer: parameter }), or an x-gap saying why its answer names nothing");
-  }
-  for (const [pointer, name] of Object.entries(identifies)) {
-    if (!pointer.startsWith("/") || !(name in (spec.params ?? {}))) fail(where, `x-outcome identifies ${pointer}: ${name}, which is not one of its params`);
+    fail(
+      where,
+      `x-outcome by query needs ${spec.operation} to have x-answer-names for one of its params (where its answer names what was asked), or an x-gap saying why its answer names nothing`,
+    );
   }
   const applied = withoutExtensions(spec.applied ?? {});
   const kinds = ["found", "equals", "changed"].filter((k) => k in applied);
@@ -403,6 +404,10 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
     const textAnswer = !response && Object.values<Json>(ok?.content ?? {}).some((m) => deref(doc, m.schema)?.type === "string");
     const binaryWhen = op["x-binary-when"];
     const fileSignature = signatureOf(doc, where, ok, binaryWhen);
+    const answerNames: Record<string, string> | undefined = op["x-answer-names"];
+    for (const [pointer, name] of Object.entries(answerNames ?? {})) {
+      if (!pointer.startsWith("/") || !properties[name]) fail(where, `x-answer-names ${pointer}: ${name}, which is not one of its parameters`);
+    }
     const security = securityOf(doc, op);
     const signsIn = Object.values<Json>(schemes).some((s) => s["x-obtained-by"] === id);
     const row: Record<string, unknown> = {
@@ -428,6 +433,7 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
       unwrap,
       ...(binaryWhen ? { binaryWhen } : {}),
       ...(fileSignature ? { fileSignature } : {}),
+      ...(answerNames ? { answerNames } : {}),
       ...(textAnswer ? { textAnswer: true } : {}),
       ...(Object.keys(codecs).length ? { codecs } : {}),
       ...(Object.keys(patternCodecs).length ? { patternCodecs } : {}),

@@ -49,12 +49,25 @@ describe("generation refuses what it cannot model", () => {
     expect(() => buildModel(bare, {}, "t.yaml")).toThrow(/x-envelope is missing/);
   });
   it("a status query that does not say where its answer names what was asked, or names a parameter it does not take", () => {
-    const journaled = (outcome: object) => {
+    const journaled = (outcome: object, names?: object) => {
       const doc = spec({ ...idParam, "x-idempotent": false, "x-outcome": { by: "query", operation: "x.status", params: { id: "/id" }, applied: { found: true }, ...outcome } });
-      const status = { operationId: "x.status", "x-idempotent": true, "x-unwrap": "", ...idParam, responses: doc.paths["/x/{id}"].post.responses };
+      const status = {
+        operationId: "x.status",
+        "x-idempotent": true,
+        "x-unwrap": "",
+        ...(names ? { "x-answer-names": names } : {}),
+        ...idParam,
+        responses: doc.paths["/x/{id}"].post.responses,
+      };
       return { ...doc, paths: { ...doc.paths, "/s/{id}": { get: status } } };
     };
-    expect(() => buildModel(journaled({}), {}, "t.yaml")).toThrow(/x-outcome by query needs identifies/);
-    expect(() => buildModel(journaled({ identifies: { "/a": "other" } }), {}, "t.yaml")).toThrow(/identifies \/a: other, which is not one of its params/);
+    expect(() => buildModel(journaled({}), {}, "t.yaml")).toThrow(/needs x.status to have x-answer-names for one of its params/);
+    expect(() => buildModel(journaled({ "x-gap": "The answer names nothing." }, { "/a": "other" }), {}, "t.yaml")).toThrow(
+      /x-answer-names \/a: other, which is not one of its parameters/,
+    );
+    expect(() => buildModel(journaled({ identifies: { "/id": "id" } }, { "/id": "id" }), {}, "t.yaml")).toThrow(/identifies is now the query operation's x-answer-names/);
+    expect(() => buildModel(journaled({ "x-gap": "The answer names nothing." }), {}, "t.yaml")).not.toThrow();
+    const model = buildModel(journaled({}, { "/id": "id" }), {}, "t.yaml");
+    expect(model.operations.find((o) => o.id === "x.status")?.row.answerNames).toEqual({ "/id": "id" });
   });
 });

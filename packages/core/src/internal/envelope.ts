@@ -48,6 +48,20 @@ function unexpected(op: OperationSpec, a: Answer, what: string): UnexpectedRespo
   return new UnexpectedResponseError(`${op.id}: ${what}${outcomeNote(op)}`, { operation: op.id, status: a.status, attempts: a.attempts, bodyExcerpt: a.excerpt() });
 }
 
+/**
+ * Refuses a result about something else than was asked (`answerNames`): another order's status, another
+ * register. Compared as text (an id asked as a number may come back as digits); a result that does not
+ * name it, or a parameter not sent, tells nothing here.
+ */
+export function checkAnswerNames(op: OperationSpec, a: Answer, result: unknown, asked: Readonly<Record<string, unknown>>): void {
+  for (const [pointer, name] of Object.entries(op.answerNames ?? {})) {
+    const { found, value } = evaluatePointer(result, keys(pointer));
+    const sent = asked[name];
+    if (!found || value === null || sent === undefined || String(value) === String(sent)) continue;
+    throw unexpected(op, a, `the answer is about ${pointer.slice(1)} ${JSON.stringify(String(value).slice(0, 40))}, not the ${name} asked`);
+  }
+}
+
 /** JSON reporting success where a file was asked for: its rows are not the file the caller's type promises. */
 export const notTheFile = (op: OperationSpec, a: Answer): UnexpectedResponseError => unexpected(op, a, "the answer is JSON reporting success, not the file asked for");
 

@@ -1,5 +1,6 @@
 // A file answer (an xlsx report) before the caller gets it: refused when it cannot be the file asked
-// for, so a login page or a proxy's error is never saved as the report.
+// for, so a login page or a proxy's error is never saved as the report; and cut off when the
+// caller's signal fires while it downloads.
 import { type ErrorContext, UnexpectedResponseError } from "../errors.js";
 import type { HttpAnswer } from "./http.js";
 import type { OperationSpec } from "./operation.js";
@@ -9,41 +10,61 @@ import { joined } from "./read.js";
  * The file's response. Text is refused unread (a proxy's or a login page); with a signature in the
  * spec (an xlsx is a zip: `PK` 03 04), its first bytes are read and, when they begin otherwise (an
  * empty answer, a page sent as octet-stream), it is refused too. Bytes read are given back ahead of
- * the rest, so the caller streams the whole file as it came.
+ * the rest, so the caller streams the whole file as it came; the caller's `signal` still ends it.
  */
-export async function fileResponse(answer: HttpAnswer, op: OperationSpec, ctx: ErrorContext): Promise<Response> {
+export async function fileResponse(answer: HttpAnswer, op: OperationSpec, ctx: ErrorContext, signal: AbortSignal | undefined): Promise<Response> {
   const type = answer.header("content-type") ?? "";
   if (/^\s*text\//i.test(type)) {
     answer.drop();
     throw refused(op, ctx, `the answer is text (${type}), not the file asked for`);
   }
   const response = answer.response();
-  const signature = op.fileSignature;
-  if (!signature) return response;
-  const reader = response.body?.getReader();
+  const signature = op.fileSignature ?? "";
+  const reader = signature || signal ? response.body?.getReader() : undefined;
+  if (!reader) {
+    if (signature) throw refused(op, ctx, "the answer is empty, not the file asked for");
+    return response;
+  }
   const head: Uint8Array[] = [];
-  let size = 0;
-  while (reader && size < signature.length / 2) {
+  for (let size = 0; size < signature.length / 2; ) {
     const { done, value } = await reader.read();
     if (done) break;
     head.push(value);
     size += value.byteLength;
   }
   const first = joined(head);
-  if (!reader || !begins(first, signature)) {
-    reader?.cancel().catch(() => {});
-    throw refused(op, ctx, size === 0 ? "the answer is empty, not the file asked for" : "the answer does not begin as the file asked for does");
+  if (!begins(first, signature)) {
+    reader.cancel().catch(() => {});
+    throw refused(op, ctx, first.byteLength === 0 ? "the answer is empty, not the file asked for" : "the answer does not begin as the file asked for does");
   }
-  const body = new ReadableStream<Uint8Array>({
-    start: (c) => c.enqueue(first),
-    pull: async (c) => {
-      const { done, value } = await reader.read();
-      if (done) c.close();
-      else c.enqueue(value);
+  return new Response(rest(reader, first, signal), { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/** The body again: the bytes read first, then the rest as the caller reads it; the caller's signal cancels the download. */
+function rest(reader: ReadableStreamDefaultReader<Uint8Array>, first: Uint8Array, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
+  let abort: (() => void) | undefined;
+  const stop = () => signal?.removeEventListener("abort", abort!);
+  return new ReadableStream<Uint8Array>({
+    start(c) {
+      if (first.byteLength > 0) c.enqueue(first);
+      abort = () => {
+        reader.cancel(signal!.reason).catch(() => {});
+        c.error(signal!.reason);
+      };
+      if (signal?.aborted) abort();
+      else signal?.addEventListener("abort", abort, { once: true });
     },
-    cancel: (reason) => reader.cancel(reason),
+    async pull(c) {
+      const { done, value } = await reader.read();
+      if (!done) return c.enqueue(value);
+      stop();
+      c.close();
+    },
+    cancel(reason) {
+      stop();
+      return reader.cancel(reason);
+    },
   });
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 function begins(bytes: Uint8Array, hex: string): boolean {

@@ -12,7 +12,7 @@ import { cardDataIssues } from "./card-guard.js";
 import { HeaderChain, type LeaseOptions } from "./chain.js";
 import { type CodecContext, type CodecRegistry, checkPeriod, encodeInput, missingCodecs } from "./codecs.js";
 import { checkPathOverrides } from "./construction.js";
-import { checkFailure, notTheFile, unwrap } from "./envelope.js";
+import { checkAnswerNames, checkFailure, notTheFile, unwrap } from "./envelope.js";
 import { processHolder } from "./holder.js";
 import { Journal } from "./journal.js";
 import { type ChainDefinition, loadValidators, type Operation, type OperationSpec, validatorIssues } from "./operation.js";
@@ -119,12 +119,11 @@ export function createInvoker(options: InvokerOptions): Invoker {
     if (op.outcome && journal) {
       // Sent, read, checked for the service's failure and unwrapped: an answer that arrived but
       // cannot be used leaves a journaled call's outcome to be learnt too.
-      const send = async (steps: AttemptStep[], once: SendWatch) =>
-        answerValue(op, await transport.send(request, callOptions, { steps, wantsFile, once, record }), record, wantsFile);
+      const send = async (steps: AttemptStep[], once: SendWatch) => answerValue(op, await transport.send(request, callOptions, { steps, wantsFile, once, record }), record, call);
       return journal.run({ op, idempotencyKey: callOptions.idempotencyKey, encoded: call.encoded, timeoutMs: callOptions.timeoutMs, send });
     }
     const result = await transport.send(request, callOptions, { wantsFile, record });
-    const value = answerValue(op, result, record, wantsFile);
+    const value = answerValue(op, result, record, call);
     return callOptions.rows && result.kind === "json" ? checkedRows(op, callOptions.rows, value as unknown[], result) : value;
   }
 
@@ -222,7 +221,7 @@ const preparer = (options: InvokerOptions): Prepare => {
     checkRowSchema(op, rows);
     const ctx = { operation: op.id, timeZone: options.timeZone ?? "Asia/Almaty" };
     const encoded = encodeInput(op, input, options.codecs ?? {}, ctx);
-    const call: Checking = { options, sensitive, target, op, callOptions, ctx };
+    const call: Checking = { options, sensitive, target, op, callOptions, ctx, raw: input };
     if (encoded instanceof Promise || op.validators) return preparedLater(call, encoded);
     checkPeriod(op, encoded, options.codecs ?? {}, ctx);
     return checked(call, encoded);
@@ -237,6 +236,8 @@ interface Checking {
   op: OperationSpec;
   callOptions: InvokeOptions;
   ctx: CodecContext;
+  /** The parameters as the caller gave them, before the codecs (a card a cryptogram now carries). */
+  raw: Record<string, unknown>;
 }
 
 /** `checked`, once a codec's promise answered and, on the operation's first call, its validators are loaded (after the period check, as the period needs no validator). */
@@ -248,7 +249,7 @@ async function preparedLater(call: Checking, encoded: Record<string, unknown> | 
 }
 
 /** The checks on the encoded input (the options before encoding, the period just after it), then its place in the request, fixed. */
-function checked({ options, sensitive, target, op, callOptions, ctx }: Checking, given: Record<string, unknown>): PreparedCall {
+function checked({ options, sensitive, target, op, callOptions, ctx, raw }: Checking, given: Record<string, unknown>): PreparedCall {
   const { checks = {} } = options;
   const { rows } = callOptions;
   const validate = options.validateRequests !== false ? op.validateInput : undefined;
@@ -268,6 +269,8 @@ function checked({ options, sensitive, target, op, callOptions, ctx }: Checking,
   for (const name of op.checks ?? []) issues.push(...checks[name]!(input, ctx));
   if (issues.length) throw new RequestValidationError(op.id, issues);
   const http = split(op, encoded, extraParams);
+  // What a codec hid from the wire (a card number in a cryptogram) the service may still write back: its secrets too.
+  if (op.codecs && raw !== encoded) http.secretsOf = raw;
   const wantsFile = op.binaryWhen !== undefined && Object.entries(op.binaryWhen).every(([k, v]) => encoded[k] === v);
   if (wantsFile && rows) throw new RequestValidationError(op.id, [{ path: "(rows)", message: "the parameters ask for a file, which has no rows to check" }]);
   // The request is fixed now, when it was checked: a call that waits for its key's turn in the
@@ -277,12 +280,14 @@ function checked({ options, sensitive, target, op, callOptions, ctx }: Checking,
 }
 
 /** Step 4: the value an answer carries (a file, or the unwrapped payload); the service's failure is a typed error. */
-function answerValue(op: OperationSpec, result: CallResult, record: CallRecord | undefined, wantsFile: boolean): unknown {
+function answerValue(op: OperationSpec, result: CallResult, record: CallRecord | undefined, call: PreparedCall): unknown {
   if (record) record.status = result.status;
   if (result.kind === "file") return result.file;
   checkFailure(op, result);
-  if (wantsFile) throw notTheFile(op, result);
-  return unwrap(op, result);
+  if (call.wantsFile) throw notTheFile(op, result);
+  const value = unwrap(op, result);
+  if (op.answerNames) checkAnswerNames(op, result, value, call.encoded);
+  return value;
 }
 
 /** A facade method: typed by the operation row, sent by `invoke`. */

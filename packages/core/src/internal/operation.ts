@@ -82,8 +82,8 @@ export type OutcomeSpec = (
       operation: string;
       params: Readonly<Record<string, string>>;
       /**
-       * Where the answer names what was asked (answer pointer → parameter name): an answer that names
-       * something else, or nothing, says nothing of this call.
+       * Where the answer names what was asked (answer pointer → parameter name; the query's
+       * `answerNames` that its `params` give): an answer that names nothing says nothing of this call.
        */
       identifies: Readonly<Record<string, string>>;
       applied: { found: true } | { at: string; equals: unknown } | { changed: string };
@@ -115,6 +115,11 @@ export interface OperationSpec {
   textAnswer?: boolean;
   /** Parameter values that make the answer a file instead of JSON, e.g. `{ format: "xlsx" }`. */
   binaryWhen?: Readonly<Record<string, string>>;
+  /**
+   * Where the answer names what it is about (a pointer into the result → the parameter it echoes):
+   * an answer that names another order or register than the one asked is an error, never its data.
+   */
+  answerNames?: Readonly<Record<string, string>>;
   /** How every such file begins, as hex bytes (`504b0304`: an xlsx is a zip); other bytes are no file of its kind. */
   fileSignature?: string;
   /** Codecs by JSON pointer into the input (`/dateFrom`, `/Positions/*\/Price`). */

@@ -48,16 +48,18 @@ export async function probeParams(
     params[name] = value;
   }
   if (!("changed" in outcome.applied)) return { params };
-  const answer = await query(operations[outcome.operation]!, params);
   // What a lost answer is compared with must be the thing asked about, as it is: an answer about
-  // another, or without the field, could be compared with nothing. Nothing is sent then.
-  const before = evaluatePointer(answer, parsePointer(outcome.applied.changed));
-  if (!answersAbout(answer, outcome, params) || !before.found) {
-    throw new UnexpectedResponseError(`${op.id}: ${outcome.operation} did not answer ${outcome.applied.changed} of what it was asked about; nothing was sent`, {
+  // another (refused by the query itself), or without the field, could be compared with nothing.
+  // Nothing is sent then.
+  const { changed } = outcome.applied;
+  const unusable = () =>
+    new UnexpectedResponseError(`${op.id}: ${outcome.operation} did not answer ${changed} of what it was asked about; nothing was sent`, {
       operation: op.id,
       bodyExcerpt: "",
     });
-  }
+  const answer = await query(operations[outcome.operation]!, params).catch((e: unknown) => Promise.reject(e instanceof UnexpectedResponseError ? unusable() : e));
+  const before = evaluatePointer(answer, parsePointer(changed));
+  if (!answersAbout(answer, outcome, params) || !before.found) throw unusable();
   return { params, before: before.value ?? null };
 }
 

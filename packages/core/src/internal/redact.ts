@@ -2,6 +2,7 @@
 // by key (a structured value: any property whose name the spec marks x-sensitive) and by value
 // (free text such as a body excerpt: every secret the client holds is cut out, in the forms a
 // server that echoes its input would write it back).
+import { looksLikeCardNumber } from "./card-guard.js";
 
 export const REDACTED = "[REDACTED]";
 
@@ -104,12 +105,21 @@ function cut(text: string, secrets: Iterable<string>): string {
 }
 
 /**
+ * A run of 13 to 19 digits, single spaces or dashes between them, first digit 2 to 6 (the payment
+ * networks' industry identifiers; a millisecond timestamp begins with 1): a card number when it
+ * passes the Luhn check.
+ */
+const DIGIT_RUN = /(?<!\d)[2-6](?:[ -]?\d){12,18}(?!\d)/g;
+
+/**
  * Cuts every known secret out of a text, in each of its echoed forms and under any escaping, once or
  * a few times over (the text is shown with its escapes undone, cut as written before each undoing:
  * a secret that itself looks escaped goes too).
- * Short values are cut too: a captcha is short. A text is left as it is when there is no secret.
+ * Short values are cut too: a captcha is short. Card numbers go whether known or not: a service
+ * that quotes one (another card's, the one inside a cryptogram) puts it in no message of ours.
  */
-export function scrub(text: string, secrets: Iterable<string>): string {
+export function scrub(given: string, secrets: Iterable<string>): string {
+  const text = given.replace(DIGIT_RUN, (run) => (looksLikeCardNumber(run) ? REDACTED : run));
   const list = [...secrets].filter(Boolean);
   if (list.length === 0) return text;
   // Escaped more than once (a proxy's JSON error quoting the service's JSON): undone again, a few times.

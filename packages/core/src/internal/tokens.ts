@@ -101,7 +101,7 @@ export class TokenManager {
     if (mayBeStale && this.#stale) return false;
     if (t.expiresAt === undefined) return true;
     const now = this.#now();
-    return now < t.expiresAt - (this.#options.earlyRenewalMs ?? 10_000);
+    return now < t.expiresAt - this.#earlyMs();
   }
 
   #usable(): Promise<TokenSet> {
@@ -144,16 +144,22 @@ export class TokenManager {
     return this.#withExpiry(await this.#fetchTokens(current));
   }
 
+  /** How long before its expiry a token is renewed. */
+  #earlyMs(): number {
+    return this.#options.earlyRenewalMs ?? 10_000;
+  }
+
   /**
-   * The tokens with an expiry to trust. One that is no time to come (NaN; Infinity, which a shared
-   * store would keep as null, read by every other holder as expired; a time already past) is a
-   * lying answer: trusted, every holder would sign in on every call, each killing the others'
-   * tokens. It counts as unknown, and an unknown one is the scheme's lifetime from now.
+   * The tokens with an expiry to trust. One that leaves the token no time to be used before it is
+   * renewed early (NaN; Infinity, which a shared store would keep as null, read by every other
+   * holder as expired; a time past or a few seconds away) is a lying answer: trusted, every holder
+   * would sign in on every call, each killing the others' tokens. It counts as unknown, and an
+   * unknown one is the scheme's lifetime from now (a 401 still renews the token).
    */
   #withExpiry(tokens: TokenSet): TokenSet {
     const now = this.#now();
     const { expiresAt } = tokens;
-    if (expiresAt !== undefined && Number.isFinite(expiresAt) && expiresAt > now) return tokens;
+    if (expiresAt !== undefined && Number.isFinite(expiresAt) && expiresAt > now + 2 * this.#earlyMs()) return tokens;
     const { lifetime } = this.#options;
     if (expiresAt === undefined && lifetime === undefined) return tokens;
     return withFields(tokens, { expiresAt: lifetime === undefined ? undefined : now + durationMs(lifetime) });

@@ -80,6 +80,8 @@ export interface HttpInput {
   query?: Record<string, unknown>;
   path?: Record<string, unknown>;
   header?: Record<string, string>;
+  /** Parameters whose sensitive fields are the call's secrets though not sent as they are (a card before its cryptogram). */
+  secretsOf?: unknown;
 }
 
 interface CallFacts {
@@ -208,8 +210,8 @@ export class Transport<Paths extends {} = Record<string, never>> {
 
   /** Every secret that may be in play for a call: what it sent, what its steps hold, what the client holds. Collected only when a text needs scrubbing. */
   *#secrets(input: HttpInput, body: Prepared["body"], steps: AttemptStep[]): Iterable<string> {
-    const { path, query, header } = input;
-    yield* collectSecrets([path, query, header], this.#sensitive);
+    const { path, query, header, secretsOf } = input;
+    yield* collectSecrets([path, query, header, secretsOf], this.#sensitive);
     if (typeof body === "string") yield* collectSecrets(JSON.parse(body), this.#sensitive);
     for (const step of steps) if (step.secrets) yield* step.secrets();
     if (this.#options.secrets) yield* this.#options.secrets;
@@ -261,7 +263,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
 
   /** A file: its timer stops at its first bytes (a download is not cut off; the caller's signal still holds). */
   async #file(op: OperationSpec, answer: HttpAnswer, state: CallState, ctx: ErrorContext, signal: AbortSignal | undefined): Promise<CallResult> {
-    const response = await fileResponse(answer, op, ctx)
+    const response = await fileResponse(answer, op, ctx, signal)
       .catch((e) => Promise.reject(this.#logged(op, this.#readFailure(e, op, ctx, signal))))
       .finally(() => state.endAttempt());
     return { kind: "file", file: new BinaryFile(response), ...this.#facts(answer, state, () => "[a file]") };
