@@ -37,6 +37,7 @@ export const operations = {
     body: false,
     envelope: envelope,
     unwrap: {"at":[""]},
+    answerNames: {"/orderId":"orderid","/id":"id"},
     decidesOutcome: true,
     validators: () => import("./validators/payments_status.js"),
   }),

@@ -243,52 +243,52 @@ export interface components {
         Flag: 0 | 1;
         AgentRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
             QueryData?: {
-                Rows?: components["schemas"]["portal.Agent"][];
+                Rows: components["schemas"]["portal.Agent"][];
             }[];
         };
         TerminalRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
             QueryData?: {
-                Rows?: components["schemas"]["portal.Terminal"][];
+                Rows: components["schemas"]["portal.Terminal"][];
             }[];
         };
         PaymentRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
             QueryData?: {
-                Rows?: components["schemas"]["portal.Payment"][];
+                Rows: components["schemas"]["portal.Payment"][];
             }[];
         };
         CashCollectionRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
             QueryData?: {
-                Rows?: components["schemas"]["portal.CashCollection"][];
+                Rows: components["schemas"]["portal.CashCollection"][];
             }[];
         };
         TerminalTurnoverRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
             QueryData?: {
-                Rows?: components["schemas"]["portal.TerminalTurnover"][];
+                Rows: components["schemas"]["portal.TerminalTurnover"][];
             }[];
         };
         RemunerationRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
             QueryData?: {
-                Rows?: components["schemas"]["portal.Remuneration"][];
+                Rows: components["schemas"]["portal.Remuneration"][];
             }[];
         };
         DealerStatisticRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
             QueryData?: {
-                Rows?: components["schemas"]["portal.DealerStatistic"][];
+                Rows: components["schemas"]["portal.DealerStatistic"][];
             }[];
         };
         UserRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
             QueryData?: {
-                Rows?: components["schemas"]["portal.User"][];
+                Rows: components["schemas"]["portal.User"][];
             }[];
         };
         TokenRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
             QueryData?: {
-                Rows?: components["schemas"]["portal.Tokens"][];
+                Rows: components["schemas"]["portal.Tokens"][];
             }[];
         };
         CaptchaRows: components["schemas"]["envelopes.PortalV1Envelope"] & {
             QueryData?: {
-                Rows?: components["schemas"]["portal.Captcha"][];
+                Rows: components["schemas"]["portal.Captcha"][];
             }[];
         };
         CaptchaRequest: {

@@ -146,7 +146,7 @@ return errors === 0;
 }
 
 export const account_captcha_response = validate1;
-const schema1 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-account_captcha_response"};
+const schema1 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","required":["Rows"],"properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-account_captcha_response"};
 
 function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_captcha_response" */;
@@ -257,6 +257,16 @@ const len2 = data5.length;
 for(let i2=0; i2<len2; i2++){
 let data6 = data5[i2];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows === undefined){
+const err7 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/required",keyword:"required",params:{missingProperty: "Rows"},message:"must have required property '"+"Rows"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(data6.Rows !== undefined){
 let data7 = data6.Rows;
 if(Array.isArray(data7)){
@@ -266,19 +276,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -290,7 +288,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -302,7 +300,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err10 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -314,12 +312,24 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }
@@ -497,7 +507,7 @@ return errors === 0;
 }
 
 export const account_token_response = validate3;
-const schema3 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-account_token_response"};
+const schema3 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","required":["Rows"],"properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-account_token_response"};
 
 function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_token_response" */;
@@ -608,6 +618,16 @@ const len2 = data5.length;
 for(let i2=0; i2<len2; i2++){
 let data6 = data5[i2];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows === undefined){
+const err7 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/required",keyword:"required",params:{missingProperty: "Rows"},message:"must have required property '"+"Rows"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(data6.Rows !== undefined){
 let data7 = data6.Rows;
 if(Array.isArray(data7)){
@@ -617,19 +637,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -641,7 +649,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -653,7 +661,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err10 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -665,12 +673,24 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }
@@ -800,7 +820,7 @@ return errors === 0;
 }
 
 export const account_refresh_response = validate5;
-const schema5 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-account_refresh_response"};
+const schema5 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","required":["Rows"],"properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-account_refresh_response"};
 
 function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-account_refresh_response" */;
@@ -911,6 +931,16 @@ const len2 = data5.length;
 for(let i2=0; i2<len2; i2++){
 let data6 = data5[i2];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows === undefined){
+const err7 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/required",keyword:"required",params:{missingProperty: "Rows"},message:"must have required property '"+"Rows"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(data6.Rows !== undefined){
 let data7 = data6.Rows;
 if(Array.isArray(data7)){
@@ -920,19 +950,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -944,7 +962,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -956,7 +974,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err10 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -968,12 +986,24 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }
@@ -1333,7 +1363,7 @@ return errors === 0;
 }
 
 export const user_profile_response = validate9;
-const schema9 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","properties":{"idUser":{"type":"integer"},"lgn":{"type":"string"},"userFIO":{"type":"string"},"groupChar":{"type":"string"},"groupName":{"type":"string"},"phone":{"type":"string"},"email":{"type":"string"}},"additionalProperties":true}}}}}}}],"$id":"op-user_profile_response"};
+const schema9 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","required":["Rows"],"properties":{"Rows":{"type":"array","items":{"type":"object","properties":{"idUser":{"type":"integer"},"lgn":{"type":"string"},"userFIO":{"type":"string"},"groupChar":{"type":"string"},"groupName":{"type":"string"},"phone":{"type":"string"},"email":{"type":"string"}},"additionalProperties":true}}}}}}}],"$id":"op-user_profile_response"};
 
 function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-user_profile_response" */;
@@ -1444,6 +1474,16 @@ const len2 = data5.length;
 for(let i2=0; i2<len2; i2++){
 let data6 = data5[i2];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows === undefined){
+const err7 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/required",keyword:"required",params:{missingProperty: "Rows"},message:"must have required property '"+"Rows"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(data6.Rows !== undefined){
 let data7 = data6.Rows;
 if(Array.isArray(data7)){
@@ -1454,19 +1494,7 @@ if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 if(data8.idUser !== undefined){
 let data9 = data8.idUser;
 if(!(Number.isSafeInteger(data9))){
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/idUser",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/properties/idUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data8.lgn !== undefined){
-if(typeof data8.lgn !== "string"){
-const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/lgn",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/idUser",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/properties/idUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1476,9 +1504,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data8.userFIO !== undefined){
-if(typeof data8.userFIO !== "string"){
-const err9 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/userFIO",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/properties/userFIO/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data8.lgn !== undefined){
+if(typeof data8.lgn !== "string"){
+const err9 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/lgn",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1488,9 +1516,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data8.groupChar !== undefined){
-if(typeof data8.groupChar !== "string"){
-const err10 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/groupChar",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/properties/groupChar/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data8.userFIO !== undefined){
+if(typeof data8.userFIO !== "string"){
+const err10 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/userFIO",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/properties/userFIO/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1500,9 +1528,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data8.groupName !== undefined){
-if(typeof data8.groupName !== "string"){
-const err11 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/groupName",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/properties/groupName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data8.groupChar !== undefined){
+if(typeof data8.groupChar !== "string"){
+const err11 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/groupChar",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/properties/groupChar/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1512,9 +1540,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data8.phone !== undefined){
-if(typeof data8.phone !== "string"){
-const err12 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/phone",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data8.groupName !== undefined){
+if(typeof data8.groupName !== "string"){
+const err12 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/groupName",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/properties/groupName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1524,9 +1552,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data8.email !== undefined){
-if(typeof data8.email !== "string"){
-const err13 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/email",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data8.phone !== undefined){
+if(typeof data8.phone !== "string"){
+const err13 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/phone",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1536,9 +1564,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data8.email !== undefined){
+if(typeof data8.email !== "string"){
+const err14 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/email",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1550,7 +1578,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err15 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1562,7 +1590,7 @@ errors++;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err16 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1574,7 +1602,7 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err17 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1586,12 +1614,24 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err18 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
 }
 errors++;
 }
@@ -1947,7 +1987,7 @@ return errors === 0;
 }
 
 export const agents_list_response = validate11;
-const schema11 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","properties":{"nowBalance":{},"credit":{},"rnn":{},"lastPaymentDate":{},"balancePlusSub":{},"blocked":{},"idParent":{},"namePrint":{},"leader":{},"email":{},"phone":{},"bbik":{},"bAccount":{},"contract":{},"ownerType":{},"firstPaymentDate":{}},"additionalProperties":true}}}}}}}],"$id":"op-agents_list_response"};
+const schema11 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","required":["Rows"],"properties":{"Rows":{"type":"array","items":{"type":"object","properties":{"nowBalance":{},"credit":{},"rnn":{},"lastPaymentDate":{},"balancePlusSub":{},"blocked":{},"idParent":{},"namePrint":{},"leader":{},"email":{},"phone":{},"bbik":{},"bAccount":{},"contract":{},"ownerType":{},"firstPaymentDate":{}},"additionalProperties":true}}}}}}}],"$id":"op-agents_list_response"};
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-agents_list_response" */;
@@ -2058,6 +2098,16 @@ const len2 = data5.length;
 for(let i2=0; i2<len2; i2++){
 let data6 = data5[i2];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows === undefined){
+const err7 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/required",keyword:"required",params:{missingProperty: "Rows"},message:"must have required property '"+"Rows"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(data6.Rows !== undefined){
 let data7 = data6.Rows;
 if(Array.isArray(data7)){
@@ -2067,19 +2117,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2091,7 +2129,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2103,7 +2141,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err10 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2115,12 +2153,24 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }
@@ -2361,7 +2411,7 @@ return errors === 0;
 }
 
 export const terminals_list_response = validate13;
-const schema13 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-terminals_list_response"};
+const schema13 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","required":["Rows"],"properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-terminals_list_response"};
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-terminals_list_response" */;
@@ -2472,6 +2522,16 @@ const len2 = data5.length;
 for(let i2=0; i2<len2; i2++){
 let data6 = data5[i2];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows === undefined){
+const err7 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/required",keyword:"required",params:{missingProperty: "Rows"},message:"must have required property '"+"Rows"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(data6.Rows !== undefined){
 let data7 = data6.Rows;
 if(Array.isArray(data7)){
@@ -2481,19 +2541,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2505,7 +2553,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2517,7 +2565,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err10 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2529,12 +2577,24 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }
@@ -2777,7 +2837,7 @@ return errors === 0;
 }
 
 export const reports_payments_response = validate15;
-const schema15 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-reports_payments_response"};
+const schema15 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","required":["Rows"],"properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-reports_payments_response"};
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_payments_response" */;
@@ -2888,6 +2948,16 @@ const len2 = data5.length;
 for(let i2=0; i2<len2; i2++){
 let data6 = data5[i2];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows === undefined){
+const err7 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/required",keyword:"required",params:{missingProperty: "Rows"},message:"must have required property '"+"Rows"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(data6.Rows !== undefined){
 let data7 = data6.Rows;
 if(Array.isArray(data7)){
@@ -2897,19 +2967,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2921,7 +2979,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2933,7 +2991,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err10 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2945,12 +3003,24 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }
@@ -3217,7 +3287,7 @@ return errors === 0;
 }
 
 export const reports_cashCollections_response = validate17;
-const schema17 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-reports_cashCollections_response"};
+const schema17 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","required":["Rows"],"properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-reports_cashCollections_response"};
 
 function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_cashCollections_response" */;
@@ -3328,6 +3398,16 @@ const len2 = data5.length;
 for(let i2=0; i2<len2; i2++){
 let data6 = data5[i2];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows === undefined){
+const err7 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/required",keyword:"required",params:{missingProperty: "Rows"},message:"must have required property '"+"Rows"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(data6.Rows !== undefined){
 let data7 = data6.Rows;
 if(Array.isArray(data7)){
@@ -3337,19 +3417,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3361,7 +3429,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3373,7 +3441,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err10 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3385,12 +3453,24 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }
@@ -3689,7 +3769,7 @@ return errors === 0;
 }
 
 export const reports_terminalTurnovers_response = validate19;
-const schema19 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-reports_terminalTurnovers_response"};
+const schema19 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","required":["Rows"],"properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-reports_terminalTurnovers_response"};
 
 function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnovers_response" */;
@@ -3800,6 +3880,16 @@ const len2 = data5.length;
 for(let i2=0; i2<len2; i2++){
 let data6 = data5[i2];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows === undefined){
+const err7 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/required",keyword:"required",params:{missingProperty: "Rows"},message:"must have required property '"+"Rows"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(data6.Rows !== undefined){
 let data7 = data6.Rows;
 if(Array.isArray(data7)){
@@ -3809,19 +3899,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3833,7 +3911,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3845,7 +3923,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err10 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3857,12 +3935,24 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }
@@ -4139,7 +4229,7 @@ return errors === 0;
 }
 
 export const reports_terminalTurnoversExtended_response = validate21;
-const schema21 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-reports_terminalTurnoversExtended_response"};
+const schema21 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","required":["Rows"],"properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-reports_terminalTurnoversExtended_response"};
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnoversExtended_response" */;
@@ -4250,6 +4340,16 @@ const len2 = data5.length;
 for(let i2=0; i2<len2; i2++){
 let data6 = data5[i2];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows === undefined){
+const err7 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/required",keyword:"required",params:{missingProperty: "Rows"},message:"must have required property '"+"Rows"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(data6.Rows !== undefined){
 let data7 = data6.Rows;
 if(Array.isArray(data7)){
@@ -4259,19 +4359,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4283,7 +4371,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4295,7 +4383,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err10 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4307,12 +4395,24 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }
@@ -4453,7 +4553,7 @@ return errors === 0;
 }
 
 export const reports_remunerationByService_response = validate23;
-const schema23 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-reports_remunerationByService_response"};
+const schema23 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","required":["Rows"],"properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-reports_remunerationByService_response"};
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_remunerationByService_response" */;
@@ -4564,6 +4664,16 @@ const len2 = data5.length;
 for(let i2=0; i2<len2; i2++){
 let data6 = data5[i2];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows === undefined){
+const err7 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/required",keyword:"required",params:{missingProperty: "Rows"},message:"must have required property '"+"Rows"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(data6.Rows !== undefined){
 let data7 = data6.Rows;
 if(Array.isArray(data7)){
@@ -4573,19 +4683,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4597,7 +4695,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4609,7 +4707,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err10 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4621,12 +4719,24 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }
@@ -4876,7 +4986,7 @@ return errors === 0;
 }
 
 export const reports_dealerStatistics_response = validate25;
-const schema25 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-reports_dealerStatistics_response"};
+const schema25 = {"allOf":[{"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","required":["Rows"],"properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}}}}}}],"$id":"op-reports_dealerStatistics_response"};
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_dealerStatistics_response" */;
@@ -4987,6 +5097,16 @@ const len2 = data5.length;
 for(let i2=0; i2<len2; i2++){
 let data6 = data5[i2];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows === undefined){
+const err7 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/required",keyword:"required",params:{missingProperty: "Rows"},message:"must have required property '"+"Rows"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(data6.Rows !== undefined){
 let data7 = data6.Rows;
 if(Array.isArray(data7)){
@@ -4996,19 +5116,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5020,7 +5128,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -5032,7 +5140,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err10 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5044,12 +5152,24 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }

@@ -50,7 +50,7 @@ return errors === 0;
 
 export const response = validate1;
 const schema1 = {"$ref":"spec#/components/schemas/TokenRows","$id":"op-response"};
-const schema3 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.Tokens"}}}}}}}]};
+const schema3 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","required":["Rows"],"properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.Tokens"}}}}}}}]};
 const schema4 = {"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true};
 const schema5 = {"type":"object","additionalProperties":true};
 
@@ -162,6 +162,16 @@ const len2 = data5.length;
 for(let i2=0; i2<len2; i2++){
 let data6 = data5[i2];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows === undefined){
+const err7 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/required",keyword:"required",params:{missingProperty: "Rows"},message:"must have required property '"+"Rows"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(data6.Rows !== undefined){
 let data7 = data6.Rows;
 if(Array.isArray(data7)){
@@ -171,19 +181,7 @@ let data8 = data7[i3];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.Tokens/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.Tokens/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -195,7 +193,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -207,7 +205,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err10 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -219,12 +217,24 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }

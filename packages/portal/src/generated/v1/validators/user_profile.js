@@ -51,7 +51,7 @@ return errors === 0;
 
 export const response = validate1;
 const schema1 = {"$ref":"spec#/components/schemas/UserRows","$id":"op-response"};
-const schema3 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.User"}}}}}}}]};
+const schema3 = {"allOf":[{"$ref":"#/components/schemas/envelopes.PortalV1Envelope"},{"type":"object","properties":{"QueryData":{"type":"array","items":{"type":"object","required":["Rows"],"properties":{"Rows":{"type":"array","items":{"$ref":"#/components/schemas/portal.User"}}}}}}}]};
 const schema4 = {"type":"object","required":["Code"],"properties":{"Code":{"type":"integer"},"QueryData":{"type":"array","items":{"type":"object","properties":{"Rows":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true}}},"additionalProperties":true};
 const schema5 = {"type":"object","properties":{"idUser":{"type":"integer"},"lgn":{"type":"string"},"userFIO":{"type":"string"},"groupChar":{"type":"string"},"groupName":{"type":"string"},"phone":{"type":"string"},"email":{"type":"string"}},"additionalProperties":true};
 
@@ -163,6 +163,16 @@ const len2 = data5.length;
 for(let i2=0; i2<len2; i2++){
 let data6 = data5[i2];
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.Rows === undefined){
+const err7 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/required",keyword:"required",params:{missingProperty: "Rows"},message:"must have required property '"+"Rows"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 if(data6.Rows !== undefined){
 let data7 = data6.Rows;
 if(Array.isArray(data7)){
@@ -173,19 +183,7 @@ if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 if(data8.idUser !== undefined){
 let data9 = data8.idUser;
 if(!(Number.isSafeInteger(data9))){
-const err7 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/idUser",schemaPath:"#/components/schemas/portal.User/properties/idUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data8.lgn !== undefined){
-if(typeof data8.lgn !== "string"){
-const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/lgn",schemaPath:"#/components/schemas/portal.User/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err8 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/idUser",schemaPath:"#/components/schemas/portal.User/properties/idUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -195,9 +193,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data8.userFIO !== undefined){
-if(typeof data8.userFIO !== "string"){
-const err9 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/userFIO",schemaPath:"#/components/schemas/portal.User/properties/userFIO/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data8.lgn !== undefined){
+if(typeof data8.lgn !== "string"){
+const err9 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/lgn",schemaPath:"#/components/schemas/portal.User/properties/lgn/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -207,9 +205,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data8.groupChar !== undefined){
-if(typeof data8.groupChar !== "string"){
-const err10 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/groupChar",schemaPath:"#/components/schemas/portal.User/properties/groupChar/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data8.userFIO !== undefined){
+if(typeof data8.userFIO !== "string"){
+const err10 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/userFIO",schemaPath:"#/components/schemas/portal.User/properties/userFIO/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -219,9 +217,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data8.groupName !== undefined){
-if(typeof data8.groupName !== "string"){
-const err11 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/groupName",schemaPath:"#/components/schemas/portal.User/properties/groupName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data8.groupChar !== undefined){
+if(typeof data8.groupChar !== "string"){
+const err11 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/groupChar",schemaPath:"#/components/schemas/portal.User/properties/groupChar/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -231,9 +229,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data8.phone !== undefined){
-if(typeof data8.phone !== "string"){
-const err12 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/phone",schemaPath:"#/components/schemas/portal.User/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data8.groupName !== undefined){
+if(typeof data8.groupName !== "string"){
+const err12 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/groupName",schemaPath:"#/components/schemas/portal.User/properties/groupName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -243,9 +241,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data8.email !== undefined){
-if(typeof data8.email !== "string"){
-const err13 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/email",schemaPath:"#/components/schemas/portal.User/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data8.phone !== undefined){
+if(typeof data8.phone !== "string"){
+const err13 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/phone",schemaPath:"#/components/schemas/portal.User/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -255,9 +253,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.User/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data8.email !== undefined){
+if(typeof data8.email !== "string"){
+const err14 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3+"/email",schemaPath:"#/components/schemas/portal.User/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -269,7 +267,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err15 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows/" + i3,schemaPath:"#/components/schemas/portal.User/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -281,7 +279,7 @@ errors++;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err16 = {instancePath:instancePath+"/QueryData/" + i2+"/Rows",schemaPath:"#/allOf/1/properties/QueryData/items/properties/Rows/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -293,7 +291,7 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err17 = {instancePath:instancePath+"/QueryData/" + i2,schemaPath:"#/allOf/1/properties/QueryData/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -305,12 +303,24 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err18 = {instancePath:instancePath+"/QueryData",schemaPath:"#/allOf/1/properties/QueryData/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
 }
 errors++;
 }
