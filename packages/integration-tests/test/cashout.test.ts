@@ -2,7 +2,7 @@
 // credential across clients and processes (a new token kills the old one), expiry of tokens and of
 // requests on the sandbox clock, the maximum amount, lost answers and secrets.
 
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inspect } from "node:util";
@@ -28,7 +28,17 @@ let sb: Sandbox;
 beforeAll(async () => {
   sb = await startSandbox({ cashout: { users: [defaultCashoutUser, { login: "provider02", password: "other-password" }, { login: "provider03", password: "third-password" }] } });
 });
-afterAll(() => sb.close());
+/** Token-store folders, removed at the end: each test's store starts empty. */
+const folders: string[] = [];
+const storeFolder = () => {
+  const folder = mkdtempSync(join(tmpdir(), "cashout-store-"));
+  folders.push(folder);
+  return folder;
+};
+afterAll(() => {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+  return sb.close();
+});
 
 const HOUR = 3_600_000;
 const credentials = cashoutCredentials;
@@ -155,7 +165,7 @@ describe("cash-out: one token per credential", () => {
 
   it("two processes sharing a FileStore: one authorization an hour between them", { timeout: 60_000 }, async () => {
     const d = delta();
-    const path = join(mkdtempSync(join(tmpdir(), "cashout-store-")), "tokens.json");
+    const path = join(storeFolder(), "tokens.json");
     const workers = [0, 1].map(() =>
       startWorker(new URL("./fixtures/cashout-worker.mjs", import.meta.url), [sb.cashoutUrl, JSON.stringify({ kind: "file", path }), "provider03", "third-password"]),
     );
@@ -186,7 +196,7 @@ describe("cash-out: one token per credential", () => {
 
   it("a FileStore also shares the token between clients of one process", async () => {
     const d = delta();
-    const path = join(mkdtempSync(join(tmpdir(), "cashout-store-")), "tokens.json");
+    const path = join(storeFolder(), "tokens.json");
     const a = client({ store: new FileStore(path) });
     const b = client({ store: new FileStore(path) });
     await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).requests.create({ amount: i + 1 })));
