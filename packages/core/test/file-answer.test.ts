@@ -1,11 +1,13 @@
 // A file answer over a real loopback server, on both HTTP adapters: its first bytes are read to check
 // the spec's signature and given back ahead of the rest (split or large, byte-exact); waiting for them
 // is under the attempt's timeout and the caller's signal; cancel() and the caller's signal end the
-// download and its connection (the signal once did nothing after the file was handed over).
+// download and its connection (the signal once did nothing after the file was handed over); a
+// download cut off is a ConnectionError, never a bare TypeError.
+import { getEventListeners } from "node:events";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BinaryFile, RequestAbortedError, TimeoutError } from "../src/index.js";
+import { type BinaryFile, ConnectionError, RequestAbortedError, TimeoutError } from "../src/index.js";
 import { type CallResult, type OperationSpec, Transport } from "../src/internal/index.js";
 
 const fileOf = (r: CallResult): BinaryFile => {
@@ -43,7 +45,10 @@ beforeAll(async () => {
     } else if (mode === "hang") {
       /* headers, no byte */ res.flushHeaders();
     } else if (mode === "big") res.end(big);
-    else if (mode === "drip") {
+    else if (mode === "broken") {
+      res.write(Buffer.from([0x50, 0x4b, 3, 4, 1, 2, 3]));
+      setTimeout(() => res.destroy(), 30);
+    } else if (mode === "drip") {
       res.write(big.subarray(0, 100));
       const t = setInterval(() => res.write(Buffer.alloc(10)), 20);
       res.on("close", () => clearInterval(t));
@@ -106,5 +111,17 @@ for (const [name, fetch] of [
       await reader.cancel().catch(() => {});
       expect(outcome).toBe("errored");
     }, 5000);
+    it("a download cut off mid-file is a ConnectionError, and leaves no listener on the caller's signal", async () => {
+      const ac = new AbortController();
+      const before = getEventListeners(ac.signal, "abort").length;
+      const e = await fileOf(await call("broken", { signal: ac.signal }))
+        .bytes()
+        .catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(ConnectionError);
+      expect(getEventListeners(ac.signal, "abort").length).toBe(before);
+      const whole = new AbortController();
+      await fileOf(await call("split", { signal: whole.signal })).bytes();
+      expect(getEventListeners(whole.signal, "abort").length).toBe(0);
+    });
   });
 }

@@ -111,4 +111,23 @@ describe("card data and secrets never in errors", () => {
     const e = await shop.payments.create({ amount: 100, customerData: { cardToken: "tok-SECRET-123", phone: "77770000000" } }).catch((x: unknown) => x);
     expect(leaks(e)).toEqual([]);
   });
+  for (const [what, status, body, type] of [
+    ["URL-encoded with spaces, in a text body", 400, "card=4111%201111%201111%201111&error=declined", "text/plain"],
+    ["with dots, in the gateway's message", 400, JSON.stringify({ error: "card 4111.1111.1111.1111 declined" }), "application/json"],
+  ] as const) {
+    it(`a card number the client never saw, ${what}, is cut`, async () => {
+      sb.faults.add({ path: "/ecommerce/payment/create", fault: { kind: "status", status, body, contentType: type } });
+      const shop = createEcommerceClient({ ...merchant, baseUrl: sb.ecommerceUrl, store: new MemoryStore() });
+      const e = await shop.payments.create({ amount: 100 }).catch((x: unknown) => x);
+      expect(`${inspect(e, { depth: 10, showHidden: true })} ${JSON.stringify(e)}`).not.toMatch(/4111.{0,3}1111.{0,3}1111.{0,3}1111/);
+    });
+  }
+  it("a status answer naming a card number as its order: the refusal quotes no card number, nor does its log line", async () => {
+    const logs: unknown[] = [];
+    lieStatus({ orderId: TestCards.success, amount: 5_000, status: 1 });
+    const shop = createEcommerceClient({ ...merchant, baseUrl: sb.ecommerceUrl, store: new MemoryStore(), logger: (x: unknown) => logs.push(x) });
+    const e = await shop.payments.status({ orderid: "my-order" }).catch((x: unknown) => x);
+    expect(String(e)).toMatch(/about orderId "\[REDACTED\]", not the orderid asked/);
+    expect(`${inspect(e, { depth: 10 })} ${JSON.stringify(logs)}`).not.toContain(TestCards.success);
+  });
 });

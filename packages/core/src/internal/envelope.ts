@@ -58,7 +58,7 @@ export function checkAnswerNames(op: OperationSpec, a: Answer, result: unknown, 
     const { found, value } = evaluatePointer(result, keys(pointer));
     const sent = asked[name];
     if (!found || value === null || sent === undefined || String(value) === String(sent)) continue;
-    throw unexpected(op, a, `the answer is about ${pointer.slice(1)} ${JSON.stringify(String(value).slice(0, 40))}, not the ${name} asked`);
+    throw unexpected(op, a, `the answer is about ${pointer.slice(1)} ${JSON.stringify(a.scrub(String(value).slice(0, 40)))}, not the ${name} asked`);
   }
 }
 

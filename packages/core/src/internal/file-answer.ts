@@ -1,7 +1,7 @@
 // A file answer (an xlsx report) before the caller gets it: refused when it cannot be the file asked
 // for, so a login page or a proxy's error is never saved as the report; and cut off when the
 // caller's signal fires while it downloads.
-import { type ErrorContext, UnexpectedResponseError } from "../errors.js";
+import { ConnectionError, type ErrorContext, UnexpectedResponseError } from "../errors.js";
 import type { HttpAnswer } from "./http.js";
 import type { OperationSpec } from "./operation.js";
 import { joined } from "./read.js";
@@ -37,11 +37,17 @@ export async function fileResponse(answer: HttpAnswer, op: OperationSpec, ctx: E
     reader.cancel().catch(() => {});
     throw refused(op, ctx, first.byteLength === 0 ? "the answer is empty, not the file asked for" : "the answer does not begin as the file asked for does");
   }
-  return new Response(rest(reader, first, signal), { status: response.status, statusText: response.statusText, headers: response.headers });
+  return new Response(rest(reader, first, signal, op, ctx), { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /** The body again: the bytes read first, then the rest as the caller reads it; the caller's signal cancels the download. */
-function rest(reader: ReadableStreamDefaultReader<Uint8Array>, first: Uint8Array, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
+function rest(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  first: Uint8Array,
+  signal: AbortSignal | undefined,
+  op: OperationSpec,
+  ctx: ErrorContext,
+): ReadableStream<Uint8Array> {
   let abort: (() => void) | undefined;
   const stop = () => signal?.removeEventListener("abort", abort!);
   return new ReadableStream<Uint8Array>({
@@ -55,8 +61,12 @@ function rest(reader: ReadableStreamDefaultReader<Uint8Array>, first: Uint8Array
       else signal?.addEventListener("abort", abort, { once: true });
     },
     async pull(c) {
-      const { done, value } = await reader.read();
-      if (!done) return c.enqueue(value);
+      const read = await reader.read().catch((e: unknown) => {
+        stop();
+        // Cut off mid-file (the connection reset, the server gone): a typed error, never a bare TypeError.
+        throw signal?.aborted ? signal.reason : new ConnectionError(`${op.id}: the file was cut off`, { ...ctx, cause: e });
+      });
+      if (!read.done) return c.enqueue(read.value);
       stop();
       c.close();
     },

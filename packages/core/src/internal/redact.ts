@@ -105,11 +105,28 @@ function cut(text: string, secrets: Iterable<string>): string {
 }
 
 /**
- * A run of 13 to 19 digits, single spaces or dashes between them, first digit 2 to 6 (the payment
- * networks' industry identifiers; a millisecond timestamp begins with 1): a card number when it
- * passes the Luhn check.
+ * A run of 13 to 19 digits, up to two spaces, dots or dashes between them, first digit 2 to 6 (the
+ * payment networks' industry identifiers; a millisecond timestamp begins with 1): a card number
+ * when it passes the Luhn check.
  */
-const DIGIT_RUN = /(?<!\d)[2-6](?:[ -]?\d){12,18}(?!\d)/g;
+const DIGIT_RUN = /(?<!\d)[2-6](?:[\s.-]{0,2}\d){12,18}(?!\d)/g;
+const maskRuns = (text: string) => text.replace(DIGIT_RUN, (run) => (looksLikeCardNumber(run.replace(/[\s.-]/g, "")) ? REDACTED : run));
+
+/**
+ * Card numbers masked as written and under escaping (URL-encoded, JSON- or HTML-escaped, a few times
+ * over): where escapes hid one, the text is shown with them undone, the number masked.
+ */
+function maskCards(text: string): string {
+  let out = maskRuns(text);
+  let plain = out;
+  for (let round = 0; round < 3; round++) {
+    const next = unescaped(plain);
+    if (next === plain) break;
+    plain = maskRuns(next);
+    if (plain !== next) out = plain;
+  }
+  return out;
+}
 
 /**
  * Cuts every known secret out of a text, in each of its echoed forms and under any escaping, once or
@@ -119,7 +136,7 @@ const DIGIT_RUN = /(?<!\d)[2-6](?:[ -]?\d){12,18}(?!\d)/g;
  * that quotes one (another card's, the one inside a cryptogram) puts it in no message of ours.
  */
 export function scrub(given: string, secrets: Iterable<string>): string {
-  const text = given.replace(DIGIT_RUN, (run) => (looksLikeCardNumber(run) ? REDACTED : run));
+  const text = maskCards(given);
   const list = [...secrets].filter(Boolean);
   if (list.length === 0) return text;
   // Escaped more than once (a proxy's JSON error quoting the service's JSON): undone again, a few times.

@@ -152,14 +152,14 @@ export class TokenManager {
   /**
    * The tokens with an expiry to trust. One that leaves the token no time to be used before it is
    * renewed early (NaN; Infinity, which a shared store would keep as null, read by every other
-   * holder as expired; a time past or a few seconds away) is a lying answer: trusted, every holder
+   * holder as expired; a time past, or sooner than the early renewal) is a lying answer: trusted, every holder
    * would sign in on every call, each killing the others' tokens. It counts as unknown, and an
    * unknown one is the scheme's lifetime from now (a 401 still renews the token).
    */
   #withExpiry(tokens: TokenSet): TokenSet {
     const now = this.#now();
     const { expiresAt } = tokens;
-    if (expiresAt !== undefined && Number.isFinite(expiresAt) && expiresAt > now + 2 * this.#earlyMs()) return tokens;
+    if (expiresAt !== undefined && Number.isFinite(expiresAt) && expiresAt > now + this.#earlyMs()) return tokens;
     const { lifetime } = this.#options;
     if (expiresAt === undefined && lifetime === undefined) return tokens;
     return withFields(tokens, { expiresAt: lifetime === undefined ? undefined : now + durationMs(lifetime) });
