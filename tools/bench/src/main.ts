@@ -97,6 +97,9 @@ const shown = (r: { total: number; median: number; spread: string }) => `${r.tot
   // Tokens are not the subject here: user.profile needs one, so the client signs in once.
   const signed = createPortalClient({ baseUrl: "http://stub.invalid", fetch: stub, extractTokens: () => ({ accessToken: "t" }) });
   await signed.signIn({ lgn: "a", psw: "b", captcha: "c", captchaSession: "s" });
+  // The same client with its answers unchecked, as orval's and openapi-fetch's are: the check's own cost apart.
+  const unchecked = createPortalClient({ baseUrl: "http://stub.invalid", fetch: stub, extractTokens: () => ({ accessToken: "t" }), validateResponses: false });
+  await unchecked.signIn({ lgn: "a", psw: "b", captcha: "c", captchaSession: "s" });
   const n = 5_000;
   await time(() => signed.user.profile({ idUser: 1 }), 2_000); // warm-up
   // Bare openapi-fetch: the same request through the same stub, with the token header and JSON body.
@@ -111,18 +114,20 @@ const shown = (r: { total: number; median: number; spread: string }) => `${r.tot
   // within its round (a client's time less that round's stub): the machine's drift between rounds
   // then cancels, where a difference of medians taken apart would carry it (orval's overhead is a few
   // µs against a stub of some 20).
-  const overheads = { client: [] as number[], openapiFetch: [] as number[], orval: [] as number[] };
+  const overheads = { client: [] as number[], unchecked: [] as number[], openapiFetch: [] as number[], orval: [] as number[] };
   const client: number[] = [];
   const stubOnly: number[] = [];
   try {
     if ((await orvalCall()).data.result?.lgn !== "x") throw new Error("the orval client did not read the stub's answer");
     await time(orvalCall, 2_000);
+    await time(() => unchecked.user.profile({ idUser: 1 }), 2_000);
     for (let round = 0; round < 15; round++) {
       const stubTime = await time(async () => (await stub()).json(), n);
       const clientTime = await time(() => signed.user.profile({ idUser: 1 }), n);
       stubOnly.push(stubTime);
       client.push(clientTime);
       overheads.client.push(clientTime - stubTime);
+      overheads.unchecked.push((await time(() => unchecked.user.profile({ idUser: 1 }), n)) - stubTime);
       overheads.openapiFetch.push((await time(bareCall, n)) - stubTime);
       overheads.orval.push((await time(orvalCall, n)) - stubTime);
     }
@@ -140,6 +145,12 @@ const shown = (r: { total: number; median: number; spread: string }) => `${r.tot
   report("our overhead / openapi-fetch's own", (ours / theirs).toFixed(2), "≤ 2");
   report("orval fetch client overhead per call (same stub, same operation)", `${(orvals * 1000).toFixed(1)} µs`);
   report("our overhead / orval's", (ours / orvals).toFixed(2), "≤ 1");
+  const uncheckedOverhead = median(overheads.unchecked);
+  report(
+    "our overhead with answers unchecked (validateResponses: false) / orval's",
+    `${(uncheckedOverhead / orvals).toFixed(2)} (${(uncheckedOverhead * 1000).toFixed(1)} µs)`,
+    "≤ 1",
+  );
 }
 
 // 2. Portal client vs raw fetch, each pair in a process of its own with its own sandbox.
