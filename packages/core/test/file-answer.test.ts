@@ -119,6 +119,12 @@ for (const [name, fetch] of [
         .catch((x: unknown) => x);
       expect(e).toBeInstanceOf(ConnectionError);
       expect(getEventListeners(ac.signal, "abort").length).toBe(before);
+      // Without a signature or a signal too (a file operation the spec gives no signature).
+      const unsigned = await new Transport({ baseUrl: url, fetch })
+        .call({ ...op, fileSignature: undefined, path: "/f?m=broken" }, {}, {}, { wantsFile: true })
+        .then((r) => fileOf(r).bytes())
+        .catch((x: unknown) => x);
+      expect(unsigned).toBeInstanceOf(ConnectionError);
       const whole = new AbortController();
       await fileOf(await call("split", { signal: whole.signal })).bytes();
       expect(getEventListeners(whole.signal, "abort").length).toBe(0);

@@ -79,12 +79,16 @@ describe("scrub", () => {
 
 describe("card numbers in a service's text", () => {
   it("are cut whether the client knew them or not; timestamps, ids and non-card runs stay", () => {
-    for (const pan of ["4111111111111111", "4111 1111 1111 1111", "4111-1111-1111-1111", "5555555555554444", "2200000000000004"]) {
+    for (const pan of ["4111111111111111", "4111 1111 1111 1111", "4111-1111-1111-1111", "4111.1111.1111.1111", "4111+1111+1111+1111", "5555555555554444", "2200000000000004"]) {
       expect(scrub(`bad card ${pan} refused`, [])).toBe(`bad card ${REDACTED} refused`);
     }
     // A millisecond timestamp, a number failing Luhn, too short or too long a run, an id of 12 digits.
-    for (const kept of ["1732337391000", "4111111111111112", "411111111111", "41111111111111111111", "order 123456789012"]) {
+    for (const kept of ["1732337391000", "4111111111111112", "411111111111", "41111111111111111111", "order 123456789012", "203.0.113.12 203.0.113.13"]) {
       expect(scrub(`at ${kept}`, [])).toBe(`at ${kept}`);
     }
+    // Escaped, it is cut too; a JSON excerpt with no card number in it keeps its escapes.
+    expect(scrub("card=4111%201111%201111%201111", [])).toBe(`card=${REDACTED}`);
+    const json = '{"message":"blocked 203.0.113.12\\n203.0.113.13","hint":"say \\"hi\\""}';
+    expect(scrub(json, [])).toBe(json);
   });
 });

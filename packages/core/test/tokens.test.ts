@@ -37,8 +37,8 @@ describe("TokenManager", () => {
     expect(own.tokens?.expiresAt).toBe(50_000);
   });
 
-  it("an expiry that leaves no time before the early renewal (NaN, Infinity, past, 5 s away) is a lying answer: the scheme's lifetime instead", async () => {
-    for (const expiresAt of [Number.NaN, Number.POSITIVE_INFINITY, -1, 0, 1_000, 1_000 + 5_000]) {
+  it("an expiry that leaves no time before the early renewal (NaN, Infinity, past, 5 s away, 1 ms of use left) is a lying answer: the scheme's lifetime instead", async () => {
+    for (const expiresAt of [Number.NaN, Number.POSITIVE_INFINITY, -1, 0, 1_000, 1_000 + 5_000, 1_000 + 10_001]) {
       let obtained = 0;
       const tm = new TokenManager({ now: () => 1_000, lifetime: "PT1H", obtain: async () => ({ accessToken: `t${++obtained}`, expiresAt }) });
       expect(await tm.accessToken()).toBe("t1");

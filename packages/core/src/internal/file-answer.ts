@@ -20,7 +20,8 @@ export async function fileResponse(answer: HttpAnswer, op: OperationSpec, ctx: E
   }
   const response = answer.response();
   const signature = op.fileSignature ?? "";
-  const reader = signature || signal ? response.body?.getReader() : undefined;
+  // Read through always, so a download cut off is a typed error whatever the spec says of the file.
+  const reader = response.body?.getReader();
   if (!reader) {
     if (signature) throw refused(op, ctx, "the answer is empty, not the file asked for");
     return response;

@@ -105,12 +105,13 @@ function cut(text: string, secrets: Iterable<string>): string {
 }
 
 /**
- * A run of 13 to 19 digits, up to two spaces, dots or dashes between them, first digit 2 to 6 (the
- * payment networks' industry identifiers; a millisecond timestamp begins with 1): a card number
- * when it passes the Luhn check.
+ * A run of 13 to 19 digits, up to two spaces, tabs, dashes, pluses (a form's spaces) or dots between
+ * them, first digit 2 to 6 (the payment networks' industry identifiers; a millisecond timestamp
+ * begins with 1): a card number when the card guard reads it as one (dots only between groups of
+ * four: two IP addresses are no card), Luhn included.
  */
-const DIGIT_RUN = /(?<!\d)[2-6](?:[\s.-]{0,2}\d){12,18}(?!\d)/g;
-const maskRuns = (text: string) => text.replace(DIGIT_RUN, (run) => (looksLikeCardNumber(run.replace(/[\s.-]/g, "")) ? REDACTED : run));
+const DIGIT_RUN = /(?<!\d)[2-6](?:[ \t.+-]{0,2}\d){12,18}(?!\d)/g;
+const maskRuns = (text: string) => text.replace(DIGIT_RUN, (run) => (looksLikeCardNumber(run.replace(/\+/g, " ")) ? REDACTED : run));
 
 /**
  * Card numbers masked as written and under escaping (URL-encoded, JSON- or HTML-escaped, a few times

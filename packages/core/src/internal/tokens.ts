@@ -159,7 +159,8 @@ export class TokenManager {
   #withExpiry(tokens: TokenSet): TokenSet {
     const now = this.#now();
     const { expiresAt } = tokens;
-    if (expiresAt !== undefined && Number.isFinite(expiresAt) && expiresAt > now + this.#earlyMs()) return tokens;
+    // Usable for at least half the early renewal before it is renewed, or not trusted.
+    if (expiresAt !== undefined && Number.isFinite(expiresAt) && expiresAt > now + 1.5 * this.#earlyMs()) return tokens;
     const { lifetime } = this.#options;
     if (expiresAt === undefined && lifetime === undefined) return tokens;
     return withFields(tokens, { expiresAt: lifetime === undefined ? undefined : now + durationMs(lifetime) });
