@@ -286,8 +286,9 @@ function outcomeOf(doc: Json, where: string, op: Json, properties: Record<string
   // the outcome gives it); without it, an answer about another order could settle this one. An
   // answer that names nothing (a bare link) must say so in an x-gap: then it is taken at its word.
   if (spec.identifies !== undefined) fail(where, "x-outcome identifies is now the query operation's x-answer-names");
-  const identifies = Object.fromEntries(Object.entries<string>(query["x-answer-names"] ?? {}).filter(([, name]) => name in (spec.params ?? {})));
-  if (Object.keys(identifies).length === 0 && typeof spec["x-gap"] !== "string") {
+  // (The runtime reads them from the query's own row: they are not copied here.)
+  const identifies = Object.values<string>(query["x-answer-names"] ?? {}).filter((name) => name in (spec.params ?? {}));
+  if (identifies.length === 0 && typeof spec["x-gap"] !== "string") {
     fail(
       where,
       `x-outcome by query needs ${spec.operation} to have x-answer-names for one of its params (where its answer names what was asked), or an x-gap saying why its answer names nothing`,
@@ -296,7 +297,7 @@ function outcomeOf(doc: Json, where: string, op: Json, properties: Record<string
   const applied = withoutExtensions(spec.applied ?? {});
   const kinds = ["found", "equals", "changed"].filter((k) => k in applied);
   if (kinds.length !== 1 || (kinds[0] === "equals" && typeof applied.at !== "string")) fail(where, "x-outcome applied must be { found: true }, { at, equals } or { changed }");
-  return { by: "query", operation: spec.operation, params: spec.params ?? {}, identifies, applied, ...key };
+  return { by: "query", operation: spec.operation, params: spec.params ?? {}, applied, ...key };
 }
 
 export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string): SpecModel {

@@ -48,17 +48,24 @@ function unexpected(op: OperationSpec, a: Answer, what: string): UnexpectedRespo
   return new UnexpectedResponseError(`${op.id}: ${what}${outcomeNote(op)}`, { operation: op.id, status: a.status, attempts: a.attempts, bodyExcerpt: a.excerpt() });
 }
 
+const plain = (v: unknown): v is string | number => typeof v === "string" || typeof v === "number";
+
 /**
- * Refuses a result about something else than was asked (`answerNames`): another order's status, another
- * register. Compared as text (an id asked as a number may come back as digits); a result that does not
- * name it, or a parameter not sent, tells nothing here.
+ * What a result says at `pointer` of a value asked: `true` it names the same, `false` another, and
+ * undefined nothing (absent, null, not an id). Compared as text: an id asked as a number may come
+ * back as digits, and the reverse.
  */
+export function namesAsked(result: unknown, pointer: string, asked: unknown): boolean | undefined {
+  const { value } = evaluatePointer(result, keys(pointer));
+  return plain(value) && plain(asked) ? String(value) === String(asked) : undefined;
+}
+
+/** Refuses a result about something else than was asked (`answerNames`): another order's status, another register. */
 export function checkAnswerNames(op: OperationSpec, a: Answer, result: unknown, asked: Readonly<Record<string, unknown>>): void {
   for (const [pointer, name] of Object.entries(op.answerNames ?? {})) {
-    const { found, value } = evaluatePointer(result, keys(pointer));
-    const sent = asked[name];
-    if (!found || value === null || sent === undefined || String(value) === String(sent)) continue;
-    throw unexpected(op, a, `the answer is about ${pointer.slice(1)} ${JSON.stringify(a.scrub(String(value).slice(0, 40)))}, not the ${name} asked`);
+    if (namesAsked(result, pointer, asked[name]) !== false) continue;
+    const named = String(evaluatePointer(result, keys(pointer)).value).slice(0, 40);
+    throw unexpected(op, a, `the answer is about ${pointer.slice(1)} ${JSON.stringify(a.scrub(named))}, not the ${name} asked`);
   }
 }
 

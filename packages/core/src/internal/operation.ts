@@ -81,11 +81,6 @@ export type OutcomeSpec = (
       by: "query";
       operation: string;
       params: Readonly<Record<string, string>>;
-      /**
-       * Where the answer names what was asked (answer pointer → parameter name; the query's
-       * `answerNames` that its `params` give): an answer that names nothing says nothing of this call.
-       */
-      identifies: Readonly<Record<string, string>>;
       applied: { found: true } | { at: string; equals: unknown } | { changed: string };
     }
   | { by: "none" }

@@ -5,6 +5,7 @@ import { APIError, NotFoundError, RequestValidationError, ServiceError, Unexpect
 import { randomUuid } from "../ids.js";
 import { intentIdOf, type JournalEntry, type Settlement } from "../stores.js";
 import type { ChainTurn } from "./chain-turn.js";
+import { namesAsked } from "./envelope.js";
 import { stoppedWaiting } from "./landing.js";
 import type { OperationSpec, OutcomeSpec } from "./operation.js";
 import { evaluatePointer, parsePointer } from "./pointer.js";
@@ -59,22 +60,18 @@ export async function probeParams(
     });
   const answer = await query(operations[outcome.operation]!, params).catch((e: unknown) => Promise.reject(e instanceof UnexpectedResponseError ? unusable() : e));
   const before = evaluatePointer(answer, parsePointer(changed));
-  if (!answersAbout(answer, outcome, params) || !before.found) throw unusable();
+  if (!answersAbout(operations[outcome.operation]!, answer, params) || !before.found) throw unusable();
   return { params, before: before.value ?? null };
 }
 
 /**
- * Whether a status answer names what it was asked about (`identifies`): a service, a proxy or a
- * cache that answers about another order, or with nothing that names one, tells nothing of this call.
- * Compared as text: an id the caller gave as a number may come back as digits, and the reverse.
+ * Whether a status answer names what it was asked about (the query's `answerNames`, for the
+ * parameters it was asked with): a cache that answers about another order, or with nothing that
+ * names one, tells nothing of this call. A query whose answer names nothing (the spec's x-gap) is
+ * taken at its word.
  */
-function answersAbout(answer: unknown, outcome: QueryOutcome, params: Record<string, unknown>): boolean {
-  return Object.entries(outcome.identifies).every(([pointer, name]) => {
-    const { found, value } = evaluatePointer(answer, parsePointer(pointer));
-    const asked = params[name];
-    const plain = (v: unknown) => typeof v === "string" || typeof v === "number";
-    return found && plain(value) && plain(asked) && String(value) === String(asked);
-  });
+function answersAbout(query: OperationSpec, answer: unknown, params: Record<string, unknown>): boolean {
+  return Object.entries(query.answerNames ?? {}).every(([pointer, name]) => !(name in params) || namesAsked(answer, pointer, params[name]) === true);
 }
 
 /**
@@ -109,7 +106,7 @@ export async function learnOutcome(
         if (e instanceof NotFoundError && e.serviceMessage !== undefined) return notFoundSays && "found" in outcome.applied ? false : undefined;
         throw e;
       }
-      if (!answersAbout(answer, outcome, entry.probe.params)) return undefined;
+      if (!answersAbout(operations[outcome.operation]!, answer, entry.probe.params)) return undefined;
       const rule = outcome.applied;
       if ("found" in rule) return true;
       // A field the answer lacks, or holds as null or as another type ("3" for 3), says neither: not

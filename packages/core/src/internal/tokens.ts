@@ -150,20 +150,19 @@ export class TokenManager {
   }
 
   /**
-   * The tokens with an expiry to trust. One that leaves the token no time to be used before it is
-   * renewed early (NaN; Infinity, which a shared store would keep as null, read by every other
-   * holder as expired; a time past, or sooner than the early renewal) is a lying answer: trusted, every holder
-   * would sign in on every call, each killing the others' tokens. It counts as unknown, and an
-   * unknown one is the scheme's lifetime from now (a 401 still renews the token).
+   * The tokens with an expiry to trust: one that leaves at least half the early renewal of use.
+   * Another (NaN; Infinity, which a shared store would keep as null, read by every other holder as
+   * expired; a time past, or a few seconds away) is a lying answer: trusted, every holder would sign
+   * in on every call, each killing the others' tokens. It counts as unknown, and an unknown one is
+   * the scheme's lifetime from now (a 401 still renews the token).
    */
   #withExpiry(tokens: TokenSet): TokenSet {
     const now = this.#now();
     const { expiresAt } = tokens;
-    // Usable for at least half the early renewal before it is renewed, or not trusted.
     if (expiresAt !== undefined && Number.isFinite(expiresAt) && expiresAt > now + 1.5 * this.#earlyMs()) return tokens;
     const { lifetime } = this.#options;
-    if (expiresAt === undefined && lifetime === undefined) return tokens;
-    return withFields(tokens, { expiresAt: lifetime === undefined ? undefined : now + durationMs(lifetime) });
+    const fallback = lifetime === undefined ? undefined : now + durationMs(lifetime);
+    return expiresAt === fallback ? tokens : withFields(tokens, { expiresAt: fallback });
   }
 
   async #fetchTokens(current: TokenSet | undefined): Promise<TokenSet> {

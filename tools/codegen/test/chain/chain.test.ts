@@ -48,7 +48,7 @@ describe("chain", () => {
     expect(operations["tills.open"].chain).toEqual({ key: "tillId", presents: false, returns: true });
     expect(operations["tills.sell"].chain).toEqual({ key: "tillId", presents: true, returns: true });
     expect(operations["tills.sell"].outcome).toEqual({ by: "chain" });
-    expect(operations["tills.open"].outcome).toEqual({ by: "query", operation: "links.current", params: { tillId: "/tillId" }, identifies: {}, applied: { changed: "" } });
+    expect(operations["tills.open"].outcome).toEqual({ by: "query", operation: "links.current", params: { tillId: "/tillId" }, applied: { changed: "" } });
     expectTypeOf<Parameters<FixtureMethods["tills"]["sell"]>[0]>().toEqualTypeOf<{ tillId: number; Amount: number }>();
     expectTypeOf<NonNullable<Parameters<FixtureMethods["tills"]["sell"]>[1]>["idempotencyKey"]>().toEqualTypeOf<string | undefined>();
   });
