@@ -23,7 +23,7 @@ export const operations = {
     openParams: true,
     openAt: {"/metadata":[]},
     checks: ["absolute-callback-url"],
-    outcome: {"by":"query","operation":"payments.status","params":{"orderid":"/orderId"},"identifies":{"/orderId":"orderid"},"applied":{"found":true},"key":"/orderId"},
+    outcome: {"by":"query","operation":"payments.status","params":{"orderid":"/orderId"},"applied":{"found":true},"key":"/orderId"},
     validators: () => import("./validators/payments_create.js"),
   }),
   "payments.status": operation<S.PaymentsStatusParams, S.PaymentsStatusResult, CallOptions>({
@@ -64,7 +64,7 @@ export const operations = {
     body: true,
     envelope: envelope,
     unwrap: {"at":[""]},
-    outcome: {"by":"query","operation":"payments.status","params":{"orderid":"/order_id"},"identifies":{"/orderId":"orderid"},"applied":{"at":"/status","equals":3},"key":"/order_id"},
+    outcome: {"by":"query","operation":"payments.status","params":{"orderid":"/order_id"},"applied":{"at":"/status","equals":3},"key":"/order_id"},
     validators: () => import("./validators/payments_cancel.js"),
   }),
   "publicKey.pem": operation<S.PublicKeyPemParams, S.PublicKeyPemResult, CallOptions>({

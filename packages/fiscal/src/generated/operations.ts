@@ -77,7 +77,7 @@ export const operations = {
     unwrap: {"at":["/Data/Shift"]},
     codecs: {"/Date":"rfc3339"},
     chain: {"key":"IdKkm","presents":false,"returns":true},
-    outcome: {"by":"query","operation":"kkms.get","params":{"idKkm":"/IdKkm"},"identifies":{"/Id":"idKkm"},"applied":{"changed":"/IdShift"}},
+    outcome: {"by":"query","operation":"kkms.get","params":{"idKkm":"/IdKkm"},"applied":{"changed":"/IdShift"}},
     validators: () => import("./validators/shifts_open.js"),
   }),
   "shifts.get": operation<S.ShiftsGetParams, S.ShiftsGetResult, CallOptions>({
@@ -125,7 +125,7 @@ export const operations = {
     answerNames: {"/IdShift":"idShift","/IdKkm":"IdKkm"},
     codecs: {"/Date":"rfc3339"},
     chain: {"key":"IdKkm","presents":true,"returns":false},
-    outcome: {"by":"query","operation":"shifts.get","params":{"idShift":"/idShift"},"identifies":{"/Id":"idShift"},"applied":{"at":"/IdStatusShift","equals":2}},
+    outcome: {"by":"query","operation":"shifts.get","params":{"idShift":"/idShift"},"applied":{"at":"/IdStatusShift","equals":2}},
     validators: () => import("./validators/shifts_closeWithZReport.js"),
   }),
   "uid.get": operation<S.UidGetParams, S.UidGetResult, CallOptions>({
