@@ -17,7 +17,14 @@ export const INITIAL_LOAD_GOAL = 6000;
  */
 const INITIAL_LOAD_NOISE = 16;
 /**
- * Where the check fails: the goal and its noise (portal 5.99–6.01 kB, fiscal 5.83); the bench prints the measure beside the goal itself. A bundler splits code by file
+ * What the goal does not hold: a client's shell takes the call's own copy of its parameters before it
+ * loads the client (core's snapshot.ts): without it, an object changed right after a first call was
+ * sent changed, and one payout paid twice. That copy is some 300 B of the first load (portal 6.29–6.31 kB,
+ * fiscal 6.15), so the goal is not met; the check holds the first load where it is now.
+ */
+const SNAPSHOT_ALLOWANCE = 320;
+/**
+ * Where the check fails: the goal, the snapshot's allowance and the noise; the bench prints the measure beside the goal itself. A bundler splits code by file
  * (esbuild keeps a file whole in one chunk, and puts in the first load every file the page's imports
  * reach that anything uses, evanw/esbuild#2869), so whatever a client's entry reaches and its runtime
  * uses is loaded before the first call, whatever the page imports. That is why client entries
@@ -26,7 +33,7 @@ const INITIAL_LOAD_NOISE = 16;
  * shell's routes carry no documented paths, and why runtime-only code (the portal's date codec, the
  * status-to-class map) lives apart from the helpers and errors the entries export.
  */
-export const INITIAL_LOAD_BUDGET = INITIAL_LOAD_GOAL + INITIAL_LOAD_NOISE;
+export const INITIAL_LOAD_BUDGET = INITIAL_LOAD_GOAL + SNAPSHOT_ALLOWANCE + INITIAL_LOAD_NOISE;
 
 /** A page that makes a client at load time and calls it later, per browser client. */
 export const firstCallPages = {

@@ -8,7 +8,7 @@
 // (paid after refunded) reaches your function flagged.
 import { MemoryCallbackStore } from "@paysys/core";
 import { type CallbackStore, type LogEvent, RequestValidationError, WebhookError } from "@paysys/core/calls";
-import { DEFAULT_INBOUND_MAX_BYTES, harmless, type Inbound, parseInbound, randomUuid, TIMER_LIMIT_MS } from "@paysys/core/internal";
+import { DEFAULT_INBOUND_MAX_BYTES, harmless, type Inbound, parseInbound, randomUuid, scrub, TIMER_LIMIT_MS } from "@paysys/core/internal";
 import { webhooks } from "./generated/operations.js";
 import type { CallbacksPaymentEvent } from "./generated/schema.js";
 import { canFollow, isKnownStatus } from "./order-status.js";
@@ -89,11 +89,17 @@ export interface CallbackReceiverOptions {
   store: CallbackStore;
   /** The merchant the callbacks must be for (the client's `merchantId`); undefined: not checked. */
   merchantId?: string;
-  /** Asks the gateway whether it says the same; undefined: not asked. */
-  confirm?: (event: CallbackEvent) => Promise<boolean>;
+  /**
+   * Asks the gateway whether it says the same; undefined: not asked. Answers what it bore out: the
+   * transaction (the answer named the callback's id), only the order (it named no id), or nothing.
+   */
+  confirm?: (event: CallbackEvent) => Promise<Confirmed | false>;
   /** The client's logger: told when the store could not record an event as processed. */
   logger?: (event: LogEvent) => void;
 }
+
+/** What the status query bore out of a callback: its transaction, or its order only (an answer that names no transaction id). */
+export type Confirmed = "transaction" | "order";
 
 /** Largest callback body read by default, in bytes (core's default for every inbound message). */
 export const DEFAULT_MAX_BODY = DEFAULT_INBOUND_MAX_BYTES;
@@ -131,8 +137,13 @@ export function parseCallback(
 /** IPv4 addresses may come mapped into IPv6 (`::ffff:35.157.105.64`). */
 const plainAddress = (a: string) => a.replace(/^::ffff:/i, "").trim();
 
-/** The key of an event: the same transaction may call back again with another status (blocked, then paid, then refunded). */
-const eventKey = (e: CallbackEvent) => `${e.id}:${e.status}:${e.errCode ?? ""}`;
+/**
+ * The key of an event: the same transaction may call back again with another status (blocked, then
+ * paid, then refunded). Made of what was borne out only: a field the status query does not check
+ * (`errCode`), or an id it did not name, would let one real callback be replayed as new events,
+ * each processed again. So where the answer named no transaction, the order stands for it.
+ */
+const eventKey = (e: CallbackEvent, confirmed: Confirmed | undefined) => (confirmed === "order" ? `order ${e.orderId}:${e.status}` : `${e.id}:${e.status}`);
 
 /** The size of a raw body in bytes (a string is measured as the UTF-8 it arrived as). */
 /** Whether a body is over `max` bytes. A string's UTF-8 size is 1 to 3 times its length: most are decided without encoding them. */
@@ -154,7 +165,9 @@ type RawBody = string | Uint8Array | ArrayBuffer | typeof TOO_LARGE;
 
 export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: CallbackReceiverOptions) {
   const allowed = options.allowedAddresses === "any" ? "any" : options.allowedAddresses.map(plainAddress);
-  const refuse = (reason: CallbackRefusedError["reason"], message: string, cause?: unknown) => new CallbackRefusedError(reason, `${spec.id}: ${message}`, spec.id, cause);
+  // The callback's own values are quoted as the sender wrote them: a card number in one is cut out (scrub).
+  const refuse = (reason: CallbackRefusedError["reason"], message: string, cause?: unknown) =>
+    new CallbackRefusedError(reason, `${spec.id}: ${scrub(message, [])}`, spec.id, cause);
   // The event is acknowledged whatever the logger does: an answer other than 200 would bring it again.
   const log = options.logger && harmless(options.logger);
 
@@ -184,23 +197,25 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     }
   }
 
-  async function checkConfirmed(event: CallbackEvent): Promise<void> {
-    if (!options.confirm) return;
-    let confirmed: boolean;
+  async function checkConfirmed(event: CallbackEvent): Promise<Confirmed | undefined> {
+    if (!options.confirm) return undefined;
+    let confirmed: Confirmed | false;
     try {
       confirmed = await options.confirm(event);
     } catch (e) {
       throw refuse("confirmation-failed", `the status query of transaction ${event.id} failed, so the callback cannot be confirmed now: ${(e as Error).message}`, e);
     }
     if (!confirmed) throw refuse("unconfirmed", `the status query does not confirm the callback of transaction ${event.id} (order ${event.orderId}, status ${event.status})`);
+    return confirmed;
   }
 
   /** Checks a callback in the order that trusts nothing early; throws a CallbackRefusedError otherwise. Nothing is processed. */
   async function parse(raw: string | Uint8Array | ArrayBuffer, receive: ReceiveOptions = {}): Promise<CallbackEvent> {
-    return checked(raw, receive);
+    return (await checked(raw, receive)).event;
   }
 
-  async function checked(raw: RawBody, receive: ReceiveOptions | undefined): Promise<CallbackEvent> {
+  /** A callback checked, and the key of its event (eventKey). */
+  async function checked(raw: RawBody, receive: ReceiveOptions | undefined): Promise<{ event: CallbackEvent; key: string }> {
     // What the caller passes is checked before anything of the delivery is: a typed error, never a TypeError.
     if (receive !== undefined && (receive === null || typeof receive !== "object")) {
       throw new RequestValidationError("callbacks", [{ path: "(options)", message: "must be an object such as { remoteAddress }" }]);
@@ -213,8 +228,7 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     checkAddress(receive.remoteAddress);
     const event = checkBody(raw);
     checkMerchant(event);
-    await checkConfirmed(event);
-    return event;
+    return { event, key: eventKey(event, await checkConfirmed(event)) };
   }
 
   /** Moves the order's recorded status on, never back: a compare-and-set, read again when another delivery moved it meanwhile. */
@@ -228,12 +242,12 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     }
   }
 
-  /** The store failed after your function succeeded: the event is acknowledged all the same, and the logger is told. */
-  function storeFailed(key: string, e: unknown): void {
+  /** The store failed: the answer says what became of the event, and the logger is told. */
+  function storeFailed(what: string, e: unknown): void {
     log?.({
       type: "error",
       operation: "callbacks.handle",
-      error: { name: "CallbackStoreError", message: `event ${key} was processed; the store could not record it: ${e instanceof Error ? e.message : String(e)}` },
+      error: { name: "CallbackStoreError", message: `event ${what}: the store failed: ${e instanceof Error ? e.message : String(e)}` },
     });
   }
 
@@ -284,14 +298,21 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
   async function received(raw: RawBody, receive: ReceiveOptions, process: CallbackProcessor): Promise<CallbackAnswer> {
     checkProcessor(process);
     let event: CallbackEvent;
+    let key: string;
     try {
-      event = await checked(raw, receive);
+      ({ event, key } = await checked(raw, receive));
     } catch (e) {
       return refusalAnswer(e);
     }
-    const key = eventKey(event);
     const token = randomUuid();
-    const claim = await options.store.claim(key, options.leaseMs, token);
+    let claim: Awaited<ReturnType<CallbackStore["claim"]>>;
+    try {
+      claim = await options.store.claim(key, options.leaseMs, token);
+    } catch (e) {
+      // Not processed, not acknowledged: the gateway sends it again, when the store may answer.
+      storeFailed(`${key} (not claimed, not processed)`, e);
+      return { status: 503, body: { accepted: false } };
+    }
     if (claim === "done") return { status: 200, body: { accepted: true } };
     if (claim === "processing") return { status: 409, body: { accepted: false } };
     let previousStatus: number | undefined;
@@ -301,8 +322,9 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
       await process(event, { previousStatus, impossibleTransition: !canFollow(previousStatus, event.status), signal: held.signal });
     } catch {
       held.stop();
-      // This delivery's claim only: once it ran out, another delivery may hold the event.
-      await options.store.release(key, token);
+      // This delivery's claim only: once it ran out, another delivery may hold the event. A release
+      // the store fails leaves the claim to run out by its lease.
+      await options.store.release(key, token).catch((e: unknown) => storeFailed(`${key} (its claim not released)`, e));
       return { status: 500, body: { accepted: false } };
     }
     held.stop();
@@ -311,22 +333,54 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     try {
       await options.store.complete(key);
     } catch (e) {
-      storeFailed(key, e);
+      storeFailed(`${key} (processed, not recorded as done)`, e);
     }
     try {
       await advanceOrder(event, previousStatus);
     } catch (e) {
-      storeFailed(`${key} (order ${event.orderId}'s status)`, e);
+      storeFailed(`${key} (processed; order ${event.orderId}'s status not recorded)`, e);
     }
     return { status: 200, body: { accepted: true } };
+  }
+
+  /**
+   * A handler's answer to one request, never a rejection (a server mounted as the README shows would
+   * end on one): a body declared too large or from an address not allowed is refused before a byte of
+   * it is read (a sender not allowed cannot hold the request open by trickling it); a body the sender
+   * cut off is a 400; a failure of the receiver's own a 500.
+   */
+  async function answered(
+    method: string | undefined,
+    length: string | null,
+    receive: ReceiveOptions,
+    read: () => Promise<RawBody>,
+    process: CallbackProcessor,
+  ): Promise<CallbackAnswer> {
+    // The gateway POSTs its callbacks: another method is no callback, whatever its body.
+    if (method !== undefined && method.toUpperCase() !== "POST") return { status: 405, body: { accepted: false } };
+    try {
+      if (declaredTooLarge(length, options.maxBodyBytes)) return await received(TOO_LARGE, receive, process);
+      checkAddress(receive.remoteAddress);
+      let raw: RawBody;
+      try {
+        raw = await read();
+      } catch {
+        return { status: 400, body: { accepted: false } };
+      }
+      return await received(raw, receive, process);
+    } catch (e) {
+      if (e instanceof CallbackRefusedError) return refusalAnswer(e);
+      log?.({ type: "error", operation: "callbacks.handle", error: { name: "CallbackReceiverError", message: e instanceof Error ? e.message : String(e) } });
+      return { status: 500, body: { accepted: false } };
+    }
   }
 
   /** A handler for web-standard servers (Next.js route handlers, Hono, Bun, Deno): `Request` in, `Response` out. */
   function fetchHandler(process: CallbackProcessor, handlerOptions: { remoteAddress?: (request: Request) => string | undefined } = {}) {
     checkHandlerArguments(process, handlerOptions);
     return async (request: Request, context: ReceiveOptions = {}): Promise<Response> => {
-      const raw = declaredTooLarge(request.headers.get("content-length"), options.maxBodyBytes) ? TOO_LARGE : await readWebBody(request, options.maxBodyBytes);
-      const answer = await received(raw, { remoteAddress: context.remoteAddress ?? handlerOptions.remoteAddress?.(request) }, process);
+      const receive = { remoteAddress: context.remoteAddress ?? handlerOptions.remoteAddress?.(request) };
+      const answer = await answered(request.method, request.headers.get("content-length"), receive, () => readWebBody(request, options.maxBodyBytes), process);
       return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { "content-type": "application/json" } });
     };
   }
@@ -339,8 +393,8 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     checkHandlerArguments(process, handlerOptions);
     return async (request: NodeRequest, response: NodeResponse): Promise<void> => {
       const length = request.headers?.["content-length"];
-      const raw = declaredTooLarge(typeof length === "string" ? length : null, options.maxBodyBytes) ? TOO_LARGE : await rawBody(request, options.maxBodyBytes);
-      const answer = await received(raw, { remoteAddress: handlerOptions.remoteAddress?.(request) ?? request.socket?.remoteAddress }, process);
+      const receive = { remoteAddress: handlerOptions.remoteAddress?.(request) ?? request.socket?.remoteAddress };
+      const answer = await answered(request.method, typeof length === "string" ? length : null, receive, () => rawBody(request, options.maxBodyBytes), process);
       response.statusCode = answer.status;
       response.setHeader("content-type", "application/json");
       response.end(JSON.stringify(answer.body));
@@ -365,6 +419,8 @@ function checkHandlerArguments(process: unknown, handlerOptions: unknown): void 
 
 /** The parts of Node's IncomingMessage the handler uses (Express's request is one). */
 export interface NodeRequest extends AsyncIterable<unknown> {
+  /** Only POST is a callback (405 otherwise). */
+  method?: string;
   socket?: { remoteAddress?: string };
   headers?: { "content-length"?: string | string[] | undefined };
   /** A body a parser already read (Express): raw bytes, text, or parsed JSON. */

@@ -56,6 +56,7 @@ function luhnOfDigits(pan: string): boolean {
   return sum % 10 === 0;
 }
 
+const PAYMENT_FIELDS = ["pan", "month", "year", "cvv", "cardholder", "ip"];
 const isPayment = (card: PaymentCard | PayoutCard): card is PaymentCard => "cvv" in card || "month" in card || "year" in card;
 
 /** What is wrong with a card, field by field; empty when nothing is. */
@@ -63,6 +64,13 @@ export function checkCard(card: PaymentCard | PayoutCard, now: Date = new Date()
   if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new InvalidArgumentError("checkCard", "now must be a valid Date");
   if (card === null || typeof card !== "object" || Array.isArray(card)) return [{ path: "", message: "must be a card: { pan, month, year, cvv } or { pan }" }];
   const issues: ValidationIssue[] = [];
+  // A misspelt field (`cardholdr`, `cvc`) would be left out of the cryptogram unseen, or make a payment card read as a payout's.
+  const fields = isPayment(card) ? PAYMENT_FIELDS : ["pan"];
+  for (const k of Object.keys(card)) if (!fields.includes(k)) issues.push({ path: `/${k}`, message: `is not a field of a card (${fields.join(", ")})` });
+  for (const k of ["cardholder", "ip"] as const) {
+    const v = (card as PaymentCard)[k];
+    if (v !== undefined && (typeof v !== "string" || /\p{Cc}/u.test(v))) issues.push({ path: `/${k}`, message: "must be one line of text" });
+  }
   const pan = digits(card.pan);
   if (!/^\d{12,19}$/.test(pan)) issues.push({ path: "/pan", message: "must be 12 to 19 digits" });
   else if (!luhnOfDigits(pan)) issues.push({ path: "/pan", message: "is not a valid card number (its check digit is wrong)" });

@@ -6,7 +6,7 @@ import { MemoryCallbackStore } from "@paysys/core";
 import { type CallOptions, type ClientJournal, type IdempotencyOptions, NotFoundError, RequestValidationError } from "@paysys/core/calls";
 import { basicScheme, type Check, type Codec, checkClientOptions, defineClient, durationMs, randomUuid, SecretSet } from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
-import { type CallbackEvent, callbackSources, createCallbackReceiver, DEFAULT_MAX_BODY } from "./callbacks.js";
+import { type CallbackEvent, type Confirmed, callbackSources, createCallbackReceiver, DEFAULT_MAX_BODY } from "./callbacks.js";
 import { encryptCard, importGatewayKey, type PaymentCard, type PayoutCard } from "./card.js";
 import { type EcommerceMethods, spec } from "./generated/client.js";
 import { cryptogram, servers, webhooks } from "./generated/operations.js";
@@ -148,10 +148,16 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
    * the callback's can become. (An answer about another order or transaction the status query
    * refuses itself.)
    */
-  async function confirmedByStatusQuery(event: CallbackEvent): Promise<boolean> {
+  async function confirmedByStatusQuery(event: CallbackEvent): Promise<Confirmed | false> {
+    // The callback's card token is a secret the status query does not send: should the gateway's
+    // answer echo it, the query's errors and log events cut it out like the client's own secrets.
+    if (typeof event.cardToken === "string") secrets.remember(event.cardToken);
     const state = await reconcile(event.orderId, event.id);
     if (state === undefined || state.orderId !== event.orderId || (state.merchantId !== undefined && state.merchantId !== options.merchantId)) return false;
-    return (state.id === undefined || state.id === event.id) && state.amount === event.amount && confirms(state.status, event.status);
+    // A test payment told as a real one (or the reverse) is not borne out either.
+    if (state.demo !== undefined && state.demo !== (event.demo ?? false)) return false;
+    if (state.amount !== event.amount || !confirms(state.status, event.status) || (state.id !== undefined && state.id !== event.id)) return false;
+    return state.id === undefined ? "order" : "transaction";
   }
 
   const callbackSettings = options.callbacks ?? {};

@@ -214,7 +214,8 @@ function logged(ctx: AttemptContext, prepared: Prepared, state: CallState, attem
     type: "request",
     operation: state.op.id,
     method: request.method,
-    url: request.url,
+    // A value in the address may be a card number (a forged callback's order id, asked of the status query): cut out, as in error messages.
+    url: scrub(request.url, []),
     attempt: state.attempts,
     headers: redactHeaders(
       new Headers(request.headers),

@@ -16,6 +16,9 @@ export const isPlainObject = (v: unknown): v is Record<string, unknown> => {
   return proto === Object.prototype || proto === null;
 };
 
+/** In a `u` regular expression a surrogate range matches only the surrogates not in a pair. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
 /**
  * The input as JSON will write it, with the values JSON would not carry as they are refused at their
  * path. What the checks after this read is what is sent: an object with a `toJSON` (a Date, a value
@@ -26,8 +29,8 @@ export const isPlainObject = (v: unknown): v is Record<string, unknown> => {
  *
  * Refused: NaN and ±Infinity (they pass a JSON Schema `number` and would be sent as `null`), an
  * invalid Date (`null`), a BigInt, a function or a symbol (they fail or silently vanish), an array
- * hole or `undefined` item (`null`), a Map, a Set or binary data (`{}`), a `toJSON` that throws, and
- * an object that contains itself.
+ * hole or `undefined` item (`null`), a Map, a Set or binary data (`{}`), a `toJSON` that throws, an
+ * object that contains itself, and a string with a lone surrogate.
  */
 export function asSent(value: unknown, prefix: string, issues: ValidationIssue[], keys: string[] = [], within: object[] = []): unknown {
   let written = false;
@@ -48,6 +51,10 @@ export function asSent(value: unknown, prefix: string, issues: ValidationIssue[]
   switch (typeof value) {
     case "number":
       if (!Number.isFinite(value)) refuse(issues, prefix, keys, `must be a finite number, not ${value}`);
+      return value;
+    case "string":
+      // A lone surrogate: JSON writes it escaped, which the service may read as anything, and a path or query cannot carry it at all.
+      if (LONE_SURROGATE.test(value)) refuse(issues, prefix, keys, "is not well-formed Unicode (it has a lone surrogate)");
       return value;
     case "bigint":
       return refuse(issues, prefix, keys, "must be a number or a decimal string, not a BigInt (JSON has no BigInt)");
@@ -117,9 +124,13 @@ function refuse(issues: ValidationIssue[], prefix: string, keys: string[], messa
 /** The longest delay `setTimeout` keeps (about 24.8 days). */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
 
-/** A header name (an HTTP token), and a value without line breaks: what HTTP can carry at all. */
+/**
+ * A header name (an HTTP token), and a value of one line in Latin-1 without control characters but
+ * tabs: what HTTP can carry at all. Anything else both HTTP stacks refuse only when they send, after a
+ * journaled call's intent is written: a call believed perhaps sent that never was.
+ */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const HEADER_VALUE = /^[^\r\n\0]*$/;
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /**
  * The call options, checked like the parameters: an object of the options the operation takes,
@@ -216,6 +227,14 @@ function isKnownParameter(op: OperationSpec, encoded: Record<string, unknown>, n
  */
 export const foldedKey = (key: string): string => key.toLowerCase().replace(/ſ/g, "s");
 
+/** A parameter sent as a header: text HTTP can carry (HEADER_VALUE), or refused at its path before anything is sent. */
+function headerValue(op: OperationSpec, k: string, v: unknown): string {
+  const text = String(v);
+  if (!HEADER_VALUE.test(text))
+    throw new RequestValidationError(op.id, [{ path: `/${k}`, message: "is sent as an HTTP header: it must be one line of Latin-1 text without control characters" }]);
+  return text;
+}
+
 /** Places each input parameter where the spec says: path, query, header, or the JSON body inside the envelope. */
 export function split(op: OperationSpec, encoded: Record<string, unknown>, extra: Record<string, unknown> | undefined): HttpInput {
   const at = op.in;
@@ -228,7 +247,7 @@ export function split(op: OperationSpec, encoded: Record<string, unknown>, extra
     if (where) {
       http[where] ??= {};
       // Names from the spec's parameter lists: no name here is special.
-      http[where][k] = where === "header" ? String(v) : v;
+      http[where][k] = where === "header" ? headerValue(op, k, v) : v;
     } else put(body, k, v);
   }
   if (extra)

@@ -16,6 +16,7 @@ import { checkAnswerNames, checkFailure, notTheFile, unwrap } from "./envelope.j
 import { processHolder } from "./holder.js";
 import { Journal } from "./journal.js";
 import { type ChainDefinition, loadValidators, type Operation, type OperationSpec, validatorIssues } from "./operation.js";
+import { snapshotCall } from "./snapshot.js";
 import type { AttemptStep } from "./steps.js";
 import type { CallRecord, Telemetry } from "./telemetry.js";
 import type { CallResult, SendWatch, Transport } from "./transport.js";
@@ -108,9 +109,11 @@ export function createInvoker(options: InvokerOptions): Invoker {
   const prepare = preparer(options);
 
   const { telemetry } = options;
-  const invoke: Invoke = telemetry
-    ? (op, params, given) => telemetry.run(op, (record) => run(op, params, given, record))
-    : (op, params, given) => run(op, params, given, undefined);
+  // The call reads its own copy of what it was given, taken now, before its first await (snapshot.ts).
+  const invoke: Invoke = (op, given, givenOptions) => {
+    const [params, options] = snapshotCall(given, givenOptions) as [unknown, InvokeOptions | undefined];
+    return telemetry ? telemetry.run(op, (record) => run(op, params, options, record)) : run(op, params, options, undefined);
+  };
 
   async function run(op: OperationSpec, params: unknown, given: InvokeOptions | undefined, record: CallRecord | undefined): Promise<unknown> {
     let call = prepare(effective.get(op) ?? op, op, params, given);

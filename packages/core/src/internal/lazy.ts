@@ -12,6 +12,7 @@ import type { Middleware } from "openapi-fetch";
 import type { ClientJournal } from "./client-journal.js";
 import { type ClientChecks, checkConstruction } from "./construction.js";
 import { asyncDispose } from "./dispose.js";
+import { snapshotCall } from "./snapshot.js";
 
 /** What a shell needs of its client. */
 export interface ShellParts<C extends object, O extends object> extends ClientChecks {
@@ -66,12 +67,17 @@ export function lazyClient<C extends object, O extends object>(parts: ShellParts
     );
     return loading;
   };
-  /** A method that calls `name` on what `of` picks from the real client. */
+  /**
+   * A method that calls `name` on what `of` picks from the real client. An operation's parameters and
+   * options are copied before the client loads: the call is the one asked, whatever the caller does
+   * with its objects meanwhile (snapshot.ts).
+   */
   const delegate =
-    (of: (c: Any) => Any, name: PropertyKey) =>
+    (of: (c: Any) => Any, name: PropertyKey, operation = false) =>
     (...args: unknown[]) => {
-      const run = (c: Any) => of(c)[name]!(...args);
-      return client ? run(client) : load().then(run);
+      if (client) return of(client)[name]!(...args);
+      const taken = operation ? snapshotCall(args[0], args[1]) : args;
+      return load().then((c) => of(c)[name]!(...taken));
     };
   const group = (c: Any, name: string) => c[name] as unknown as Any;
 
@@ -108,7 +114,7 @@ export function lazyClient<C extends object, O extends object>(parts: ShellParts
   for (const id of [...Object.keys(parts.routes), ...hidden]) {
     if (omitted.has(id)) continue;
     const [g, m] = id.split(".") as [string, string];
-    const method = delegate((c) => group(c, g), m);
+    const method = delegate((c) => group(c, g), m, true);
     shell[g] ??= {};
     Object.defineProperty(shell[g], m, { value: method, enumerable: !hidden.has(id), writable: true, configurable: true });
   }

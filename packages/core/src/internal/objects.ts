@@ -1,11 +1,8 @@
-// Plain objects built on a call's path. A module of its own, with no imports: core's public
+// Plain objects built on a call's path. A module of its own, importing only put.ts: core's public
 // stores use it too, and a browser page loads only what its first call needs (tools/initial-load.mjs).
+import { put } from "./put.js";
 
-/** Sets a property as data, also when its name is `__proto__` (which plain assignment would treat as the prototype). */
-export function put(target: Record<PropertyKey, unknown>, k: PropertyKey, v: unknown): void {
-  if (k === "__proto__") Object.defineProperty(target, k, { value: v, enumerable: true, writable: true, configurable: true });
-  else target[k] = v;
-}
+export { put };
 
 /**
  * Copies `from`'s own keys into `target`, as data (`put`), and answers `target`. Used instead of
