@@ -4,6 +4,7 @@
 // maximum amount the caller configures.
 import type { CallOptions, ClientJournal, IdempotencyOptions, ValidationIssue } from "@paysys/core/calls";
 import {
+  accountName,
   asyncDispose,
   bearerScheme,
   type Check,
@@ -36,7 +37,7 @@ export interface CashoutClient extends Omit<CashoutMethods, "auth"> {
 }
 
 /** The name of a credential in the token store: never its secret. */
-const credentialId = (baseUrl: string, c: CashoutCredentials) => `cashout ${baseUrl.replace(/\/+$/, "")} ${"login" in c ? c.login : c.id}`;
+const credentialId = (baseUrl: string, c: CashoutCredentials) => accountName("cashout", baseUrl, String("login" in c ? c.login : c.id));
 
 /** An amount as text: digits, and a fraction after a point. */
 const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;

@@ -116,3 +116,6 @@ export function readJson<T>(file: string): T | undefined {
   if (value === NOT_JSON) throw notJson(file);
   return value;
 }
+
+/** Records read by name, with no prototype: a key such as `constructor` or `__proto__` is a record like any other, never an object's own machinery. */
+export const dictionary = <T>(records: Record<string, T>): Record<string, T> => Object.assign(Object.create(null) as Record<string, T>, records);

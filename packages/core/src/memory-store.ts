@@ -2,6 +2,7 @@
 import { ConfigurationError } from "./errors.js";
 import { KeyedQueue } from "./queue.js";
 import {
+  checkDurations,
   DEFAULT_JOURNAL_RETENTION_MS,
   type Fence,
   fenceHolds,
@@ -12,6 +13,7 @@ import {
   type Lease,
   leaseIsTakable,
   leaseLost,
+  RETENTION_LIMIT_MS,
   type SettledWithLink,
   type Settlement,
   type Store,
@@ -58,6 +60,8 @@ export class MemoryStore implements Store {
   #pruned = 0;
 
   constructor(options: MemoryStoreOptions = {}) {
+    // A NaN retention never prunes by age, a negative one drops every settled entry at once.
+    checkDurations("MemoryStore", options, { journalRetentionMs: RETENTION_LIMIT_MS });
     this.#retentionMs = options.journalRetentionMs ?? DEFAULT_JOURNAL_RETENTION_MS;
     this.#maxSettled = options.maxSettledEntries ?? DEFAULT_MAX_SETTLED_ENTRIES;
     // A NaN or negative cap would keep everything without a word: the unbounded store it exists to prevent.

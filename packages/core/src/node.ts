@@ -3,13 +3,14 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { StoreCorruptError } from "./errors.js";
-import { createWhole, readJson, writeWhole } from "./file-io.js";
+import { createWhole, dictionary, readJson, writeWhole } from "./file-io.js";
 import { entryFiles, entryOf, flushSettled, readEntry } from "./file-journal.js";
 import { FileLock } from "./file-lock.js";
 import { holderIsGone } from "./internal/holder.js";
 import { KeyedQueue } from "./queue.js";
 import {
   type CallbackStore,
+  checkDurations,
   DEFAULT_JOURNAL_RETENTION_MS,
   type Fence,
   fenceHolds,
@@ -19,12 +20,14 @@ import {
   type Lease,
   leaseIsTakable,
   leaseLost,
+  RETENTION_LIMIT_MS,
   type SettledWithLink,
   type Settlement,
   type Store,
   type StoreOptions,
   settledEntry,
   settles,
+  TIMER_LIMIT_MS,
 } from "./stores.js";
 
 export { saveToFile } from "./save-to-file.js";
@@ -96,6 +99,7 @@ export class FileStore implements Store, CallbackStore {
   #callbacksPruned = 0;
 
   constructor(path: string, options: FileStoreOptions = {}) {
+    checkDurations("FileStore", options, { lockTimeoutMs: TIMER_LIMIT_MS, staleLockMs: TIMER_LIMIT_MS, journalRetentionMs: RETENTION_LIMIT_MS });
     this.path = path;
     this.#journal = `${path}.journal`;
     this.#options = {
@@ -105,14 +109,12 @@ export class FileStore implements Store, CallbackStore {
       now: options.now ?? Date.now,
     };
     this.#fileLock = new FileLock(path, { timeoutMs: this.#options.lockTimeoutMs, staleMs: this.#options.staleLockMs });
-    mkdirSync(join(this.#journal, "pending"), { recursive: true });
-    mkdirSync(join(this.#journal, "done"), { recursive: true });
+    for (const folder of ["pending", "done"]) mkdirSync(join(this.#journal, folder), { recursive: true });
     // A first start makes the store file, so that from then on a missing one is a lost store (see #read).
     if (!existsSync(path)) createWhole(path, `${JSON.stringify(this.#read())}\n`, true);
   }
 
-  // --- chain links and tokens -------------------------------------------------------------
-
+  /** A chain link's or a token's value. */
   get(key: string): string | undefined {
     return this.#read().values[key];
   }
@@ -140,8 +142,7 @@ export class FileStore implements Store, CallbackStore {
     });
   }
 
-  // --- leases --------------------------------------------------------------------------------
-
+  /** Takes a register's lease for `holder`, where no live holder keeps it. */
   async acquireLease(name: string, holder: Holder, ttlMs: number): Promise<Lease | undefined> {
     let taken: Lease | undefined;
     await this.#change((file) => {
@@ -333,13 +334,14 @@ export class FileStore implements Store, CallbackStore {
       const kept = readdirSync(join(this.#journal, "pending")).length + readdirSync(join(this.#journal, "done")).length;
       if (kept > 0)
         throw new StoreCorruptError(`the store file ${this.path} is missing, while its journal (${this.#journal}) is not: it was not replaced by a fresh one`, this.path);
-      return { "paysys-store": 1, values: {}, leases: {} };
+      return { "paysys-store": 1, values: dictionary({}), leases: dictionary({}) };
     }
     if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new StoreCorruptError(`the store file ${this.path} does not hold a store`, this.path);
     const file = parsed as Partial<StoreFile> & Record<string, unknown>;
-    if (file["paysys-store"] === 1 && typeof file.values === "object" && typeof file.leases === "object") return file as StoreFile;
+    const current = file["paysys-store"] === 1 && typeof file.values === "object" && typeof file.leases === "object";
+    if (current) return { "paysys-store": 1, values: dictionary(file.values!), leases: dictionary(file.leases!) };
     // The first format: a flat object of chain links and tokens.
-    if (Object.values(file).every((v) => typeof v === "string")) return { "paysys-store": 1, values: file as Record<string, string>, leases: {} };
+    if (Object.values(file).every((v) => typeof v === "string")) return { "paysys-store": 1, values: dictionary(file as Record<string, string>), leases: dictionary({}) };
     throw new StoreCorruptError(`the store file ${this.path} does not hold a store this version reads`, this.path);
   }
 

@@ -253,6 +253,12 @@ export function settledEntry(intent: JournalEntry, settlement: Settlement): Jour
 export const TIMER_LIMIT_MS = 2_147_483_647;
 
 /**
+ * The longest a store keeps records (a thousand years): PostgreSQL cannot reach a timestamp much
+ * further from now, and a prune that failed on one stopped pruning for good.
+ */
+export const RETENTION_LIMIT_MS = 1000 * 365.25 * 24 * 3600 * 1000;
+
+/**
  * Checks a store's duration options as its server takes them: whole milliseconds from 1 to each
  * one's limit (Redis refuses a fraction in `PX`, and a script that fails partway keeps what it
  * wrote; a timer past TIMER_LIMIT_MS fires at once). A ConfigurationError names the option.

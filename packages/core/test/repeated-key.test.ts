@@ -3,19 +3,32 @@
 import { describe, expect, it } from "vitest";
 import { repeatedKey } from "../src/internal/repeated-key.js";
 
+const repeated = (text: string) => repeatedKey(text, JSON.parse(text));
+
 describe("repeatedKey", () => {
   it("finds a key given twice in one object, at any depth, as JSON.parse reads keys", () => {
-    expect(repeatedKey('{"id":"p-1","error":"declined","error":null}')).toBe("error");
-    expect(repeatedKey('{"a":[{"x":1},{"y":{"z":1,"z":2}}]}')).toBe("z");
-    expect(repeatedKey('{"a":1,"\\u0061":2}')).toBe("a");
-    expect(repeatedKey('[{"k":1,"k":1}]')).toBe("k");
+    expect(repeated('{"id":"p-1","error":"declined","error":null}')).toBe("error");
+    expect(repeated('{"a":[{"x":1},{"y":{"z":1,"z":2}}]}')).toBe("z");
+    expect(repeated('{"a":1,"\\u0061":2}')).toBe("a");
+    expect(repeated('[{"k":1,"k":1}]')).toBe("k");
+    expect(repeated('{"__proto__":1,"__proto__":2}')).toBe("__proto__");
+    expect(repeated('{"s" : "\\\\", "s" :1}')).toBe("s");
   });
 
-  it("finds none where every object names each key once: siblings, arrays, and braces, quotes or commas inside strings", () => {
-    expect(repeatedKey('{"a":{"k":1},"b":{"k":2},"c":[{"k":3},{"k":4}]}')).toBeUndefined();
-    expect(repeatedKey('{"a":"{\\"a\\":1,","b":"[\\"a\\"]","c":"a,b"}')).toBeUndefined();
-    expect(repeatedKey('{"list":["a","a",{"a":1}],"a":2}')).toBeUndefined();
-    expect(repeatedKey('"a"')).toBeUndefined();
-    expect(repeatedKey("{}")).toBeUndefined();
+  it("finds none where every object names each key once: siblings, arrays, and braces, quotes, colons or commas inside strings", () => {
+    expect(repeated('{"a":{"k":1},"b":{"k":2},"c":[{"k":3},{"k":4}]}')).toBeUndefined();
+    expect(repeated('{"a":"{\\"a\\":1,","b":"[\\"a\\"]","c":"a,b"}')).toBeUndefined();
+    expect(repeated('{"list":["a","a",{"a":1}],"a":2}')).toBeUndefined();
+    expect(repeated('"a"')).toBeUndefined();
+    expect(repeated("{}")).toBeUndefined();
+    // A value that begins with a colon looks like a key's end to the count: the text is then read key by key.
+    expect(repeated('{"a":":","b":" :"}')).toBeUndefined();
+    expect(repeated('{"a":"\\\\\\":x","b":1}')).toBeUndefined();
+  });
+
+  it("reads a text nested deeper than the stack allows a recursion", () => {
+    const deep = `${'{"a":'.repeat(20_000)}1${"}".repeat(20_000)}`;
+    expect(repeated(deep)).toBeUndefined();
+    expect(repeated(`{"b":1,"x":${deep},"b":2}`)).toBe("b");
   });
 });

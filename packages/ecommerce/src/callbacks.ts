@@ -83,23 +83,24 @@ export interface ReceiveOptions {
 }
 
 export interface CallbackReceiverOptions {
+  /**
+   * What the store's records of this receiver go under: the gateway and the merchant (core's
+   * accountName). Merchants sharing one store have orders and transactions of the same ids: without
+   * it, one merchant's processed event acknowledged the other's unprocessed, and one's order status
+   * flagged the other's callbacks.
+   */
+  namespace: string;
   allowedAddresses: readonly string[] | "any";
   maxBodyBytes: number;
   leaseMs: number;
   store: CallbackStore;
   /** The merchant the callbacks must be for (the client's `merchantId`); undefined: not checked. */
   merchantId?: string;
-  /**
-   * Asks the gateway whether it says the same; undefined: not asked. Answers what it bore out: the
-   * transaction (the answer named the callback's id), only the order (it named no id), or nothing.
-   */
-  confirm?: (event: CallbackEvent) => Promise<Confirmed | false>;
+  /** Asks the gateway whether it says the same; undefined: not asked. */
+  confirm?: (event: CallbackEvent) => Promise<boolean>;
   /** The client's logger: told when the store could not record an event as processed. */
   logger?: (event: LogEvent) => void;
 }
-
-/** What the status query bore out of a callback: its transaction, or its order only (an answer that names no transaction id). */
-export type Confirmed = "transaction" | "order";
 
 /** Largest callback body read by default, in bytes (core's default for every inbound message). */
 export const DEFAULT_MAX_BODY = DEFAULT_INBOUND_MAX_BYTES;
@@ -125,6 +126,7 @@ export function parseCallback(
     return Promise.reject(new RequestValidationError("parseCallback", [issue]));
   }
   const receiver = createCallbackReceiver(webhooks["callbacks.payment"], {
+    namespace: "",
     allowedAddresses: options.allowedAddresses ?? callbackSources,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
     leaseMs: 0,
@@ -138,12 +140,13 @@ export function parseCallback(
 const plainAddress = (a: string) => a.replace(/^::ffff:/i, "").trim();
 
 /**
- * The key of an event: the same transaction may call back again with another status (blocked, then
- * paid, then refunded). Made of what was borne out only: a field the status query does not check
- * (`errCode`), or an id it did not name, would let one real callback be replayed as new events,
- * each processed again. So where the answer named no transaction, the order stands for it.
+ * The key of an event: an order and a status (an order may call back again with another: blocked,
+ * then paid, then refunded). Made of what the status query bears out in every answer, so one event
+ * has one key however a delivery is dressed: a field the query does not check (`errCode`), or a
+ * transaction id an answer may not name, would let one real callback be replayed as new events,
+ * each processed again. Two attempts of one order that end alike (two declines) are one event.
  */
-const eventKey = (e: CallbackEvent, confirmed: Confirmed | undefined) => (confirmed === "order" ? `order ${e.orderId}:${e.status}` : `${e.id}:${e.status}`);
+const eventKey = (e: CallbackEvent) => `order ${e.orderId}:${e.status}`;
 
 /** The size of a raw body in bytes (a string is measured as the UTF-8 it arrived as). */
 /** Whether a body is over `max` bytes. A string's UTF-8 size is 1 to 3 times its length: most are decided without encoding them. */
@@ -165,6 +168,8 @@ type RawBody = string | Uint8Array | ArrayBuffer | typeof TOO_LARGE;
 
 export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: CallbackReceiverOptions) {
   const allowed = options.allowedAddresses === "any" ? "any" : options.allowedAddresses.map(plainAddress);
+  /** An order's name in the store: under the receiver's namespace, as its events' keys are. */
+  const orderName = (event: CallbackEvent) => `${options.namespace} ${event.orderId}`;
   // The callback's own values are quoted as the sender wrote them: a card number in one is cut out (scrub).
   const refuse = (reason: CallbackRefusedError["reason"], message: string, cause?: unknown) =>
     new CallbackRefusedError(reason, `${spec.id}: ${scrub(message, [])}`, spec.id, cause);
@@ -197,16 +202,15 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     }
   }
 
-  async function checkConfirmed(event: CallbackEvent): Promise<Confirmed | undefined> {
-    if (!options.confirm) return undefined;
-    let confirmed: Confirmed | false;
+  async function checkConfirmed(event: CallbackEvent): Promise<void> {
+    if (!options.confirm) return;
+    let confirmed: boolean;
     try {
       confirmed = await options.confirm(event);
     } catch (e) {
       throw refuse("confirmation-failed", `the status query of transaction ${event.id} failed, so the callback cannot be confirmed now: ${(e as Error).message}`, e);
     }
     if (!confirmed) throw refuse("unconfirmed", `the status query does not confirm the callback of transaction ${event.id} (order ${event.orderId}, status ${event.status})`);
-    return confirmed;
   }
 
   /** Checks a callback in the order that trusts nothing early; throws a CallbackRefusedError otherwise. Nothing is processed. */
@@ -228,7 +232,8 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     checkAddress(receive.remoteAddress);
     const event = checkBody(raw);
     checkMerchant(event);
-    return { event, key: eventKey(event, await checkConfirmed(event)) };
+    await checkConfirmed(event);
+    return { event, key: eventKey(event) };
   }
 
   /** Moves the order's recorded status on, never back: a compare-and-set, read again when another delivery moved it meanwhile. */
@@ -237,8 +242,8 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     let current = seen;
     for (let attempt = 0; attempt < 5; attempt++) {
       if (current === event.status || !canFollow(current, event.status)) return;
-      if (await options.store.recordOrderStatus(event.orderId, event.status, current)) return;
-      current = await options.store.orderStatus(event.orderId);
+      if (await options.store.recordOrderStatus(orderName(event), event.status, current)) return;
+      current = await options.store.orderStatus(orderName(event));
     }
   }
 
@@ -301,6 +306,7 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     let key: string;
     try {
       ({ event, key } = await checked(raw, receive));
+    key = `${options.namespace} ${key}`;
     } catch (e) {
       return refusalAnswer(e);
     }
@@ -318,7 +324,7 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     let previousStatus: number | undefined;
     const held = keepClaimed(key, token);
     try {
-      previousStatus = await options.store.orderStatus(event.orderId);
+      previousStatus = await options.store.orderStatus(orderName(event));
       await process(event, { previousStatus, impossibleTransition: !canFollow(previousStatus, event.status), signal: held.signal });
     } catch {
       held.stop();
@@ -381,7 +387,7 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     return async (request: Request, context: ReceiveOptions = {}): Promise<Response> => {
       const receive = { remoteAddress: context.remoteAddress ?? handlerOptions.remoteAddress?.(request) };
       const answer = await answered(request.method, request.headers.get("content-length"), receive, () => readWebBody(request, options.maxBodyBytes), process);
-      return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { "content-type": "application/json" } });
+      return new Response(JSON.stringify(answer.body), { status: answer.status, headers: answerHeaders(answer) });
     };
   }
 
@@ -396,7 +402,7 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
       const receive = { remoteAddress: handlerOptions.remoteAddress?.(request) ?? request.socket?.remoteAddress };
       const answer = await answered(request.method, typeof length === "string" ? length : null, receive, () => rawBody(request, options.maxBodyBytes), process);
       response.statusCode = answer.status;
-      response.setHeader("content-type", "application/json");
+      for (const [name, value] of Object.entries(answerHeaders(answer))) response.setHeader(name, value);
       response.end(JSON.stringify(answer.body));
     };
   }
@@ -433,6 +439,10 @@ export interface NodeResponse {
   setHeader(name: string, value: string): unknown;
   end(body: string): unknown;
 }
+
+/** An answer's headers: JSON, and on a 405 the one method a callback comes by (HTTP asks for it). */
+const answerHeaders = (answer: CallbackAnswer): Record<string, string> =>
+  answer.status === 405 ? { "content-type": "application/json", allow: "POST" } : { "content-type": "application/json" };
 
 /** A declared length above the limit: refused before a byte of the body is read. */
 const declaredTooLarge = (contentLength: string | null, limit: number) => contentLength !== null && Number(contentLength) > limit;

@@ -136,13 +136,17 @@ async function importKeyText(key: GatewayKey): Promise<CryptoKey> {
  * @example
  * const cryptogram = await encryptCard({ pan: "4400 4300 0000 0007", month: 10, year: 2027, cvv: "123" }, key);
  */
-export async function encryptCard(card: PaymentCard | PayoutCard, key: GatewayKey): Promise<string> {
+export async function encryptCard(card: PaymentCard | PayoutCard, key: GatewayKey | Promise<GatewayKey>): Promise<string> {
+  // The card is read now, before anything awaits: the card given is the card encrypted. (A key still
+  // coming is awaited below; should the card be refused first, its failure is not left unhandled.)
+  if (key instanceof Promise) key.catch(() => {});
   const issues = checkCard(card);
   if (issues.length) throw new RequestValidationError("card", issues);
+  const plaintext = cardPlaintext(card);
   // A key already imported (the client's, every card after the first) is used without an await:
   // in Node, where the encryption itself is synchronous, each await is a measurable part of a card.
-  const imported = isCryptoKey(key) ? key : await importGatewayKey(key);
-  const plaintext = cardPlaintext(card);
+  const given = key instanceof Promise ? await key : key;
+  const imported = isCryptoKey(given) ? given : await importGatewayKey(given);
   const viaNode = nodeEncrypt(imported, plaintext);
   if (viaNode !== undefined) return viaNode;
   const cipher = await subtle().encrypt({ name: "RSA-OAEP" }, imported, new TextEncoder().encode(plaintext));

@@ -4,9 +4,9 @@
 // gateway's key fetched once a day for the card cryptogram, and callbacks.
 import { MemoryCallbackStore } from "@paysys/core";
 import { type CallOptions, type ClientJournal, type IdempotencyOptions, NotFoundError, RequestValidationError } from "@paysys/core/calls";
-import { basicScheme, type Check, type Codec, checkClientOptions, defineClient, durationMs, randomUuid, SecretSet } from "@paysys/core/internal";
+import { accountName, basicScheme, type Check, type Codec, checkClientOptions, defineClient, durationMs, randomUuid, SecretSet } from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
-import { type CallbackEvent, type Confirmed, callbackSources, createCallbackReceiver, DEFAULT_MAX_BODY } from "./callbacks.js";
+import { type CallbackEvent, callbackSources, createCallbackReceiver, DEFAULT_MAX_BODY } from "./callbacks.js";
 import { encryptCard, importGatewayKey, type PaymentCard, type PayoutCard } from "./card.js";
 import { type EcommerceMethods, spec } from "./generated/client.js";
 import { cryptogram, servers, webhooks } from "./generated/operations.js";
@@ -70,6 +70,9 @@ const absoluteCallbackUrl: Check = (input) =>
   input.callbackUrl === undefined || (typeof input.callbackUrl === "string" && isAbsoluteHttpUrl(input.callbackUrl))
     ? []
     : [{ path: "/callbackUrl", message: "must be an absolute http or https address, such as https://shop.example/callbacks (the gateway calls it from outside)" }];
+
+/** A card token shorter than this is no token (the gateway's are long): not taken for a secret. */
+const MIN_TOKEN_LENGTH = 8;
 
 /**
  * Creates a client of the online payments gateway.
@@ -148,20 +151,21 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
    * the callback's can become. (An answer about another order or transaction the status query
    * refuses itself.)
    */
-  async function confirmedByStatusQuery(event: CallbackEvent): Promise<Confirmed | false> {
+  async function confirmedByStatusQuery(event: CallbackEvent): Promise<boolean> {
     // The callback's card token is a secret the status query does not send: should the gateway's
     // answer echo it, the query's errors and log events cut it out like the client's own secrets.
-    if (typeof event.cardToken === "string") secrets.remember(event.cardToken);
+    // (Not a short one: any sender could make a word of every message a secret.)
+    if (typeof event.cardToken === "string" && event.cardToken.length >= MIN_TOKEN_LENGTH) secrets.remember(event.cardToken);
     const state = await reconcile(event.orderId, event.id);
     if (state === undefined || state.orderId !== event.orderId || (state.merchantId !== undefined && state.merchantId !== options.merchantId)) return false;
     // A test payment told as a real one (or the reverse) is not borne out either.
     if (state.demo !== undefined && state.demo !== (event.demo ?? false)) return false;
-    if (state.amount !== event.amount || !confirms(state.status, event.status) || (state.id !== undefined && state.id !== event.id)) return false;
-    return state.id === undefined ? "order" : "transaction";
+    return state.amount === event.amount && confirms(state.status, event.status) && (state.id === undefined || state.id === event.id);
   }
 
   const callbackSettings = options.callbacks ?? {};
   const callbacks = createCallbackReceiver(webhooks["callbacks.payment"], {
+    namespace: accountName("ecommerce", baseUrl, options.merchantId),
     allowedAddresses: callbackSettings.allowedAddresses ?? callbackSources,
     maxBodyBytes: callbackSettings.maxBodyBytes ?? DEFAULT_MAX_BODY,
     leaseMs: callbackSettings.leaseMs ?? 60_000,
@@ -179,7 +183,7 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
       create: (params, callOptions) =>
         params === null || typeof params !== "object" ? create(params, callOptions) : create({ ...(params as CreatePaymentParams), type: 1 }, callOptions),
     },
-    encryptCard: async (card) => encryptCard(card, await gatewayKey()),
+    encryptCard: (card) => encryptCard(card, gatewayKey()),
     callbacks,
     journal: invoker.journal!,
     raw: transport.raw,

@@ -27,6 +27,7 @@ describe("a logger that throws in the callback receiver", () => {
       throw new Error("db down");
     };
     const receiver = createCallbackReceiver(webhooks["callbacks.payment"] as never, {
+      namespace: "ecommerce test",
       allowedAddresses: "any",
       maxBodyBytes: 65536,
       leaseMs: 60_000,

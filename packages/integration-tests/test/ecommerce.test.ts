@@ -526,7 +526,7 @@ describe("e-commerce: callbacks", () => {
     await vi.waitFor(() => expect(seen.map(([status]) => status)).toEqual([3, 1]));
     expect(seen[0]![1]).toEqual({ previousStatus: undefined, impossibleTransition: false });
     expect(seen[1]![1]).toEqual({ previousStatus: 3, impossibleTransition: true });
-    expect(await store.orderStatus(orderId)).toBe(3);
+    expect(await store.orderStatus(`ecommerce ${sb.ecommerceUrl} ${defaultMerchant.login} ${orderId}`)).toBe(3);
   });
 
   it("the order's states by hand: blocked, paid, refunded follow each other; a second 'blocked' after the payment is flagged", async () => {
@@ -704,7 +704,10 @@ describe("e-commerce: callbacks", () => {
     await a.callbacks.handle(body, {}, () => processed++);
     await b.callbacks.handle(body, {}, () => processed++);
     expect(processed).toBe(1);
-    expect(calls).toEqual(["claim db-1:1:0", "orderStatus db-order", "complete db-1:1:0", "recordOrderStatus db-order 1 undefined", "claim db-1:1:0"]);
+    // Keys and orders go under the gateway and the merchant (two merchants sharing the store never meet).
+    const under = `ecommerce ${sb.ecommerceUrl} ${defaultMerchant.login}`;
+    const key = `${under} order db-order:1`;
+    expect(calls).toEqual([`claim ${key}`, `orderStatus ${under} db-order`, `complete ${key}`, `recordOrderStatus ${under} db-order 1 undefined`, `claim ${key}`]);
   });
 });
 

@@ -24,13 +24,25 @@ const recFetch = async (url: string, init: RequestInit) => {
 };
 
 describe("cash-out Accept parameter (a header) with a line break", () => {
-  for (const accept of ["application/json\r\n;X-Evil: 1", "application/json\n;x", "application/json ;\u0000"]) {
+  for (const accept of ["application/json\r\n;X-Evil: 1", "application/json\n;x", "application/json ;\u0000", "application/json ;\u0001", "application/json ;€"]) {
     it(JSON.stringify(accept), async () => {
       const c = createCashoutClient({ baseUrl: sb.cashoutUrl, credentials: cashoutCredentials, store: new MemoryStore() });
       await c.requests.create({ amount: 1 });
       const before = sb.cashout.storedBodies().length;
       const r = await c.requests.create({ amount: 1, Accept: accept } as never).catch((e: unknown) => e);
       expect(r).toBeInstanceOf(RequestValidationError);
+      expect(sb.cashout.storedBodies().length).toBe(before);
+      expect(await c.journal.pending()).toEqual([]);
+    });
+  }
+});
+
+describe("a headers option HTTP cannot carry", () => {
+  for (const value of ["a\u0001b", "a\u007fb", "price €"]) {
+    it(`${JSON.stringify(value)}: refused before the journal, nothing sent`, async () => {
+      const c = createCashoutClient({ baseUrl: sb.cashoutUrl, credentials: cashoutCredentials, store: new MemoryStore() });
+      const before = sb.cashout.storedBodies().length;
+      await expect(c.requests.create({ amount: 1 }, { headers: { "x-note": value } })).rejects.toBeInstanceOf(RequestValidationError);
       expect(sb.cashout.storedBodies().length).toBe(before);
       expect(await c.journal.pending()).toEqual([]);
     });
@@ -91,6 +103,17 @@ describe("card objects as cardData with extra or misspelt keys: refused, nothing
     ["cvv misspelt as cvc, no month/year (reads as a payout card)", { pan: TestCards.success, cvc: "123" }],
     ["cvv misspelt as cvc2", { pan: TestCards.success, month: 12, year: 2031, cvc2: "123" }],
     ["unknown key with the pan", { ...base, pan2: TestCards.success }],
+    [
+      "a class instance whose fields are prototype getters (read as JSON reads it: no fields)",
+      new (class {
+        get pan() {
+          return TestCards.success;
+        }
+        get cvv() {
+          return "123";
+        }
+      })(),
+    ],
     ["ip with newline", { ...base, ip: "1.2.3.4\r\nX: y" }],
     ["__proto__ key carrying cvv", JSON.parse(`{"pan":"${TestCards.success}","month":12,"year":2031,"__proto__":{"cvv":"123"}}`)],
   ] as const) {

@@ -24,38 +24,23 @@ const recFetch = async (url: string, init: RequestInit) => {
 };
 
 describe("one params object reused for two calls, changed between them (no await)", () => {
-  it("cash-out: two payouts, to A 10 and to B 20", async () => {
-    const c = createCashoutClient({ baseUrl: sb.cashoutUrl, credentials: cashoutCredentials, store: new MemoryStore(), maxAmount: { value: 100, at: "/amount" } });
-    const before = sb.cashout.storedBodies().length;
-    const req = { amount: 10, account: "77770000001" };
-    const p1 = c.requests.create(req);
-    req.amount = 20;
-    req.account = "77770000002";
-    const p2 = c.requests.create(req);
-    await Promise.allSettled([p1, p2]);
-    const bodies = sb.cashout.storedBodies().slice(before);
-    expect(bodies).toEqual([
-      { amount: 10, account: "77770000001" },
-      { amount: 20, account: "77770000002" },
-    ]);
-  });
-
-  it("cash-out, client already loaded: same", async () => {
-    const c = createCashoutClient({ baseUrl: sb.cashoutUrl, credentials: cashoutCredentials, store: new MemoryStore(), maxAmount: { value: 100, at: "/amount" } });
-    await c.requests.create({ amount: 1, account: "77770000009" });
-    const before = sb.cashout.storedBodies().length;
-    const req = { amount: 10, account: "77770000001" };
-    const p1 = c.requests.create(req);
-    req.amount = 20;
-    req.account = "77770000002";
-    const p2 = c.requests.create(req);
-    await Promise.allSettled([p1, p2]);
-    const bodies = sb.cashout.storedBodies().slice(before);
-    expect(bodies).toEqual([
-      { amount: 10, account: "77770000001" },
-      { amount: 20, account: "77770000002" },
-    ]);
-  });
+  for (const loaded of [false, true]) {
+    it(`cash-out: two payouts, to A 10 and to B 20 (client ${loaded ? "already loaded" : "not loaded yet"})`, async () => {
+      const c = createCashoutClient({ baseUrl: sb.cashoutUrl, credentials: cashoutCredentials, store: new MemoryStore(), maxAmount: { value: 100, at: "/amount" } });
+      if (loaded) await c.requests.create({ amount: 1, account: "77770000009" });
+      const before = sb.cashout.storedBodies().length;
+      const req = { amount: 10, account: "77770000001" };
+      const p1 = c.requests.create(req);
+      req.amount = 20;
+      req.account = "77770000002";
+      const p2 = c.requests.create(req);
+      await Promise.all([p1, p2]);
+      expect(sb.cashout.storedBodies().slice(before)).toEqual([
+        { amount: 10, account: "77770000001" },
+        { amount: 20, account: "77770000002" },
+      ]);
+    });
+  }
 
   it("cash-out: amount raised above maxAmount right after the call (call made with 1)", async () => {
     const c = createCashoutClient({ baseUrl: sb.cashoutUrl, credentials: cashoutCredentials, store: new MemoryStore(), maxAmount: { value: 100, at: "/amount" } });

@@ -14,7 +14,7 @@ import {
   type Store,
   StoreCorruptError,
 } from "@paysys/core";
-import { checkDurations, leaseLost, TIMER_LIMIT_MS } from "@paysys/core/internal";
+import { checkDurations, leaseLost, RETENTION_LIMIT_MS, TIMER_LIMIT_MS } from "@paysys/core/internal";
 import { Database, type Session, type TransactionBounds } from "./database.js";
 import type { PgPool } from "./pool.js";
 import { entryOf, type JournalRow, type LeaseRow, leaseOf } from "./rows.js";
@@ -59,8 +59,8 @@ export class PostgresStore implements Store, CallbackStore {
     checkDurations("@paysys/store-postgres", options, {
       timeoutMs: TIMER_LIMIT_MS,
       updateWaitMs: TIMER_LIMIT_MS,
-      journalRetentionMs: Number.MAX_SAFE_INTEGER,
-      callbackRetentionMs: Number.MAX_SAFE_INTEGER,
+      journalRetentionMs: RETENTION_LIMIT_MS,
+      callbackRetentionMs: RETENTION_LIMIT_MS,
     });
     this.#db = new Database(pool, options.timeoutMs ?? 2000);
     this.target = this.#db.target;

@@ -18,7 +18,7 @@ import {
   StoreCorruptError,
   StoreUnavailableError,
 } from "@paysys/core";
-import { checkDurations, isUnresolved, leaseLost, settledEntry, TIMER_LIMIT_MS } from "@paysys/core/internal";
+import { checkDurations, isUnresolved, leaseLost, settledEntry, RETENTION_LIMIT_MS, TIMER_LIMIT_MS } from "@paysys/core/internal";
 import { Connection, type RedisCommandClient, storeName } from "./connection.js";
 import { type KeyLayout, keyLayout } from "./keys.js";
 import * as scripts from "./scripts.js";
@@ -63,8 +63,8 @@ export class RedisStore implements Store, CallbackStore {
     checkDurations("@paysys/store-redis", options, {
       timeoutMs: TIMER_LIMIT_MS,
       lockWaitMs: TIMER_LIMIT_MS,
-      journalRetentionMs: Number.MAX_SAFE_INTEGER,
-      callbackRetentionMs: Number.MAX_SAFE_INTEGER,
+      journalRetentionMs: RETENTION_LIMIT_MS,
+      callbackRetentionMs: RETENTION_LIMIT_MS,
     });
     const prefix = options.prefix ?? "paysys:";
     this.#keys = keyLayout(prefix);

@@ -125,8 +125,8 @@ function refuse(issues: ValidationIssue[], prefix: string, keys: string[], messa
 export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /**
- * A header name (an HTTP token), and a value of one line in Latin-1 without control characters but
- * tabs: what HTTP can carry at all. Anything else both HTTP stacks refuse only when they send, after a
+ * A header name (an HTTP token), and a value of one line in Latin-1 without the C0 controls (tabs
+ * aside) and DEL: what HTTP can carry at all (bytes 0x80–0xFF are its obs-text). Anything else both HTTP stacks refuse only when they send, after a
  * journaled call's intent is written: a call believed perhaps sent that never was.
  */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

@@ -42,7 +42,7 @@ export function parseInbound<Event>(spec: Inbound<Event>, raw: string | Uint8Arr
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw new WebhookError(`${spec.id}: the body is not a JSON object`, [], { operation: spec.id });
   // JSON.parse keeps a repeated key's last value: which one the sender meant (a status) is unknown.
-  const repeated = repeatedKey(text);
+  const repeated = repeatedKey(text, value);
   if (repeated !== undefined) throw new WebhookError(`${spec.id}: the body gives the key ${JSON.stringify(repeated.slice(0, 40))} twice in one object`, [], { operation: spec.id });
   if (spec.validate && !spec.validate(value)) throw new WebhookError(`${spec.id}: the body does not match the spec`, validatorIssues(spec.validate), { operation: spec.id });
   return value as Event;

@@ -4,7 +4,7 @@
 export * from "../decimal.js";
 export { randomUuid } from "../ids.js";
 export { shownValue } from "../shown.js";
-export { checkDurations, fenceHolds, isUnresolved, leaseIsTakable, leaseLost, settledEntry, TIMER_LIMIT_MS } from "../stores.js";
+export { checkDurations, fenceHolds, isUnresolved, leaseIsTakable, leaseLost, RETENTION_LIMIT_MS, settledEntry, TIMER_LIMIT_MS } from "../stores.js";
 export { base64 } from "./base64.js";
 export { commaListCodec, rfc3339Codec, tengeCodec } from "./builtin-codecs.js";
 export { foldedKey } from "./call-input.js";
@@ -52,7 +52,7 @@ export {
   type Validator,
   validatorIssues,
 } from "./operation.js";
-export { journalOptions, processStore, sharedTransportOptions } from "./options.js";
+export { accountName, journalOptions, processStore, serviceName, sharedTransportOptions } from "./options.js";
 export { evaluatePointer, parsePointer, placeAt } from "./pointer.js";
 export { REDACTED, redactValue, SecretSet, scrub, withoutUrlCredentials } from "./redact.js";
 export { hashOf } from "./request-hash.js";

@@ -110,8 +110,15 @@ export function createInvoker(options: InvokerOptions): Invoker {
 
   const { telemetry } = options;
   // The call reads its own copy of what it was given, taken now, before its first await (snapshot.ts).
+  // A getter that throws while it is copied rejects the call's promise, as every other failure does.
   const invoke: Invoke = (op, given, givenOptions) => {
-    const [params, options] = snapshotCall(given, givenOptions) as [unknown, InvokeOptions | undefined];
+    let params: unknown;
+    let options: InvokeOptions | undefined;
+    try {
+      [params, options] = snapshotCall(given, givenOptions) as [unknown, InvokeOptions | undefined];
+    } catch (e) {
+      return Promise.reject(e);
+    }
     return telemetry ? telemetry.run(op, (record) => run(op, params, options, record)) : run(op, params, options, undefined);
   };
 

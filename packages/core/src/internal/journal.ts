@@ -79,11 +79,14 @@ export class Journal implements ClientJournal {
 
   /** The journal's record of an operation's key. */
   async get(ref: JournalRef): Promise<JournalRecord | undefined> {
+    // The reference read now, before anything awaits: the record asked for, whatever the caller does with its object.
+    const full = this.#full(ref);
+    const { key } = ref;
     await this.#o.chain?.flush();
-    const entry = await storeCall("read the journal", () => this.#o.store.getIntent(this.#full(ref)));
+    const entry = await storeCall("read the journal", () => this.#o.store.getIntent(full));
     if (!entry) return undefined;
     const { hash: _h, probe: _p, ...rest } = entry;
-    return { ...rest, key: ref.key };
+    return { ...rest, key };
   }
 
   /** Intents of this client whose outcome is not known yet. */

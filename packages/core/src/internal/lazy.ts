@@ -12,7 +12,7 @@ import type { Middleware } from "openapi-fetch";
 import type { ClientJournal } from "./client-journal.js";
 import { type ClientChecks, checkConstruction } from "./construction.js";
 import { asyncDispose } from "./dispose.js";
-import { snapshotCall } from "./snapshot.js";
+import { snapshot, snapshotCall } from "./snapshot.js";
 
 /** What a shell needs of its client. */
 export interface ShellParts<C extends object, O extends object> extends ClientChecks {
@@ -38,6 +38,19 @@ type Any = Record<PropertyKey, (...args: unknown[]) => unknown>;
 
 const journalMethods: readonly (keyof ClientJournal)[] = ["get", "pending", "recover", "settle"];
 const rawMethods = ["request", "GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"] as const;
+
+type Copy = "call" | "data";
+
+/**
+ * The arguments of a call the shell passes on once the client is loaded. Those of an operation (as
+ * its call reads them) and of the journal's methods (the references of intents, as data) are copied
+ * now: the call is the one asked, whatever the caller does with its objects meanwhile (snapshot.ts).
+ * `raw` takes fetch's own objects (a signal, Headers), used as they are.
+ */
+function taken(args: unknown[], copy: Copy | undefined): unknown[] {
+  if (copy === "call") return snapshotCall(args[0], args[1]);
+  return copy === "data" ? args.map((a) => snapshot(a)) : args;
+}
 
 /** The shell of a client: its options checked now, its runtime loaded at its first call. */
 export function lazyClient<C extends object, O extends object>(parts: ShellParts<C, O>): C {
@@ -67,17 +80,17 @@ export function lazyClient<C extends object, O extends object>(parts: ShellParts
     );
     return loading;
   };
-  /**
-   * A method that calls `name` on what `of` picks from the real client. An operation's parameters and
-   * options are copied before the client loads: the call is the one asked, whatever the caller does
-   * with its objects meanwhile (snapshot.ts).
-   */
+  /** A method that calls `name` on what `of` picks from the real client (its arguments taken as `taken` says). */
   const delegate =
-    (of: (c: Any) => Any, name: PropertyKey, operation = false) =>
+    (of: (c: Any) => Any, name: PropertyKey, copy?: Copy) =>
     (...args: unknown[]) => {
       if (client) return of(client)[name]!(...args);
-      const taken = operation ? snapshotCall(args[0], args[1]) : args;
-      return load().then((c) => of(c)[name]!(...taken));
+      try {
+        args = taken(args, copy);
+      } catch (e) {
+        return Promise.reject(e); // a getter that throws while it is copied rejects the call
+      }
+      return load().then((c) => of(c)[name]!(...args));
     };
   const group = (c: Any, name: string) => c[name] as unknown as Any;
 
@@ -95,7 +108,7 @@ export function lazyClient<C extends object, O extends object>(parts: ShellParts
         };
   }
   for (const [name, before] of Object.entries(parts.values ?? {})) Object.defineProperty(base, name, { get: () => (client ? client[name] : before) });
-  if (parts.journal) base.journal = Object.fromEntries(journalMethods.map((m) => [m, delegate((c) => group(c, "journal"), m)]));
+  if (parts.journal) base.journal = Object.fromEntries(journalMethods.map((m) => [m, delegate((c) => group(c, "journal"), m, "data")]));
   base.raw = {
     ...Object.fromEntries(rawMethods.map((m) => [m, delegate((c) => group(c, "raw"), m)])),
     use(...m: Middleware[]) {
@@ -114,7 +127,7 @@ export function lazyClient<C extends object, O extends object>(parts: ShellParts
   for (const id of [...Object.keys(parts.routes), ...hidden]) {
     if (omitted.has(id)) continue;
     const [g, m] = id.split(".") as [string, string];
-    const method = delegate((c) => group(c, g), m, true);
+    const method = delegate((c) => group(c, g), m, "call");
     shell[g] ??= {};
     Object.defineProperty(shell[g], m, { value: method, enumerable: !hidden.has(id), writable: true, configurable: true });
   }

@@ -28,14 +28,35 @@ export const processStore = new MemoryStore();
  * login), so two merchants' order ids never meet; registers the service's (interface, address),
  * since a register is one whoever signs in to it.
  */
+/**
+ * The name a service's records go under in a shared store: its interface and its address, spelt one
+ * way (`HTTP://Host:80/x/` and `http://host/x` are one service: two spellings were two journals and
+ * two leases on one register, and a receipt registered twice).
+ */
+export function serviceName(interfaceName: string, baseUrl: string): string {
+  let url = baseUrl;
+  try {
+    url = new URL(baseUrl).href;
+  } catch {
+    // Checked at construction; a name is still made of what there is.
+  }
+  return `${interfaceName} ${url.replace(/\/+$/, "")}`;
+}
+
+/**
+ * An account's name under its service: the account encoded, so no account's name is a prefix of
+ * another's records (a login `L/operations.sale` read login `L`'s receipts as its own).
+ */
+export const accountName = (interfaceName: string, baseUrl: string, account: string): string => `${serviceName(interfaceName, baseUrl)} ${encodeURIComponent(account)}`;
+
 export function journalOptions(
   o: JournalSettings & JournalFunctions & ClientSettings,
   where: { interface: string; baseUrl: string; account: string },
 ): NonNullable<InvokerOptions["journal"]> {
-  const service = `${where.interface} ${where.baseUrl.replace(/\/+$/, "")}`;
+  const service = serviceName(where.interface, where.baseUrl);
   return {
     store: o.store ?? processStore,
-    namespace: `${service} ${where.account}`,
+    namespace: accountName(where.interface, where.baseUrl, where.account),
     chainNamespace: service,
     holder: processHolder(o.holder),
     lease: o.lease,

@@ -13,43 +13,66 @@ const isPlain = (v: object) => {
   return proto === Object.prototype || proto === null;
 };
 
+/** Objects the checks refuse (JSON would write `{}`) or unwrap (a boxed value): kept for them as they are. */
+const kept = (v: object) =>
+  v instanceof Map ||
+  v instanceof Set ||
+  v instanceof WeakMap ||
+  v instanceof WeakSet ||
+  v instanceof ArrayBuffer ||
+  ArrayBuffer.isView(v) ||
+  v instanceof Number ||
+  v instanceof String ||
+  v instanceof Boolean;
+
 /**
- * A deep copy of plain objects and arrays, each value read once, as JSON reads it: an object's own
+ * A deep copy of the input as JSON reads it, each value read once: in place of a value with a
+ * `toJSON`, what it answers (asked once, with its key, as JSON asks); then an object's own
  * enumerable string keys (a value the checks would see and JSON would drop is not copied), an
- * array's items (holes stay holes, for the checks to refuse), and in place of a value with a
- * `toJSON`, what it answers. A Date is cloned (a date codec reads it in the client's time zone).
- * Other objects (a class instance, a Map, a boxed string) are kept as they are: the checks read
- * them as before, and refuse what JSON cannot carry.
+ * array's items (holes stay holes, for the checks to refuse); a class instance's fields as a plain
+ * object. A Date stays a Date (a date codec reads it in the client's time zone). What JSON cannot carry (a Map, binary data, a circle, a
+ * `toJSON` that throws) is kept as it is, and the checks refuse it at its path.
  */
-export function snapshot(value: unknown, within: object[] = []): unknown {
+export function snapshot(value: unknown, within: object[] = [], key = ""): unknown {
   if (value === null || typeof value !== "object" || within.includes(value)) return value;
-  if (value instanceof Date) return new Date(value.getTime());
+  if (value instanceof Date && value.toJSON === Date.prototype.toJSON) return new Date(value.getTime());
   const toJSON = (value as { toJSON?: unknown }).toJSON;
-  if (typeof toJSON === "function") {
-    try {
-      return snapshot(toJSON.call(value, ""), within);
-    } catch {
-      return value; // the checks call it again, and refuse it at its path
-    }
+  if (typeof toJSON !== "function") return copied(value, within);
+  let written: unknown;
+  try {
+    written = toJSON.call(value, key);
+  } catch {
+    return value; // the checks ask it again, and refuse it at its path
   }
-  const array = Array.isArray(value);
-  if (!array && !isPlain(value)) return value;
+  // JSON does not ask what a toJSON answered for a toJSON of its own: its fields are written as they are.
+  return written !== null && typeof written === "object" && !within.includes(written) ? copied(written, within) : written;
+}
+
+/** An object's or an array's insides, copied (snapshot); what the checks refuse or unwrap, kept. */
+function copied(value: object, within: object[]): unknown {
+  if (kept(value)) return value;
   within.push(value);
+  const array = Array.isArray(value);
   const copy: Record<string, unknown> = array ? (new Array(value.length) as never) : {};
-  for (const k in value) if (Object.hasOwn(value, k)) put(copy, k, snapshot((value as Record<string, unknown>)[k], within));
+  for (const k of Object.keys(value)) put(copy, k, snapshot((value as Record<string, unknown>)[k], within, k));
   within.pop();
   return copy;
 }
 
+/** The call options the SDK reads: taken also when the caller made them non-enumerable. */
+const OPTION_NAMES = ["signal", "timeoutMs", "headers", "extraParams", "rows", "idempotencyKey"];
+
 /**
  * A call's parameters and options, as the call will read them: the parameters copied (snapshot),
  * the options' values read once, their headers and extra parameters copied too. The signal and a
- * row schema are the caller's objects, used as they are.
+ * row schema are the caller's objects, used as they are. Parameters or options that are not a
+ * plain object are left for the checks to refuse.
  */
 export function snapshotCall(params: unknown, options: unknown): [unknown, unknown] {
-  if (options === null || typeof options !== "object" || !isPlain(options)) return [snapshot(params), options];
+  const p = params !== null && typeof params === "object" && !isPlain(params) ? params : snapshot(params);
+  if (options === null || typeof options !== "object" || !isPlain(options)) return [p, options];
   const o: Record<string, unknown> = {};
-  for (const k in options) if (Object.hasOwn(options, k)) put(o, k, (options as Record<string, unknown>)[k]);
+  for (const k of [...Object.keys(options), ...OPTION_NAMES]) if (Object.hasOwn(options, k) && !Object.hasOwn(o, k)) put(o, k, (options as Record<string, unknown>)[k]);
   for (const k of ["headers", "extraParams"]) if (Object.hasOwn(o, k)) o[k] = snapshot(o[k]);
-  return [snapshot(params), o];
+  return [p, o];
 }

@@ -333,7 +333,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
     if (op.textAnswer) return { kind: "json", body: text, ...this.#facts(answer, state, excerpt) };
     const body = parseJson(text, contentType, op, ctx, excerpt);
     const checks = this.#checksAnswer(op);
-    const repeated = checks && body !== null && typeof body === "object" ? repeatedKey(text) : undefined;
+    const repeated = checks && body !== null && typeof body === "object" ? repeatedKey(text, body) : undefined;
     if (repeated !== undefined) {
       throw new UnexpectedResponseError(
         `${op.id}: the answer gives the key ${JSON.stringify(repeated.slice(0, 40))} twice in one object; which value the service meant is unknown${outcomeNote(op)}`,
