@@ -306,7 +306,7 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     let key: string;
     try {
       ({ event, key } = await checked(raw, receive));
-    key = `${options.namespace} ${key}`;
+      key = `${options.namespace} ${key}`;
     } catch (e) {
       return refusalAnswer(e);
     }

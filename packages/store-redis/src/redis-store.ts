@@ -18,7 +18,7 @@ import {
   StoreCorruptError,
   StoreUnavailableError,
 } from "@paysys/core";
-import { checkDurations, isUnresolved, leaseLost, settledEntry, RETENTION_LIMIT_MS, TIMER_LIMIT_MS } from "@paysys/core/internal";
+import { checkDurations, isUnresolved, leaseLost, RETENTION_LIMIT_MS, settledEntry, TIMER_LIMIT_MS } from "@paysys/core/internal";
 import { Connection, type RedisCommandClient, storeName } from "./connection.js";
 import { type KeyLayout, keyLayout } from "./keys.js";
 import * as scripts from "./scripts.js";

@@ -15,7 +15,15 @@ beforeAll(async () => {
 });
 afterAll(() => redis.close());
 
-const intent = (key: string): JournalEntry => ({ key, operation: "t.op", hash: "h", holder: { id: "till-1" }, startedAt: Date.now(), sendBy: Date.now() + 60_000, state: "pending" });
+const intent = (key: string): JournalEntry => ({
+  key,
+  operation: "t.op",
+  hash: "h",
+  holder: { id: "till-1" },
+  startedAt: Date.now(),
+  sendBy: Date.now() + 60_000,
+  state: "pending",
+});
 
 describe("Redis store: names and limits", () => {
   it("retentions at their maximum (a thousand years): settle and complete work", async () => {
