@@ -44,10 +44,13 @@ export function serviceName(interfaceName: string, baseUrl: string): string {
 }
 
 /**
- * An account's name under its service: the account encoded, so no account's name is a prefix of
- * another's records (a login `L/operations.sale` read login `L`'s receipts as its own).
+ * An account's name under its service, with the one character that separates a record's name from
+ * the account (`/`) escaped, and the escape's own (`%`): no account's records are within another's
+ * (a login `L/operations.sale` read login `L`'s receipts as its own). Only those two: an account
+ * without them (a phone number, an e-mail) keeps the records an earlier version wrote.
  */
-export const accountName = (interfaceName: string, baseUrl: string, account: string): string => `${serviceName(interfaceName, baseUrl)} ${encodeURIComponent(account)}`;
+export const accountName = (interfaceName: string, baseUrl: string, account: string): string =>
+  `${serviceName(interfaceName, baseUrl)} ${account.replace(/[%/]/g, (c) => encodeURIComponent(c))}`;
 
 export function journalOptions(
   o: JournalSettings & JournalFunctions & ClientSettings,
