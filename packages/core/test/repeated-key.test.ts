@@ -26,6 +26,23 @@ describe("repeatedKey", () => {
     expect(repeated('{"a":"\\\\\\":x","b":1}')).toBeUndefined();
   });
 
+  it("reads long strings in one pass: 256 kB of escaped backslashes (a callback's limit; a backtracking pattern took seconds) and a 20 MB string", () => {
+    const escapes = `{"a":"${"\\\\".repeat(128 * 1024)}","a":1}`;
+    expect(repeated(escapes)).toBe("a");
+    expect(repeated(`{"a":"${"x".repeat(20_000_000)}","b":1}`)).toBeUndefined();
+  });
+
+  it("counts a parsed object's own keys only: an enumerable key added to Object.prototype hides no repeated key", () => {
+    Object.defineProperty(Object.prototype, "polluted", { value: 1, enumerable: true, configurable: true, writable: true });
+    let found: string | undefined;
+    try {
+      found = repeated('{"status":"declined","status":"paid"}');
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).polluted;
+    }
+    expect(found).toBe("status");
+  });
+
   it("reads a text nested deeper than the stack allows a recursion", () => {
     const deep = `${'{"a":'.repeat(20_000)}1${"}".repeat(20_000)}`;
     expect(repeated(deep)).toBeUndefined();

@@ -140,9 +140,11 @@ export async function encryptCard(card: PaymentCard | PayoutCard, key: GatewayKe
   // The card is read now, before anything awaits: the card given is the card encrypted. (A key still
   // coming is awaited below; should the card be refused first, its failure is not left unhandled.)
   if (key instanceof Promise) key.catch(() => {});
-  const issues = checkCard(card);
+  // Each field read once: a getter cannot show the check one card and the cryptogram another.
+  const read = card !== null && typeof card === "object" && Object.getPrototypeOf(card) === Object.prototype ? { ...card } : card;
+  const issues = checkCard(read);
   if (issues.length) throw new RequestValidationError("card", issues);
-  const plaintext = cardPlaintext(card);
+  const plaintext = cardPlaintext(read);
   // A key already imported (the client's, every card after the first) is used without an await:
   // in Node, where the encryption itself is synchronous, each await is a measurable part of a card.
   const given = key instanceof Promise ? await key : key;

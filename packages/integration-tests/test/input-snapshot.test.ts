@@ -4,7 +4,7 @@
 // sent other money than was asked (found by a hostile probe): a payout to A changed to B before the
 // client had loaded paid B twice; a reused options object journaled one payout under another's key.
 import { createCashoutClient } from "@paysys/cashout";
-import { MemoryStore } from "@paysys/core";
+import { MemoryStore, OutcomeUnknownError, RequestValidationError } from "@paysys/core";
 import { createEcommerceClient } from "@paysys/ecommerce";
 import { createFiscalClient } from "@paysys/fiscal";
 import { type Sandbox, startSandbox, TestCards } from "@paysys/sandbox";
@@ -275,5 +275,35 @@ describe("one options object reused, its key changed between calls", () => {
     await p1;
     expect(await shop.journal.get({ operation: "payments.create", key: "order-1" })).toBeDefined();
     expect(await shop.journal.get({ operation: "payments.create", key: "order-2" })).toBeUndefined();
+  });
+});
+
+describe("the journal's methods on a client not loaded yet", () => {
+  it("take the OutcomeUnknownError itself as the reference (its toJSON has no key), read before the client loads", async () => {
+    const store = new MemoryStore();
+    const lost = createCashoutClient({
+      baseUrl: sb.cashoutUrl,
+      credentials: cashoutCredentials,
+      store,
+      fetch: async (url, init) => {
+        const response = await fetch(url, init);
+        if (String(url).endsWith("/cash-out-request")) throw new TypeError("fetch failed: socket hang up");
+        return response;
+      },
+    });
+    const error = (await lost.requests.create({ amount: 7 }, { idempotencyKey: "payout-lost-1" }).catch((e) => e)) as OutcomeUnknownError;
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    const fresh = createCashoutClient({ baseUrl: sb.cashoutUrl, credentials: cashoutCredentials, store });
+    const ref = { operation: error.operation!, key: error.key! };
+    const record = fresh.journal.get(ref);
+    ref.key = "another-key";
+    expect(await record).toMatchObject({ key: "payout-lost-1", state: "pending" });
+    const again = createCashoutClient({ baseUrl: sb.cashoutUrl, credentials: cashoutCredentials, store });
+    expect(await again.journal.get(error as { operation: string; key: string })).toMatchObject({ key: "payout-lost-1" });
+  });
+
+  it("a Headers object as the headers option is refused as before, not copied to nothing", async () => {
+    const c = createCashoutClient({ baseUrl: sb.cashoutUrl, credentials: cashoutCredentials, store: new MemoryStore() });
+    await expect(c.requests.create({ amount: 1 }, { headers: new Headers({ "x-a": "1" }) as never })).rejects.toBeInstanceOf(RequestValidationError);
   });
 });

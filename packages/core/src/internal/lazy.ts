@@ -9,10 +9,10 @@
 // Closing a shell that was never called loads nothing: there is nothing to release yet, and a call
 // after it builds the runtime closed, so it answers as a closed client always did.
 import type { Middleware } from "openapi-fetch";
-import type { ClientJournal } from "./client-journal.js";
+import type { ClientJournal, JournalRef } from "./client-journal.js";
 import { type ClientChecks, checkConstruction } from "./construction.js";
 import { asyncDispose } from "./dispose.js";
-import { snapshot, snapshotCall } from "./snapshot.js";
+import { snapshotCall } from "./snapshot.js";
 
 /** What a shell needs of its client. */
 export interface ShellParts<C extends object, O extends object> extends ClientChecks {
@@ -39,17 +39,18 @@ type Any = Record<PropertyKey, (...args: unknown[]) => unknown>;
 const journalMethods: readonly (keyof ClientJournal)[] = ["get", "pending", "recover", "settle"];
 const rawMethods = ["request", "GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"] as const;
 
-type Copy = "call" | "data";
+type Copy = "call" | "ref";
 
 /**
  * The arguments of a call the shell passes on once the client is loaded. Those of an operation (as
- * its call reads them) and of the journal's methods (the references of intents, as data) are copied
- * now: the call is the one asked, whatever the caller does with its objects meanwhile (snapshot.ts).
+ * its call reads them) and of the journal's methods (the references of intents: operation and key)
+ * are copied now: the call is the one asked, whatever the caller does with its objects meanwhile (snapshot.ts).
  * `raw` takes fetch's own objects (a signal, Headers), used as they are.
  */
 function taken(args: unknown[], copy: Copy | undefined): unknown[] {
   if (copy === "call") return snapshotCall(args[0], args[1]);
-  return copy === "data" ? args.map((a) => snapshot(a)) : args;
+  // A reference is read by name: the OutcomeUnknownError itself is one, and its toJSON has no key.
+  return copy === "ref" ? args.map((a) => (a !== null && typeof a === "object" ? { operation: (a as JournalRef).operation, key: (a as JournalRef).key } : a)) : args;
 }
 
 /** The shell of a client: its options checked now, its runtime loaded at its first call. */
@@ -108,7 +109,7 @@ export function lazyClient<C extends object, O extends object>(parts: ShellParts
         };
   }
   for (const [name, before] of Object.entries(parts.values ?? {})) Object.defineProperty(base, name, { get: () => (client ? client[name] : before) });
-  if (parts.journal) base.journal = Object.fromEntries(journalMethods.map((m) => [m, delegate((c) => group(c, "journal"), m, "data")]));
+  if (parts.journal) base.journal = Object.fromEntries(journalMethods.map((m) => [m, delegate((c) => group(c, "journal"), m, "ref")]));
   base.raw = {
     ...Object.fromEntries(rawMethods.map((m) => [m, delegate((c) => group(c, "raw"), m)])),
     use(...m: Middleware[]) {

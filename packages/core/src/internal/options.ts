@@ -44,13 +44,14 @@ export function serviceName(interfaceName: string, baseUrl: string): string {
 }
 
 /**
- * An account's name under its service, with the one character that separates a record's name from
- * the account (`/`) escaped, and the escape's own (`%`): no account's records are within another's
- * (a login `L/operations.sale` read login `L`'s receipts as its own). Only those two: an account
- * without them (a phone number, an e-mail) keeps the records an earlier version wrote.
+ * An account's name under its service, with the characters that separate the parts of a record's
+ * name escaped (`/` before a journal key, a space before a callback's order) and the escape's own
+ * (`%`): no account's records are within another's (a login `L/operations.sale` read login `L`'s
+ * receipts as its own). Only those: an account without them (a phone number, an e-mail) keeps the
+ * records an earlier version wrote.
  */
 export const accountName = (interfaceName: string, baseUrl: string, account: string): string =>
-  `${serviceName(interfaceName, baseUrl)} ${account.replace(/[%/]/g, (c) => encodeURIComponent(c))}`;
+  `${serviceName(interfaceName, baseUrl)} ${account.replace(/[%/ ]/g, (c) => encodeURIComponent(c))}`;
 
 export function journalOptions(
   o: JournalSettings & JournalFunctions & ClientSettings,

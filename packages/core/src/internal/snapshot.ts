@@ -13,17 +13,9 @@ const isPlain = (v: object) => {
   return proto === Object.prototype || proto === null;
 };
 
-/** Objects the checks refuse (JSON would write `{}`) or unwrap (a boxed value): kept for them as they are. */
-const kept = (v: object) =>
-  v instanceof Map ||
-  v instanceof Set ||
-  v instanceof WeakMap ||
-  v instanceof WeakSet ||
-  v instanceof ArrayBuffer ||
-  ArrayBuffer.isView(v) ||
-  v instanceof Number ||
-  v instanceof String ||
-  v instanceof Boolean;
+/** Objects the checks refuse (JSON would write `{}`; `Headers` for the `headers` option) or unwrap (a boxed value): kept for them as they are. */
+const KEPT = [Map, Set, WeakMap, WeakSet, ArrayBuffer, Number, String, Boolean, BigInt, Headers];
+const kept = (v: object) => !Array.isArray(v) && !isPlain(v) && (ArrayBuffer.isView(v) || KEPT.some((type) => v instanceof type));
 
 /**
  * A deep copy of the input as JSON reads it, each value read once: in place of a value with a
@@ -59,9 +51,6 @@ function copied(value: object, within: object[]): unknown {
   return copy;
 }
 
-/** The call options the SDK reads: taken also when the caller made them non-enumerable. */
-const OPTION_NAMES = ["signal", "timeoutMs", "headers", "extraParams", "rows", "idempotencyKey"];
-
 /**
  * A call's parameters and options, as the call will read them: the parameters copied (snapshot),
  * the options' values read once, their headers and extra parameters copied too. The signal and a
@@ -72,7 +61,8 @@ export function snapshotCall(params: unknown, options: unknown): [unknown, unkno
   const p = params !== null && typeof params === "object" && !isPlain(params) ? params : snapshot(params);
   if (options === null || typeof options !== "object" || !isPlain(options)) return [p, options];
   const o: Record<string, unknown> = {};
-  for (const k of [...Object.keys(options), ...OPTION_NAMES]) if (Object.hasOwn(options, k) && !Object.hasOwn(o, k)) put(o, k, (options as Record<string, unknown>)[k]);
+  // Non-enumerable ones too: an `idempotencyKey` the caller hid is still the call's key (or, misspelt, refused).
+  for (const k of Object.getOwnPropertyNames(options)) put(o, k, (options as Record<string, unknown>)[k]);
   for (const k of ["headers", "extraParams"]) if (Object.hasOwn(o, k)) o[k] = snapshot(o[k]);
   return [p, o];
 }
