@@ -56,10 +56,11 @@ const leaseChecks = (two: TwoHandles): Checks => ({
   "lease: an expired lease is taken by another holder, and the old fence is refused everywhere": async () => {
     const [a, b] = await two();
     const name = unique("lease-expiry");
-    const old = await a.acquireLease(name, holder("till-1"), 150);
+    // Long enough for the fenced write below on a loaded machine (150 ms was not, beside a CI run).
+    const old = await a.acquireLease(name, holder("till-1"), 800);
     check(old, "a free lease must be taken");
     await a.set(name, "link-old", old);
-    await sleep(250);
+    await sleep(1_000);
     const next = await b.acquireLease(name, holder("till-2"), 5_000);
     check(next && next.value > old.value, "an expired lease must be taken by another holder, with a higher fence");
     check((await a.renewLease(old, 5_000)) === undefined, "a lost lease must not be renewed");

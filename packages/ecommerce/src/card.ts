@@ -69,7 +69,8 @@ export function checkCard(card: PaymentCard | PayoutCard, now: Date = new Date()
   for (const k of Object.keys(card)) if (!fields.includes(k)) issues.push({ path: `/${k}`, message: `is not a field of a card (${fields.join(", ")})` });
   for (const k of ["cardholder", "ip"] as const) {
     const v = (card as PaymentCard)[k];
-    if (v !== undefined && (typeof v !== "string" || /\p{Cc}/u.test(v))) issues.push({ path: `/${k}`, message: "must be one line of text" });
+    // null reads as none, as it always did (a form's empty field, a nullable column).
+    if (v !== undefined && v !== null && (typeof v !== "string" || /\p{Cc}/u.test(v))) issues.push({ path: `/${k}`, message: "must be one line of text" });
   }
   const pan = digits(card.pan);
   if (!/^\d{12,19}$/.test(pan)) issues.push({ path: "/pan", message: "must be 12 to 19 digits" });

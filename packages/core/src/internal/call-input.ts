@@ -155,7 +155,7 @@ export function checkCallOptions(op: OperationSpec, options: unknown): void {
         if (!isPlainObject(value)) wrong(name, "must be an object of header names and string values");
         else
           for (const [h, v] of Object.entries(value))
-            if (!HEADER_NAME.test(h) || typeof v !== "string" || !HEADER_VALUE.test(v)) wrong(`${name}/${h}`, "must be a header name with a string value on one line");
+            if (!HEADER_NAME.test(h) || typeof v !== "string" || !HEADER_VALUE.test(v)) wrong(`${name}/${h}`, "must be a header name with a value of one line of Latin-1 text");
         break;
       case "extraParams":
       case "rows":

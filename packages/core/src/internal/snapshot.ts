@@ -13,40 +13,29 @@ const isPlain = (v: object) => {
   return proto === Object.prototype || proto === null;
 };
 
-/** Objects the checks refuse (JSON would write `{}`; `Headers` for the `headers` option) or unwrap (a boxed value): kept for them as they are. */
-const KEPT = [Map, Set, WeakMap, WeakSet, ArrayBuffer, Number, String, Boolean, BigInt, Headers];
-const kept = (v: object) => !Array.isArray(v) && !isPlain(v) && (ArrayBuffer.isView(v) || KEPT.some((type) => v instanceof type));
+/**
+ * Objects kept as they are: what answers for itself (a `toJSON`: a value object, read by a codec or
+ * written by the checks as JSON writes it), and what copying would empty (no own fields: a Map,
+ * a boxed number, a card whose fields are getters, read by name by the card codec; a boxed string's
+ * or binary data's fields are its characters or bytes): the checks read them as they always did.
+ */
+const kept = (v: object) =>
+  typeof (v as { toJSON?: unknown }).toJSON === "function" || (!Array.isArray(v) && !isPlain(v) && (Object.keys(v).length === 0 || v instanceof String || ArrayBuffer.isView(v)));
 
 /**
- * A deep copy of the input as JSON reads it, each value read once: in place of a value with a
- * `toJSON`, what it answers (asked once, with its key, as JSON asks); then an object's own
- * enumerable string keys (a value the checks would see and JSON would drop is not copied), an
- * array's items (holes stay holes, for the checks to refuse); a class instance's fields as a plain
- * object. A Date stays a Date (a date codec reads it in the client's time zone). What JSON cannot carry (a Map, binary data, a circle, a
- * `toJSON` that throws) is kept as it is, and the checks refuse it at its path.
+ * A deep copy of the input's plain objects, arrays and class instances with fields, each value read
+ * once, as JSON reads them: an object's own enumerable string keys (a value the checks would see and
+ * JSON would drop is not copied), an array's items (holes stay holes, for the checks to refuse). A
+ * Date is cloned, of its own class (a date codec reads it in the client's time zone); what `kept`
+ * names, and a circle (which the checks refuse), are not copied.
  */
-export function snapshot(value: unknown, within: object[] = [], key = ""): unknown {
+export function snapshot(value: unknown, within: object[] = []): unknown {
   if (value === null || typeof value !== "object" || within.includes(value)) return value;
-  if (value instanceof Date && value.toJSON === Date.prototype.toJSON) return new Date(value.getTime());
-  const toJSON = (value as { toJSON?: unknown }).toJSON;
-  if (typeof toJSON !== "function") return copied(value, within);
-  let written: unknown;
-  try {
-    written = toJSON.call(value, key);
-  } catch {
-    return value; // the checks ask it again, and refuse it at its path
-  }
-  // JSON does not ask what a toJSON answered for a toJSON of its own: its fields are written as they are.
-  return written !== null && typeof written === "object" && !within.includes(written) ? copied(written, within) : written;
-}
-
-/** An object's or an array's insides, copied (snapshot); what the checks refuse or unwrap, kept. */
-function copied(value: object, within: object[]): unknown {
+  if (value instanceof Date) return Object.setPrototypeOf(new Date(value.getTime()), Object.getPrototypeOf(value));
   if (kept(value)) return value;
   within.push(value);
-  const array = Array.isArray(value);
-  const copy: Record<string, unknown> = array ? (new Array(value.length) as never) : {};
-  for (const k of Object.keys(value)) put(copy, k, snapshot((value as Record<string, unknown>)[k], within, k));
+  const copy: Record<string, unknown> = Array.isArray(value) ? (new Array(value.length) as never) : {};
+  for (const k of Object.keys(value)) put(copy, k, snapshot((value as Record<string, unknown>)[k], within));
   within.pop();
   return copy;
 }
