@@ -139,15 +139,6 @@ export function parseCallback(
 /** IPv4 addresses may come mapped into IPv6 (`::ffff:35.157.105.64`). */
 const plainAddress = (a: string) => a.replace(/^::ffff:/i, "").trim();
 
-/**
- * The key of an event: an order and a status (an order may call back again with another: blocked,
- * then paid, then refunded). Made of what the status query bears out in every answer, so one event
- * has one key however a delivery is dressed: a field the query does not check (`errCode`), or a
- * transaction id an answer may not name, would let one real callback be replayed as new events,
- * each processed again. Two attempts of one order that end alike (two declines) are one event.
- */
-const eventKey = (e: CallbackEvent) => `order ${e.orderId}:${e.status}`;
-
 /** The size of a raw body in bytes (a string is measured as the UTF-8 it arrived as). */
 /** Whether a body is over `max` bytes. A string's UTF-8 size is 1 to 3 times its length: most are decided without encoding them. */
 function overLimit(raw: string | Uint8Array | ArrayBuffer, max: number): boolean {
@@ -168,8 +159,17 @@ type RawBody = string | Uint8Array | ArrayBuffer | typeof TOO_LARGE;
 
 export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: CallbackReceiverOptions) {
   const allowed = options.allowedAddresses === "any" ? "any" : options.allowedAddresses.map(plainAddress);
-  /** An order's name in the store: under the receiver's namespace, as its events' keys are. */
+  /** An order's name in the store, under the receiver's namespace (the gateway and the merchant). */
   const orderName = (event: CallbackEvent) => `${options.namespace} ${event.orderId}`;
+  /**
+   * The key of an event, under the same namespace: an order and a status (an order may call back
+   * again with another: blocked, then paid, then refunded). Made of what the status query bears out
+   * in every answer, so one event has one key however a delivery is dressed: a field the query does
+   * not check (`errCode`), or a transaction id an answer may not name, would let one real callback
+   * be replayed as new events, each processed again. Two attempts of one order that end alike (two
+   * declines) are one event.
+   */
+  const eventKey = (event: CallbackEvent) => `${options.namespace} order ${event.orderId}:${event.status}`;
   // The callback's own values are quoted as the sender wrote them: a card number in one is cut out (scrub).
   const refuse = (reason: CallbackRefusedError["reason"], message: string, cause?: unknown) =>
     new CallbackRefusedError(reason, `${spec.id}: ${scrub(message, [])}`, spec.id, cause);
@@ -215,11 +215,10 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
 
   /** Checks a callback in the order that trusts nothing early; throws a CallbackRefusedError otherwise. Nothing is processed. */
   async function parse(raw: string | Uint8Array | ArrayBuffer, receive: ReceiveOptions = {}): Promise<CallbackEvent> {
-    return (await checked(raw, receive)).event;
+    return checked(raw, receive);
   }
 
-  /** A callback checked, and the key of its event (eventKey). */
-  async function checked(raw: RawBody, receive: ReceiveOptions | undefined): Promise<{ event: CallbackEvent; key: string }> {
+  async function checked(raw: RawBody, receive: ReceiveOptions | undefined): Promise<CallbackEvent> {
     // What the caller passes is checked before anything of the delivery is: a typed error, never a TypeError.
     if (receive !== undefined && (receive === null || typeof receive !== "object")) {
       throw new RequestValidationError("callbacks", [{ path: "(options)", message: "must be an object such as { remoteAddress }" }]);
@@ -233,7 +232,7 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     const event = checkBody(raw);
     checkMerchant(event);
     await checkConfirmed(event);
-    return { event, key: eventKey(event) };
+    return event;
   }
 
   /** Moves the order's recorded status on, never back: a compare-and-set, read again when another delivery moved it meanwhile. */
@@ -303,13 +302,12 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
   async function received(raw: RawBody, receive: ReceiveOptions, process: CallbackProcessor): Promise<CallbackAnswer> {
     checkProcessor(process);
     let event: CallbackEvent;
-    let key: string;
     try {
-      ({ event, key } = await checked(raw, receive));
-      key = `${options.namespace} ${key}`;
+      event = await checked(raw, receive);
     } catch (e) {
       return refusalAnswer(e);
     }
+    const key = eventKey(event);
     const token = randomUuid();
     let claim: Awaited<ReturnType<CallbackStore["claim"]>>;
     try {

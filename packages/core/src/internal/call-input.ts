@@ -8,13 +8,10 @@ import { wrapParams } from "./envelope.js";
 import { copyInto, put } from "./objects.js";
 import type { OperationSpec } from "./operation.js";
 import { pointerOf } from "./pointer.js";
+import { isPlainObject } from "./snapshot.js";
 import type { CallResult, HttpInput } from "./transport.js";
 
-export const isPlainObject = (v: unknown): v is Record<string, unknown> => {
-  if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
-};
+export { isPlainObject };
 
 /** In a `u` regular expression a surrogate range matches only the surrogates not in a pair. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
@@ -126,8 +123,9 @@ export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /**
  * A header name (an HTTP token), and a value of one line in Latin-1 without the C0 controls (tabs
- * aside) and DEL: what HTTP can carry at all (bytes 0x80–0xFF are its obs-text). Anything else both HTTP stacks refuse only when they send, after a
- * journaled call's intent is written: a call believed perhaps sent that never was.
+ * aside) and DEL: what HTTP can carry at all (bytes 0x80–0xFF are its obs-text). Anything else both
+ * HTTP stacks refuse only when they send, after a journaled call's intent is written: a call
+ * believed perhaps sent that never was.
  */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;

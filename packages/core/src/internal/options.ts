@@ -23,12 +23,6 @@ export function sharedTransportOptions(o: ClientSettings & ClientFunctions) {
 export const processStore = new MemoryStore();
 
 /**
- * The invoker's journal options from a client's options. Its names in the store say whose keys
- * and registers these are, never a secret: journal keys are the account's (interface, address,
- * login), so two merchants' order ids never meet; registers the service's (interface, address),
- * since a register is one whoever signs in to it.
- */
-/**
  * The name a service's records go under in a shared store: its interface and its address, spelt one
  * way (`HTTP://Host:80/x/` and `http://host/x` are one service: two spellings were two journals and
  * two leases on one register, and a receipt registered twice).
@@ -53,6 +47,12 @@ export function serviceName(interfaceName: string, baseUrl: string): string {
 export const accountName = (interfaceName: string, baseUrl: string, account: string): string =>
   `${serviceName(interfaceName, baseUrl)} ${account.replace(/[%/ ]/g, (c) => encodeURIComponent(c))}`;
 
+/**
+ * The invoker's journal options from a client's options. Its names in the store say whose keys
+ * and registers these are, never a secret: journal keys are the account's (interface, address,
+ * login), so two merchants' order ids never meet; registers the service's (interface, address),
+ * since a register is one whoever signs in to it.
+ */
 export function journalOptions(
   o: JournalSettings & JournalFunctions & ClientSettings,
   where: { interface: string; baseUrl: string; account: string },

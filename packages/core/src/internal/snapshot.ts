@@ -7,8 +7,9 @@
 // the same copy before it loads the client's code, and a page loads the shell first.
 import { put } from "./put.js";
 
-/** A plain object (call-input.ts's isPlainObject, which the shell does not load). */
-const isPlain = (v: object) => {
+/** A plain object: one made by a literal, `JSON.parse` or `Object.create(null)`. */
+export const isPlainObject = (v: unknown): v is Record<string, unknown> => {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
   const proto = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
 };
@@ -20,7 +21,8 @@ const isPlain = (v: object) => {
  * or binary data's fields are its characters or bytes): the checks read them as they always did.
  */
 const kept = (v: object) =>
-  typeof (v as { toJSON?: unknown }).toJSON === "function" || (!Array.isArray(v) && !isPlain(v) && (Object.keys(v).length === 0 || v instanceof String || ArrayBuffer.isView(v)));
+  typeof (v as { toJSON?: unknown }).toJSON === "function" ||
+  (!Array.isArray(v) && !isPlainObject(v) && (Object.keys(v).length === 0 || v instanceof String || ArrayBuffer.isView(v)));
 
 /**
  * A deep copy of the input's plain objects, arrays and class instances with fields, each value read
@@ -47,8 +49,8 @@ export function snapshot(value: unknown, within: object[] = []): unknown {
  * plain object are left for the checks to refuse.
  */
 export function snapshotCall(params: unknown, options: unknown): [unknown, unknown] {
-  const p = params !== null && typeof params === "object" && !isPlain(params) ? params : snapshot(params);
-  if (options === null || typeof options !== "object" || !isPlain(options)) return [p, options];
+  const p = isPlainObject(params) ? snapshot(params) : params;
+  if (!isPlainObject(options)) return [p, options];
   const o: Record<string, unknown> = {};
   // Non-enumerable ones too: an `idempotencyKey` the caller hid is still the call's key (or, misspelt, refused).
   for (const k of Object.getOwnPropertyNames(options)) put(o, k, (options as Record<string, unknown>)[k]);
