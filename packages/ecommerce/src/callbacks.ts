@@ -5,7 +5,9 @@
 // and (by default) borne out by the status query. Each event is processed once: deliveries are
 // remembered in a store, and an event is acknowledged only after your own function succeeded for
 // it. The store also keeps each order's last known status, so a callback that cannot follow it
-// (paid after refunded) reaches your function flagged.
+// (paid after refunded) reaches your function flagged, and the status the gateway reported when it
+// confirmed the callback comes with it, so one the order has moved past (a "paid" delivered while
+// its refund is still being processed) is flagged too.
 import { MemoryCallbackStore } from "@paysys/core";
 import { type CallbackStore, type LogEvent, RequestValidationError, WebhookError } from "@paysys/core/calls";
 import { DEFAULT_INBOUND_MAX_BYTES, harmless, type Inbound, parseInbound, randomUuid, scrub, TIMER_LIMIT_MS } from "@paysys/core/internal";
@@ -27,12 +29,27 @@ export interface CallbackContext {
    */
   impossibleTransition: boolean;
   /**
+   * The order's status as the gateway's status query reported it when it confirmed this callback
+   * (undefined when confirmation is off: `callbacks.confirm: false`).
+   */
+  gatewayStatus: number | undefined;
+  /**
+   * True when the gateway already reports a later status than this callback's (it says 1 "paid", the
+   * gateway 3 "refunded"): the event happened, but the order has moved on, so do not act on it as the
+   * order's current state (do not ship). Seen even when the later callback has not reached you yet, or
+   * is still being processed, which `impossibleTransition` cannot see. Always false without confirmation.
+   */
+  superseded: boolean;
+  /**
    * Aborted when this delivery's claim of the event was lost while your function ran (the store
    * could not renew it: another delivery may be processing the event now). The claim is renewed
    * every third of `callbacks.leaseMs`, so this happens only when the store fails or is too slow.
    */
   signal: AbortSignal;
 }
+
+/** What the status query said of a callback: the order's status there when it bears the callback out, else false. */
+export type Confirmation = { gatewayStatus: number } | false;
 
 /** Your function: processes one event. Throw to have the gateway deliver it again. */
 export type CallbackProcessor = (event: CallbackEvent, context: CallbackContext) => unknown;
@@ -96,8 +113,11 @@ export interface CallbackReceiverOptions {
   store: CallbackStore;
   /** The merchant the callbacks must be for (the client's `merchantId`); undefined: not checked. */
   merchantId?: string;
-  /** Asks the gateway whether it says the same; undefined: not asked. */
-  confirm?: (event: CallbackEvent) => Promise<boolean>;
+  /**
+   * Asks the gateway whether it says the same: the status it reports when it bears the callback out,
+   * `false` when it does not; undefined: not asked.
+   */
+  confirm?: (event: CallbackEvent) => Promise<Confirmation>;
   /** The client's logger: told when the store could not record an event as processed. */
   logger?: (event: LogEvent) => void;
 }
@@ -202,23 +222,26 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     }
   }
 
-  async function checkConfirmed(event: CallbackEvent): Promise<void> {
-    if (!options.confirm) return;
-    let confirmed: boolean;
+  /** The gateway's status of a confirmed callback's order (undefined: not asked). */
+  async function checkConfirmed(event: CallbackEvent): Promise<number | undefined> {
+    if (!options.confirm) return undefined;
+    let confirmed: Confirmation;
     try {
       confirmed = await options.confirm(event);
     } catch (e) {
       throw refuse("confirmation-failed", `the status query of transaction ${event.id} failed, so the callback cannot be confirmed now: ${(e as Error).message}`, e);
     }
     if (!confirmed) throw refuse("unconfirmed", `the status query does not confirm the callback of transaction ${event.id} (order ${event.orderId}, status ${event.status})`);
+    return confirmed.gatewayStatus;
   }
 
   /** Checks a callback in the order that trusts nothing early; throws a CallbackRefusedError otherwise. Nothing is processed. */
   async function parse(raw: string | Uint8Array | ArrayBuffer, receive: ReceiveOptions = {}): Promise<CallbackEvent> {
-    return checked(raw, receive);
+    return (await checked(raw, receive)).event;
   }
 
-  async function checked(raw: RawBody, receive: ReceiveOptions | undefined): Promise<CallbackEvent> {
+  /** A callback that passed every check, and the gateway's status of its order when it was confirmed. */
+  async function checked(raw: RawBody, receive: ReceiveOptions | undefined): Promise<{ event: CallbackEvent; gatewayStatus: number | undefined }> {
     // What the caller passes is checked before anything of the delivery is: a typed error, never a TypeError.
     if (receive !== undefined && (receive === null || typeof receive !== "object")) {
       throw new RequestValidationError("callbacks", [{ path: "(options)", message: "must be an object such as { remoteAddress }" }]);
@@ -231,8 +254,7 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     checkAddress(receive.remoteAddress);
     const event = checkBody(raw);
     checkMerchant(event);
-    await checkConfirmed(event);
-    return event;
+    return { event, gatewayStatus: await checkConfirmed(event) };
   }
 
   /** Moves the order's recorded status on, never back: a compare-and-set, read again when another delivery moved it meanwhile. */
@@ -302,8 +324,9 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
   async function received(raw: RawBody, receive: ReceiveOptions, process: CallbackProcessor): Promise<CallbackAnswer> {
     checkProcessor(process);
     let event: CallbackEvent;
+    let gatewayStatus: number | undefined;
     try {
-      event = await checked(raw, receive);
+      ({ event, gatewayStatus } = await checked(raw, receive));
     } catch (e) {
       return refusalAnswer(e);
     }
@@ -323,7 +346,8 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     const held = keepClaimed(key, token);
     try {
       previousStatus = await options.store.orderStatus(orderName(event));
-      await process(event, { previousStatus, impossibleTransition: !canFollow(previousStatus, event.status), signal: held.signal });
+      const superseded = gatewayStatus !== undefined && gatewayStatus !== event.status;
+      await process(event, { previousStatus, impossibleTransition: !canFollow(previousStatus, event.status), gatewayStatus, superseded, signal: held.signal });
     } catch {
       held.stop();
       // This delivery's claim only: once it ran out, another delivery may hold the event. A release

@@ -6,7 +6,7 @@ import { MemoryCallbackStore } from "@paysys/core";
 import { type CallOptions, type ClientJournal, type IdempotencyOptions, NotFoundError, RequestValidationError } from "@paysys/core/calls";
 import { accountName, basicScheme, type Check, type Codec, checkClientOptions, defineClient, durationMs, randomUuid, SecretSet } from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
-import { type CallbackEvent, callbackSources, createCallbackReceiver, DEFAULT_MAX_BODY } from "./callbacks.js";
+import { type CallbackEvent, type Confirmation, callbackSources, createCallbackReceiver, DEFAULT_MAX_BODY } from "./callbacks.js";
 import { encryptCard, importGatewayKey, type PaymentCard, type PayoutCard } from "./card.js";
 import { type EcommerceMethods, spec } from "./generated/client.js";
 import { cryptogram, servers, webhooks } from "./generated/operations.js";
@@ -151,7 +151,7 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
    * the callback's can become. (An answer about another order or transaction the status query
    * refuses itself.)
    */
-  async function confirmedByStatusQuery(event: CallbackEvent): Promise<boolean> {
+  async function confirmedByStatusQuery(event: CallbackEvent): Promise<Confirmation> {
     // The callback's card token is a secret the status query does not send: should the gateway's
     // answer echo it, the query's errors and log events cut it out like the client's own secrets.
     // (Not a short one: any sender could make a word of every message a secret.)
@@ -160,7 +160,9 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
     if (state === undefined || state.orderId !== event.orderId || (state.merchantId !== undefined && state.merchantId !== options.merchantId)) return false;
     // A test payment told as a real one (or the reverse) is not borne out either.
     if (state.demo !== undefined && state.demo !== (event.demo ?? false)) return false;
-    return state.amount === event.amount && confirms(state.status, event.status) && (state.id === undefined || state.id === event.id);
+    const { status } = state;
+    if (status === undefined || !confirms(status, event.status)) return false;
+    return state.amount === event.amount && (state.id === undefined || state.id === event.id) && { gatewayStatus: status };
   }
 
   const callbackSettings = options.callbacks ?? {};

@@ -524,9 +524,41 @@ describe("e-commerce: callbacks", () => {
     await vi.waitFor(() => expect(sb.ecommerce.transaction(id)?.deliveries.length).toBeGreaterThan(0));
     await shop.payments.cancel({ order_id: orderId });
     await vi.waitFor(() => expect(seen.map(([status]) => status)).toEqual([3, 1]));
-    expect(seen[0]![1]).toEqual({ previousStatus: undefined, impossibleTransition: false });
-    expect(seen[1]![1]).toEqual({ previousStatus: 3, impossibleTransition: true });
+    expect(seen[0]![1]).toEqual({ previousStatus: undefined, impossibleTransition: false, gatewayStatus: 3, superseded: false });
+    expect(seen[1]![1]).toEqual({ previousStatus: 3, impossibleTransition: true, gatewayStatus: 3, superseded: true });
     expect(await store.orderStatus(`ecommerce ${sb.ecommerceUrl} ${defaultMerchant.login} ${orderId}`)).toBe(3);
+  });
+
+  it("a 'paid' delivered while its refund is still being processed is flagged superseded, from the gateway's own status", async () => {
+    const shop = client({ callbacks: { allowedAddresses: "any" } });
+    const { id, orderId } = await shop.payments.create({ amount: 4_300, customerData: { cardData: card() } });
+    const paid = callbackBody({ id, orderId, amount: 4_300, status: 1 });
+    const other = await shop.payments.create({ amount: 4_400, customerData: { cardData: card() } });
+    // Before the refund: the gateway says paid, so the "paid" is the order's current state.
+    const contexts: Omit<CallbackContext, "signal">[] = [];
+    const record = (_e: CallbackEvent, { signal: _, ...where }: CallbackContext) => void contexts.push(where);
+    expect((await shop.callbacks.handle(callbackBody({ id: other.id, orderId: other.orderId, amount: 4_400, status: 1 }), {}, record)).status).toBe(200);
+    // The refund's callback is held in the merchant's function (or not delivered yet) when the
+    // late "paid" comes: the store knows no later status, the gateway does.
+    let releaseRefund!: () => void;
+    const refundHeld = new Promise<void>((resolve) => (releaseRefund = resolve));
+    await shop.payments.cancel({ order_id: orderId });
+    const refund = shop.callbacks.handle(callbackBody({ id, orderId, amount: 4_300, status: 3 }), {}, async (e, c) => {
+      await refundHeld;
+      record(e, c);
+    });
+    expect(await shop.callbacks.handle(paid, {}, record)).toEqual({ status: 200, body: { accepted: true } });
+    releaseRefund();
+    expect((await refund).status).toBe(200);
+    expect(contexts).toEqual([
+      { previousStatus: undefined, impossibleTransition: false, gatewayStatus: 1, superseded: false },
+      { previousStatus: undefined, impossibleTransition: false, gatewayStatus: 3, superseded: true },
+      { previousStatus: undefined, impossibleTransition: false, gatewayStatus: 3, superseded: false },
+    ]);
+    // Without confirmation the gateway is not asked: nothing is known, nothing flagged.
+    const unasked = client({ callbacks: { allowedAddresses: "any", confirm: false } });
+    await unasked.callbacks.handle(paid, {}, record);
+    expect(contexts[3]).toEqual({ previousStatus: undefined, impossibleTransition: false, gatewayStatus: undefined, superseded: false });
   });
 
   it("the order's states by hand: blocked, paid, refunded follow each other; a second 'blocked' after the payment is flagged", async () => {
@@ -536,16 +568,16 @@ describe("e-commerce: callbacks", () => {
     for (const status of [2, 1, 2, 3, 31]) expect((await receive(status)).status).toBe(200);
     // The second 2 is the same event as the first: acknowledged as a duplicate, without the function.
     expect(contexts).toEqual([
-      { previousStatus: undefined, impossibleTransition: false },
-      { previousStatus: 2, impossibleTransition: false },
-      { previousStatus: 1, impossibleTransition: false },
+      { previousStatus: undefined, impossibleTransition: false, gatewayStatus: undefined, superseded: false },
+      { previousStatus: 2, impossibleTransition: false, gatewayStatus: undefined, superseded: false },
+      { previousStatus: 1, impossibleTransition: false, gatewayStatus: undefined, superseded: false },
       // An unknown status is never judged.
-      { previousStatus: 3, impossibleTransition: false },
+      { previousStatus: 3, impossibleTransition: false, gatewayStatus: undefined, superseded: false },
     ]);
     const other = client({ callbacks: { allowedAddresses: "any", confirm: false } });
     const flagged: Omit<CallbackContext, "signal">[] = [];
     for (const status of [1, 2]) await other.callbacks.handle(callbackBody({ id: "p-9", orderId: "paid-order", status }), {}, (_e, { signal: _, ...c }) => flagged.push(c));
-    expect(flagged[1]).toEqual({ previousStatus: 1, impossibleTransition: true });
+    expect(flagged[1]).toEqual({ previousStatus: 1, impossibleTransition: true, gatewayStatus: undefined, superseded: false });
   });
 
   it("parseCallback without a client: the spec's source address by default, a typed event or a typed refusal", async () => {
