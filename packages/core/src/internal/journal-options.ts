@@ -38,5 +38,7 @@ export interface JournaledCall {
   encoded: Record<string, unknown>;
   /** Sends the request once with these steps, and answers its unwrapped payload. */
   send: (steps: AttemptStep[], watch: SendWatch) => Promise<unknown>;
+  /** Makes the call's credentials ready (its security scheme's `ready`): before the intent is written and the register leased. */
+  ready: () => Promise<void> | void;
   timeoutMs: number | undefined;
 }

@@ -32,7 +32,7 @@ import { storeCall } from "./store-call.js";
 import type { SendWatch } from "./transport.js";
 
 /** Idempotency keys are the caller's order or receipt ids: printable, and short enough for any store's key. */
-const KEY_PATTERN = /^[\x21-\x7e]{1,200}$/;
+const isKey = (key: unknown) => key === undefined || (typeof key === "string" && /^[\x21-\x7e]{1,200}$/.test(key));
 
 /**
  * Keys (namespaced, as in the store) with a call under way in this process, whichever client sends
@@ -51,12 +51,12 @@ export class Journal implements ClientJournal {
   /** Sends a journaled call exactly once (or answers what the journal recorded for its key). */
   async run(call: JournaledCall): Promise<unknown> {
     const { op } = call;
-    if (call.idempotencyKey !== undefined && (typeof call.idempotencyKey !== "string" || !KEY_PATTERN.test(call.idempotencyKey))) {
+    if (!isKey(call.idempotencyKey))
       throw new RequestValidationError(op.id, [{ path: "(idempotencyKey)", message: "must be 1 to 200 printable ASCII characters, without spaces" }]);
-    }
     const key = this.#full({ operation: op.id, key: call.idempotencyKey ?? defaultKey(op, call.encoded) });
     const hash = await hashOf(op.id, call.encoded, this.#o.sensitiveKeys);
-    // A register's id as JSON (`106`): a string key for the store that gives the value back as it was.
+    await call.ready(); // signed in before the register is leased and the intent written (steps.ts)
+    // A register's id as JSON (`106`), a string key the store gives back as it was.
     const scope = op.chain ? JSON.stringify(call.encoded[op.chain.key]) : undefined;
     if (scope !== undefined && this.#o.chain) return this.#o.chain.run(scope, (turn) => this.#once(call, key, hash, turn));
     return this.#once(call, key, hash, undefined);

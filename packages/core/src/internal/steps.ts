@@ -33,6 +33,12 @@ export interface AttemptStep {
   answered?(answer: AnswerHead, presented: unknown): boolean | Promise<boolean>;
   /** Secrets the step holds now or held recently; they are cut out of every text the SDK produces. */
   secrets?(): Iterable<string>;
+  /**
+   * Before a call that journals its request, ahead of its intent and its register's lease: makes the
+   * credentials ready (a sign-in), so a slow sign-in neither holds the register nor eats the window
+   * in which the request must start after its intent (START_WITHIN_MS).
+   */
+  ready?(): Promise<void> | void;
 }
 
 /** A security scheme: the step that authorizes a call. */
@@ -66,6 +72,7 @@ export function bearerScheme(tokens: TokenManager, present: (token: string) => R
       return true;
     },
     secrets: () => tokens.secrets(),
+    ready: () => (tokens.current() === undefined ? tokens.accessToken().then(() => undefined) : undefined),
   };
 }
 

@@ -188,22 +188,22 @@ export class Transport<Paths extends {} = Record<string, never>> {
 
   /** The scheme names an operation table needs that this transport does not have. */
   missingSchemes(operations: Iterable<OperationSpec>): string[] {
-    const missing = new Set<string>();
-    for (const op of operations) {
-      if (op.security.length > 0 && !op.security.some((s) => this.#options.schemes?.[s])) missing.add(`${op.security.join(" or ")} (${op.id})`);
+    const unmet = [...operations].filter((op) => op.security.length > 0 && !op.security.some((s) => this.#options.schemes?.[s]));
+    return [...new Set(unmet.map((op) => `${op.security.join(" or ")} (${op.id})`))];
+  }
+
+  /** The first of the operation's schemes the client has (a loop: this runs on every call). */
+  schemeOf(op: OperationSpec): SecurityScheme | undefined {
+    for (const name of op.security) {
+      const scheme = this.#options.schemes?.[name];
+      if (scheme) return scheme;
     }
-    return [...missing];
+    if (op.security.length === 0) return undefined;
+    throw new ConfigurationError(`${op.id}: needs the security scheme ${op.security.join(" or ")}, which the client was not given`, { operation: op.id });
   }
 
   #state(op: OperationSpec, input: HttpInput, prepared: Prepared, timeoutMs: number | undefined, extra: AttemptStep[], once: SendWatch | undefined): CallState {
-    // The first of the operation's schemes the client has (a loop: this runs on every call).
-    let scheme: SecurityScheme | undefined;
-    for (const name of op.security) {
-      scheme = this.#options.schemes?.[name];
-      if (scheme) break;
-    }
-    if (op.security.length > 0 && !scheme)
-      throw new ConfigurationError(`${op.id}: needs the security scheme ${op.security.join(" or ")}, which the client was not given`, { operation: op.id });
+    const scheme = this.schemeOf(op);
     const steps = scheme ? [scheme, ...extra] : extra;
     return callState(op, steps, timeoutMs ?? this.#options.timeoutMs ?? 30_000, once, () => this.#secrets(input, prepared.body, steps));
   }
