@@ -3576,8 +3576,9 @@ return errors === 0;
 }
 
 export const shifts_open_request = validate5;
-const schema5 = {"type":"object","required":["IdKkm"],"properties":{"IdKkm":{"type":"integer"},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"additionalProperties":false,"$id":"op-shifts_open_request"};
+const schema5 = {"type":"object","required":["IdKkm"],"properties":{"IdKkm":{"type":"integer"},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$","x-calendar":true}},"additionalProperties":false,"$id":"op-shifts_open_request"};
 const pattern0 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$", "");
+const pattern1 = new RegExp("^([0-9]{4})-?([0-9]{2})-?([0-9]{2})(?:T?([0-9]{2}):?([0-9]{2}):?([0-9]{2}))?(?:[.][0-9]+)?(?:Z|[+-]([0-9]{2}):([0-9]{2}))?$", "");
 
 function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-shifts_open_request" */;
@@ -3632,9 +3633,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-else {
-const err4 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data1);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err4 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3644,9 +3645,8 @@ vErrors.push(err4);
 errors++;
 }
 }
-}
 else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3655,12 +3655,24 @@ vErrors.push(err5);
 }
 errors++;
 }
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 validate5.errors = vErrors;
 return errors === 0;
 }
 
 export const shifts_open_response = validate6;
-const schema6 = {"allOf":[{"type":"object","required":["Status"],"properties":{"Status":{"type":"integer"},"Message":{"type":"string"},"Data":{"type":"object","additionalProperties":true}},"additionalProperties":true},{"type":"object","properties":{"Data":{"type":"object","properties":{"Shift":{"type":"object","required":["Id"],"properties":{"Id":{"type":"integer"},"IdUser":{"type":"integer"},"IdKkm":{"type":"integer"},"IdStatusShift":{"type":"integer"},"DateOpen":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"additionalProperties":true}},"additionalProperties":true}}}],"$id":"op-shifts_open_response"};
+const schema6 = {"allOf":[{"type":"object","required":["Status"],"properties":{"Status":{"type":"integer"},"Message":{"type":"string"},"Data":{"type":"object","additionalProperties":true}},"additionalProperties":true},{"type":"object","properties":{"Data":{"type":"object","properties":{"Shift":{"type":"object","required":["Id"],"properties":{"Id":{"type":"integer"},"IdUser":{"type":"integer"},"IdKkm":{"type":"integer"},"IdStatusShift":{"type":"integer"},"DateOpen":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$","x-calendar":true}},"additionalProperties":true}},"additionalProperties":true}}}],"$id":"op-shifts_open_response"};
 
 function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-shifts_open_response" */;
@@ -3810,9 +3822,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-else {
-const err11 = {instancePath:instancePath+"/Data/Shift/DateOpen",schemaPath:"#/allOf/1/properties/Data/properties/Shift/properties/DateOpen/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data9);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err11 = {instancePath:instancePath+"/Data/Shift/DateOpen",schemaPath:"#/allOf/1/properties/Data/properties/Shift/properties/DateOpen/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3822,9 +3834,8 @@ vErrors.push(err11);
 errors++;
 }
 }
-}
 else {
-const err12 = {instancePath:instancePath+"/Data/Shift",schemaPath:"#/allOf/1/properties/Data/properties/Shift/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err12 = {instancePath:instancePath+"/Data/Shift/DateOpen",schemaPath:"#/allOf/1/properties/Data/properties/Shift/properties/DateOpen/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3836,7 +3847,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err13 = {instancePath:instancePath+"/Data/Shift",schemaPath:"#/allOf/1/properties/Data/properties/Shift/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3848,12 +3859,24 @@ errors++;
 }
 }
 else {
-const err14 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err14 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err14];
 }
 else {
 vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
 }
 errors++;
 }
@@ -3988,7 +4011,7 @@ return errors === 0;
 }
 
 export const shifts_xReport_request = validate8;
-const schema8 = {"type":"object","properties":{"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"additionalProperties":false,"$id":"op-shifts_xReport_request"};
+const schema8 = {"type":"object","properties":{"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$","x-calendar":true}},"additionalProperties":false,"$id":"op-shifts_xReport_request"};
 
 function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-shifts_xReport_request" */;
@@ -4020,9 +4043,9 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-else {
-const err2 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data0);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err2 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4032,14 +4055,25 @@ vErrors.push(err2);
 errors++;
 }
 }
-}
 else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
 }
 errors++;
 }
@@ -4148,7 +4182,7 @@ return errors === 0;
 }
 
 export const shifts_closeWithZReport_request = validate10;
-const schema10 = {"type":"object","required":["IdKkm"],"properties":{"IdKkm":{"type":"integer"},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"additionalProperties":false,"$id":"op-shifts_closeWithZReport_request"};
+const schema10 = {"type":"object","required":["IdKkm"],"properties":{"IdKkm":{"type":"integer"},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$","x-calendar":true}},"additionalProperties":false,"$id":"op-shifts_closeWithZReport_request"};
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-shifts_closeWithZReport_request" */;
@@ -4203,9 +4237,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-else {
-const err4 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data1);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err4 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4215,9 +4249,8 @@ vErrors.push(err4);
 errors++;
 }
 }
-}
 else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4226,12 +4259,24 @@ vErrors.push(err5);
 }
 errors++;
 }
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 validate10.errors = vErrors;
 return errors === 0;
 }
 
 export const shifts_closeWithZReport_response = validate11;
-const schema11 = {"allOf":[{"type":"object","required":["Status"],"properties":{"Status":{"type":"integer"},"Message":{"type":"string"},"Data":{"type":"object","additionalProperties":true}},"additionalProperties":true},{"type":"object","properties":{"Data":{"type":"object","properties":{"ShiftIndex":{"type":"integer"},"IdShift":{"type":"integer"},"IdKkm":{"type":"integer"},"IdUser":{"type":"integer"},"DateOpen":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"DateClose":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"BalanceOpen":{"type":"number"},"BalanceClose":{"type":"number"},"BalanceCloseNonCash":{"type":"number"},"Count":{"type":"integer"},"SalesQty":{"type":"integer"},"SalesAmount":{"type":"number"},"CumulativeSales":{"type":"number"},"PurchasesQty":{"type":"integer"},"PurchasesAmount":{"type":"number"},"CumulativePurchases":{"type":"number"},"ExpensesQty":{"type":"integer"},"ExpensesAmount":{"type":"number"},"CumulativeExpenses":{"type":"number"},"RefundsQty":{"type":"integer"},"RefundsAmount":{"type":"number"},"CumulativeRefunds":{"type":"number"},"PurchaseRefundsQty":{"type":"integer"},"PurchaseRefundsAmount":{"type":"number"},"CumulativePurchaseRefunds":{"type":"number"},"IncomesQty":{"type":"integer"},"IncomesAmount":{"type":"number"},"CumulativeIncomes":{"type":"number"}},"additionalProperties":true}}}],"$id":"op-shifts_closeWithZReport_response"};
+const schema11 = {"allOf":[{"type":"object","required":["Status"],"properties":{"Status":{"type":"integer"},"Message":{"type":"string"},"Data":{"type":"object","additionalProperties":true}},"additionalProperties":true},{"type":"object","properties":{"Data":{"type":"object","properties":{"ShiftIndex":{"type":"integer"},"IdShift":{"type":"integer"},"IdKkm":{"type":"integer"},"IdUser":{"type":"integer"},"DateOpen":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$","x-calendar":true},"DateClose":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$","x-calendar":true},"BalanceOpen":{"type":"number"},"BalanceClose":{"type":"number"},"BalanceCloseNonCash":{"type":"number"},"Count":{"type":"integer"},"SalesQty":{"type":"integer"},"SalesAmount":{"type":"number"},"CumulativeSales":{"type":"number"},"PurchasesQty":{"type":"integer"},"PurchasesAmount":{"type":"number"},"CumulativePurchases":{"type":"number"},"ExpensesQty":{"type":"integer"},"ExpensesAmount":{"type":"number"},"CumulativeExpenses":{"type":"number"},"RefundsQty":{"type":"integer"},"RefundsAmount":{"type":"number"},"CumulativeRefunds":{"type":"number"},"PurchaseRefundsQty":{"type":"integer"},"PurchaseRefundsAmount":{"type":"number"},"CumulativePurchaseRefunds":{"type":"number"},"IncomesQty":{"type":"integer"},"IncomesAmount":{"type":"number"},"CumulativeIncomes":{"type":"number"}},"additionalProperties":true}}}],"$id":"op-shifts_closeWithZReport_response"};
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-shifts_closeWithZReport_response" */;
@@ -4368,9 +4413,9 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-else {
-const err10 = {instancePath:instancePath+"/Data/DateOpen",schemaPath:"#/allOf/1/properties/Data/properties/DateOpen/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data8);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err10 = {instancePath:instancePath+"/Data/DateOpen",schemaPath:"#/allOf/1/properties/Data/properties/DateOpen/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4380,11 +4425,8 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data3.DateClose !== undefined){
-let data9 = data3.DateClose;
-if(typeof data9 === "string"){
-if(!pattern0.test(data9)){
-const err11 = {instancePath:instancePath+"/Data/DateClose",schemaPath:"#/allOf/1/properties/Data/properties/DateClose/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+else {
+const err11 = {instancePath:instancePath+"/Data/DateOpen",schemaPath:"#/allOf/1/properties/Data/properties/DateOpen/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4394,8 +4436,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-else {
-const err12 = {instancePath:instancePath+"/Data/DateClose",schemaPath:"#/allOf/1/properties/Data/properties/DateClose/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data3.DateClose !== undefined){
+let data9 = data3.DateClose;
+if(typeof data9 === "string"){
+if(!pattern0.test(data9)){
+const err12 = {instancePath:instancePath+"/Data/DateClose",schemaPath:"#/allOf/1/properties/Data/properties/DateClose/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4404,11 +4449,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data3.BalanceOpen !== undefined){
-let data10 = data3.BalanceOpen;
-if(!((typeof data10 == "number") && (isFinite(data10)))){
-const err13 = {instancePath:instancePath+"/Data/BalanceOpen",schemaPath:"#/allOf/1/properties/Data/properties/BalanceOpen/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const fields1 = pattern1.exec(data9);
+if(fields1 !== null && !(+fields1[2] >= 1 && +fields1[2] <= 12 && +fields1[3] >= 1 && +fields1[3] <= (Date.UTC(+fields1[1], +fields1[2], 1) - Date.UTC(+fields1[1], +fields1[2] - 1, 1)) / 864e5 && (fields1[4] === undefined || (+fields1[4] <= 23 && +fields1[5] <= 59 && +fields1[6] <= 59)) && (fields1[7] === undefined || (+fields1[7] <= 23 && +fields1[8] <= 59)))){
+const err13 = {instancePath:instancePath+"/Data/DateClose",schemaPath:"#/allOf/1/properties/Data/properties/DateClose/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -4418,10 +4461,8 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data3.BalanceClose !== undefined){
-let data11 = data3.BalanceClose;
-if(!((typeof data11 == "number") && (isFinite(data11)))){
-const err14 = {instancePath:instancePath+"/Data/BalanceClose",schemaPath:"#/allOf/1/properties/Data/properties/BalanceClose/type",keyword:"type",params:{type: "number"},message:"must be number"};
+else {
+const err14 = {instancePath:instancePath+"/Data/DateClose",schemaPath:"#/allOf/1/properties/Data/properties/DateClose/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -4431,10 +4472,10 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data3.BalanceCloseNonCash !== undefined){
-let data12 = data3.BalanceCloseNonCash;
-if(!((typeof data12 == "number") && (isFinite(data12)))){
-const err15 = {instancePath:instancePath+"/Data/BalanceCloseNonCash",schemaPath:"#/allOf/1/properties/Data/properties/BalanceCloseNonCash/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data3.BalanceOpen !== undefined){
+let data10 = data3.BalanceOpen;
+if(!((typeof data10 == "number") && (isFinite(data10)))){
+const err15 = {instancePath:instancePath+"/Data/BalanceOpen",schemaPath:"#/allOf/1/properties/Data/properties/BalanceOpen/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4444,10 +4485,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data3.Count !== undefined){
-let data13 = data3.Count;
-if(!(Number.isSafeInteger(data13))){
-const err16 = {instancePath:instancePath+"/Data/Count",schemaPath:"#/allOf/1/properties/Data/properties/Count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data3.BalanceClose !== undefined){
+let data11 = data3.BalanceClose;
+if(!((typeof data11 == "number") && (isFinite(data11)))){
+const err16 = {instancePath:instancePath+"/Data/BalanceClose",schemaPath:"#/allOf/1/properties/Data/properties/BalanceClose/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -4457,10 +4498,10 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data3.SalesQty !== undefined){
-let data14 = data3.SalesQty;
-if(!(Number.isSafeInteger(data14))){
-const err17 = {instancePath:instancePath+"/Data/SalesQty",schemaPath:"#/allOf/1/properties/Data/properties/SalesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data3.BalanceCloseNonCash !== undefined){
+let data12 = data3.BalanceCloseNonCash;
+if(!((typeof data12 == "number") && (isFinite(data12)))){
+const err17 = {instancePath:instancePath+"/Data/BalanceCloseNonCash",schemaPath:"#/allOf/1/properties/Data/properties/BalanceCloseNonCash/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -4470,10 +4511,10 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data3.SalesAmount !== undefined){
-let data15 = data3.SalesAmount;
-if(!((typeof data15 == "number") && (isFinite(data15)))){
-const err18 = {instancePath:instancePath+"/Data/SalesAmount",schemaPath:"#/allOf/1/properties/Data/properties/SalesAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data3.Count !== undefined){
+let data13 = data3.Count;
+if(!(Number.isSafeInteger(data13))){
+const err18 = {instancePath:instancePath+"/Data/Count",schemaPath:"#/allOf/1/properties/Data/properties/Count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -4483,10 +4524,10 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data3.CumulativeSales !== undefined){
-let data16 = data3.CumulativeSales;
-if(!((typeof data16 == "number") && (isFinite(data16)))){
-const err19 = {instancePath:instancePath+"/Data/CumulativeSales",schemaPath:"#/allOf/1/properties/Data/properties/CumulativeSales/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data3.SalesQty !== undefined){
+let data14 = data3.SalesQty;
+if(!(Number.isSafeInteger(data14))){
+const err19 = {instancePath:instancePath+"/Data/SalesQty",schemaPath:"#/allOf/1/properties/Data/properties/SalesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -4496,10 +4537,10 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data3.PurchasesQty !== undefined){
-let data17 = data3.PurchasesQty;
-if(!(Number.isSafeInteger(data17))){
-const err20 = {instancePath:instancePath+"/Data/PurchasesQty",schemaPath:"#/allOf/1/properties/Data/properties/PurchasesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data3.SalesAmount !== undefined){
+let data15 = data3.SalesAmount;
+if(!((typeof data15 == "number") && (isFinite(data15)))){
+const err20 = {instancePath:instancePath+"/Data/SalesAmount",schemaPath:"#/allOf/1/properties/Data/properties/SalesAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -4509,10 +4550,10 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data3.PurchasesAmount !== undefined){
-let data18 = data3.PurchasesAmount;
-if(!((typeof data18 == "number") && (isFinite(data18)))){
-const err21 = {instancePath:instancePath+"/Data/PurchasesAmount",schemaPath:"#/allOf/1/properties/Data/properties/PurchasesAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data3.CumulativeSales !== undefined){
+let data16 = data3.CumulativeSales;
+if(!((typeof data16 == "number") && (isFinite(data16)))){
+const err21 = {instancePath:instancePath+"/Data/CumulativeSales",schemaPath:"#/allOf/1/properties/Data/properties/CumulativeSales/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -4522,10 +4563,10 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data3.CumulativePurchases !== undefined){
-let data19 = data3.CumulativePurchases;
-if(!((typeof data19 == "number") && (isFinite(data19)))){
-const err22 = {instancePath:instancePath+"/Data/CumulativePurchases",schemaPath:"#/allOf/1/properties/Data/properties/CumulativePurchases/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data3.PurchasesQty !== undefined){
+let data17 = data3.PurchasesQty;
+if(!(Number.isSafeInteger(data17))){
+const err22 = {instancePath:instancePath+"/Data/PurchasesQty",schemaPath:"#/allOf/1/properties/Data/properties/PurchasesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -4535,10 +4576,10 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data3.ExpensesQty !== undefined){
-let data20 = data3.ExpensesQty;
-if(!(Number.isSafeInteger(data20))){
-const err23 = {instancePath:instancePath+"/Data/ExpensesQty",schemaPath:"#/allOf/1/properties/Data/properties/ExpensesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data3.PurchasesAmount !== undefined){
+let data18 = data3.PurchasesAmount;
+if(!((typeof data18 == "number") && (isFinite(data18)))){
+const err23 = {instancePath:instancePath+"/Data/PurchasesAmount",schemaPath:"#/allOf/1/properties/Data/properties/PurchasesAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -4548,10 +4589,10 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data3.ExpensesAmount !== undefined){
-let data21 = data3.ExpensesAmount;
-if(!((typeof data21 == "number") && (isFinite(data21)))){
-const err24 = {instancePath:instancePath+"/Data/ExpensesAmount",schemaPath:"#/allOf/1/properties/Data/properties/ExpensesAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data3.CumulativePurchases !== undefined){
+let data19 = data3.CumulativePurchases;
+if(!((typeof data19 == "number") && (isFinite(data19)))){
+const err24 = {instancePath:instancePath+"/Data/CumulativePurchases",schemaPath:"#/allOf/1/properties/Data/properties/CumulativePurchases/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -4561,10 +4602,10 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data3.CumulativeExpenses !== undefined){
-let data22 = data3.CumulativeExpenses;
-if(!((typeof data22 == "number") && (isFinite(data22)))){
-const err25 = {instancePath:instancePath+"/Data/CumulativeExpenses",schemaPath:"#/allOf/1/properties/Data/properties/CumulativeExpenses/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data3.ExpensesQty !== undefined){
+let data20 = data3.ExpensesQty;
+if(!(Number.isSafeInteger(data20))){
+const err25 = {instancePath:instancePath+"/Data/ExpensesQty",schemaPath:"#/allOf/1/properties/Data/properties/ExpensesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -4574,10 +4615,10 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data3.RefundsQty !== undefined){
-let data23 = data3.RefundsQty;
-if(!(Number.isSafeInteger(data23))){
-const err26 = {instancePath:instancePath+"/Data/RefundsQty",schemaPath:"#/allOf/1/properties/Data/properties/RefundsQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data3.ExpensesAmount !== undefined){
+let data21 = data3.ExpensesAmount;
+if(!((typeof data21 == "number") && (isFinite(data21)))){
+const err26 = {instancePath:instancePath+"/Data/ExpensesAmount",schemaPath:"#/allOf/1/properties/Data/properties/ExpensesAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -4587,10 +4628,10 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data3.RefundsAmount !== undefined){
-let data24 = data3.RefundsAmount;
-if(!((typeof data24 == "number") && (isFinite(data24)))){
-const err27 = {instancePath:instancePath+"/Data/RefundsAmount",schemaPath:"#/allOf/1/properties/Data/properties/RefundsAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data3.CumulativeExpenses !== undefined){
+let data22 = data3.CumulativeExpenses;
+if(!((typeof data22 == "number") && (isFinite(data22)))){
+const err27 = {instancePath:instancePath+"/Data/CumulativeExpenses",schemaPath:"#/allOf/1/properties/Data/properties/CumulativeExpenses/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -4600,10 +4641,10 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data3.CumulativeRefunds !== undefined){
-let data25 = data3.CumulativeRefunds;
-if(!((typeof data25 == "number") && (isFinite(data25)))){
-const err28 = {instancePath:instancePath+"/Data/CumulativeRefunds",schemaPath:"#/allOf/1/properties/Data/properties/CumulativeRefunds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data3.RefundsQty !== undefined){
+let data23 = data3.RefundsQty;
+if(!(Number.isSafeInteger(data23))){
+const err28 = {instancePath:instancePath+"/Data/RefundsQty",schemaPath:"#/allOf/1/properties/Data/properties/RefundsQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -4613,10 +4654,10 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data3.PurchaseRefundsQty !== undefined){
-let data26 = data3.PurchaseRefundsQty;
-if(!(Number.isSafeInteger(data26))){
-const err29 = {instancePath:instancePath+"/Data/PurchaseRefundsQty",schemaPath:"#/allOf/1/properties/Data/properties/PurchaseRefundsQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data3.RefundsAmount !== undefined){
+let data24 = data3.RefundsAmount;
+if(!((typeof data24 == "number") && (isFinite(data24)))){
+const err29 = {instancePath:instancePath+"/Data/RefundsAmount",schemaPath:"#/allOf/1/properties/Data/properties/RefundsAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -4626,10 +4667,10 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data3.PurchaseRefundsAmount !== undefined){
-let data27 = data3.PurchaseRefundsAmount;
-if(!((typeof data27 == "number") && (isFinite(data27)))){
-const err30 = {instancePath:instancePath+"/Data/PurchaseRefundsAmount",schemaPath:"#/allOf/1/properties/Data/properties/PurchaseRefundsAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data3.CumulativeRefunds !== undefined){
+let data25 = data3.CumulativeRefunds;
+if(!((typeof data25 == "number") && (isFinite(data25)))){
+const err30 = {instancePath:instancePath+"/Data/CumulativeRefunds",schemaPath:"#/allOf/1/properties/Data/properties/CumulativeRefunds/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -4639,10 +4680,10 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data3.CumulativePurchaseRefunds !== undefined){
-let data28 = data3.CumulativePurchaseRefunds;
-if(!((typeof data28 == "number") && (isFinite(data28)))){
-const err31 = {instancePath:instancePath+"/Data/CumulativePurchaseRefunds",schemaPath:"#/allOf/1/properties/Data/properties/CumulativePurchaseRefunds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data3.PurchaseRefundsQty !== undefined){
+let data26 = data3.PurchaseRefundsQty;
+if(!(Number.isSafeInteger(data26))){
+const err31 = {instancePath:instancePath+"/Data/PurchaseRefundsQty",schemaPath:"#/allOf/1/properties/Data/properties/PurchaseRefundsQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -4652,10 +4693,10 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data3.IncomesQty !== undefined){
-let data29 = data3.IncomesQty;
-if(!(Number.isSafeInteger(data29))){
-const err32 = {instancePath:instancePath+"/Data/IncomesQty",schemaPath:"#/allOf/1/properties/Data/properties/IncomesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data3.PurchaseRefundsAmount !== undefined){
+let data27 = data3.PurchaseRefundsAmount;
+if(!((typeof data27 == "number") && (isFinite(data27)))){
+const err32 = {instancePath:instancePath+"/Data/PurchaseRefundsAmount",schemaPath:"#/allOf/1/properties/Data/properties/PurchaseRefundsAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -4665,10 +4706,10 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data3.IncomesAmount !== undefined){
-let data30 = data3.IncomesAmount;
-if(!((typeof data30 == "number") && (isFinite(data30)))){
-const err33 = {instancePath:instancePath+"/Data/IncomesAmount",schemaPath:"#/allOf/1/properties/Data/properties/IncomesAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data3.CumulativePurchaseRefunds !== undefined){
+let data28 = data3.CumulativePurchaseRefunds;
+if(!((typeof data28 == "number") && (isFinite(data28)))){
+const err33 = {instancePath:instancePath+"/Data/CumulativePurchaseRefunds",schemaPath:"#/allOf/1/properties/Data/properties/CumulativePurchaseRefunds/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -4678,10 +4719,10 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data3.CumulativeIncomes !== undefined){
-let data31 = data3.CumulativeIncomes;
-if(!((typeof data31 == "number") && (isFinite(data31)))){
-const err34 = {instancePath:instancePath+"/Data/CumulativeIncomes",schemaPath:"#/allOf/1/properties/Data/properties/CumulativeIncomes/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data3.IncomesQty !== undefined){
+let data29 = data3.IncomesQty;
+if(!(Number.isSafeInteger(data29))){
+const err34 = {instancePath:instancePath+"/Data/IncomesQty",schemaPath:"#/allOf/1/properties/Data/properties/IncomesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -4691,9 +4732,10 @@ vErrors.push(err34);
 errors++;
 }
 }
-}
-else {
-const err35 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data3.IncomesAmount !== undefined){
+let data30 = data3.IncomesAmount;
+if(!((typeof data30 == "number") && (isFinite(data30)))){
+const err35 = {instancePath:instancePath+"/Data/IncomesAmount",schemaPath:"#/allOf/1/properties/Data/properties/IncomesAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -4703,14 +4745,39 @@ vErrors.push(err35);
 errors++;
 }
 }
-}
-else {
-const err36 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data3.CumulativeIncomes !== undefined){
+let data31 = data3.CumulativeIncomes;
+if(!((typeof data31 == "number") && (isFinite(data31)))){
+const err36 = {instancePath:instancePath+"/Data/CumulativeIncomes",schemaPath:"#/allOf/1/properties/Data/properties/CumulativeIncomes/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err36];
 }
 else {
 vErrors.push(err36);
+}
+errors++;
+}
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/Data",schemaPath:"#/allOf/1/properties/Data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+}
+else {
+const err38 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
 }
 errors++;
 }
@@ -4720,7 +4787,7 @@ return errors === 0;
 
 export const uid_get_response = validate12;
 const schema12 = {"allOf":[{"type":"object","required":["Status"],"properties":{"Status":{"type":"integer"},"Message":{"type":"string"},"Data":{"type":"object","additionalProperties":true}},"additionalProperties":true},{"type":"object","properties":{"Data":{"type":"object","properties":{"Uid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"}},"additionalProperties":true}}}],"$id":"op-uid_get_response"};
-const pattern6 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "");
+const pattern12 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "");
 
 function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-uid_get_response" */;
@@ -4795,7 +4862,7 @@ if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.Uid !== undefined){
 let data4 = data3.Uid;
 if(typeof data4 === "string"){
-if(!pattern6.test(data4)){
+if(!pattern12.test(data4)){
 const err5 = {instancePath:instancePath+"/Data/Uid",schemaPath:"#/allOf/1/properties/Data/properties/Uid/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"},message:"must match pattern \""+"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -4845,8 +4912,8 @@ return errors === 0;
 }
 
 export const operations_sale_request = validate13;
-const schema13 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_sale_request"};
-const pattern7 = new RegExp("^-?\\d+(\\.\\d{1,2})?$", "");
+const schema13 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$","x-calendar":true},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_sale_request"};
+const pattern13 = new RegExp("^-?\\d+(\\.\\d{1,2})?$", "");
 const func0 = Object.prototype.hasOwnProperty;
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4910,7 +4977,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern7.test(String(data1))){
+if(!pattern13.test(String(data1))){
 const err5 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err5];
@@ -4945,7 +5012,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern7.test(String(data2))){
+if(!pattern13.test(String(data2))){
 const err8 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err8];
@@ -4980,7 +5047,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern7.test(String(data3))){
+if(!pattern13.test(String(data3))){
 const err11 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err11];
@@ -5109,7 +5176,7 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!pattern7.test(String(data8))){
+if(!pattern13.test(String(data8))){
 const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err22];
@@ -5144,7 +5211,7 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!pattern7.test(String(data9))){
+if(!pattern13.test(String(data9))){
 const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err25];
@@ -5179,7 +5246,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!pattern7.test(String(data10))){
+if(!pattern13.test(String(data10))){
 const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err28];
@@ -5300,7 +5367,7 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(!pattern7.test(String(data15))){
+if(!pattern13.test(String(data15))){
 const err38 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err38];
@@ -5382,9 +5449,9 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
-else {
-const err45 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data18);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err45 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -5394,9 +5461,8 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err46 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err46 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -5406,9 +5472,9 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err47 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err47 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -5418,14 +5484,26 @@ vErrors.push(err47);
 errors++;
 }
 }
-}
-else {
-const err48 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err48 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err48];
 }
 else {
 vErrors.push(err48);
+}
+errors++;
+}
+}
+}
+else {
+const err49 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
 }
 errors++;
 }
@@ -5628,7 +5706,7 @@ return errors === 0;
 }
 
 export const operations_purchase_request = validate15;
-const schema15 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_purchase_request"};
+const schema15 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$","x-calendar":true},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_purchase_request"};
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_purchase_request" */;
@@ -5691,7 +5769,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern7.test(String(data1))){
+if(!pattern13.test(String(data1))){
 const err5 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err5];
@@ -5726,7 +5804,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern7.test(String(data2))){
+if(!pattern13.test(String(data2))){
 const err8 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err8];
@@ -5761,7 +5839,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern7.test(String(data3))){
+if(!pattern13.test(String(data3))){
 const err11 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err11];
@@ -5890,7 +5968,7 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!pattern7.test(String(data8))){
+if(!pattern13.test(String(data8))){
 const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err22];
@@ -5925,7 +6003,7 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!pattern7.test(String(data9))){
+if(!pattern13.test(String(data9))){
 const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err25];
@@ -5960,7 +6038,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!pattern7.test(String(data10))){
+if(!pattern13.test(String(data10))){
 const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err28];
@@ -6081,7 +6159,7 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(!pattern7.test(String(data15))){
+if(!pattern13.test(String(data15))){
 const err38 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err38];
@@ -6163,9 +6241,9 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
-else {
-const err45 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data18);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err45 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -6175,9 +6253,8 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err46 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err46 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -6187,9 +6264,9 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err47 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err47 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -6199,14 +6276,26 @@ vErrors.push(err47);
 errors++;
 }
 }
-}
-else {
-const err48 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err48 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err48];
 }
 else {
 vErrors.push(err48);
+}
+errors++;
+}
+}
+}
+else {
+const err49 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
 }
 errors++;
 }
@@ -6409,7 +6498,7 @@ return errors === 0;
 }
 
 export const operations_saleRefund_request = validate17;
-const schema17 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_saleRefund_request"};
+const schema17 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$","x-calendar":true},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_saleRefund_request"};
 
 function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_saleRefund_request" */;
@@ -6472,7 +6561,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern7.test(String(data1))){
+if(!pattern13.test(String(data1))){
 const err5 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err5];
@@ -6507,7 +6596,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern7.test(String(data2))){
+if(!pattern13.test(String(data2))){
 const err8 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err8];
@@ -6542,7 +6631,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern7.test(String(data3))){
+if(!pattern13.test(String(data3))){
 const err11 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err11];
@@ -6671,7 +6760,7 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!pattern7.test(String(data8))){
+if(!pattern13.test(String(data8))){
 const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err22];
@@ -6706,7 +6795,7 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!pattern7.test(String(data9))){
+if(!pattern13.test(String(data9))){
 const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err25];
@@ -6741,7 +6830,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!pattern7.test(String(data10))){
+if(!pattern13.test(String(data10))){
 const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err28];
@@ -6862,7 +6951,7 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(!pattern7.test(String(data15))){
+if(!pattern13.test(String(data15))){
 const err38 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err38];
@@ -6944,9 +7033,9 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
-else {
-const err45 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data18);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err45 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -6956,9 +7045,8 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err46 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err46 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -6968,9 +7056,9 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err47 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err47 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -6980,14 +7068,26 @@ vErrors.push(err47);
 errors++;
 }
 }
-}
-else {
-const err48 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err48 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err48];
 }
 else {
 vErrors.push(err48);
+}
+errors++;
+}
+}
+}
+else {
+const err49 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
 }
 errors++;
 }
@@ -7190,7 +7290,7 @@ return errors === 0;
 }
 
 export const operations_purchaseRefund_request = validate19;
-const schema19 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_purchaseRefund_request"};
+const schema19 = {"type":"object","required":["IdDomain","Positions","Total"],"properties":{"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$","x-calendar":true},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"additionalProperties":true,"$id":"op-operations_purchaseRefund_request"};
 
 function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_purchaseRefund_request" */;
@@ -7253,7 +7353,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern7.test(String(data1))){
+if(!pattern13.test(String(data1))){
 const err5 = {instancePath:instancePath+"/Cash",schemaPath:"#/properties/Cash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err5];
@@ -7288,7 +7388,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern7.test(String(data2))){
+if(!pattern13.test(String(data2))){
 const err8 = {instancePath:instancePath+"/NonCash",schemaPath:"#/properties/NonCash/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err8];
@@ -7323,7 +7423,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern7.test(String(data3))){
+if(!pattern13.test(String(data3))){
 const err11 = {instancePath:instancePath+"/Mobile",schemaPath:"#/properties/Mobile/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err11];
@@ -7452,7 +7552,7 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!pattern7.test(String(data8))){
+if(!pattern13.test(String(data8))){
 const err22 = {instancePath:instancePath+"/Positions/" + i0+"/Price",schemaPath:"#/properties/Positions/items/properties/Price/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err22];
@@ -7487,7 +7587,7 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!pattern7.test(String(data9))){
+if(!pattern13.test(String(data9))){
 const err25 = {instancePath:instancePath+"/Positions/" + i0+"/Markup",schemaPath:"#/properties/Positions/items/properties/Markup/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err25];
@@ -7522,7 +7622,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!pattern7.test(String(data10))){
+if(!pattern13.test(String(data10))){
 const err28 = {instancePath:instancePath+"/Positions/" + i0+"/Discount",schemaPath:"#/properties/Positions/items/properties/Discount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err28];
@@ -7643,7 +7743,7 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(!pattern7.test(String(data15))){
+if(!pattern13.test(String(data15))){
 const err38 = {instancePath:instancePath+"/Total",schemaPath:"#/properties/Total/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err38];
@@ -7725,9 +7825,9 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
-else {
-const err45 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data18);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err45 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -7737,9 +7837,8 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err46 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err46 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -7749,9 +7848,9 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err47 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err47 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -7761,14 +7860,26 @@ vErrors.push(err47);
 errors++;
 }
 }
-}
-else {
-const err48 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err48 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err48];
 }
 else {
 vErrors.push(err48);
+}
+errors++;
+}
+}
+}
+else {
+const err49 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
 }
 errors++;
 }
@@ -7971,7 +8082,7 @@ return errors === 0;
 }
 
 export const operations_cashIn_request = validate21;
-const schema21 = {"type":"object","required":["Amount"],"properties":{"Amount":{"type":"number","minimum":0,"x-decimals":2},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"additionalProperties":false,"$id":"op-operations_cashIn_request"};
+const schema21 = {"type":"object","required":["Amount"],"properties":{"Amount":{"type":"number","minimum":0,"x-decimals":2},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$","x-calendar":true}},"additionalProperties":false,"$id":"op-operations_cashIn_request"};
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_cashIn_request" */;
@@ -8013,7 +8124,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern7.test(String(data0))){
+if(!pattern13.test(String(data0))){
 const err3 = {instancePath:instancePath+"/Amount",schemaPath:"#/properties/Amount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err3];
@@ -8048,9 +8159,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-else {
-const err6 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data1);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err6 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -8060,14 +8171,25 @@ vErrors.push(err6);
 errors++;
 }
 }
-}
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 }
@@ -8270,7 +8392,7 @@ return errors === 0;
 }
 
 export const operations_cashOut_request = validate23;
-const schema23 = {"type":"object","required":["Amount"],"properties":{"Amount":{"type":"number","minimum":0,"x-decimals":2},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"additionalProperties":false,"$id":"op-operations_cashOut_request"};
+const schema23 = {"type":"object","required":["Amount"],"properties":{"Amount":{"type":"number","minimum":0,"x-decimals":2},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$","x-calendar":true}},"additionalProperties":false,"$id":"op-operations_cashOut_request"};
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-operations_cashOut_request" */;
@@ -8312,7 +8434,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern7.test(String(data0))){
+if(!pattern13.test(String(data0))){
 const err3 = {instancePath:instancePath+"/Amount",schemaPath:"#/properties/Amount/x-decimals",keyword:"x-decimals",params:{},message:"must have at most 2 decimal places"};
 if(vErrors === null){
 vErrors = [err3];
@@ -8347,9 +8469,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-else {
-const err6 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data1);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err6 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -8359,14 +8481,25 @@ vErrors.push(err6);
 errors++;
 }
 }
-}
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 }

@@ -2,10 +2,11 @@
 /* eslint-disable */
 "use strict";
 export const input = validate0;
-const schema0 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-input"};
+const schema0 = {"type":"object","properties":{"idKkm":{"type":"integer"},"IdDomain":{"type":"integer"},"Cash":{"type":"number","minimum":0,"x-decimals":2},"NonCash":{"type":"number","minimum":0,"x-decimals":2},"Mobile":{"type":"number","minimum":0,"x-decimals":2},"Positions":{"type":"array","minItems":1,"items":{"type":"object","required":["Name","IdSection","Price","Qty"],"properties":{"Name":{"type":"string"},"IdSection":{"type":"integer"},"Price":{"type":"number","minimum":0,"x-decimals":2},"Markup":{"type":"number","minimum":0,"x-decimals":2},"Discount":{"type":"number","minimum":0,"x-decimals":2},"Qty":{"type":"number","minimum":0},"Storno":{"type":"boolean"},"ProductCode":{"type":"string"},"IdUnit":{"type":"integer"}},"additionalProperties":false}},"Total":{"type":"number","minimum":0,"x-decimals":2},"GenerateCheck":{"type":"boolean"},"AFP":{"type":"integer","minimum":0,"maximum":4294967295},"ReceiptDate":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$","x-calendar":true},"ChkLocation":{"type":"string"},"CustomerIIN":{"type":"string"}},"required":["idKkm","IdDomain","Positions","Total"],"additionalProperties":false,"$id":"op-input"};
 const func0 = Object.prototype.hasOwnProperty;
 const pattern0 = new RegExp("^-?\\d+(\\.\\d{1,2})?$", "");
 const pattern7 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$", "");
+const pattern8 = new RegExp("^([0-9]{4})-?([0-9]{2})-?([0-9]{2})(?:T?([0-9]{2}):?([0-9]{2}):?([0-9]{2}))?(?:[.][0-9]+)?(?:Z|[+-]([0-9]{2}):([0-9]{2}))?$", "");
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-input" */;
@@ -575,9 +576,9 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-else {
-const err48 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern8.exec(data19);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err48 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -587,9 +588,8 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(data.ChkLocation !== undefined){
-if(typeof data.ChkLocation !== "string"){
-const err49 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err49 = {instancePath:instancePath+"/ReceiptDate",schemaPath:"#/properties/ReceiptDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -599,9 +599,9 @@ vErrors.push(err49);
 errors++;
 }
 }
-if(data.CustomerIIN !== undefined){
-if(typeof data.CustomerIIN !== "string"){
-const err50 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.ChkLocation !== undefined){
+if(typeof data.ChkLocation !== "string"){
+const err50 = {instancePath:instancePath+"/ChkLocation",schemaPath:"#/properties/ChkLocation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -611,14 +611,26 @@ vErrors.push(err50);
 errors++;
 }
 }
-}
-else {
-const err51 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.CustomerIIN !== undefined){
+if(typeof data.CustomerIIN !== "string"){
+const err51 = {instancePath:instancePath+"/CustomerIIN",schemaPath:"#/properties/CustomerIIN/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err51];
 }
 else {
 vErrors.push(err51);
+}
+errors++;
+}
+}
+}
+else {
+const err52 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
 }
 errors++;
 }

@@ -2,8 +2,9 @@
 /* eslint-disable */
 "use strict";
 export const input = validate0;
-const schema0 = {"type":"object","properties":{"idShift":{"type":"integer"},"IdKkm":{"type":"integer"},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"required":["idShift","IdKkm"],"additionalProperties":false,"$id":"op-input"};
+const schema0 = {"type":"object","properties":{"idShift":{"type":"integer"},"IdKkm":{"type":"integer"},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$","x-calendar":true}},"required":["idShift","IdKkm"],"additionalProperties":false,"$id":"op-input"};
 const pattern0 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$", "");
+const pattern1 = new RegExp("^([0-9]{4})-?([0-9]{2})-?([0-9]{2})(?:T?([0-9]{2}):?([0-9]{2}):?([0-9]{2}))?(?:[.][0-9]+)?(?:Z|[+-]([0-9]{2}):([0-9]{2}))?$", "");
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-input" */;
@@ -81,9 +82,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-else {
-const err6 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data2);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err6 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -93,14 +94,25 @@ vErrors.push(err6);
 errors++;
 }
 }
-}
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 }
@@ -113,7 +125,7 @@ const schema1 = {"$ref":"spec#/components/schemas/ZReportResponse","$id":"op-res
 const schema3 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope"},{"type":"object","properties":{"Data":{"$ref":"#/components/schemas/ZReport"}}}]};
 const schema4 = {"type":"object","required":["Status"],"properties":{"Status":{"type":"integer"},"Message":{"type":"string"},"Data":{"type":"object","additionalProperties":true}},"additionalProperties":true};
 const schema5 = {"type":"object","properties":{"ShiftIndex":{"type":"integer"},"IdShift":{"type":"integer"},"IdKkm":{"type":"integer"},"IdUser":{"type":"integer"},"DateOpen":{"$ref":"#/components/schemas/dates.Rfc3339"},"DateClose":{"$ref":"#/components/schemas/dates.Rfc3339"},"BalanceOpen":{"$ref":"#/components/schemas/Amount"},"BalanceClose":{"$ref":"#/components/schemas/Amount"},"BalanceCloseNonCash":{"$ref":"#/components/schemas/Amount"},"Count":{"type":"integer"},"SalesQty":{"type":"integer"},"SalesAmount":{"$ref":"#/components/schemas/Amount"},"CumulativeSales":{"$ref":"#/components/schemas/Amount"},"PurchasesQty":{"type":"integer"},"PurchasesAmount":{"$ref":"#/components/schemas/Amount"},"CumulativePurchases":{"$ref":"#/components/schemas/Amount"},"ExpensesQty":{"type":"integer"},"ExpensesAmount":{"$ref":"#/components/schemas/Amount"},"CumulativeExpenses":{"$ref":"#/components/schemas/Amount"},"RefundsQty":{"type":"integer"},"RefundsAmount":{"$ref":"#/components/schemas/Amount"},"CumulativeRefunds":{"$ref":"#/components/schemas/Amount"},"PurchaseRefundsQty":{"type":"integer"},"PurchaseRefundsAmount":{"$ref":"#/components/schemas/Amount"},"CumulativePurchaseRefunds":{"$ref":"#/components/schemas/Amount"},"IncomesQty":{"type":"integer"},"IncomesAmount":{"$ref":"#/components/schemas/Amount"},"CumulativeIncomes":{"$ref":"#/components/schemas/Amount"}},"additionalProperties":true};
-const schema6 = {"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"};
+const schema6 = {"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$","x-calendar":true};
 const schema8 = {"type":"number"};
 
 function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -185,9 +197,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-else {
-const err5 = {instancePath:instancePath+"/DateOpen",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data4);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err5 = {instancePath:instancePath+"/DateOpen",schemaPath:"#/components/schemas/dates.Rfc3339/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -197,11 +209,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.DateClose !== undefined){
-let data5 = data.DateClose;
-if(typeof data5 === "string"){
-if(!pattern0.test(data5)){
-const err6 = {instancePath:instancePath+"/DateClose",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
+else {
+const err6 = {instancePath:instancePath+"/DateOpen",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -211,8 +220,11 @@ vErrors.push(err6);
 errors++;
 }
 }
-else {
-const err7 = {instancePath:instancePath+"/DateClose",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.DateClose !== undefined){
+let data5 = data.DateClose;
+if(typeof data5 === "string"){
+if(!pattern0.test(data5)){
+const err7 = {instancePath:instancePath+"/DateClose",schemaPath:"#/components/schemas/dates.Rfc3339/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -221,11 +233,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.BalanceOpen !== undefined){
-let data6 = data.BalanceOpen;
-if(!((typeof data6 == "number") && (isFinite(data6)))){
-const err8 = {instancePath:instancePath+"/BalanceOpen",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const fields1 = pattern1.exec(data5);
+if(fields1 !== null && !(+fields1[2] >= 1 && +fields1[2] <= 12 && +fields1[3] >= 1 && +fields1[3] <= (Date.UTC(+fields1[1], +fields1[2], 1) - Date.UTC(+fields1[1], +fields1[2] - 1, 1)) / 864e5 && (fields1[4] === undefined || (+fields1[4] <= 23 && +fields1[5] <= 59 && +fields1[6] <= 59)) && (fields1[7] === undefined || (+fields1[7] <= 23 && +fields1[8] <= 59)))){
+const err8 = {instancePath:instancePath+"/DateClose",schemaPath:"#/components/schemas/dates.Rfc3339/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -235,10 +245,8 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.BalanceClose !== undefined){
-let data7 = data.BalanceClose;
-if(!((typeof data7 == "number") && (isFinite(data7)))){
-const err9 = {instancePath:instancePath+"/BalanceClose",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+else {
+const err9 = {instancePath:instancePath+"/DateClose",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -248,10 +256,10 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.BalanceCloseNonCash !== undefined){
-let data8 = data.BalanceCloseNonCash;
-if(!((typeof data8 == "number") && (isFinite(data8)))){
-const err10 = {instancePath:instancePath+"/BalanceCloseNonCash",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.BalanceOpen !== undefined){
+let data6 = data.BalanceOpen;
+if(!((typeof data6 == "number") && (isFinite(data6)))){
+const err10 = {instancePath:instancePath+"/BalanceOpen",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -261,10 +269,10 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.Count !== undefined){
-let data9 = data.Count;
-if(!(Number.isSafeInteger(data9))){
-const err11 = {instancePath:instancePath+"/Count",schemaPath:"#/properties/Count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.BalanceClose !== undefined){
+let data7 = data.BalanceClose;
+if(!((typeof data7 == "number") && (isFinite(data7)))){
+const err11 = {instancePath:instancePath+"/BalanceClose",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -274,10 +282,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.SalesQty !== undefined){
-let data10 = data.SalesQty;
-if(!(Number.isSafeInteger(data10))){
-const err12 = {instancePath:instancePath+"/SalesQty",schemaPath:"#/properties/SalesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.BalanceCloseNonCash !== undefined){
+let data8 = data.BalanceCloseNonCash;
+if(!((typeof data8 == "number") && (isFinite(data8)))){
+const err12 = {instancePath:instancePath+"/BalanceCloseNonCash",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -287,10 +295,10 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.SalesAmount !== undefined){
-let data11 = data.SalesAmount;
-if(!((typeof data11 == "number") && (isFinite(data11)))){
-const err13 = {instancePath:instancePath+"/SalesAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.Count !== undefined){
+let data9 = data.Count;
+if(!(Number.isSafeInteger(data9))){
+const err13 = {instancePath:instancePath+"/Count",schemaPath:"#/properties/Count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -300,10 +308,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.CumulativeSales !== undefined){
-let data12 = data.CumulativeSales;
-if(!((typeof data12 == "number") && (isFinite(data12)))){
-const err14 = {instancePath:instancePath+"/CumulativeSales",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.SalesQty !== undefined){
+let data10 = data.SalesQty;
+if(!(Number.isSafeInteger(data10))){
+const err14 = {instancePath:instancePath+"/SalesQty",schemaPath:"#/properties/SalesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -313,10 +321,10 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.PurchasesQty !== undefined){
-let data13 = data.PurchasesQty;
-if(!(Number.isSafeInteger(data13))){
-const err15 = {instancePath:instancePath+"/PurchasesQty",schemaPath:"#/properties/PurchasesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.SalesAmount !== undefined){
+let data11 = data.SalesAmount;
+if(!((typeof data11 == "number") && (isFinite(data11)))){
+const err15 = {instancePath:instancePath+"/SalesAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -326,10 +334,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.PurchasesAmount !== undefined){
-let data14 = data.PurchasesAmount;
-if(!((typeof data14 == "number") && (isFinite(data14)))){
-const err16 = {instancePath:instancePath+"/PurchasesAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.CumulativeSales !== undefined){
+let data12 = data.CumulativeSales;
+if(!((typeof data12 == "number") && (isFinite(data12)))){
+const err16 = {instancePath:instancePath+"/CumulativeSales",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -339,10 +347,10 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.CumulativePurchases !== undefined){
-let data15 = data.CumulativePurchases;
-if(!((typeof data15 == "number") && (isFinite(data15)))){
-const err17 = {instancePath:instancePath+"/CumulativePurchases",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.PurchasesQty !== undefined){
+let data13 = data.PurchasesQty;
+if(!(Number.isSafeInteger(data13))){
+const err17 = {instancePath:instancePath+"/PurchasesQty",schemaPath:"#/properties/PurchasesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -352,10 +360,10 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.ExpensesQty !== undefined){
-let data16 = data.ExpensesQty;
-if(!(Number.isSafeInteger(data16))){
-const err18 = {instancePath:instancePath+"/ExpensesQty",schemaPath:"#/properties/ExpensesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.PurchasesAmount !== undefined){
+let data14 = data.PurchasesAmount;
+if(!((typeof data14 == "number") && (isFinite(data14)))){
+const err18 = {instancePath:instancePath+"/PurchasesAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -365,10 +373,10 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.ExpensesAmount !== undefined){
-let data17 = data.ExpensesAmount;
-if(!((typeof data17 == "number") && (isFinite(data17)))){
-const err19 = {instancePath:instancePath+"/ExpensesAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.CumulativePurchases !== undefined){
+let data15 = data.CumulativePurchases;
+if(!((typeof data15 == "number") && (isFinite(data15)))){
+const err19 = {instancePath:instancePath+"/CumulativePurchases",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -378,10 +386,10 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.CumulativeExpenses !== undefined){
-let data18 = data.CumulativeExpenses;
-if(!((typeof data18 == "number") && (isFinite(data18)))){
-const err20 = {instancePath:instancePath+"/CumulativeExpenses",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.ExpensesQty !== undefined){
+let data16 = data.ExpensesQty;
+if(!(Number.isSafeInteger(data16))){
+const err20 = {instancePath:instancePath+"/ExpensesQty",schemaPath:"#/properties/ExpensesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -391,10 +399,10 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.RefundsQty !== undefined){
-let data19 = data.RefundsQty;
-if(!(Number.isSafeInteger(data19))){
-const err21 = {instancePath:instancePath+"/RefundsQty",schemaPath:"#/properties/RefundsQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.ExpensesAmount !== undefined){
+let data17 = data.ExpensesAmount;
+if(!((typeof data17 == "number") && (isFinite(data17)))){
+const err21 = {instancePath:instancePath+"/ExpensesAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -404,10 +412,10 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.RefundsAmount !== undefined){
-let data20 = data.RefundsAmount;
-if(!((typeof data20 == "number") && (isFinite(data20)))){
-const err22 = {instancePath:instancePath+"/RefundsAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.CumulativeExpenses !== undefined){
+let data18 = data.CumulativeExpenses;
+if(!((typeof data18 == "number") && (isFinite(data18)))){
+const err22 = {instancePath:instancePath+"/CumulativeExpenses",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -417,10 +425,10 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.CumulativeRefunds !== undefined){
-let data21 = data.CumulativeRefunds;
-if(!((typeof data21 == "number") && (isFinite(data21)))){
-const err23 = {instancePath:instancePath+"/CumulativeRefunds",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.RefundsQty !== undefined){
+let data19 = data.RefundsQty;
+if(!(Number.isSafeInteger(data19))){
+const err23 = {instancePath:instancePath+"/RefundsQty",schemaPath:"#/properties/RefundsQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -430,10 +438,10 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.PurchaseRefundsQty !== undefined){
-let data22 = data.PurchaseRefundsQty;
-if(!(Number.isSafeInteger(data22))){
-const err24 = {instancePath:instancePath+"/PurchaseRefundsQty",schemaPath:"#/properties/PurchaseRefundsQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.RefundsAmount !== undefined){
+let data20 = data.RefundsAmount;
+if(!((typeof data20 == "number") && (isFinite(data20)))){
+const err24 = {instancePath:instancePath+"/RefundsAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -443,10 +451,10 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data.PurchaseRefundsAmount !== undefined){
-let data23 = data.PurchaseRefundsAmount;
-if(!((typeof data23 == "number") && (isFinite(data23)))){
-const err25 = {instancePath:instancePath+"/PurchaseRefundsAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.CumulativeRefunds !== undefined){
+let data21 = data.CumulativeRefunds;
+if(!((typeof data21 == "number") && (isFinite(data21)))){
+const err25 = {instancePath:instancePath+"/CumulativeRefunds",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -456,10 +464,10 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data.CumulativePurchaseRefunds !== undefined){
-let data24 = data.CumulativePurchaseRefunds;
-if(!((typeof data24 == "number") && (isFinite(data24)))){
-const err26 = {instancePath:instancePath+"/CumulativePurchaseRefunds",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.PurchaseRefundsQty !== undefined){
+let data22 = data.PurchaseRefundsQty;
+if(!(Number.isSafeInteger(data22))){
+const err26 = {instancePath:instancePath+"/PurchaseRefundsQty",schemaPath:"#/properties/PurchaseRefundsQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -469,10 +477,10 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data.IncomesQty !== undefined){
-let data25 = data.IncomesQty;
-if(!(Number.isSafeInteger(data25))){
-const err27 = {instancePath:instancePath+"/IncomesQty",schemaPath:"#/properties/IncomesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.PurchaseRefundsAmount !== undefined){
+let data23 = data.PurchaseRefundsAmount;
+if(!((typeof data23 == "number") && (isFinite(data23)))){
+const err27 = {instancePath:instancePath+"/PurchaseRefundsAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -482,10 +490,10 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data.IncomesAmount !== undefined){
-let data26 = data.IncomesAmount;
-if(!((typeof data26 == "number") && (isFinite(data26)))){
-const err28 = {instancePath:instancePath+"/IncomesAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.CumulativePurchaseRefunds !== undefined){
+let data24 = data.CumulativePurchaseRefunds;
+if(!((typeof data24 == "number") && (isFinite(data24)))){
+const err28 = {instancePath:instancePath+"/CumulativePurchaseRefunds",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -495,10 +503,10 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.CumulativeIncomes !== undefined){
-let data27 = data.CumulativeIncomes;
-if(!((typeof data27 == "number") && (isFinite(data27)))){
-const err29 = {instancePath:instancePath+"/CumulativeIncomes",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.IncomesQty !== undefined){
+let data25 = data.IncomesQty;
+if(!(Number.isSafeInteger(data25))){
+const err29 = {instancePath:instancePath+"/IncomesQty",schemaPath:"#/properties/IncomesQty/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -508,14 +516,40 @@ vErrors.push(err29);
 errors++;
 }
 }
-}
-else {
-const err30 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.IncomesAmount !== undefined){
+let data26 = data.IncomesAmount;
+if(!((typeof data26 == "number") && (isFinite(data26)))){
+const err30 = {instancePath:instancePath+"/IncomesAmount",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err30];
 }
 else {
 vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data.CumulativeIncomes !== undefined){
+let data27 = data.CumulativeIncomes;
+if(!((typeof data27 == "number") && (isFinite(data27)))){
+const err31 = {instancePath:instancePath+"/CumulativeIncomes",schemaPath:"#/components/schemas/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+}
+else {
+const err32 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
 }
 errors++;
 }

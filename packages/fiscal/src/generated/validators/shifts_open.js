@@ -2,8 +2,9 @@
 /* eslint-disable */
 "use strict";
 export const input = validate0;
-const schema0 = {"type":"object","properties":{"IdKkm":{"type":"integer"},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"}},"required":["IdKkm"],"additionalProperties":false,"$id":"op-input"};
+const schema0 = {"type":"object","properties":{"IdKkm":{"type":"integer"},"Date":{"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$","x-calendar":true}},"required":["IdKkm"],"additionalProperties":false,"$id":"op-input"};
 const pattern0 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$", "");
+const pattern1 = new RegExp("^([0-9]{4})-?([0-9]{2})-?([0-9]{2})(?:T?([0-9]{2}):?([0-9]{2}):?([0-9]{2}))?(?:[.][0-9]+)?(?:Z|[+-]([0-9]{2}):([0-9]{2}))?$", "");
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-input" */;
@@ -58,9 +59,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-else {
-const err4 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data1);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err4 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -70,14 +71,25 @@ vErrors.push(err4);
 errors++;
 }
 }
-}
 else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath:instancePath+"/Date",schemaPath:"#/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
 }
 errors++;
 }
@@ -91,7 +103,7 @@ const schema3 = {"allOf":[{"$ref":"#/components/schemas/envelopes.FiscalEnvelope
 const schema4 = {"type":"object","required":["Status"],"properties":{"Status":{"type":"integer"},"Message":{"type":"string"},"Data":{"type":"object","additionalProperties":true}},"additionalProperties":true};
 const schema5 = {"type":"object","required":["Id"],"properties":{"Id":{"type":"integer"},"IdUser":{"type":"integer"},"IdKkm":{"type":"integer"},"IdStatusShift":{"$ref":"#/components/schemas/ShiftStatus"},"DateOpen":{"$ref":"#/components/schemas/dates.Rfc3339"}},"additionalProperties":true};
 const schema6 = {"type":"integer"};
-const schema7 = {"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"};
+const schema7 = {"type":"string","format":"date-time","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$","x-calendar":true};
 
 function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -172,9 +184,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-else {
-const err6 = {instancePath:instancePath+"/DateOpen",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data4);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err6 = {instancePath:instancePath+"/DateOpen",schemaPath:"#/components/schemas/dates.Rfc3339/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -184,14 +196,25 @@ vErrors.push(err6);
 errors++;
 }
 }
-}
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/DateOpen",schemaPath:"#/components/schemas/dates.Rfc3339/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 }

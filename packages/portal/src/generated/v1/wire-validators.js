@@ -2603,8 +2603,9 @@ return errors === 0;
 }
 
 export const reports_payments_request = validate14;
-const schema14 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_payments_request"};
+const schema14 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"idAgent":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_payments_request"};
 const pattern0 = new RegExp("^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$", "");
+const pattern1 = new RegExp("^([0-9]{4})-?([0-9]{2})-?([0-9]{2})(?:T?([0-9]{2}):?([0-9]{2}):?([0-9]{2}))?(?:[.][0-9]+)?(?:Z|[+-]([0-9]{2}):([0-9]{2}))?$", "");
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_payments_request" */;
@@ -2674,9 +2675,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-else {
-const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data2);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2686,11 +2687,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data1.dateTo !== undefined){
-let data3 = data1.dateTo;
-if(typeof data3 === "string"){
-if(!pattern0.test(data3)){
-const err6 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+else {
+const err6 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2700,8 +2698,11 @@ vErrors.push(err6);
 errors++;
 }
 }
-else {
-const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1.dateTo !== undefined){
+let data3 = data1.dateTo;
+if(typeof data3 === "string"){
+if(!pattern0.test(data3)){
+const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2710,11 +2711,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data1.idAgent !== undefined){
-let data4 = data1.idAgent;
-if(!(Number.isSafeInteger(data4))){
-const err8 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/properties/Body/properties/Params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const fields1 = pattern1.exec(data3);
+if(fields1 !== null && !(+fields1[2] >= 1 && +fields1[2] <= 12 && +fields1[3] >= 1 && +fields1[3] <= (Date.UTC(+fields1[1], +fields1[2], 1) - Date.UTC(+fields1[1], +fields1[2] - 1, 1)) / 864e5 && (fields1[4] === undefined || (+fields1[4] <= 23 && +fields1[5] <= 59 && +fields1[6] <= 59)) && (fields1[7] === undefined || (+fields1[7] <= 23 && +fields1[8] <= 59)))){
+const err8 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2724,10 +2723,8 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data1.subOn !== undefined){
-let data5 = data1.subOn;
-if(!(Number.isSafeInteger(data5))){
-const err9 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err9 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2736,8 +2733,11 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!((data5 === 0) || (data5 === 1))){
-const err10 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema14.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
+}
+if(data1.idAgent !== undefined){
+let data4 = data1.idAgent;
+if(!(Number.isSafeInteger(data4))){
+const err10 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/properties/Body/properties/Params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2747,10 +2747,10 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data1.idService !== undefined){
-let data6 = data1.idService;
-if(!(Number.isSafeInteger(data6))){
-const err11 = {instancePath:instancePath+"/Body/Params/idService",schemaPath:"#/properties/Body/properties/Params/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data1.subOn !== undefined){
+let data5 = data1.subOn;
+if(!(Number.isSafeInteger(data5))){
+const err11 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2759,11 +2759,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data1.idTerminal !== undefined){
-let data7 = data1.idTerminal;
-if(!(Number.isSafeInteger(data7))){
-const err12 = {instancePath:instancePath+"/Body/Params/idTerminal",schemaPath:"#/properties/Body/properties/Params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!((data5 === 0) || (data5 === 1))){
+const err12 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema14.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2773,9 +2770,10 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data1.account !== undefined){
-if(typeof data1.account !== "string"){
-const err13 = {instancePath:instancePath+"/Body/Params/account",schemaPath:"#/properties/Body/properties/Params/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1.idService !== undefined){
+let data6 = data1.idService;
+if(!(Number.isSafeInteger(data6))){
+const err13 = {instancePath:instancePath+"/Body/Params/idService",schemaPath:"#/properties/Body/properties/Params/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2785,9 +2783,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data1.sn !== undefined){
-if(typeof data1.sn !== "string"){
-const err14 = {instancePath:instancePath+"/Body/Params/sn",schemaPath:"#/properties/Body/properties/Params/properties/sn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1.idTerminal !== undefined){
+let data7 = data1.idTerminal;
+if(!(Number.isSafeInteger(data7))){
+const err14 = {instancePath:instancePath+"/Body/Params/idTerminal",schemaPath:"#/properties/Body/properties/Params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2797,9 +2796,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-}
-else {
-const err15 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data1.account !== undefined){
+if(typeof data1.account !== "string"){
+const err15 = {instancePath:instancePath+"/Body/Params/account",schemaPath:"#/properties/Body/properties/Params/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2809,9 +2808,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-}
-else {
-const err16 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data1.sn !== undefined){
+if(typeof data1.sn !== "string"){
+const err16 = {instancePath:instancePath+"/Body/Params/sn",schemaPath:"#/properties/Body/properties/Params/properties/sn/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2823,12 +2822,36 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err17 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
 }
 errors++;
 }
@@ -3029,7 +3052,7 @@ return errors === 0;
 }
 
 export const reports_cashCollections_request = validate16;
-const schema16 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"type":"string","enum":["xlsx"]},"kazPost":{"type":"integer"},"kassaNova":{"type":"integer"}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_cashCollections_request"};
+const schema16 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"idAgent":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"type":"string","enum":["xlsx"]},"kazPost":{"type":"integer"},"kassaNova":{"type":"integer"}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_cashCollections_request"};
 
 function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_cashCollections_request" */;
@@ -3099,9 +3122,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-else {
-const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data2);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3111,11 +3134,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data1.dateTo !== undefined){
-let data3 = data1.dateTo;
-if(typeof data3 === "string"){
-if(!pattern0.test(data3)){
-const err6 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+else {
+const err6 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3125,8 +3145,11 @@ vErrors.push(err6);
 errors++;
 }
 }
-else {
-const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1.dateTo !== undefined){
+let data3 = data1.dateTo;
+if(typeof data3 === "string"){
+if(!pattern0.test(data3)){
+const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3135,11 +3158,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data1.idAgent !== undefined){
-let data4 = data1.idAgent;
-if(!(Number.isSafeInteger(data4))){
-const err8 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/properties/Body/properties/Params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const fields1 = pattern1.exec(data3);
+if(fields1 !== null && !(+fields1[2] >= 1 && +fields1[2] <= 12 && +fields1[3] >= 1 && +fields1[3] <= (Date.UTC(+fields1[1], +fields1[2], 1) - Date.UTC(+fields1[1], +fields1[2] - 1, 1)) / 864e5 && (fields1[4] === undefined || (+fields1[4] <= 23 && +fields1[5] <= 59 && +fields1[6] <= 59)) && (fields1[7] === undefined || (+fields1[7] <= 23 && +fields1[8] <= 59)))){
+const err8 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3149,10 +3170,8 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data1.subOn !== undefined){
-let data5 = data1.subOn;
-if(!(Number.isSafeInteger(data5))){
-const err9 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err9 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3161,8 +3180,11 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!((data5 === 0) || (data5 === 1))){
-const err10 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema16.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
+}
+if(data1.idAgent !== undefined){
+let data4 = data1.idAgent;
+if(!(Number.isSafeInteger(data4))){
+const err10 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/properties/Body/properties/Params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3172,10 +3194,10 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data1.idTerminal !== undefined){
-let data6 = data1.idTerminal;
-if(!(Number.isSafeInteger(data6))){
-const err11 = {instancePath:instancePath+"/Body/Params/idTerminal",schemaPath:"#/properties/Body/properties/Params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data1.subOn !== undefined){
+let data5 = data1.subOn;
+if(!(Number.isSafeInteger(data5))){
+const err11 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3184,11 +3206,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data1.idSysUser !== undefined){
-let data7 = data1.idSysUser;
-if(!(Number.isSafeInteger(data7))){
-const err12 = {instancePath:instancePath+"/Body/Params/idSysUser",schemaPath:"#/properties/Body/properties/Params/properties/idSysUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!((data5 === 0) || (data5 === 1))){
+const err12 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema16.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3198,10 +3217,10 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data1.format !== undefined){
-let data8 = data1.format;
-if(typeof data8 !== "string"){
-const err13 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1.idTerminal !== undefined){
+let data6 = data1.idTerminal;
+if(!(Number.isSafeInteger(data6))){
+const err13 = {instancePath:instancePath+"/Body/Params/idTerminal",schemaPath:"#/properties/Body/properties/Params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3210,8 +3229,11 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(data8 === "xlsx")){
-const err14 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/enum",keyword:"enum",params:{allowedValues: schema16.properties.Body.properties.Params.properties.format.enum},message:"must be equal to one of the allowed values"};
+}
+if(data1.idSysUser !== undefined){
+let data7 = data1.idSysUser;
+if(!(Number.isSafeInteger(data7))){
+const err14 = {instancePath:instancePath+"/Body/Params/idSysUser",schemaPath:"#/properties/Body/properties/Params/properties/idSysUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3221,10 +3243,10 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data1.kazPost !== undefined){
-let data9 = data1.kazPost;
-if(!(Number.isSafeInteger(data9))){
-const err15 = {instancePath:instancePath+"/Body/Params/kazPost",schemaPath:"#/properties/Body/properties/Params/properties/kazPost/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data1.format !== undefined){
+let data8 = data1.format;
+if(typeof data8 !== "string"){
+const err15 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3233,11 +3255,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data1.kassaNova !== undefined){
-let data10 = data1.kassaNova;
-if(!(Number.isSafeInteger(data10))){
-const err16 = {instancePath:instancePath+"/Body/Params/kassaNova",schemaPath:"#/properties/Body/properties/Params/properties/kassaNova/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!(data8 === "xlsx")){
+const err16 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/enum",keyword:"enum",params:{allowedValues: schema16.properties.Body.properties.Params.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3247,9 +3266,10 @@ vErrors.push(err16);
 errors++;
 }
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data1.kazPost !== undefined){
+let data9 = data1.kazPost;
+if(!(Number.isSafeInteger(data9))){
+const err17 = {instancePath:instancePath+"/Body/Params/kazPost",schemaPath:"#/properties/Body/properties/Params/properties/kazPost/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3259,9 +3279,10 @@ vErrors.push(err17);
 errors++;
 }
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data1.kassaNova !== undefined){
+let data10 = data1.kassaNova;
+if(!(Number.isSafeInteger(data10))){
+const err18 = {instancePath:instancePath+"/Body/Params/kassaNova",schemaPath:"#/properties/Body/properties/Params/properties/kassaNova/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3273,12 +3294,36 @@ errors++;
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err19 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err19];
 }
 else {
 vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
 }
 errors++;
 }
@@ -3479,7 +3524,7 @@ return errors === 0;
 }
 
 export const reports_terminalTurnovers_request = validate18;
-const schema18 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"groupByDay":{"type":"integer","enum":[0,1]},"format":{"type":"string","enum":["xlsx"]},"onlySystemAgents":{"type":"integer","enum":[0,1]}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_terminalTurnovers_request"};
+const schema18 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"groupByDay":{"type":"integer","enum":[0,1]},"format":{"type":"string","enum":["xlsx"]},"onlySystemAgents":{"type":"integer","enum":[0,1]}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_terminalTurnovers_request"};
 
 function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnovers_request" */;
@@ -3561,9 +3606,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-else {
-const err6 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data2);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err6 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3573,11 +3618,8 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data1.dateTo !== undefined){
-let data3 = data1.dateTo;
-if(typeof data3 === "string"){
-if(!pattern0.test(data3)){
-const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+else {
+const err7 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3587,8 +3629,11 @@ vErrors.push(err7);
 errors++;
 }
 }
-else {
-const err8 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1.dateTo !== undefined){
+let data3 = data1.dateTo;
+if(typeof data3 === "string"){
+if(!pattern0.test(data3)){
+const err8 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3597,11 +3642,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data1.idService !== undefined){
-let data4 = data1.idService;
-if(!(Number.isSafeInteger(data4))){
-const err9 = {instancePath:instancePath+"/Body/Params/idService",schemaPath:"#/properties/Body/properties/Params/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const fields1 = pattern1.exec(data3);
+if(fields1 !== null && !(+fields1[2] >= 1 && +fields1[2] <= 12 && +fields1[3] >= 1 && +fields1[3] <= (Date.UTC(+fields1[1], +fields1[2], 1) - Date.UTC(+fields1[1], +fields1[2] - 1, 1)) / 864e5 && (fields1[4] === undefined || (+fields1[4] <= 23 && +fields1[5] <= 59 && +fields1[6] <= 59)) && (fields1[7] === undefined || (+fields1[7] <= 23 && +fields1[8] <= 59)))){
+const err9 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3611,10 +3654,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data1.idAgent !== undefined){
-let data5 = data1.idAgent;
-if(!(Number.isSafeInteger(data5))){
-const err10 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/properties/Body/properties/Params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err10 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3624,10 +3665,10 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data1.idTerminal !== undefined){
-let data6 = data1.idTerminal;
-if(!(Number.isSafeInteger(data6))){
-const err11 = {instancePath:instancePath+"/Body/Params/idTerminal",schemaPath:"#/properties/Body/properties/Params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data1.idService !== undefined){
+let data4 = data1.idService;
+if(!(Number.isSafeInteger(data4))){
+const err11 = {instancePath:instancePath+"/Body/Params/idService",schemaPath:"#/properties/Body/properties/Params/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3637,10 +3678,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data1.subOn !== undefined){
-let data7 = data1.subOn;
-if(!(Number.isSafeInteger(data7))){
-const err12 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data1.idAgent !== undefined){
+let data5 = data1.idAgent;
+if(!(Number.isSafeInteger(data5))){
+const err12 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/properties/Body/properties/Params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3649,8 +3690,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!((data7 === 0) || (data7 === 1))){
-const err13 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema18.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
+}
+if(data1.idTerminal !== undefined){
+let data6 = data1.idTerminal;
+if(!(Number.isSafeInteger(data6))){
+const err13 = {instancePath:instancePath+"/Body/Params/idTerminal",schemaPath:"#/properties/Body/properties/Params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3660,10 +3704,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data1.groupByDay !== undefined){
-let data8 = data1.groupByDay;
-if(!(Number.isSafeInteger(data8))){
-const err14 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data1.subOn !== undefined){
+let data7 = data1.subOn;
+if(!(Number.isSafeInteger(data7))){
+const err14 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3672,8 +3716,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!((data8 === 0) || (data8 === 1))){
-const err15 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/enum",keyword:"enum",params:{allowedValues: schema18.properties.Body.properties.Params.properties.groupByDay.enum},message:"must be equal to one of the allowed values"};
+if(!((data7 === 0) || (data7 === 1))){
+const err15 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema18.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3683,10 +3727,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data1.format !== undefined){
-let data9 = data1.format;
-if(typeof data9 !== "string"){
-const err16 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1.groupByDay !== undefined){
+let data8 = data1.groupByDay;
+if(!(Number.isSafeInteger(data8))){
+const err16 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3695,8 +3739,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!(data9 === "xlsx")){
-const err17 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/enum",keyword:"enum",params:{allowedValues: schema18.properties.Body.properties.Params.properties.format.enum},message:"must be equal to one of the allowed values"};
+if(!((data8 === 0) || (data8 === 1))){
+const err17 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/enum",keyword:"enum",params:{allowedValues: schema18.properties.Body.properties.Params.properties.groupByDay.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3706,10 +3750,10 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data1.onlySystemAgents !== undefined){
-let data10 = data1.onlySystemAgents;
-if(!(Number.isSafeInteger(data10))){
-const err18 = {instancePath:instancePath+"/Body/Params/onlySystemAgents",schemaPath:"#/properties/Body/properties/Params/properties/onlySystemAgents/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data1.format !== undefined){
+let data9 = data1.format;
+if(typeof data9 !== "string"){
+const err18 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3718,8 +3762,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!((data10 === 0) || (data10 === 1))){
-const err19 = {instancePath:instancePath+"/Body/Params/onlySystemAgents",schemaPath:"#/properties/Body/properties/Params/properties/onlySystemAgents/enum",keyword:"enum",params:{allowedValues: schema18.properties.Body.properties.Params.properties.onlySystemAgents.enum},message:"must be equal to one of the allowed values"};
+if(!(data9 === "xlsx")){
+const err19 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/enum",keyword:"enum",params:{allowedValues: schema18.properties.Body.properties.Params.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3729,9 +3773,10 @@ vErrors.push(err19);
 errors++;
 }
 }
-}
-else {
-const err20 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data1.onlySystemAgents !== undefined){
+let data10 = data1.onlySystemAgents;
+if(!(Number.isSafeInteger(data10))){
+const err20 = {instancePath:instancePath+"/Body/Params/onlySystemAgents",schemaPath:"#/properties/Body/properties/Params/properties/onlySystemAgents/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3740,10 +3785,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-}
-else {
-const err21 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!((data10 === 0) || (data10 === 1))){
+const err21 = {instancePath:instancePath+"/Body/Params/onlySystemAgents",schemaPath:"#/properties/Body/properties/Params/properties/onlySystemAgents/enum",keyword:"enum",params:{allowedValues: schema18.properties.Body.properties.Params.properties.onlySystemAgents.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3755,12 +3798,36 @@ errors++;
 }
 }
 else {
-const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err22 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err22];
 }
 else {
 vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
 }
 errors++;
 }
@@ -3961,8 +4028,8 @@ return errors === 0;
 }
 
 export const reports_terminalTurnoversExtended_request = validate20;
-const schema20 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"groupByDay":{"type":"integer","enum":[0,1]},"isAddCommissionForSecondPay":{"type":"integer","enum":[0,1]}},"patternProperties":{"^isAddCommissionForCance":{"type":"integer","enum":[0,1]}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_terminalTurnoversExtended_request"};
-const pattern8 = new RegExp("^isAddCommissionForCance", "");
+const schema20 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"groupByDay":{"type":"integer","enum":[0,1]},"isAddCommissionForSecondPay":{"type":"integer","enum":[0,1]}},"patternProperties":{"^isAddCommissionForCance":{"type":"integer","enum":[0,1]}},"additionalProperties":true}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_terminalTurnoversExtended_request"};
+const pattern16 = new RegExp("^isAddCommissionForCance", "");
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnoversExtended_request" */;
@@ -4032,9 +4099,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-else {
-const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data2);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err5 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4044,11 +4111,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data1.dateTo !== undefined){
-let data3 = data1.dateTo;
-if(typeof data3 === "string"){
-if(!pattern0.test(data3)){
-const err6 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+else {
+const err6 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4058,8 +4122,11 @@ vErrors.push(err6);
 errors++;
 }
 }
-else {
-const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1.dateTo !== undefined){
+let data3 = data1.dateTo;
+if(typeof data3 === "string"){
+if(!pattern0.test(data3)){
+const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4068,11 +4135,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data1.idAgent !== undefined){
-let data4 = data1.idAgent;
-if(!(Number.isSafeInteger(data4))){
-const err8 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/properties/Body/properties/Params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const fields1 = pattern1.exec(data3);
+if(fields1 !== null && !(+fields1[2] >= 1 && +fields1[2] <= 12 && +fields1[3] >= 1 && +fields1[3] <= (Date.UTC(+fields1[1], +fields1[2], 1) - Date.UTC(+fields1[1], +fields1[2] - 1, 1)) / 864e5 && (fields1[4] === undefined || (+fields1[4] <= 23 && +fields1[5] <= 59 && +fields1[6] <= 59)) && (fields1[7] === undefined || (+fields1[7] <= 23 && +fields1[8] <= 59)))){
+const err8 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4082,10 +4147,8 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data1.idService !== undefined){
-let data5 = data1.idService;
-if(!(Number.isSafeInteger(data5))){
-const err9 = {instancePath:instancePath+"/Body/Params/idService",schemaPath:"#/properties/Body/properties/Params/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err9 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4095,10 +4158,10 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data1.sub !== undefined){
-let data6 = data1.sub;
-if(!(Number.isSafeInteger(data6))){
-const err10 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data1.idAgent !== undefined){
+let data4 = data1.idAgent;
+if(!(Number.isSafeInteger(data4))){
+const err10 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/properties/Body/properties/Params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4107,8 +4170,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!(((((data6 === 0) || (data6 === 1)) || (data6 === 2)) || (data6 === 3)) || (data6 === 4))){
-const err11 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema20.properties.Body.properties.Params.properties.sub.enum},message:"must be equal to one of the allowed values"};
+}
+if(data1.idService !== undefined){
+let data5 = data1.idService;
+if(!(Number.isSafeInteger(data5))){
+const err11 = {instancePath:instancePath+"/Body/Params/idService",schemaPath:"#/properties/Body/properties/Params/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4118,10 +4184,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data1.groupByDay !== undefined){
-let data7 = data1.groupByDay;
-if(!(Number.isSafeInteger(data7))){
-const err12 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data1.sub !== undefined){
+let data6 = data1.sub;
+if(!(Number.isSafeInteger(data6))){
+const err12 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4130,8 +4196,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!((data7 === 0) || (data7 === 1))){
-const err13 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/enum",keyword:"enum",params:{allowedValues: schema20.properties.Body.properties.Params.properties.groupByDay.enum},message:"must be equal to one of the allowed values"};
+if(!(((((data6 === 0) || (data6 === 1)) || (data6 === 2)) || (data6 === 3)) || (data6 === 4))){
+const err13 = {instancePath:instancePath+"/Body/Params/sub",schemaPath:"#/properties/Body/properties/Params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema20.properties.Body.properties.Params.properties.sub.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -4141,10 +4207,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data1.isAddCommissionForSecondPay !== undefined){
-let data8 = data1.isAddCommissionForSecondPay;
-if(!(Number.isSafeInteger(data8))){
-const err14 = {instancePath:instancePath+"/Body/Params/isAddCommissionForSecondPay",schemaPath:"#/properties/Body/properties/Params/properties/isAddCommissionForSecondPay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data1.groupByDay !== undefined){
+let data7 = data1.groupByDay;
+if(!(Number.isSafeInteger(data7))){
+const err14 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -4153,8 +4219,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!((data8 === 0) || (data8 === 1))){
-const err15 = {instancePath:instancePath+"/Body/Params/isAddCommissionForSecondPay",schemaPath:"#/properties/Body/properties/Params/properties/isAddCommissionForSecondPay/enum",keyword:"enum",params:{allowedValues: schema20.properties.Body.properties.Params.properties.isAddCommissionForSecondPay.enum},message:"must be equal to one of the allowed values"};
+if(!((data7 === 0) || (data7 === 1))){
+const err15 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/enum",keyword:"enum",params:{allowedValues: schema20.properties.Body.properties.Params.properties.groupByDay.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4164,11 +4230,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-for(const key2 in data1){
-if(pattern8.test(key2)){
-let data9 = data1[key2];
-if(!(Number.isSafeInteger(data9))){
-const err16 = {instancePath:instancePath+"/Body/Params/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/Body/properties/Params/patternProperties/%5EisAddCommissionForCance/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data1.isAddCommissionForSecondPay !== undefined){
+let data8 = data1.isAddCommissionForSecondPay;
+if(!(Number.isSafeInteger(data8))){
+const err16 = {instancePath:instancePath+"/Body/Params/isAddCommissionForSecondPay",schemaPath:"#/properties/Body/properties/Params/properties/isAddCommissionForSecondPay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -4177,8 +4242,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!((data9 === 0) || (data9 === 1))){
-const err17 = {instancePath:instancePath+"/Body/Params/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/Body/properties/Params/patternProperties/%5EisAddCommissionForCance/enum",keyword:"enum",params:{allowedValues: schema20.properties.Body.properties.Params.patternProperties["^isAddCommissionForCance"].enum},message:"must be equal to one of the allowed values"};
+if(!((data8 === 0) || (data8 === 1))){
+const err17 = {instancePath:instancePath+"/Body/Params/isAddCommissionForSecondPay",schemaPath:"#/properties/Body/properties/Params/properties/isAddCommissionForSecondPay/enum",keyword:"enum",params:{allowedValues: schema20.properties.Body.properties.Params.properties.isAddCommissionForSecondPay.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -4188,10 +4253,11 @@ vErrors.push(err17);
 errors++;
 }
 }
-}
-}
-else {
-const err18 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key2 in data1){
+if(pattern16.test(key2)){
+let data9 = data1[key2];
+if(!(Number.isSafeInteger(data9))){
+const err18 = {instancePath:instancePath+"/Body/Params/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/Body/properties/Params/patternProperties/%5EisAddCommissionForCance/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -4200,10 +4266,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!((data9 === 0) || (data9 === 1))){
+const err19 = {instancePath:instancePath+"/Body/Params/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/Body/properties/Params/patternProperties/%5EisAddCommissionForCance/enum",keyword:"enum",params:{allowedValues: schema20.properties.Body.properties.Params.patternProperties["^isAddCommissionForCance"].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -4214,13 +4278,38 @@ errors++;
 }
 }
 }
+}
 else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err20 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err20];
 }
 else {
 vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
 }
 errors++;
 }
@@ -4745,7 +4834,7 @@ return errors === 0;
 }
 
 export const reports_dealerStatistics_request = validate24;
-const schema24 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"groupByDay":{"type":"integer","enum":[0,1]},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_dealerStatistics_request"};
+const schema24 = {"type":"object","required":["Body"],"properties":{"Body":{"type":"object","required":["Params"],"properties":{"Params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"idAgent":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"groupByDay":{"type":"integer","enum":[0,1]},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_dealerStatistics_request"};
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_dealerStatistics_request" */;
@@ -4827,9 +4916,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-else {
-const err6 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data2);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err6 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4839,11 +4928,8 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data1.dateTo !== undefined){
-let data3 = data1.dateTo;
-if(typeof data3 === "string"){
-if(!pattern0.test(data3)){
-const err7 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+else {
+const err7 = {instancePath:instancePath+"/Body/Params/dateFrom",schemaPath:"#/properties/Body/properties/Params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4853,8 +4939,11 @@ vErrors.push(err7);
 errors++;
 }
 }
-else {
-const err8 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1.dateTo !== undefined){
+let data3 = data1.dateTo;
+if(typeof data3 === "string"){
+if(!pattern0.test(data3)){
+const err8 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4863,11 +4952,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data1.idAgent !== undefined){
-let data4 = data1.idAgent;
-if(!(Number.isSafeInteger(data4))){
-const err9 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/properties/Body/properties/Params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const fields1 = pattern1.exec(data3);
+if(fields1 !== null && !(+fields1[2] >= 1 && +fields1[2] <= 12 && +fields1[3] >= 1 && +fields1[3] <= (Date.UTC(+fields1[1], +fields1[2], 1) - Date.UTC(+fields1[1], +fields1[2] - 1, 1)) / 864e5 && (fields1[4] === undefined || (+fields1[4] <= 23 && +fields1[5] <= 59 && +fields1[6] <= 59)) && (fields1[7] === undefined || (+fields1[7] <= 23 && +fields1[8] <= 59)))){
+const err9 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4877,10 +4964,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data1.subOn !== undefined){
-let data5 = data1.subOn;
-if(!(Number.isSafeInteger(data5))){
-const err10 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err10 = {instancePath:instancePath+"/Body/Params/dateTo",schemaPath:"#/properties/Body/properties/Params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4889,8 +4974,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!((data5 === 0) || (data5 === 1))){
-const err11 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema24.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
+}
+if(data1.idAgent !== undefined){
+let data4 = data1.idAgent;
+if(!(Number.isSafeInteger(data4))){
+const err11 = {instancePath:instancePath+"/Body/Params/idAgent",schemaPath:"#/properties/Body/properties/Params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4900,10 +4988,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data1.groupByDay !== undefined){
-let data6 = data1.groupByDay;
-if(!(Number.isSafeInteger(data6))){
-const err12 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data1.subOn !== undefined){
+let data5 = data1.subOn;
+if(!(Number.isSafeInteger(data5))){
+const err12 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4912,8 +5000,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!((data6 === 0) || (data6 === 1))){
-const err13 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/enum",keyword:"enum",params:{allowedValues: schema24.properties.Body.properties.Params.properties.groupByDay.enum},message:"must be equal to one of the allowed values"};
+if(!((data5 === 0) || (data5 === 1))){
+const err13 = {instancePath:instancePath+"/Body/Params/subOn",schemaPath:"#/properties/Body/properties/Params/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema24.properties.Body.properties.Params.properties.subOn.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -4923,10 +5011,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data1.format !== undefined){
-let data7 = data1.format;
-if(typeof data7 !== "string"){
-const err14 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1.groupByDay !== undefined){
+let data6 = data1.groupByDay;
+if(!(Number.isSafeInteger(data6))){
+const err14 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -4935,8 +5023,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!(data7 === "xlsx")){
-const err15 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/enum",keyword:"enum",params:{allowedValues: schema24.properties.Body.properties.Params.properties.format.enum},message:"must be equal to one of the allowed values"};
+if(!((data6 === 0) || (data6 === 1))){
+const err15 = {instancePath:instancePath+"/Body/Params/groupByDay",schemaPath:"#/properties/Body/properties/Params/properties/groupByDay/enum",keyword:"enum",params:{allowedValues: schema24.properties.Body.properties.Params.properties.groupByDay.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4946,9 +5034,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-}
-else {
-const err16 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data1.format !== undefined){
+let data7 = data1.format;
+if(typeof data7 !== "string"){
+const err16 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -4957,10 +5046,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(data7 === "xlsx")){
+const err17 = {instancePath:instancePath+"/Body/Params/format",schemaPath:"#/properties/Body/properties/Params/properties/format/enum",keyword:"enum",params:{allowedValues: schema24.properties.Body.properties.Params.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -4972,12 +5059,36 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err18 = {instancePath:instancePath+"/Body/Params",schemaPath:"#/properties/Body/properties/Params/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/Body",schemaPath:"#/properties/Body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+else {
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
 }
 errors++;
 }

@@ -2160,8 +2160,9 @@ return errors === 0;
 }
 
 export const reports_payments_request = validate16;
-const schema16 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":true}},"additionalProperties":false,"$id":"op-reports_payments_request"};
+const schema16 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":true}},"additionalProperties":false,"$id":"op-reports_payments_request"};
 const pattern0 = new RegExp("^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$", "");
+const pattern1 = new RegExp("^([0-9]{4})-?([0-9]{2})-?([0-9]{2})(?:T?([0-9]{2}):?([0-9]{2}):?([0-9]{2}))?(?:[.][0-9]+)?(?:Z|[+-]([0-9]{2}):([0-9]{2}))?$", "");
 
 function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_payments_request" */;
@@ -2206,9 +2207,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-else {
-const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data1);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2218,11 +2219,8 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data0.dateTo !== undefined){
-let data2 = data0.dateTo;
-if(typeof data2 === "string"){
-if(!pattern0.test(data2)){
-const err4 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+else {
+const err4 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2232,8 +2230,11 @@ vErrors.push(err4);
 errors++;
 }
 }
-else {
-const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data0.dateTo !== undefined){
+let data2 = data0.dateTo;
+if(typeof data2 === "string"){
+if(!pattern0.test(data2)){
+const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2242,11 +2243,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data0.idAgent !== undefined){
-let data3 = data0.idAgent;
-if(!(Number.isSafeInteger(data3))){
-const err6 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const fields1 = pattern1.exec(data2);
+if(fields1 !== null && !(+fields1[2] >= 1 && +fields1[2] <= 12 && +fields1[3] >= 1 && +fields1[3] <= (Date.UTC(+fields1[1], +fields1[2], 1) - Date.UTC(+fields1[1], +fields1[2] - 1, 1)) / 864e5 && (fields1[4] === undefined || (+fields1[4] <= 23 && +fields1[5] <= 59 && +fields1[6] <= 59)) && (fields1[7] === undefined || (+fields1[7] <= 23 && +fields1[8] <= 59)))){
+const err6 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2256,9 +2255,8 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data0.subOn !== undefined){
-if(typeof data0.subOn !== "boolean"){
-const err7 = {instancePath:instancePath+"/params/subOn",schemaPath:"#/properties/params/properties/subOn/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err7 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2268,10 +2266,10 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data0.idService !== undefined){
-let data5 = data0.idService;
-if(!(Number.isSafeInteger(data5))){
-const err8 = {instancePath:instancePath+"/params/idService",schemaPath:"#/properties/params/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data0.idAgent !== undefined){
+let data3 = data0.idAgent;
+if(!(Number.isSafeInteger(data3))){
+const err8 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2281,10 +2279,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data0.idTerminal !== undefined){
-let data6 = data0.idTerminal;
-if(!(Number.isSafeInteger(data6))){
-const err9 = {instancePath:instancePath+"/params/idTerminal",schemaPath:"#/properties/params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data0.subOn !== undefined){
+if(typeof data0.subOn !== "boolean"){
+const err9 = {instancePath:instancePath+"/params/subOn",schemaPath:"#/properties/params/properties/subOn/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2294,9 +2291,10 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data0.account !== undefined){
-if(typeof data0.account !== "string"){
-const err10 = {instancePath:instancePath+"/params/account",schemaPath:"#/properties/params/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data0.idService !== undefined){
+let data5 = data0.idService;
+if(!(Number.isSafeInteger(data5))){
+const err10 = {instancePath:instancePath+"/params/idService",schemaPath:"#/properties/params/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2306,9 +2304,10 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data0.sn !== undefined){
-if(typeof data0.sn !== "string"){
-const err11 = {instancePath:instancePath+"/params/sn",schemaPath:"#/properties/params/properties/sn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data0.idTerminal !== undefined){
+let data6 = data0.idTerminal;
+if(!(Number.isSafeInteger(data6))){
+const err11 = {instancePath:instancePath+"/params/idTerminal",schemaPath:"#/properties/params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2318,9 +2317,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-}
-else {
-const err12 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data0.account !== undefined){
+if(typeof data0.account !== "string"){
+const err12 = {instancePath:instancePath+"/params/account",schemaPath:"#/properties/params/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2330,14 +2329,38 @@ vErrors.push(err12);
 errors++;
 }
 }
-}
-else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data0.sn !== undefined){
+if(typeof data0.sn !== "string"){
+const err13 = {instancePath:instancePath+"/params/sn",schemaPath:"#/properties/params/properties/sn/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
 }
 errors++;
 }
@@ -2489,7 +2512,7 @@ return errors === 0;
 }
 
 export const reports_cashCollections_request = validate18;
-const schema18 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_cashCollections_request"};
+const schema18 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_cashCollections_request"};
 
 function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_cashCollections_request" */;
@@ -2546,9 +2569,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-else {
-const err4 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data1);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err4 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2558,11 +2581,8 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data0.dateTo !== undefined){
-let data2 = data0.dateTo;
-if(typeof data2 === "string"){
-if(!pattern0.test(data2)){
-const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+else {
+const err5 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2572,8 +2592,11 @@ vErrors.push(err5);
 errors++;
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data0.dateTo !== undefined){
+let data2 = data0.dateTo;
+if(typeof data2 === "string"){
+if(!pattern0.test(data2)){
+const err6 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2582,11 +2605,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data0.idAgent !== undefined){
-let data3 = data0.idAgent;
-if(!(Number.isSafeInteger(data3))){
-const err7 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const fields1 = pattern1.exec(data2);
+if(fields1 !== null && !(+fields1[2] >= 1 && +fields1[2] <= 12 && +fields1[3] >= 1 && +fields1[3] <= (Date.UTC(+fields1[1], +fields1[2], 1) - Date.UTC(+fields1[1], +fields1[2] - 1, 1)) / 864e5 && (fields1[4] === undefined || (+fields1[4] <= 23 && +fields1[5] <= 59 && +fields1[6] <= 59)) && (fields1[7] === undefined || (+fields1[7] <= 23 && +fields1[8] <= 59)))){
+const err7 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2596,9 +2617,8 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data0.subOn !== undefined){
-if(typeof data0.subOn !== "boolean"){
-const err8 = {instancePath:instancePath+"/params/subOn",schemaPath:"#/properties/params/properties/subOn/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err8 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2608,10 +2628,10 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data0.idTerminal !== undefined){
-let data5 = data0.idTerminal;
-if(!(Number.isSafeInteger(data5))){
-const err9 = {instancePath:instancePath+"/params/idTerminal",schemaPath:"#/properties/params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data0.idAgent !== undefined){
+let data3 = data0.idAgent;
+if(!(Number.isSafeInteger(data3))){
+const err9 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2621,10 +2641,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data0.idSysUser !== undefined){
-let data6 = data0.idSysUser;
-if(!(Number.isSafeInteger(data6))){
-const err10 = {instancePath:instancePath+"/params/idSysUser",schemaPath:"#/properties/params/properties/idSysUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data0.subOn !== undefined){
+if(typeof data0.subOn !== "boolean"){
+const err10 = {instancePath:instancePath+"/params/subOn",schemaPath:"#/properties/params/properties/subOn/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2634,10 +2653,10 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data0.format !== undefined){
-let data7 = data0.format;
-if(typeof data7 !== "string"){
-const err11 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data0.idTerminal !== undefined){
+let data5 = data0.idTerminal;
+if(!(Number.isSafeInteger(data5))){
+const err11 = {instancePath:instancePath+"/params/idTerminal",schemaPath:"#/properties/params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2646,8 +2665,11 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!(data7 === "xlsx")){
-const err12 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/enum",keyword:"enum",params:{allowedValues: schema18.properties.params.properties.format.enum},message:"must be equal to one of the allowed values"};
+}
+if(data0.idSysUser !== undefined){
+let data6 = data0.idSysUser;
+if(!(Number.isSafeInteger(data6))){
+const err12 = {instancePath:instancePath+"/params/idSysUser",schemaPath:"#/properties/params/properties/idSysUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2657,9 +2679,10 @@ vErrors.push(err12);
 errors++;
 }
 }
-}
-else {
-const err13 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data0.format !== undefined){
+let data7 = data0.format;
+if(typeof data7 !== "string"){
+const err13 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2668,15 +2691,37 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(data7 === "xlsx")){
+const err14 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/enum",keyword:"enum",params:{allowedValues: schema18.properties.params.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
 else {
 vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
 }
 errors++;
 }
@@ -2828,7 +2873,7 @@ return errors === 0;
 }
 
 export const reports_terminalTurnovers_request = validate20;
-const schema20 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_terminalTurnovers_request"};
+const schema20 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_terminalTurnovers_request"};
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnovers_request" */;
@@ -2885,9 +2930,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-else {
-const err4 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data1);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err4 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2897,11 +2942,8 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data0.dateTo !== undefined){
-let data2 = data0.dateTo;
-if(typeof data2 === "string"){
-if(!pattern0.test(data2)){
-const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+else {
+const err5 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2911,8 +2953,11 @@ vErrors.push(err5);
 errors++;
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data0.dateTo !== undefined){
+let data2 = data0.dateTo;
+if(typeof data2 === "string"){
+if(!pattern0.test(data2)){
+const err6 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2921,11 +2966,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data0.idService !== undefined){
-let data3 = data0.idService;
-if(!(Number.isSafeInteger(data3))){
-const err7 = {instancePath:instancePath+"/params/idService",schemaPath:"#/properties/params/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const fields1 = pattern1.exec(data2);
+if(fields1 !== null && !(+fields1[2] >= 1 && +fields1[2] <= 12 && +fields1[3] >= 1 && +fields1[3] <= (Date.UTC(+fields1[1], +fields1[2], 1) - Date.UTC(+fields1[1], +fields1[2] - 1, 1)) / 864e5 && (fields1[4] === undefined || (+fields1[4] <= 23 && +fields1[5] <= 59 && +fields1[6] <= 59)) && (fields1[7] === undefined || (+fields1[7] <= 23 && +fields1[8] <= 59)))){
+const err7 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2935,10 +2978,8 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data0.idAgent !== undefined){
-let data4 = data0.idAgent;
-if(!(Number.isSafeInteger(data4))){
-const err8 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err8 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2948,10 +2989,10 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data0.idTerminal !== undefined){
-let data5 = data0.idTerminal;
-if(!(Number.isSafeInteger(data5))){
-const err9 = {instancePath:instancePath+"/params/idTerminal",schemaPath:"#/properties/params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data0.idService !== undefined){
+let data3 = data0.idService;
+if(!(Number.isSafeInteger(data3))){
+const err9 = {instancePath:instancePath+"/params/idService",schemaPath:"#/properties/params/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2961,9 +3002,10 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data0.subOn !== undefined){
-if(typeof data0.subOn !== "boolean"){
-const err10 = {instancePath:instancePath+"/params/subOn",schemaPath:"#/properties/params/properties/subOn/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data0.idAgent !== undefined){
+let data4 = data0.idAgent;
+if(!(Number.isSafeInteger(data4))){
+const err10 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2973,9 +3015,10 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data0.groupByDay !== undefined){
-if(typeof data0.groupByDay !== "boolean"){
-const err11 = {instancePath:instancePath+"/params/groupByDay",schemaPath:"#/properties/params/properties/groupByDay/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data0.idTerminal !== undefined){
+let data5 = data0.idTerminal;
+if(!(Number.isSafeInteger(data5))){
+const err11 = {instancePath:instancePath+"/params/idTerminal",schemaPath:"#/properties/params/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2985,10 +3028,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data0.format !== undefined){
-let data8 = data0.format;
-if(typeof data8 !== "string"){
-const err12 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data0.subOn !== undefined){
+if(typeof data0.subOn !== "boolean"){
+const err12 = {instancePath:instancePath+"/params/subOn",schemaPath:"#/properties/params/properties/subOn/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2997,8 +3039,10 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!(data8 === "xlsx")){
-const err13 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/enum",keyword:"enum",params:{allowedValues: schema20.properties.params.properties.format.enum},message:"must be equal to one of the allowed values"};
+}
+if(data0.groupByDay !== undefined){
+if(typeof data0.groupByDay !== "boolean"){
+const err13 = {instancePath:instancePath+"/params/groupByDay",schemaPath:"#/properties/params/properties/groupByDay/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3008,9 +3052,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data0.format !== undefined){
+let data8 = data0.format;
+if(typeof data8 !== "string"){
+const err14 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3019,15 +3064,37 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-}
-else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(data8 === "xlsx")){
+const err15 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/enum",keyword:"enum",params:{allowedValues: schema20.properties.params.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
 else {
 vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
 }
 errors++;
 }
@@ -3179,8 +3246,8 @@ return errors === 0;
 }
 
 export const reports_terminalTurnoversExtended_request = validate22;
-const schema22 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"groupByDay":{"type":"boolean"},"isAddCommissionForSecondPay":{"type":"boolean"}},"patternProperties":{"^isAddCommissionForCance":{"type":"boolean"}},"additionalProperties":true}},"additionalProperties":false,"$id":"op-reports_terminalTurnoversExtended_request"};
-const pattern8 = new RegExp("^isAddCommissionForCance", "");
+const schema22 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"groupByDay":{"type":"boolean"},"isAddCommissionForSecondPay":{"type":"boolean"}},"patternProperties":{"^isAddCommissionForCance":{"type":"boolean"}},"additionalProperties":true}},"additionalProperties":false,"$id":"op-reports_terminalTurnoversExtended_request"};
+const pattern16 = new RegExp("^isAddCommissionForCance", "");
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_terminalTurnoversExtended_request" */;
@@ -3225,9 +3292,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-else {
-const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data1);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err3 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3237,11 +3304,8 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data0.dateTo !== undefined){
-let data2 = data0.dateTo;
-if(typeof data2 === "string"){
-if(!pattern0.test(data2)){
-const err4 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+else {
+const err4 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3251,8 +3315,11 @@ vErrors.push(err4);
 errors++;
 }
 }
-else {
-const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data0.dateTo !== undefined){
+let data2 = data0.dateTo;
+if(typeof data2 === "string"){
+if(!pattern0.test(data2)){
+const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3261,11 +3328,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data0.idAgent !== undefined){
-let data3 = data0.idAgent;
-if(!(Number.isSafeInteger(data3))){
-const err6 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const fields1 = pattern1.exec(data2);
+if(fields1 !== null && !(+fields1[2] >= 1 && +fields1[2] <= 12 && +fields1[3] >= 1 && +fields1[3] <= (Date.UTC(+fields1[1], +fields1[2], 1) - Date.UTC(+fields1[1], +fields1[2] - 1, 1)) / 864e5 && (fields1[4] === undefined || (+fields1[4] <= 23 && +fields1[5] <= 59 && +fields1[6] <= 59)) && (fields1[7] === undefined || (+fields1[7] <= 23 && +fields1[8] <= 59)))){
+const err6 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3275,10 +3340,8 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data0.idService !== undefined){
-let data4 = data0.idService;
-if(!(Number.isSafeInteger(data4))){
-const err7 = {instancePath:instancePath+"/params/idService",schemaPath:"#/properties/params/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err7 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3288,10 +3351,10 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data0.sub !== undefined){
-let data5 = data0.sub;
-if(!(Number.isSafeInteger(data5))){
-const err8 = {instancePath:instancePath+"/params/sub",schemaPath:"#/properties/params/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data0.idAgent !== undefined){
+let data3 = data0.idAgent;
+if(!(Number.isSafeInteger(data3))){
+const err8 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3300,8 +3363,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!(((((data5 === 0) || (data5 === 1)) || (data5 === 2)) || (data5 === 3)) || (data5 === 4))){
-const err9 = {instancePath:instancePath+"/params/sub",schemaPath:"#/properties/params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema22.properties.params.properties.sub.enum},message:"must be equal to one of the allowed values"};
+}
+if(data0.idService !== undefined){
+let data4 = data0.idService;
+if(!(Number.isSafeInteger(data4))){
+const err9 = {instancePath:instancePath+"/params/idService",schemaPath:"#/properties/params/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3311,9 +3377,10 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data0.groupByDay !== undefined){
-if(typeof data0.groupByDay !== "boolean"){
-const err10 = {instancePath:instancePath+"/params/groupByDay",schemaPath:"#/properties/params/properties/groupByDay/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data0.sub !== undefined){
+let data5 = data0.sub;
+if(!(Number.isSafeInteger(data5))){
+const err10 = {instancePath:instancePath+"/params/sub",schemaPath:"#/properties/params/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3322,10 +3389,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data0.isAddCommissionForSecondPay !== undefined){
-if(typeof data0.isAddCommissionForSecondPay !== "boolean"){
-const err11 = {instancePath:instancePath+"/params/isAddCommissionForSecondPay",schemaPath:"#/properties/params/properties/isAddCommissionForSecondPay/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!(((((data5 === 0) || (data5 === 1)) || (data5 === 2)) || (data5 === 3)) || (data5 === 4))){
+const err11 = {instancePath:instancePath+"/params/sub",schemaPath:"#/properties/params/properties/sub/enum",keyword:"enum",params:{allowedValues: schema22.properties.params.properties.sub.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3335,10 +3400,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-for(const key1 in data0){
-if(pattern8.test(key1)){
-if(typeof data0[key1] !== "boolean"){
-const err12 = {instancePath:instancePath+"/params/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/params/patternProperties/%5EisAddCommissionForCance/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data0.groupByDay !== undefined){
+if(typeof data0.groupByDay !== "boolean"){
+const err12 = {instancePath:instancePath+"/params/groupByDay",schemaPath:"#/properties/params/properties/groupByDay/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3348,10 +3412,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data0.isAddCommissionForSecondPay !== undefined){
+if(typeof data0.isAddCommissionForSecondPay !== "boolean"){
+const err13 = {instancePath:instancePath+"/params/isAddCommissionForSecondPay",schemaPath:"#/properties/params/properties/isAddCommissionForSecondPay/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3361,14 +3424,40 @@ vErrors.push(err13);
 errors++;
 }
 }
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key1 in data0){
+if(pattern16.test(key1)){
+if(typeof data0[key1] !== "boolean"){
+const err14 = {instancePath:instancePath+"/params/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/params/patternProperties/%5EisAddCommissionForCance/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err14];
 }
 else {
 vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
 }
 errors++;
 }
@@ -3743,7 +3832,7 @@ return errors === 0;
 }
 
 export const reports_dealerStatistics_request = validate26;
-const schema26 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_dealerStatistics_request"};
+const schema26 = {"type":"object","required":["params"],"properties":{"params":{"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false}},"additionalProperties":false,"$id":"op-reports_dealerStatistics_request"};
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-reports_dealerStatistics_request" */;
@@ -3800,9 +3889,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-else {
-const err4 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data1);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err4 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3812,11 +3901,8 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data0.dateTo !== undefined){
-let data2 = data0.dateTo;
-if(typeof data2 === "string"){
-if(!pattern0.test(data2)){
-const err5 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+else {
+const err5 = {instancePath:instancePath+"/params/dateFrom",schemaPath:"#/properties/params/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3826,8 +3912,11 @@ vErrors.push(err5);
 errors++;
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data0.dateTo !== undefined){
+let data2 = data0.dateTo;
+if(typeof data2 === "string"){
+if(!pattern0.test(data2)){
+const err6 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3836,11 +3925,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data0.idAgent !== undefined){
-let data3 = data0.idAgent;
-if(!(Number.isSafeInteger(data3))){
-const err7 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const fields1 = pattern1.exec(data2);
+if(fields1 !== null && !(+fields1[2] >= 1 && +fields1[2] <= 12 && +fields1[3] >= 1 && +fields1[3] <= (Date.UTC(+fields1[1], +fields1[2], 1) - Date.UTC(+fields1[1], +fields1[2] - 1, 1)) / 864e5 && (fields1[4] === undefined || (+fields1[4] <= 23 && +fields1[5] <= 59 && +fields1[6] <= 59)) && (fields1[7] === undefined || (+fields1[7] <= 23 && +fields1[8] <= 59)))){
+const err7 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3850,9 +3937,8 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data0.subOn !== undefined){
-if(typeof data0.subOn !== "boolean"){
-const err8 = {instancePath:instancePath+"/params/subOn",schemaPath:"#/properties/params/properties/subOn/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err8 = {instancePath:instancePath+"/params/dateTo",schemaPath:"#/properties/params/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3862,9 +3948,10 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data0.groupByDay !== undefined){
-if(typeof data0.groupByDay !== "boolean"){
-const err9 = {instancePath:instancePath+"/params/groupByDay",schemaPath:"#/properties/params/properties/groupByDay/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data0.idAgent !== undefined){
+let data3 = data0.idAgent;
+if(!(Number.isSafeInteger(data3))){
+const err9 = {instancePath:instancePath+"/params/idAgent",schemaPath:"#/properties/params/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3874,10 +3961,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data0.format !== undefined){
-let data6 = data0.format;
-if(typeof data6 !== "string"){
-const err10 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data0.subOn !== undefined){
+if(typeof data0.subOn !== "boolean"){
+const err10 = {instancePath:instancePath+"/params/subOn",schemaPath:"#/properties/params/properties/subOn/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3886,8 +3972,10 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!(data6 === "xlsx")){
-const err11 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/enum",keyword:"enum",params:{allowedValues: schema26.properties.params.properties.format.enum},message:"must be equal to one of the allowed values"};
+}
+if(data0.groupByDay !== undefined){
+if(typeof data0.groupByDay !== "boolean"){
+const err11 = {instancePath:instancePath+"/params/groupByDay",schemaPath:"#/properties/params/properties/groupByDay/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3897,9 +3985,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-}
-else {
-const err12 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data0.format !== undefined){
+let data6 = data0.format;
+if(typeof data6 !== "string"){
+const err12 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3908,15 +3997,37 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-}
-else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(data6 === "xlsx")){
+const err13 = {instancePath:instancePath+"/params/format",schemaPath:"#/properties/params/properties/format/enum",keyword:"enum",params:{allowedValues: schema26.properties.params.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
 }
 errors++;
 }

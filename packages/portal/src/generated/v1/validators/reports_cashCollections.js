@@ -2,9 +2,10 @@
 /* eslint-disable */
 "use strict";
 export const input = validate0;
-const schema0 = {"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"type":"string","enum":["xlsx"]},"kazPost":{"type":"integer"},"kassaNova":{"type":"integer"}},"additionalProperties":false,"$id":"op-input"};
+const schema0 = {"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"idAgent":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"idTerminal":{"type":"integer"},"idSysUser":{"type":"integer"},"format":{"type":"string","enum":["xlsx"]},"kazPost":{"type":"integer"},"kassaNova":{"type":"integer"}},"additionalProperties":false,"$id":"op-input"};
 const func0 = Object.prototype.hasOwnProperty;
 const pattern0 = new RegExp("^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$", "");
+const pattern1 = new RegExp("^([0-9]{4})-?([0-9]{2})-?([0-9]{2})(?:T?([0-9]{2}):?([0-9]{2}):?([0-9]{2}))?(?:[.][0-9]+)?(?:Z|[+-]([0-9]{2}):([0-9]{2}))?$", "");
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-input" */;
@@ -36,9 +37,9 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-else {
-const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data0);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -48,11 +49,8 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.dateTo !== undefined){
-let data1 = data.dateTo;
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+else {
+const err3 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -62,8 +60,11 @@ vErrors.push(err3);
 errors++;
 }
 }
-else {
-const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.dateTo !== undefined){
+let data1 = data.dateTo;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -72,11 +73,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.idAgent !== undefined){
-let data2 = data.idAgent;
-if(!(Number.isSafeInteger(data2))){
-const err5 = {instancePath:instancePath+"/idAgent",schemaPath:"#/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const fields1 = pattern1.exec(data1);
+if(fields1 !== null && !(+fields1[2] >= 1 && +fields1[2] <= 12 && +fields1[3] >= 1 && +fields1[3] <= (Date.UTC(+fields1[1], +fields1[2], 1) - Date.UTC(+fields1[1], +fields1[2] - 1, 1)) / 864e5 && (fields1[4] === undefined || (+fields1[4] <= 23 && +fields1[5] <= 59 && +fields1[6] <= 59)) && (fields1[7] === undefined || (+fields1[7] <= 23 && +fields1[8] <= 59)))){
+const err5 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -86,10 +85,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.subOn !== undefined){
-let data3 = data.subOn;
-if(!(Number.isSafeInteger(data3))){
-const err6 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err6 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -98,8 +95,11 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!((data3 === 0) || (data3 === 1))){
-const err7 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema0.properties.subOn.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.idAgent !== undefined){
+let data2 = data.idAgent;
+if(!(Number.isSafeInteger(data2))){
+const err7 = {instancePath:instancePath+"/idAgent",schemaPath:"#/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -109,10 +109,10 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.idTerminal !== undefined){
-let data4 = data.idTerminal;
-if(!(Number.isSafeInteger(data4))){
-const err8 = {instancePath:instancePath+"/idTerminal",schemaPath:"#/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.subOn !== undefined){
+let data3 = data.subOn;
+if(!(Number.isSafeInteger(data3))){
+const err8 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -121,11 +121,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data.idSysUser !== undefined){
-let data5 = data.idSysUser;
-if(!(Number.isSafeInteger(data5))){
-const err9 = {instancePath:instancePath+"/idSysUser",schemaPath:"#/properties/idSysUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!((data3 === 0) || (data3 === 1))){
+const err9 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema0.properties.subOn.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -135,10 +132,10 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.format !== undefined){
-let data6 = data.format;
-if(typeof data6 !== "string"){
-const err10 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.idTerminal !== undefined){
+let data4 = data.idTerminal;
+if(!(Number.isSafeInteger(data4))){
+const err10 = {instancePath:instancePath+"/idTerminal",schemaPath:"#/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -147,8 +144,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!(data6 === "xlsx")){
-const err11 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/enum",keyword:"enum",params:{allowedValues: schema0.properties.format.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.idSysUser !== undefined){
+let data5 = data.idSysUser;
+if(!(Number.isSafeInteger(data5))){
+const err11 = {instancePath:instancePath+"/idSysUser",schemaPath:"#/properties/idSysUser/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -158,10 +158,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.kazPost !== undefined){
-let data7 = data.kazPost;
-if(!(Number.isSafeInteger(data7))){
-const err12 = {instancePath:instancePath+"/kazPost",schemaPath:"#/properties/kazPost/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.format !== undefined){
+let data6 = data.format;
+if(typeof data6 !== "string"){
+const err12 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -170,11 +170,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.kassaNova !== undefined){
-let data8 = data.kassaNova;
-if(!(Number.isSafeInteger(data8))){
-const err13 = {instancePath:instancePath+"/kassaNova",schemaPath:"#/properties/kassaNova/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!(data6 === "xlsx")){
+const err13 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/enum",keyword:"enum",params:{allowedValues: schema0.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -184,14 +181,40 @@ vErrors.push(err13);
 errors++;
 }
 }
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.kazPost !== undefined){
+let data7 = data.kazPost;
+if(!(Number.isSafeInteger(data7))){
+const err14 = {instancePath:instancePath+"/kazPost",schemaPath:"#/properties/kazPost/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
 else {
 vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.kassaNova !== undefined){
+let data8 = data.kassaNova;
+if(!(Number.isSafeInteger(data8))){
+const err15 = {instancePath:instancePath+"/kassaNova",schemaPath:"#/properties/kassaNova/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
 }
 errors++;
 }

@@ -2,8 +2,9 @@
 /* eslint-disable */
 "use strict";
 export const input = validate0;
-const schema0 = {"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":false,"$id":"op-input"};
+const schema0 = {"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"idAgent":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"idService":{"type":"integer"},"idTerminal":{"type":"integer"},"account":{"type":"string"},"sn":{"type":"string"}},"additionalProperties":false,"$id":"op-input"};
 const pattern0 = new RegExp("^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$", "");
+const pattern1 = new RegExp("^([0-9]{4})-?([0-9]{2})-?([0-9]{2})(?:T?([0-9]{2}):?([0-9]{2}):?([0-9]{2}))?(?:[.][0-9]+)?(?:Z|[+-]([0-9]{2}):([0-9]{2}))?$", "");
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-input" */;
@@ -35,9 +36,9 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-else {
-const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data0);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -47,11 +48,8 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.dateTo !== undefined){
-let data1 = data.dateTo;
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+else {
+const err3 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -61,8 +59,11 @@ vErrors.push(err3);
 errors++;
 }
 }
-else {
-const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.dateTo !== undefined){
+let data1 = data.dateTo;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -71,11 +72,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.idAgent !== undefined){
-let data2 = data.idAgent;
-if(!(Number.isSafeInteger(data2))){
-const err5 = {instancePath:instancePath+"/idAgent",schemaPath:"#/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const fields1 = pattern1.exec(data1);
+if(fields1 !== null && !(+fields1[2] >= 1 && +fields1[2] <= 12 && +fields1[3] >= 1 && +fields1[3] <= (Date.UTC(+fields1[1], +fields1[2], 1) - Date.UTC(+fields1[1], +fields1[2] - 1, 1)) / 864e5 && (fields1[4] === undefined || (+fields1[4] <= 23 && +fields1[5] <= 59 && +fields1[6] <= 59)) && (fields1[7] === undefined || (+fields1[7] <= 23 && +fields1[8] <= 59)))){
+const err5 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -85,10 +84,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.subOn !== undefined){
-let data3 = data.subOn;
-if(!(Number.isSafeInteger(data3))){
-const err6 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err6 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -97,8 +94,11 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!((data3 === 0) || (data3 === 1))){
-const err7 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema0.properties.subOn.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.idAgent !== undefined){
+let data2 = data.idAgent;
+if(!(Number.isSafeInteger(data2))){
+const err7 = {instancePath:instancePath+"/idAgent",schemaPath:"#/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -108,10 +108,10 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.idService !== undefined){
-let data4 = data.idService;
-if(!(Number.isSafeInteger(data4))){
-const err8 = {instancePath:instancePath+"/idService",schemaPath:"#/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.subOn !== undefined){
+let data3 = data.subOn;
+if(!(Number.isSafeInteger(data3))){
+const err8 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -120,11 +120,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data.idTerminal !== undefined){
-let data5 = data.idTerminal;
-if(!(Number.isSafeInteger(data5))){
-const err9 = {instancePath:instancePath+"/idTerminal",schemaPath:"#/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!((data3 === 0) || (data3 === 1))){
+const err9 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema0.properties.subOn.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -134,9 +131,10 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.account !== undefined){
-if(typeof data.account !== "string"){
-const err10 = {instancePath:instancePath+"/account",schemaPath:"#/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.idService !== undefined){
+let data4 = data.idService;
+if(!(Number.isSafeInteger(data4))){
+const err10 = {instancePath:instancePath+"/idService",schemaPath:"#/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -146,9 +144,10 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.sn !== undefined){
-if(typeof data.sn !== "string"){
-const err11 = {instancePath:instancePath+"/sn",schemaPath:"#/properties/sn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.idTerminal !== undefined){
+let data5 = data.idTerminal;
+if(!(Number.isSafeInteger(data5))){
+const err11 = {instancePath:instancePath+"/idTerminal",schemaPath:"#/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -158,14 +157,38 @@ vErrors.push(err11);
 errors++;
 }
 }
-}
-else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.account !== undefined){
+if(typeof data.account !== "string"){
+const err12 = {instancePath:instancePath+"/account",schemaPath:"#/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.sn !== undefined){
+if(typeof data.sn !== "string"){
+const err13 = {instancePath:instancePath+"/sn",schemaPath:"#/properties/sn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
 }
 errors++;
 }

@@ -2,9 +2,10 @@
 /* eslint-disable */
 "use strict";
 export const input = validate0;
-const schema0 = {"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"groupByDay":{"type":"integer","enum":[0,1]},"format":{"type":"string","enum":["xlsx"]},"onlySystemAgents":{"type":"integer","enum":[0,1]}},"additionalProperties":false,"$id":"op-input"};
+const schema0 = {"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"idService":{"type":"integer"},"idAgent":{"type":"integer"},"idTerminal":{"type":"integer"},"subOn":{"type":"integer","enum":[0,1]},"groupByDay":{"type":"integer","enum":[0,1]},"format":{"type":"string","enum":["xlsx"]},"onlySystemAgents":{"type":"integer","enum":[0,1]}},"additionalProperties":false,"$id":"op-input"};
 const func0 = Object.prototype.hasOwnProperty;
 const pattern0 = new RegExp("^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$", "");
+const pattern1 = new RegExp("^([0-9]{4})-?([0-9]{2})-?([0-9]{2})(?:T?([0-9]{2}):?([0-9]{2}):?([0-9]{2}))?(?:[.][0-9]+)?(?:Z|[+-]([0-9]{2}):([0-9]{2}))?$", "");
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-input" */;
@@ -36,9 +37,9 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-else {
-const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data0);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -48,11 +49,8 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.dateTo !== undefined){
-let data1 = data.dateTo;
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+else {
+const err3 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -62,8 +60,11 @@ vErrors.push(err3);
 errors++;
 }
 }
-else {
-const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.dateTo !== undefined){
+let data1 = data.dateTo;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -72,11 +73,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.idService !== undefined){
-let data2 = data.idService;
-if(!(Number.isSafeInteger(data2))){
-const err5 = {instancePath:instancePath+"/idService",schemaPath:"#/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const fields1 = pattern1.exec(data1);
+if(fields1 !== null && !(+fields1[2] >= 1 && +fields1[2] <= 12 && +fields1[3] >= 1 && +fields1[3] <= (Date.UTC(+fields1[1], +fields1[2], 1) - Date.UTC(+fields1[1], +fields1[2] - 1, 1)) / 864e5 && (fields1[4] === undefined || (+fields1[4] <= 23 && +fields1[5] <= 59 && +fields1[6] <= 59)) && (fields1[7] === undefined || (+fields1[7] <= 23 && +fields1[8] <= 59)))){
+const err5 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -86,10 +85,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.idAgent !== undefined){
-let data3 = data.idAgent;
-if(!(Number.isSafeInteger(data3))){
-const err6 = {instancePath:instancePath+"/idAgent",schemaPath:"#/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err6 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -99,10 +96,10 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.idTerminal !== undefined){
-let data4 = data.idTerminal;
-if(!(Number.isSafeInteger(data4))){
-const err7 = {instancePath:instancePath+"/idTerminal",schemaPath:"#/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.idService !== undefined){
+let data2 = data.idService;
+if(!(Number.isSafeInteger(data2))){
+const err7 = {instancePath:instancePath+"/idService",schemaPath:"#/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -112,10 +109,10 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.subOn !== undefined){
-let data5 = data.subOn;
-if(!(Number.isSafeInteger(data5))){
-const err8 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.idAgent !== undefined){
+let data3 = data.idAgent;
+if(!(Number.isSafeInteger(data3))){
+const err8 = {instancePath:instancePath+"/idAgent",schemaPath:"#/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -124,8 +121,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!((data5 === 0) || (data5 === 1))){
-const err9 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema0.properties.subOn.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.idTerminal !== undefined){
+let data4 = data.idTerminal;
+if(!(Number.isSafeInteger(data4))){
+const err9 = {instancePath:instancePath+"/idTerminal",schemaPath:"#/properties/idTerminal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -135,10 +135,10 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.groupByDay !== undefined){
-let data6 = data.groupByDay;
-if(!(Number.isSafeInteger(data6))){
-const err10 = {instancePath:instancePath+"/groupByDay",schemaPath:"#/properties/groupByDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.subOn !== undefined){
+let data5 = data.subOn;
+if(!(Number.isSafeInteger(data5))){
+const err10 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -147,8 +147,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!((data6 === 0) || (data6 === 1))){
-const err11 = {instancePath:instancePath+"/groupByDay",schemaPath:"#/properties/groupByDay/enum",keyword:"enum",params:{allowedValues: schema0.properties.groupByDay.enum},message:"must be equal to one of the allowed values"};
+if(!((data5 === 0) || (data5 === 1))){
+const err11 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/enum",keyword:"enum",params:{allowedValues: schema0.properties.subOn.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -158,10 +158,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.format !== undefined){
-let data7 = data.format;
-if(typeof data7 !== "string"){
-const err12 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.groupByDay !== undefined){
+let data6 = data.groupByDay;
+if(!(Number.isSafeInteger(data6))){
+const err12 = {instancePath:instancePath+"/groupByDay",schemaPath:"#/properties/groupByDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -170,8 +170,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!(data7 === "xlsx")){
-const err13 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/enum",keyword:"enum",params:{allowedValues: schema0.properties.format.enum},message:"must be equal to one of the allowed values"};
+if(!((data6 === 0) || (data6 === 1))){
+const err13 = {instancePath:instancePath+"/groupByDay",schemaPath:"#/properties/groupByDay/enum",keyword:"enum",params:{allowedValues: schema0.properties.groupByDay.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -181,10 +181,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.onlySystemAgents !== undefined){
-let data8 = data.onlySystemAgents;
-if(!(Number.isSafeInteger(data8))){
-const err14 = {instancePath:instancePath+"/onlySystemAgents",schemaPath:"#/properties/onlySystemAgents/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.format !== undefined){
+let data7 = data.format;
+if(typeof data7 !== "string"){
+const err14 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -193,8 +193,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!((data8 === 0) || (data8 === 1))){
-const err15 = {instancePath:instancePath+"/onlySystemAgents",schemaPath:"#/properties/onlySystemAgents/enum",keyword:"enum",params:{allowedValues: schema0.properties.onlySystemAgents.enum},message:"must be equal to one of the allowed values"};
+if(!(data7 === "xlsx")){
+const err15 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/enum",keyword:"enum",params:{allowedValues: schema0.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -204,14 +204,37 @@ vErrors.push(err15);
 errors++;
 }
 }
-}
-else {
-const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.onlySystemAgents !== undefined){
+let data8 = data.onlySystemAgents;
+if(!(Number.isSafeInteger(data8))){
+const err16 = {instancePath:instancePath+"/onlySystemAgents",schemaPath:"#/properties/onlySystemAgents/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err16];
 }
 else {
 vErrors.push(err16);
+}
+errors++;
+}
+if(!((data8 === 0) || (data8 === 1))){
+const err17 = {instancePath:instancePath+"/onlySystemAgents",schemaPath:"#/properties/onlySystemAgents/enum",keyword:"enum",params:{allowedValues: schema0.properties.onlySystemAgents.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
 }
 errors++;
 }

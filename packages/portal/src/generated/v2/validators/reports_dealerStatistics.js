@@ -2,8 +2,9 @@
 /* eslint-disable */
 "use strict";
 export const input = validate0;
-const schema0 = {"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false,"$id":"op-input"};
+const schema0 = {"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"idAgent":{"type":"integer"},"subOn":{"type":"boolean"},"groupByDay":{"type":"boolean"},"format":{"type":"string","enum":["xlsx"]}},"additionalProperties":false,"$id":"op-input"};
 const pattern0 = new RegExp("^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$", "");
+const pattern1 = new RegExp("^([0-9]{4})-?([0-9]{2})-?([0-9]{2})(?:T?([0-9]{2}):?([0-9]{2}):?([0-9]{2}))?(?:[.][0-9]+)?(?:Z|[+-]([0-9]{2}):([0-9]{2}))?$", "");
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-input" */;
@@ -35,9 +36,9 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-else {
-const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern1.exec(data0);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -47,11 +48,8 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.dateTo !== undefined){
-let data1 = data.dateTo;
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+else {
+const err3 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -61,8 +59,11 @@ vErrors.push(err3);
 errors++;
 }
 }
-else {
-const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.dateTo !== undefined){
+let data1 = data.dateTo;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -71,11 +72,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.idAgent !== undefined){
-let data2 = data.idAgent;
-if(!(Number.isSafeInteger(data2))){
-const err5 = {instancePath:instancePath+"/idAgent",schemaPath:"#/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const fields1 = pattern1.exec(data1);
+if(fields1 !== null && !(+fields1[2] >= 1 && +fields1[2] <= 12 && +fields1[3] >= 1 && +fields1[3] <= (Date.UTC(+fields1[1], +fields1[2], 1) - Date.UTC(+fields1[1], +fields1[2] - 1, 1)) / 864e5 && (fields1[4] === undefined || (+fields1[4] <= 23 && +fields1[5] <= 59 && +fields1[6] <= 59)) && (fields1[7] === undefined || (+fields1[7] <= 23 && +fields1[8] <= 59)))){
+const err5 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -85,9 +84,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.subOn !== undefined){
-if(typeof data.subOn !== "boolean"){
-const err6 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err6 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -97,9 +95,10 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.groupByDay !== undefined){
-if(typeof data.groupByDay !== "boolean"){
-const err7 = {instancePath:instancePath+"/groupByDay",schemaPath:"#/properties/groupByDay/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.idAgent !== undefined){
+let data2 = data.idAgent;
+if(!(Number.isSafeInteger(data2))){
+const err7 = {instancePath:instancePath+"/idAgent",schemaPath:"#/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -109,10 +108,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.format !== undefined){
-let data5 = data.format;
-if(typeof data5 !== "string"){
-const err8 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.subOn !== undefined){
+if(typeof data.subOn !== "boolean"){
+const err8 = {instancePath:instancePath+"/subOn",schemaPath:"#/properties/subOn/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -121,8 +119,10 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!(data5 === "xlsx")){
-const err9 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/enum",keyword:"enum",params:{allowedValues: schema0.properties.format.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.groupByDay !== undefined){
+if(typeof data.groupByDay !== "boolean"){
+const err9 = {instancePath:instancePath+"/groupByDay",schemaPath:"#/properties/groupByDay/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -132,14 +132,37 @@ vErrors.push(err9);
 errors++;
 }
 }
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.format !== undefined){
+let data5 = data.format;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
+}
+errors++;
+}
+if(!(data5 === "xlsx")){
+const err11 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/enum",keyword:"enum",params:{allowedValues: schema0.properties.format.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }

@@ -2,9 +2,10 @@
 /* eslint-disable */
 "use strict";
 export const input = validate0;
-const schema0 = {"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"groupByDay":{"type":"boolean"},"isAddCommissionForSecondPay":{"type":"boolean"}},"patternProperties":{"^isAddCommissionForCance":{"type":"boolean"}},"additionalProperties":false,"$id":"op-input"};
+const schema0 = {"type":"object","properties":{"dateFrom":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"dateTo":{"type":"string","pattern":"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$","x-calendar":true},"idAgent":{"type":"integer"},"idService":{"type":"integer"},"sub":{"type":"integer","enum":[0,1,2,3,4]},"groupByDay":{"type":"boolean"},"isAddCommissionForSecondPay":{"type":"boolean"}},"patternProperties":{"^isAddCommissionForCance":{"type":"boolean"}},"additionalProperties":false,"$id":"op-input"};
 const pattern0 = new RegExp("^isAddCommissionForCance", "");
 const pattern1 = new RegExp("^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$", "");
+const pattern2 = new RegExp("^([0-9]{4})-?([0-9]{2})-?([0-9]{2})(?:T?([0-9]{2}):?([0-9]{2}):?([0-9]{2}))?(?:[.][0-9]+)?(?:Z|[+-]([0-9]{2}):([0-9]{2}))?$", "");
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-input" */;
@@ -36,9 +37,9 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-else {
-const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const fields0 = pattern2.exec(data0);
+if(fields0 !== null && !(+fields0[2] >= 1 && +fields0[2] <= 12 && +fields0[3] >= 1 && +fields0[3] <= (Date.UTC(+fields0[1], +fields0[2], 1) - Date.UTC(+fields0[1], +fields0[2] - 1, 1)) / 864e5 && (fields0[4] === undefined || (+fields0[4] <= 23 && +fields0[5] <= 59 && +fields0[6] <= 59)) && (fields0[7] === undefined || (+fields0[7] <= 23 && +fields0[8] <= 59)))){
+const err2 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -48,11 +49,8 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.dateTo !== undefined){
-let data1 = data.dateTo;
-if(typeof data1 === "string"){
-if(!pattern1.test(data1)){
-const err3 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
+else {
+const err3 = {instancePath:instancePath+"/dateFrom",schemaPath:"#/properties/dateFrom/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -62,8 +60,11 @@ vErrors.push(err3);
 errors++;
 }
 }
-else {
-const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.dateTo !== undefined){
+let data1 = data.dateTo;
+if(typeof data1 === "string"){
+if(!pattern1.test(data1)){
+const err4 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"},message:"must match pattern \""+"^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])(([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -72,11 +73,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.idAgent !== undefined){
-let data2 = data.idAgent;
-if(!(Number.isSafeInteger(data2))){
-const err5 = {instancePath:instancePath+"/idAgent",schemaPath:"#/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const fields1 = pattern2.exec(data1);
+if(fields1 !== null && !(+fields1[2] >= 1 && +fields1[2] <= 12 && +fields1[3] >= 1 && +fields1[3] <= (Date.UTC(+fields1[1], +fields1[2], 1) - Date.UTC(+fields1[1], +fields1[2] - 1, 1)) / 864e5 && (fields1[4] === undefined || (+fields1[4] <= 23 && +fields1[5] <= 59 && +fields1[6] <= 59)) && (fields1[7] === undefined || (+fields1[7] <= 23 && +fields1[8] <= 59)))){
+const err5 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/x-calendar",keyword:"x-calendar",params:{},message:"must be a date and time that exists (no 30 February, no month 13, no hour 24)"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -86,10 +85,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.idService !== undefined){
-let data3 = data.idService;
-if(!(Number.isSafeInteger(data3))){
-const err6 = {instancePath:instancePath+"/idService",schemaPath:"#/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err6 = {instancePath:instancePath+"/dateTo",schemaPath:"#/properties/dateTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -99,10 +96,10 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.sub !== undefined){
-let data4 = data.sub;
-if(!(Number.isSafeInteger(data4))){
-const err7 = {instancePath:instancePath+"/sub",schemaPath:"#/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.idAgent !== undefined){
+let data2 = data.idAgent;
+if(!(Number.isSafeInteger(data2))){
+const err7 = {instancePath:instancePath+"/idAgent",schemaPath:"#/properties/idAgent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -111,8 +108,11 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!(((((data4 === 0) || (data4 === 1)) || (data4 === 2)) || (data4 === 3)) || (data4 === 4))){
-const err8 = {instancePath:instancePath+"/sub",schemaPath:"#/properties/sub/enum",keyword:"enum",params:{allowedValues: schema0.properties.sub.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.idService !== undefined){
+let data3 = data.idService;
+if(!(Number.isSafeInteger(data3))){
+const err8 = {instancePath:instancePath+"/idService",schemaPath:"#/properties/idService/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -122,9 +122,10 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.groupByDay !== undefined){
-if(typeof data.groupByDay !== "boolean"){
-const err9 = {instancePath:instancePath+"/groupByDay",schemaPath:"#/properties/groupByDay/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.sub !== undefined){
+let data4 = data.sub;
+if(!(Number.isSafeInteger(data4))){
+const err9 = {instancePath:instancePath+"/sub",schemaPath:"#/properties/sub/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -133,10 +134,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(data.isAddCommissionForSecondPay !== undefined){
-if(typeof data.isAddCommissionForSecondPay !== "boolean"){
-const err10 = {instancePath:instancePath+"/isAddCommissionForSecondPay",schemaPath:"#/properties/isAddCommissionForSecondPay/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!(((((data4 === 0) || (data4 === 1)) || (data4 === 2)) || (data4 === 3)) || (data4 === 4))){
+const err10 = {instancePath:instancePath+"/sub",schemaPath:"#/properties/sub/enum",keyword:"enum",params:{allowedValues: schema0.properties.sub.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -146,10 +145,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-for(const key1 in data){
-if(pattern0.test(key1)){
-if(typeof data[key1] !== "boolean"){
-const err11 = {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/patternProperties/%5EisAddCommissionForCance/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.groupByDay !== undefined){
+if(typeof data.groupByDay !== "boolean"){
+const err11 = {instancePath:instancePath+"/groupByDay",schemaPath:"#/properties/groupByDay/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -159,15 +157,40 @@ vErrors.push(err11);
 errors++;
 }
 }
-}
-}
-else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.isAddCommissionForSecondPay !== undefined){
+if(typeof data.isAddCommissionForSecondPay !== "boolean"){
+const err12 = {instancePath:instancePath+"/isAddCommissionForSecondPay",schemaPath:"#/properties/isAddCommissionForSecondPay/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
+}
+errors++;
+}
+}
+for(const key1 in data){
+if(pattern0.test(key1)){
+if(typeof data[key1] !== "boolean"){
+const err13 = {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/patternProperties/%5EisAddCommissionForCance/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
 }
 errors++;
 }
