@@ -80,6 +80,7 @@ const runtimeKeys = new Set([
   "x-path-default",
   "x-sdk-default",
   "x-decimals",
+  "x-calendar",
   "x-period",
 ]);
 

@@ -6,9 +6,10 @@ import standaloneModule from "ajv/dist/standalone/index.js";
 
 const standaloneCode = ((standaloneModule as unknown as { default?: unknown }).default ?? standaloneModule) as (ajv: Ajv2020, refs: Record<string, string>) => string;
 
-/** Keywords that only document a schema; dropped so the generated code does not embed prose. `x-decimals` checks. */
+/** Keywords that only document a schema; dropped so the generated code does not embed prose. `x-decimals` and `x-calendar` check. */
 const docOnly = (key: string) =>
-  (key.startsWith("x-") && key !== "x-decimals") || ["description", "title", "examples", "example", "deprecated", "default", "contentMediaType", "summary"].includes(key);
+  (key.startsWith("x-") && key !== "x-decimals" && key !== "x-calendar") ||
+  ["description", "title", "examples", "example", "deprecated", "default", "contentMediaType", "summary"].includes(key);
 /** Keywords whose values are maps of names to schemas (the names are data, not keywords). */
 const schemaMaps = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
 
