@@ -32,7 +32,7 @@ export type Invoke = (op: OperationSpec, params: unknown, options?: InvokeOption
 
 export interface InvokerOptions {
   /** Only its calls are used; the escape hatch `raw` stays the client's. */
-  transport: Pick<Transport, "prepare" | "send" | "missingSchemes" | "schemeOf">;
+  transport: Pick<Transport, "prepare" | "send" | "missingSchemes" | "signIn">;
   /** The operation table of the spec (all rows: the chain finds its `current` operation here). */
   operations: Readonly<Record<string, OperationSpec>>;
   codecs?: CodecRegistry;
@@ -130,8 +130,8 @@ export function createInvoker(options: InvokerOptions): Invoker {
       // Sent, read, checked for the service's failure and unwrapped: an answer that arrived but
       // cannot be used leaves a journaled call's outcome to be learnt too.
       const send = async (steps: AttemptStep[], once: SendWatch) => answerValue(op, await transport.send(request, callOptions, { steps, wantsFile, once, record }), record, call);
-      const ready = () => transport.schemeOf(op)?.ready?.();
-      return journal.run({ op, idempotencyKey: callOptions.idempotencyKey, encoded: call.encoded, timeoutMs: callOptions.timeoutMs, send, ready });
+      const signIn = transport.signIn(request, callOptions);
+      return journal.run({ op, idempotencyKey: callOptions.idempotencyKey, encoded: call.encoded, timeoutMs: callOptions.timeoutMs, send, signIn });
     }
     const result = await transport.send(request, callOptions, { wantsFile, record });
     const value = answerValue(op, result, record, call);

@@ -38,7 +38,7 @@ export interface JournaledCall {
   encoded: Record<string, unknown>;
   /** Sends the request once with these steps, and answers its unwrapped payload. */
   send: (steps: AttemptStep[], watch: SendWatch) => Promise<unknown>;
-  /** Makes the call's credentials ready (its security scheme's `ready`): before the intent is written and the register leased. */
-  ready: () => Promise<void> | void;
+  /** The sign-in the call's credentials still need (its scheme's `signIn`), undefined when they are in hand. */
+  signIn: (() => Promise<void>) | undefined;
   timeoutMs: number | undefined;
 }

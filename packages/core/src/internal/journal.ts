@@ -20,7 +20,8 @@ import { type ChainTurn, type LinkWrite, linkLeft } from "./chain-turn.js";
 import type { ClientJournal, JournalRecord, JournalRef, RecoveredIntent } from "./client-journal.js";
 import { holderIsGone, stampedHolder } from "./holder.js";
 import type { JournaledCall, JournalOptions } from "./journal-options.js";
-import { askAgainAt, landingUntil, landsUntil, noteLanding, settleRefused, windowEnd } from "./landing.js";
+import { settleByHand } from "./journal-settle.js";
+import { askAgainAt, landingUntil, landsUntil, noteLanding, windowEnd } from "./landing.js";
 import { forgetNeverSent, noteNeverSent, wasNeverSent } from "./never-sent.js";
 import type { OperationSpec } from "./operation.js";
 import { defaultKey, ended, isRefusal, learnOutcomeAt, probeParams, refusalOf } from "./outcome.js";
@@ -55,7 +56,12 @@ export class Journal implements ClientJournal {
       throw new RequestValidationError(op.id, [{ path: "(idempotencyKey)", message: "must be 1 to 200 printable ASCII characters, without spaces" }]);
     const key = this.#full({ operation: op.id, key: call.idempotencyKey ?? defaultKey(op, call.encoded) });
     const hash = await hashOf(op.id, call.encoded, this.#o.sensitiveKeys);
-    await call.ready(); // signed in before the register is leased and the intent written (steps.ts)
+    if (call.signIn) {
+      // Signed in before the register's lease and the intent (steps.ts); a key the journal answers needs no sign-in.
+      const recorded = await this.#recorded(op, key, hash);
+      if (recorded) return recorded.value;
+      await call.signIn();
+    }
     // A register's id as JSON (`106`), a string key the store gives back as it was.
     const scope = op.chain ? JSON.stringify(call.encoded[op.chain.key]) : undefined;
     if (scope !== undefined && this.#o.chain) return this.#o.chain.run(scope, (turn) => this.#once(call, key, hash, turn));
@@ -102,23 +108,7 @@ export class Journal implements ClientJournal {
    */
   async settle(ref: JournalRef | { operation?: string; key: string }, applied: boolean): Promise<void> {
     if (!ref.operation) throw new RequestValidationError("journal.settle", [{ path: "/operation", message: "names the operation whose key this is" }]);
-    const full = this.#full(ref as JournalRef);
-    // Read again in the register's turn, after the turn has written its waiting outcome: a call of
-    // this client may have settled it meanwhile.
-    const write = async (turn?: ChainTurn) => {
-      await turn?.flush();
-      const entry = await storeCall("read the journal", () => this.#o.store.getIntent(full));
-      const refused = inflight.has(full)
-        ? "is being sent or checked by a call of this process: settle it once that call has ended"
-        : settleRefused(entry, applied, this.#o.holder, this.#o.landingMs);
-      if (refused) throw new RequestValidationError("journal.settle", [{ path: "(key)", message: refused }]);
-      const settlement = ended(entry!, applied ? "applied" : "not-applied", applied ? { answerLost: true } : undefined);
-      await storeCall("settle the intent", () => this.#o.store.settleIntent(full, settlement, turn?.fence));
-    };
-    const { chain } = this.#o;
-    if (!chain) return write();
-    const scope = (await storeCall("read the journal", () => this.#o.store.getIntent(full)))?.scope;
-    await (scope === undefined ? write() : chain.run(scope, write));
+    await settleByHand(this.#o, inflight, this.#full(ref as JournalRef), applied);
   }
 
   // A key is the caller's per operation (an order id may name its creation and its cancellation):
@@ -153,6 +143,14 @@ export class Journal implements ClientJournal {
   /** A key names one request: the same operation with the same parameters. */
   #sameRequest(op: OperationSpec, entry: JournalEntry, hash: string): void {
     if (entry.hash !== hash || entry.operation !== op.id) throw keyReused(op, entry.operation, this.#short(entry.key));
+  }
+
+  /** A settled key's recorded outcome, read outside its register's turn (a pending one is resolved in the turn). */
+  async #recorded(op: OperationSpec, key: string, hash: string): Promise<{ value: unknown } | undefined> {
+    const found = await storeCall("read the journal", () => this.#o.store.getIntent(key));
+    if (!found || isUnresolved(found.state)) return undefined;
+    this.#sameRequest(op, found, hash);
+    return this.#replay(op, found);
   }
 
   /** What a journaled key answers without sending: its recorded outcome. Undefined when it may be sent (not applied). */

@@ -34,11 +34,12 @@ export interface AttemptStep {
   /** Secrets the step holds now or held recently; they are cut out of every text the SDK produces. */
   secrets?(): Iterable<string>;
   /**
-   * Before a call that journals its request, ahead of its intent and its register's lease: makes the
-   * credentials ready (a sign-in), so a slow sign-in neither holds the register nor eats the window
-   * in which the request must start after its intent (START_WITHIN_MS).
+   * Before a call that journals its request: the sign-in its credentials still need, or undefined
+   * when they are in hand. The journal runs it before the register's lease and the intent, so a slow
+   * sign-in holds neither, nor eats the window in which the request must start (START_WITHIN_MS);
+   * and only for a key the journal does not answer already (a recorded answer needs no credentials).
    */
-  ready?(): Promise<void> | void;
+  signIn?(): (() => Promise<unknown>) | undefined;
 }
 
 /** A security scheme: the step that authorizes a call. */
@@ -72,7 +73,7 @@ export function bearerScheme(tokens: TokenManager, present: (token: string) => R
       return true;
     },
     secrets: () => tokens.secrets(),
-    ready: () => (tokens.current() === undefined ? tokens.accessToken().then(() => undefined) : undefined),
+    signIn: () => (tokens.current() === undefined ? () => tokens.accessToken() : undefined),
   };
 }
 

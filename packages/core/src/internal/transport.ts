@@ -26,13 +26,14 @@ import { fileResponse } from "./file-answer.js";
 import type { HttpAnswer } from "./http.js";
 import { harmless } from "./logger.js";
 import { copyInto, put } from "./objects.js";
-import { loadValidators, type OperationSpec, outcomeNote, validatorIssues } from "./operation.js";
+import { loadValidators, type OperationSpec, outcomeNote, rawOperation, validatorIssues } from "./operation.js";
 import { pathOf } from "./path-template.js";
 import { httpFor } from "./platform.js";
 import { ERROR_BODY_LIMIT, excerptOf, jsonOrUndefined, parseJson, type ReadBody, readBody, strictText } from "./read.js";
 import { collectSecrets, redactValue, type SecretSet, scrub } from "./redact.js";
 import { repeatedKey } from "./repeated-key.js";
 import { isRetryableStatus, type RetryOptions, retryDefaults, retryDelay } from "./retry.js";
+import { signInFirst } from "./sign-in-first.js";
 import type { AttemptStep, SecurityScheme } from "./steps.js";
 import type { CallRecord } from "./telemetry.js";
 
@@ -120,23 +121,6 @@ export interface SendExtras {
   record?: CallRecord;
 }
 
-/**
- * The escape hatch's rows, through the client's first scheme, never retried. A request of another
- * method than GET or HEAD may move money for all the SDK knows of its path, so it is also never sent
- * again elsewhere: a cash-out request sent through `raw` followed a 307 and reached the service twice.
- */
-const rawOperation = (security: string[], reads: boolean): OperationSpec => ({
-  id: "raw",
-  method: reads ? "get" : "post",
-  path: "",
-  security,
-  idempotent: false,
-  movesMoney: !reads,
-  body: true,
-  envelope: { params: "" },
-  unwrap: { at: [""] },
-});
-
 /** `Paths` types the escape hatch `raw` by the interface's spec (openapi-typescript's `paths`). */
 export class Transport<Paths extends {} = Record<string, never>> {
   readonly raw: Client<Paths>;
@@ -200,6 +184,13 @@ export class Transport<Paths extends {} = Record<string, never>> {
     }
     if (op.security.length === 0) return undefined;
     throw new ConfigurationError(`${op.id}: needs the security scheme ${op.security.join(" or ")}, which the client was not given`, { operation: op.id });
+  }
+
+  /** The sign-in a journaled call still needs before its intent (steps.ts `signIn`), run as its first attempt would run it; undefined when its credentials are in hand. */
+  signIn({ op, input, prepared }: ReadyRequest, options: CallOptions): (() => Promise<void>) | undefined {
+    const pending = this.schemeOf(op)?.signIn?.();
+    const state = () => this.#state(op, input, prepared, options.timeoutMs, [], undefined);
+    return pending && (() => signInFirst(pending, state(), options.signal).catch((e: PaysysError) => Promise.reject(this.#logged(op, e))));
   }
 
   #state(op: OperationSpec, input: HttpInput, prepared: Prepared, timeoutMs: number | undefined, extra: AttemptStep[], once: SendWatch | undefined): CallState {

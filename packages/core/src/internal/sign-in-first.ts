@@ -1,0 +1,25 @@
+// A journaled call's sign-in, made before its intent and its register's lease (journal.ts) and run
+// as the call's first attempt would have run it, so the change of place changes nothing else: a
+// call aborted already asks nothing, and a failure is the attempt's typed error with the call's
+// secrets cut out (a token store's error may quote the token it holds). A call aborted while the
+// sign-in runs stops waiting for it at once; the sign-in goes on for the client's other calls.
+import { RequestAbortedError } from "../errors.js";
+import { asPaysysError, type CallState } from "./attempt.js";
+
+export async function signInFirst(signIn: () => Promise<unknown>, state: CallState, caller: AbortSignal | undefined): Promise<void> {
+  const { op } = state;
+  const aborted = () => new RequestAbortedError(`${op.id}: aborted by the caller while it signed in: nothing was sent`, { operation: op.id, attempts: 0, cause: caller?.reason });
+  if (caller?.aborted) throw aborted();
+  let onAbort: (() => void) | undefined;
+  const abort = new Promise<never>((_, reject) => {
+    onAbort = () => reject(aborted());
+    caller?.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    await Promise.race([signIn(), abort]);
+  } catch (e) {
+    throw asPaysysError(e, state);
+  } finally {
+    if (onAbort) caller?.removeEventListener("abort", onAbort);
+  }
+}
