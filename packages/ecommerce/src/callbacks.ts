@@ -38,6 +38,8 @@ export interface CallbackContext {
    * gateway 3 "refunded"): the event happened, but the order has moved on, so do not act on it as the
    * order's current state (do not ship). Seen even when the later callback has not reached you yet, or
    * is still being processed, which `impossibleTransition` cannot see. Always false without confirmation.
+   * It is the gateway's word when it confirmed the callback, just before your function was called: a
+   * refund made after that reaches you as its own callback.
    */
   superseded: boolean;
   /**
@@ -47,6 +49,16 @@ export interface CallbackContext {
    */
   signal: AbortSignal;
 }
+
+/** A callback that passed every check (`callbacks.check`), with what the status query said of its order (see CallbackContext). */
+export interface CheckedCallback {
+  event: CallbackEvent;
+  gatewayStatus: number | undefined;
+  superseded: boolean;
+}
+
+/** The gateway confirmed the callback with a later status than the callback's own (order-status.ts `confirms`). */
+const isSuperseded = (event: CallbackEvent, gatewayStatus: number | undefined) => gatewayStatus !== undefined && gatewayStatus !== event.status;
 
 /** What the status query said of a callback: the order's status there when it bears the callback out, else false. */
 export type Confirmation = { gatewayStatus: number } | false;
@@ -240,6 +252,12 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     return (await checked(raw, receive)).event;
   }
 
+  /** `parse`, with what the status query said of the order: for processing a callback yourself. */
+  async function check(raw: string | Uint8Array | ArrayBuffer, receive: ReceiveOptions = {}): Promise<CheckedCallback> {
+    const { event, gatewayStatus } = await checked(raw, receive);
+    return { event, gatewayStatus, superseded: isSuperseded(event, gatewayStatus) };
+  }
+
   /** A callback that passed every check, and the gateway's status of its order when it was confirmed. */
   async function checked(raw: RawBody, receive: ReceiveOptions | undefined): Promise<{ event: CallbackEvent; gatewayStatus: number | undefined }> {
     // What the caller passes is checked before anything of the delivery is: a typed error, never a TypeError.
@@ -346,7 +364,7 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     const held = keepClaimed(key, token);
     try {
       previousStatus = await options.store.orderStatus(orderName(event));
-      const superseded = gatewayStatus !== undefined && gatewayStatus !== event.status;
+      const superseded = isSuperseded(event, gatewayStatus);
       await process(event, { previousStatus, impossibleTransition: !canFollow(previousStatus, event.status), gatewayStatus, superseded, signal: held.signal });
     } catch {
       held.stop();
@@ -429,7 +447,7 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     };
   }
 
-  return { parse, handle, fetchHandler, nodeHandler };
+  return { parse, check, handle, fetchHandler, nodeHandler };
 }
 
 /** The function that processes events is the caller's: a typed error when it is missing, at once, not on the first delivery. */

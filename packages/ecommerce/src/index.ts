@@ -8,6 +8,7 @@ export {
   type CallbackEvent,
   type CallbackProcessor,
   CallbackRefusedError,
+  type CheckedCallback,
   callbackSources,
   type NodeRequest,
   type NodeResponse,
