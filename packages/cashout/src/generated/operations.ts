@@ -22,6 +22,7 @@ export const operations = {
     envelope: envelope,
     unwrap: {"at":[""]},
     openParams: true,
+    names: ["Accept","authType","login","password"],
     secretAnswer: true,
     validators: () => import("./validators/auth_authorize.js"),
   }),

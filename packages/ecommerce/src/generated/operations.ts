@@ -21,6 +21,7 @@ export const operations = {
     unwrap: {"at":[""]},
     codecs: {"/customerData/cardData":"card-cryptogram"},
     openParams: true,
+    names: ["merchantId","orderId","amount","description","returnUrl","successUrl","failUrl","callbackUrl","demo","metadata","customerData","tokenization","acquiringId","type"],
     openAt: {"/metadata":[]},
     checks: ["absolute-callback-url"],
     outcome: {"by":"query","operation":"payments.status","params":{"orderid":"/orderId"},"applied":{"found":true},"key":"/orderId"},

@@ -109,6 +109,7 @@ export const operations = {
     codecs: {"/dateFrom":"portal-date","/dateTo":"portal-date-end","/subOn":"flag"},
     period: {"from":"dateFrom","to":"dateTo"},
     openParams: true,
+    names: ["dateFrom","dateTo","idAgent","subOn","idService","idTerminal","account","sn"],
     validators: () => import("./validators/reports_payments.js"),
   }),
   "reports.cashCollections": operation<S.ReportsCashCollectionsParams, S.ReportsCashCollectionsResult, OpenParamsOptions, {"format":"xlsx"}>({
@@ -126,6 +127,7 @@ export const operations = {
     codecs: {"/dateFrom":"portal-date","/dateTo":"portal-date-end","/subOn":"flag"},
     period: {"from":"dateFrom","to":"dateTo"},
     openParams: true,
+    names: ["dateFrom","dateTo","idAgent","subOn","idTerminal","idSysUser","format","kazPost","kassaNova"],
     validators: () => import("./validators/reports_cashCollections.js"),
   }),
   "reports.terminalTurnovers": operation<S.ReportsTerminalTurnoversParams, S.ReportsTerminalTurnoversResult, CallOptions, {"format":"xlsx"}>({
@@ -158,6 +160,8 @@ export const operations = {
     patternCodecs: {"^isAddCommissionForCance":"flag"},
     period: {"from":"dateFrom","to":"dateTo"},
     openParams: true,
+    names: ["dateFrom","dateTo","idAgent","idService","sub","groupByDay","isAddCommissionForSecondPay"],
+    namePatterns: ["^isAddCommissionForCance"],
     validators: () => import("./validators/reports_terminalTurnoversExtended.js"),
   }),
   "reports.remunerationByService": operation<S.ReportsRemunerationByServiceParams, S.ReportsRemunerationByServiceResult, CallOptions, {"format":"xlsx"}>({

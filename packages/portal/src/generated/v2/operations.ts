@@ -120,6 +120,7 @@ export const operations = {
     codecs: {"/dateFrom":"portal-date","/dateTo":"portal-date-end"},
     period: {"from":"dateFrom","to":"dateTo"},
     openParams: true,
+    names: ["dateFrom","dateTo","idAgent","subOn","idService","idTerminal","account","sn"],
     validators: () => import("./validators/reports_payments.js"),
   }),
   "reports.cashCollections": operation<S.ReportsCashCollectionsParams, S.ReportsCashCollectionsResult, CallOptions, {"format":"xlsx"}>({
@@ -167,6 +168,8 @@ export const operations = {
     codecs: {"/dateFrom":"portal-date","/dateTo":"portal-date-end"},
     period: {"from":"dateFrom","to":"dateTo"},
     openParams: true,
+    names: ["dateFrom","dateTo","idAgent","idService","sub","groupByDay","isAddCommissionForSecondPay"],
+    namePatterns: ["^isAddCommissionForCance"],
     validators: () => import("./validators/reports_terminalTurnoversExtended.js"),
   }),
   "reports.remunerationByService": operation<S.ReportsRemunerationByServiceParams, S.ReportsRemunerationByServiceResult, CallOptions, {"format":"xlsx"}>({
