@@ -17,15 +17,17 @@ export const INITIAL_LOAD_GOAL = 6000;
  */
 const INITIAL_LOAD_NOISE = 16;
 /**
- * What the goal does not hold: a client's shell takes the call's own copy of its parameters before it
- * loads the client (core's snapshot.ts, as JSON reads them, and the journal's references): without
- * it, an object changed right after a first call was sent changed, and one payout paid twice. That
- * copy is some 390 B of the first load (portal 6.39 kB, fiscal 6.24), so the goal is not met; the
- * check holds the first load where it is now.
+ * What the goal does not hold, both safety a page cannot load later:
+ * - a client's shell takes the call's own copy of its parameters before it loads the client (core's
+ *   snapshot.ts, as JSON reads them, and the journal's references): without it, an object changed
+ *   right after a first call was sent changed, and one payout paid twice. Some 390 B.
+ * - a downloaded file is read once, and a second read is a typed error, not a stream's TypeError
+ *   (file.ts, which every entry exports with the errors). Some 60 B.
+ * So the goal is not met (portal 6.46 kB, fiscal 6.30); the check holds the first load where it is now.
  */
-const SNAPSHOT_ALLOWANCE = 400;
+const ALLOWANCE = 450;
 /**
- * Where the check fails: the goal, the snapshot's allowance and the noise; the bench prints the measure beside the goal itself. A bundler splits code by file
+ * Where the check fails: the goal, its allowance and the noise; the bench prints the measure beside the goal itself. A bundler splits code by file
  * (esbuild keeps a file whole in one chunk, and puts in the first load every file the page's imports
  * reach that anything uses, evanw/esbuild#2869), so whatever a client's entry reaches and its runtime
  * uses is loaded before the first call, whatever the page imports. That is why client entries
@@ -34,7 +36,7 @@ const SNAPSHOT_ALLOWANCE = 400;
  * shell's routes carry no documented paths, and why runtime-only code (the portal's date codec, the
  * status-to-class map) lives apart from the helpers and errors the entries export.
  */
-export const INITIAL_LOAD_BUDGET = INITIAL_LOAD_GOAL + SNAPSHOT_ALLOWANCE + INITIAL_LOAD_NOISE;
+export const INITIAL_LOAD_BUDGET = INITIAL_LOAD_GOAL + ALLOWANCE + INITIAL_LOAD_NOISE;
 
 /** A page that makes a client at load time and calls it later, per browser client. */
 export const firstCallPages = {

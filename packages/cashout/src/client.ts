@@ -67,11 +67,16 @@ export function buildCashoutClient(options: CashoutClientOptions): CashoutClient
   else for (const v of Object.values(credentials.fields)) if (typeof v === "string") secrets.pin(v);
   const extract = options.extractToken ?? ((answer: Record<string, unknown>) => tokensFromAnswer("auth.authorize", "extractToken", answer));
   // The login-and-password body is the spec's; another variant's fields are not shown, so they go as
-  // they are given (`extraParams`, still searched for card data), beside `authType`.
+  // they are given, beside `authType`: those the spec names (a login) as parameters, where they are
+  // checked, the others through `extraParams` (still searched for card data).
+  const named = spec.operations["auth.authorize"]?.names ?? [];
   const [body, extraParams] =
     "password" in credentials
       ? [{ authType: credentials.authType, login: credentials.login, password: credentials.password }, undefined]
-      : [{ authType: credentials.authType }, credentials.fields];
+      : [
+          { authType: credentials.authType, ...Object.fromEntries(Object.entries(credentials.fields).filter(([k]) => named.includes(k))) },
+          Object.fromEntries(Object.entries(credentials.fields).filter(([k]) => !named.includes(k))),
+        ];
 
   const tokens: TokenManager = new TokenManager({
     secrets,

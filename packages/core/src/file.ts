@@ -1,5 +1,6 @@
 // A file answer (an xlsx report). The body is not read until the caller asks, so a large report
 // can be streamed straight to disk (see `saveToFile` in `@paysys/core/node`).
+import { InvalidArgumentError } from "./errors.js";
 import { asyncDispose } from "./internal/dispose.js";
 
 /**
@@ -13,6 +14,7 @@ export class BinaryFile {
   readonly size: number | undefined;
   readonly #response: Response;
   readonly #body: ReadableStream<Uint8Array> | null;
+  #taken = false;
 
   constructor(response: Response) {
     this.#response = response;
@@ -26,14 +28,22 @@ export class BinaryFile {
 
   /** The whole file in memory. */
   async bytes(): Promise<Uint8Array> {
+    this.#take("bytes");
     return new Uint8Array(await this.#response.arrayBuffer());
   }
 
   /** The file as a web stream, read as it arrives. */
   stream(): ReadableStream<Uint8Array> {
+    this.#take("stream");
     const body = this.#body;
-    if (!body) throw new TypeError("the file has no body");
+    if (!body) throw new InvalidArgumentError("file.stream", "the file has no body");
     return body;
+  }
+
+  /** A file is read once: a second read is refused by name, not a stream's "locked" TypeError. */
+  #take(how: string): void {
+    if (this.#taken) throw new InvalidArgumentError(`file.${how}`, "the file was read already (once only)");
+    this.#taken = true;
   }
 
   /** Drops the file unread and frees its connection. Harmless once the file was read. */

@@ -83,7 +83,7 @@ describe("lazyClient", () => {
 
   it("keeps middleware added before the first call, less what was ejected", async () => {
     const { made, build } = runtime();
-    const c = shell({ baseUrl: "u" }, build);
+    const c = shell({ baseUrl: "https://u.example" }, build);
     const kept: Middleware = { onRequest: () => undefined };
     const ejected: Middleware = { onResponse: () => undefined };
     c.raw.use(kept, ejected);
@@ -95,7 +95,7 @@ describe("lazyClient", () => {
   it("tries the load again at the next call when it failed (a chunk the browser could not fetch)", async () => {
     const { made, build } = runtime();
     let fail = true;
-    const c = shell({ baseUrl: "u" }, async (o) => {
+    const c = shell({ baseUrl: "https://u.example" }, async (o) => {
       if (fail) {
         fail = false;
         throw new TypeError("Failed to fetch dynamically imported module");
@@ -103,13 +103,13 @@ describe("lazyClient", () => {
       return build(o);
     });
     await expect(c.thing.ping(1)).rejects.toThrow(/dynamically imported/);
-    expect(await c.thing.ping(2)).toBe("u 2");
+    expect(await c.thing.ping(2)).toBe("https://u.example 2");
     expect(made.builds).toBe(1);
   });
 
   it("closing a shell never called loads nothing; a call after it meets a closed client", async () => {
     const { made, build } = runtime();
-    const c = shell({ baseUrl: "u" }, build);
+    const c = shell({ baseUrl: "https://u.example" }, build);
     await c.close();
     await c[asyncDispose]();
     expect(made.builds).toBe(0);
@@ -119,7 +119,7 @@ describe("lazyClient", () => {
 
   it("closing a shell in use closes its runtime", async () => {
     const { made, build } = runtime();
-    const c = shell({ baseUrl: "u" }, build);
+    const c = shell({ baseUrl: "https://u.example" }, build);
     await c.thing.ping(1);
     await c.close();
     expect(made.closes).toBe(1);

@@ -1,7 +1,7 @@
 // An answer that gives a key twice in one object is not taken for what JSON.parse makes of it (the
 // last value) where answers are checked: `{"error":"declined","error":null}` read as no error.
 import { describe, expect, it } from "vitest";
-import { repeatedKey } from "../src/internal/repeated-key.js";
+import { hiddenInText, repeatedKey } from "../src/internal/repeated-key.js";
 
 const repeated = (text: string) => repeatedKey(text, JSON.parse(text));
 
@@ -47,5 +47,18 @@ describe("repeatedKey", () => {
     const deep = `${'{"a":'.repeat(20_000)}1${"}".repeat(20_000)}`;
     expect(repeated(deep)).toBeUndefined();
     expect(repeated(`{"b":1,"x":${deep},"b":2}`)).toBe("b");
+  });
+});
+
+describe("hiddenInText: numbers JSON.parse cannot read exactly", () => {
+  const hidden = (text: string) => hiddenInText(text, JSON.parse(text));
+  it("names an integer past 2^53, a number out of range and one that underflows; strings and exact numbers pass", () => {
+    expect(hidden('{"id":9007199254740993}')?.number).toBe("9007199254740993");
+    expect(hidden('{"a":[1,-12345678901234567891]}')?.number).toBe("-12345678901234567891");
+    expect(hidden('{"amount":1e400}')?.number).toBe("1e400");
+    expect(hidden('{"amount":1.5e-400}')?.number).toBe("1.5e-400");
+    for (const fine of ['{"id":9007199254740991}', '{"x":1e20,"y":0e5,"z":0.1234567890123456789}', '{"s":"9007199254740993 1e400"}', '{"t":true,"f":false}']) {
+      expect(hidden(fine), fine).toBeUndefined();
+    }
   });
 });

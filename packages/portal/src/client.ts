@@ -2,7 +2,7 @@
 // generated methods of v2 or v1 over the shared invoker. What the spec
 // cannot say is written here and nowhere else: the captcha sign-in, reading the token answer
 // (whose fields the document does not show), logout on close, and v1's missing `user.me`.
-import { type CallOptions, ClientClosedError, UnsupportedOperationError } from "@paysys/core/calls";
+import { type CallOptions, ClientClosedError, RequestValidationError, UnsupportedOperationError } from "@paysys/core/calls";
 import { asyncDispose, bearerScheme, defineClient, randomUuid, SecretSet, TokenManager } from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
 import { portalCodecs } from "./codecs.js";
@@ -44,12 +44,16 @@ export function buildPortalClient(options: PortalClientOptions): PortalV1Client 
   const secrets = new SecretSet();
   secrets.pin(options.credentials?.psw);
   let closed = false;
+  /** `close()` under way: it waits for a sign-in under way and ends that session too; nothing signs in anew. */
+  let closing: Promise<void> | undefined;
+  const notAgain = () => new ClientClosedError("the portal client is closing (logging out); create a new client to sign in again");
 
   const tokens: TokenManager = new TokenManager({
     secrets,
     obtain:
       options.credentials && options.solveCaptcha
         ? async () => {
+            if (closing) throw notAgain();
             const challenge = await requestCaptcha();
             const captcha = await options.solveCaptcha!(challenge);
             secrets.remember(captcha);
@@ -90,10 +94,32 @@ export function buildPortalClient(options: PortalClientOptions): PortalV1Client 
     });
   }
 
+  /**
+   * Ends the session the client holds, or the one a sign-in under way is opening. The logout needs
+   * an access token, and renewing an expired one may replace the refresh token the logout names
+   * (the service then ends nothing): a logout that renewed is sent again with the new one. A session
+   * that cannot be renewed without a new sign-in is not signed in again only to be ended.
+   */
+  async function logOut(): Promise<void> {
+    await tokens.settled();
+    for (let tries = 0; tries < 2; tries++) {
+      const refreshToken = tokens.tokens?.refreshToken;
+      if (!refreshToken) return;
+      try {
+        await methods.account.logout({ refreshToken });
+      } catch (e) {
+        if (e instanceof ClientClosedError) return;
+        throw e;
+      }
+      if (tokens.tokens?.refreshToken === refreshToken) return;
+    }
+  }
+
   const base = {
     version,
     requestCaptcha,
     async signIn(input, callOptions) {
+      checkSignIn(input);
       const { lgn, psw, initiator = "sdk", captcha, captchaSession } = input;
       secrets.pin(psw);
       secrets.remember(captcha);
@@ -102,15 +128,13 @@ export function buildPortalClient(options: PortalClientOptions): PortalV1Client 
     get signedIn() {
       return tokens.tokens !== undefined;
     },
-    async close() {
-      if (closed) return;
-      const refreshToken = tokens.tokens?.refreshToken;
-      try {
-        if (refreshToken) await methods.account.logout({ refreshToken });
-      } finally {
+    close() {
+      if (closed) return Promise.resolve();
+      closing ??= logOut().finally(() => {
         closed = true;
         tokens.clear();
-      }
+      });
+      return closing;
     },
     [asyncDispose]() {
       return this.close();
@@ -118,4 +142,19 @@ export function buildPortalClient(options: PortalClientOptions): PortalV1Client 
     raw: transport.raw,
   } satisfies Omit<PortalClientBase<object>, "raw"> & { raw: PortalV1Client["raw"] | PortalV2Client["raw"] };
   return Object.assign(Object.create(base) as object, methods) as PortalV1Client | PortalV2Client;
+}
+
+const SIGN_IN_KEYS = ["lgn", "psw", "initiator", "captcha", "captchaSession"];
+
+/** `signIn`'s input, checked by name before anything is sent: a misspelt key was dropped and the sign-in sent without it. */
+function checkSignIn(input: unknown): void {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) {
+    throw new RequestValidationError("signIn", [{ path: "(input)", message: "must be an object: { lgn, psw, captcha, captchaSession }" }]);
+  }
+  const unknown = Object.keys(input).filter((k) => !SIGN_IN_KEYS.includes(k));
+  if (unknown.length)
+    throw new RequestValidationError(
+      "signIn",
+      unknown.map((k) => ({ path: `/${k}`, message: `is not a sign-in field (misspelt?): ${SIGN_IN_KEYS.join(", ")}` })),
+    );
 }

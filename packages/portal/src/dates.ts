@@ -109,16 +109,20 @@ export function formatPortalDate(value: PortalDateInput, options: DateFormatOpti
 
 /**
  * Reads a portal date as the instant it names in the service's time zone. A day without a time is
- * its first second, or with `bound: "end"` its last. For a wall-clock time that occurs twice (a DST
- * fall-back), the earlier instant; for one that does not occur, the instant one gap later.
+ * its first second, or with `bound: "end"` its last (the second before the next day begins). For a
+ * wall-clock time that occurs twice (a DST fall-back), the earlier instant; for one that does not
+ * occur, the instant one gap later.
  */
 export function parsePortalDate(value: string, timeZone: string = DEFAULT_TIME_ZONE, bound: "start" | "end" = "start"): Date {
   const m = typeof value === "string" ? DIGITS.exec(value) : null;
   if (!m || !isPortalDate(value)) throw new InvalidArgumentError("parsePortalDate", `not a yyyyMMddHHmmss or yyyyMMdd date: ${shownValue(value)}`);
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const end = m[4] === undefined && bound === "end";
-  const [hour, minute, second] = m[4] === undefined ? (end ? [23, 59, 59] : [0, 0, 0]) : [Number(m[4]), Number(m[5]), Number(m[6])];
-  return new Date(inZone("parsePortalDate", timeZone, (zone) => instantOf({ year, month, day, hour, minute, second }, zone)));
+  // A day's end is the second before the next day begins (Date.UTC carries the day over): where
+  // clocks go back at midnight, 23:59:59 comes twice, and the later one ends the day (Almaty's
+  // 29 February 2024 had 25 hours).
+  const end = m[4] === undefined && bound === "end" ? 1 : 0;
+  const [hour, minute, second] = m[4] === undefined ? [0, 0, 0] : [Number(m[4]), Number(m[5]), Number(m[6])];
+  return new Date(inZone("parsePortalDate", timeZone, (zone) => instantOf({ year, month, day: day + end, hour, minute, second }, zone)) - end * 1000);
 }
 
 /** A period of whole days, inclusive at both ends, in the service's time zone. */

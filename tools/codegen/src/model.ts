@@ -439,7 +439,7 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
       ...(Object.keys(codecs).length ? { codecs } : {}),
       ...(Object.keys(patternCodecs).length ? { patternCodecs } : {}),
       ...(period ? { period } : {}),
-      ...(openParams ? { openParams: true } : {}),
+      ...(openParams ? { openParams: true, names: Object.keys(properties), ...(patternProperties ? { namePatterns: Object.keys(patternProperties) } : {}) } : {}),
       ...(Object.keys(openAt).length ? { openAt } : {}),
       ...(checks.length ? { checks } : {}),
       ...(chainKey ? { chain: { key: chainKey, presents: presentsChain, returns: returnsChain } } : {}),

@@ -62,3 +62,23 @@ export function attemptSignal(timeoutMs: number, caller: AbortSignal | undefined
     },
   };
 }
+
+/**
+ * What `work` gives, or `aborted()` as soon as the caller aborts: a caller stops waiting for a
+ * sign-in (a captcha solver that never answers) the moment it aborts; the work itself goes on, for
+ * the client's other calls.
+ */
+export async function unlessAborted<T>(work: T | Promise<T>, caller: AbortSignal | undefined, aborted: () => Error): Promise<T> {
+  if (!caller || !(work instanceof Promise)) return work;
+  let onAbort: (() => void) | undefined;
+  const abort = new Promise<never>((_, reject) => {
+    onAbort = () => reject(aborted());
+    if (caller.aborted) onAbort();
+    else caller.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, abort]);
+  } finally {
+    caller.removeEventListener("abort", onAbort!);
+  }
+}

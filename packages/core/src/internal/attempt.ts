@@ -5,7 +5,7 @@
 // this returns, its timer still running until the body is read (`endAttempt`).
 import type { Hooks, LogEvent } from "../call.js";
 import { ConnectionError, PaysysError, RedirectError, RequestAbortedError, TimeoutError } from "../errors.js";
-import { attemptSignal, isTimeout } from "./attempt-signal.js";
+import { attemptSignal, isTimeout, unlessAborted } from "./attempt-signal.js";
 import type { HttpAdapter, HttpAnswer, HttpRequest } from "./http.js";
 import { copyInto, put } from "./objects.js";
 import { type OperationSpec, outcomeNote } from "./operation.js";
@@ -176,10 +176,13 @@ function presentAttempt(ctx: AttemptContext, prepared: Prepared, url: string, st
   return opened(p);
 }
 
-/** The rest of `presentAttempt` once the step at `at` waits (a token being renewed). */
+/** The rest of `presentAttempt` once the step at `at` waits (a token being renewed): a caller who aborts stops waiting at once. */
 async function presentedLater(p: Presenting, waiting: Promise<unknown>, at: number): Promise<Presented> {
-  p.presented.push(await waiting);
-  for (const step of p.state.steps.slice(at + 1)) p.presented.push(await step.present(p.sink));
+  const { op, attempts } = p.state;
+  const aborted = () =>
+    new RequestAbortedError(`${op.id}: aborted by the caller while it signed in: nothing was sent`, { operation: op.id, attempts: attempts - 1, cause: p.caller?.reason });
+  p.presented.push(await unlessAborted(waiting, p.caller, aborted));
+  for (const step of p.state.steps.slice(at + 1)) p.presented.push(await unlessAborted(step.present(p.sink), p.caller, aborted));
   const attempt = opened(p);
   return attempt instanceof Promise ? await attempt : attempt;
 }

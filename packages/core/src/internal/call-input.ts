@@ -210,11 +210,13 @@ export function checkExtraParams(op: OperationSpec, extra: unknown): void {
 /**
  * Whether an open parameter is a known one, in its case or another (`total` for `Total`): one the
  * service may read as the known one (the fiscal service reads keys regardless of case, and the later
- * of two wins), past every check of it. The given parameters always; every parameter the spec names
- * where it says keys are read so.
+ * of two wins), past every check of it. Every parameter the spec names, as written; in another case,
+ * the given parameters always, and every one the spec names where it says keys are read so.
  */
 function isKnownParameter(op: OperationSpec, encoded: Record<string, unknown>, name: string): boolean {
   const folded = foldedKey(name);
+  // As written: every name the spec declares, and every one its patterns match.
+  if (op.names?.includes(name) || op.namePatterns?.some((p) => new RegExp(p).test(name))) return true;
   return op.namesIgnoreCase?.includes(folded) === true || Object.keys(encoded).some((k) => foldedKey(k) === folded);
 }
 

@@ -7,7 +7,7 @@ import type { ClientFunctions, ClientSettings, JournalFunctions, JournalSettings
 import type { Codec } from "./codecs.js";
 import { type Check, createInvoker, type Invoke, type Invoker } from "./invoker.js";
 import type { ChainDefinition, OperationSpec } from "./operation.js";
-import { journalOptions, sharedTransportOptions } from "./options.js";
+import { checkServiceOptions, journalOptions, sharedTransportOptions } from "./options.js";
 import type { SecretSet } from "./redact.js";
 import type { SecurityScheme } from "./steps.js";
 import { clientTelemetry } from "./telemetry.js";
@@ -62,6 +62,7 @@ export interface ClientCore<Methods, Paths extends {}> {
 
 export function defineClient<N extends SpecNames, Methods, Paths extends {}>(spec: GeneratedSpec<N, Methods, Paths>, parts: ClientParts<N>): ClientCore<Methods, Paths> {
   const { options, baseUrl } = parts;
+  checkServiceOptions(baseUrl, options.timeZone);
   const transport = new Transport<Paths>({
     ...sharedTransportOptions(options),
     baseUrl,

@@ -3,7 +3,7 @@
 // into a checked value or a typed WebhookError. Nothing in a message is trusted before that.
 import { WebhookError } from "../errors.js";
 import { type Validator, validatorIssues } from "./operation.js";
-import { repeatedKey } from "./repeated-key.js";
+import { hiddenInText } from "./repeated-key.js";
 
 /** One webhook of a spec, as the generator writes it. */
 export interface InboundSpec {
@@ -41,9 +41,13 @@ export function parseInbound<Event>(spec: Inbound<Event>, raw: string | Uint8Arr
     throw new WebhookError(`${spec.id}: the body is not JSON`, [], { operation: spec.id });
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw new WebhookError(`${spec.id}: the body is not a JSON object`, [], { operation: spec.id });
-  // JSON.parse keeps a repeated key's last value: which one the sender meant (a status) is unknown.
-  const repeated = repeatedKey(text, value);
-  if (repeated !== undefined) throw new WebhookError(`${spec.id}: the body gives the key ${JSON.stringify(repeated.slice(0, 40))} twice in one object`, [], { operation: spec.id });
+  // JSON.parse keeps a repeated key's last value: which one the sender meant (a status) is unknown;
+  // and reads a number past 2^53 as another one (an amount, an id).
+  const hidden = hiddenInText(text, value);
+  if (hidden?.key !== undefined)
+    throw new WebhookError(`${spec.id}: the body gives the key ${JSON.stringify(hidden.key.slice(0, 40))} twice in one object`, [], { operation: spec.id });
+  if (hidden?.number !== undefined)
+    throw new WebhookError(`${spec.id}: the body writes the number ${hidden.number.slice(0, 40)}, which JSON cannot carry exactly`, [], { operation: spec.id });
   if (spec.validate && !spec.validate(value)) throw new WebhookError(`${spec.id}: the body does not match the spec`, validatorIssues(spec.validate), { operation: spec.id });
   return value as Event;
 }

@@ -125,6 +125,10 @@ export interface OperationSpec {
   period?: { from: string; to: string };
   /** The document says the parameter list is open: unknown parameters may go through `extraParams`. */
   openParams?: boolean;
+  /** Where the list is open, every parameter the spec names: one of them given through `extraParams` is refused (it would pass its checks). */
+  names?: readonly string[];
+  /** With `names`: the patterns of the names the spec declares by pattern (`^isAddCommissionForCance`). */
+  namePatterns?: readonly string[];
   /**
    * Where the input holds objects that take any property (JSON pointers, `*` for array items), each
    * with the names it declares: the card guard searches the other names, which no schema checks.

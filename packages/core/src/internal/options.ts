@@ -1,5 +1,6 @@
 // What the runtime takes from a client's options, once construction.ts has checked them.
 import type { ClientFunctions, ClientSettings, JournalFunctions, JournalSettings } from "../call.js";
+import { ConfigurationError } from "../errors.js";
 import { MemoryStore } from "../memory-store.js";
 import { processHolder } from "./holder.js";
 import type { InvokerOptions } from "./invoker.js";
@@ -67,4 +68,25 @@ export function journalOptions(
     timeoutMs: o.timeoutMs ?? 30_000,
     landingMs: o.landingMs,
   };
+}
+
+/**
+ * The service's address and the client's time zone, checked when the client's code loads (its first
+ * call): a typed ConfigurationError then, not a ConnectionError after every retry, nor (with a `#`
+ * or `?` in the address) a request to the base without the operation's path. Not in the shell: a
+ * page's first load stays small (tools/initial-load.mjs).
+ */
+export function checkServiceOptions(baseUrl: string, timeZone: string | undefined): void {
+  const relative = baseUrl.startsWith("/");
+  if (!/^(https?:\/\/[^/?#\s]+|\/(?!\/))[^?#\s]*$/i.test(baseUrl) || (relative && !globalThis.location)) {
+    throw new ConfigurationError(
+      `baseUrl: must be the service's http(s) address, without a query or fragment (a path of the page's own origin in a browser); got ${JSON.stringify(baseUrl)}`,
+    );
+  }
+  if (timeZone === undefined) return;
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone });
+  } catch {
+    throw new ConfigurationError(`timeZone: ${JSON.stringify(timeZone)} is not a time zone this runtime knows (IANA names, such as "Asia/Almaty")`);
+  }
 }

@@ -138,7 +138,8 @@ function maskCards(text: string): string {
  */
 export function scrub(given: string, secrets: Iterable<string>): string {
   const text = maskCards(given);
-  const list = [...secrets].filter(Boolean);
+  // Whatever a step or a store gives as a secret, only text is cut (a number as its digits).
+  const list = [...secrets].map(secretText).filter((v): v is string => Boolean(v));
   if (list.length === 0) return text;
   // Escaped more than once (a proxy's JSON error quoting the service's JSON): undone again, a few times.
   let out = cut(text, list);
@@ -149,6 +150,12 @@ export function scrub(given: string, secrets: Iterable<string>): string {
   }
   return out;
 }
+
+/**
+ * A secret as the text it is sent as: a password or a captcha answer given as a number is still one
+ * (kept as a number, every later scrub failed: `secret.replace is not a function`); anything else is none.
+ */
+const secretText = (value: unknown): string | undefined => (typeof value === "string" ? value : typeof value === "number" ? String(value) : undefined);
 
 /**
  * The secrets a client holds besides those of one call: credentials, and values it saw recently
@@ -164,13 +171,15 @@ export class SecretSet implements Iterable<string> {
     this.#limit = limit;
   }
 
-  pin(value: string | undefined): void {
-    if (value) this.#pinned.add(value);
+  pin(value: unknown): void {
+    const text = secretText(value);
+    if (text) this.#pinned.add(text);
   }
 
-  remember(value: string | undefined): void {
-    if (!value || this.#pinned.has(value) || this.#recent.includes(value)) return;
-    this.#recent.push(value);
+  remember(value: unknown): void {
+    const text = secretText(value);
+    if (!text || this.#pinned.has(text) || this.#recent.includes(text)) return;
+    this.#recent.push(text);
     if (this.#recent.length > this.#limit) this.#recent.shift();
   }
 

@@ -11,15 +11,45 @@
  * text is read key by key, which names the key.
  */
 export function repeatedKey(text: string, parsed: unknown): string | undefined {
+  return hiddenInText(text, parsed)?.key;
+}
+
+/**
+ * What a JSON text says that the value `JSON.parse` made of it hides: a key given twice in one
+ * object (`repeatedKey`), or a number it could not read exactly: an integer past 2^53 rounded (an
+ * id of 9007199254740993 read as ...992: another payment's), `1e400` read as Infinity, `1e-400` as 0.
+ * Both are found with the text's strings taken out, in one pass for most texts.
+ */
+export function hiddenInText(text: string, parsed: unknown): { key?: string; number?: string } | undefined {
   let outside: string;
   try {
     outside = text.replace(STRING, "");
   } catch {
-    return firstRepeatedKey(text); // a string of more escapes than the pattern's stack holds
+    // A string of more escapes than the pattern's stack holds: read key by key; numbers from the whole text.
+    const key = firstRepeatedKey(text);
+    const number = inexactNumber(text);
+    return key === undefined && number === undefined ? undefined : { key, number };
   }
   let keys = 0;
   for (let i = outside.indexOf(":"); i !== -1; i = outside.indexOf(":", i + 1)) keys++;
-  return keys === keysIn(parsed) ? undefined : firstRepeatedKey(text);
+  const key = keys === keysIn(parsed) ? undefined : firstRepeatedKey(text);
+  const number = inexactNumber(outside);
+  return key === undefined && number === undefined ? undefined : { key, number };
+}
+
+/** A number JSON writes with an exponent or with 16 digits in a row: only such a one can be read inexactly. */
+const SUSPECT = /\d[eE]|\d{16}/;
+const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+
+/** The first number of a text (its strings taken out) that `JSON.parse` reads as another: past 2^53 in digits, out of range with an exponent. */
+function inexactNumber(outside: string): string | undefined {
+  if (!SUSPECT.test(outside)) return undefined;
+  for (const [token] of outside.matchAll(NUMBER)) {
+    const n = Number(token);
+    const exponent = /[eE]/.test(token);
+    if (!Number.isFinite(n) || (!exponent && Math.abs(n) > Number.MAX_SAFE_INTEGER) || (exponent && n === 0 && /[1-9]/.test(token.split(/[eE]/)[0]!))) return token;
+  }
+  return undefined;
 }
 
 /**

@@ -5,21 +5,15 @@
 // sign-in runs stops waiting for it at once; the sign-in goes on for the client's other calls.
 import { RequestAbortedError } from "../errors.js";
 import { asPaysysError, type CallState } from "./attempt.js";
+import { unlessAborted } from "./attempt-signal.js";
 
 export async function signInFirst(signIn: () => Promise<unknown>, state: CallState, caller: AbortSignal | undefined): Promise<void> {
   const { op } = state;
   const aborted = () => new RequestAbortedError(`${op.id}: aborted by the caller while it signed in: nothing was sent`, { operation: op.id, attempts: 0, cause: caller?.reason });
   if (caller?.aborted) throw aborted();
-  let onAbort: (() => void) | undefined;
-  const abort = new Promise<never>((_, reject) => {
-    onAbort = () => reject(aborted());
-    caller?.addEventListener("abort", onAbort, { once: true });
-  });
   try {
-    await Promise.race([signIn(), abort]);
+    await unlessAborted(signIn(), caller, aborted);
   } catch (e) {
     throw asPaysysError(e, state);
-  } finally {
-    if (onAbort) caller?.removeEventListener("abort", onAbort);
   }
 }

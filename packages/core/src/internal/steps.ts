@@ -4,6 +4,7 @@
 //
 // Identity stays apart from presentation (smithy's identity providers vs. signers): where a
 // credential comes from is a TokenManager or a fixed pair; how it goes on the request is the scheme.
+import { ConfigurationError } from "../errors.js";
 import { base64 } from "./base64.js";
 import type { TokenManager } from "./tokens.js";
 
@@ -54,12 +55,21 @@ export type SecurityScheme = AttemptStep;
 export function bearerScheme(tokens: TokenManager, present: (token: string) => Record<string, string> = (t) => ({ Authorization: `Bearer ${t}` })): SecurityScheme {
   // The headers of the last token presented: the same token is presented on call after call.
   let last: { token: string; headers: [string, string][] } | undefined;
+  // A caller's `authorize` that gives no headers is named as such, not a TypeError at the first call.
+  const made = (token: string): [string, string][] => {
+    const headers: unknown = present(token);
+    const entries = headers !== null && typeof headers === "object" ? Object.entries(headers) : [];
+    if (entries.length === 0 || entries.some(([, v]) => typeof v !== "string")) {
+      throw new ConfigurationError("authorize must return the headers that present the token, such as { Authorization: 'Bearer ' + token }, with text values");
+    }
+    return entries as [string, string][];
+  };
   return {
     // A probe call tells which headers the presentation sets, so they are redacted by name.
-    headerNames: Object.keys(present("probe")),
+    headerNames: made("probe").map(([name]) => name),
     present(headers) {
       const show = (token: string) => {
-        if (last?.token !== token) last = { token, headers: Object.entries(present(token)) };
+        if (last?.token !== token) last = { token, headers: made(token) };
         for (const [k, v] of last.headers) headers.set(k, v);
         return token;
       };
@@ -72,7 +82,8 @@ export function bearerScheme(tokens: TokenManager, present: (token: string) => R
       tokens.reject(presented);
       return true;
     },
-    secrets: () => tokens.secrets(),
+    // What `present` made of the token is as secret as the token: a custom one may encode it (Basic base64(login:token)).
+    secrets: () => [...tokens.secrets(), ...(last?.headers ?? []).flatMap(([, v]) => [v, v.slice(v.indexOf(" ") + 1)])],
     signIn: () => (tokens.current() === undefined ? () => tokens.accessToken() : undefined),
   };
 }

@@ -79,6 +79,11 @@ export class TokenManager {
     return !this.#inflight && t && this.#fresh(t) ? t.accessToken : undefined;
   }
 
+  /** Waits for a renewal under way, if any, whatever its end (a client closing ends the session it opens too). */
+  async settled(): Promise<void> {
+    await this.#inflight?.catch(() => undefined);
+  }
+
   /** A usable access token, renewing it first if needed. */
   async accessToken(): Promise<string> {
     return (await this.#usable()).accessToken;

@@ -31,7 +31,7 @@ import { pathOf } from "./path-template.js";
 import { httpFor } from "./platform.js";
 import { ERROR_BODY_LIMIT, excerptOf, jsonOrUndefined, parseJson, type ReadBody, readBody, strictText } from "./read.js";
 import { collectSecrets, redactValue, type SecretSet, scrub } from "./redact.js";
-import { repeatedKey } from "./repeated-key.js";
+import { hiddenInText } from "./repeated-key.js";
 import { isRetryableStatus, type RetryOptions, retryDefaults, retryDelay } from "./retry.js";
 import { signInFirst } from "./sign-in-first.js";
 import type { AttemptStep, SecurityScheme } from "./steps.js";
@@ -324,12 +324,13 @@ export class Transport<Paths extends {} = Record<string, never>> {
     if (op.textAnswer) return { kind: "json", body: text, ...this.#facts(answer, state, excerpt) };
     const body = parseJson(text, contentType, op, ctx, excerpt);
     const checks = this.#checksAnswer(op);
-    const repeated = checks && body !== null && typeof body === "object" ? repeatedKey(text, body) : undefined;
-    if (repeated !== undefined) {
-      throw new UnexpectedResponseError(
-        `${op.id}: the answer gives the key ${JSON.stringify(repeated.slice(0, 40))} twice in one object; which value the service meant is unknown${outcomeNote(op)}`,
-        { ...ctx, bodyExcerpt: excerpt() },
-      );
+    const hidden = checks && body !== null && typeof body === "object" ? hiddenInText(text, body) : undefined;
+    if (hidden) {
+      const what =
+        hidden.key !== undefined
+          ? `gives the key ${JSON.stringify(hidden.key.slice(0, 40))} twice in one object; which value the service meant is unknown`
+          : `writes the number ${hidden.number!.slice(0, 40)}, which JSON cannot carry exactly (it would be read as ${Number(hidden.number)})`;
+      throw new UnexpectedResponseError(`${op.id}: the answer ${what}${outcomeNote(op)}`, { ...ctx, bodyExcerpt: excerpt() });
     }
     if (checks && op.validateResponse && !op.validateResponse(body)) {
       const issues = validatorIssues(op.validateResponse)
