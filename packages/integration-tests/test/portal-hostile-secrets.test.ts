@@ -34,6 +34,34 @@ function everything(e: unknown): string {
   return parts.join("\n");
 }
 
+/**
+ * A client given a numeric secret (12345): the first error, a refused call and a service error that
+ * quotes the secret are each typed (a number among the secrets broke every later scrub), and the
+ * quoted secret is cut out.
+ */
+async function laterErrorsTyped(p: PortalV2Client, first: unknown): Promise<void> {
+  const refused = await p.reports.payments({ dateFrom: "nonsense" }).catch((e) => e);
+  sb.faults.add({ path: /account\/captcha/, fault: { kind: "status", status: 400, body: JSON.stringify({ code: 8, message: "no captcha 12345 today" }) } });
+  const quoting = await p.requestCaptcha().catch((e) => e);
+  const errors = [first, refused, quoting];
+  const out = errors.map((e) => `${e?.constructor?.name}: ${String(e?.message).slice(0, 160)}`).join("\n");
+  for (const e of errors) expect(e, out).toBeInstanceOf(PaysysError);
+  expect(quoting.message, out).not.toContain("12345");
+}
+
+/** A client of the user with the tricky password that keeps its log lines and the captcha texts it solved. */
+function tricky() {
+  const lines: string[] = [];
+  const captchas: string[] = [];
+  const p = createPortalClient({
+    baseUrl: sb.portalUrl,
+    credentials: { lgn: TRICKY.lgn, psw: TRICKY.psw },
+    solveCaptcha: solver(captchas),
+    logger: (e) => lines.push(JSON.stringify(e)),
+  }) as PortalV2Client;
+  return { lines, captchas, p };
+}
+
 describe("probe1 secrets", () => {
   it("a solver that returns a number (JS caller): typed error, now and on later calls", async () => {
     const p = createPortalClient({
@@ -41,28 +69,13 @@ describe("probe1 secrets", () => {
       credentials: { lgn: defaultPortalUser.lgn, psw: defaultPortalUser.psw },
       solveCaptcha: (async () => 12345) as never,
     }) as PortalV2Client;
-    const e1 = await p.user.me().catch((e) => e);
-    const e2 = await p.reports.payments({ dateFrom: "nonsense" }).catch((e) => e);
-    // an answer whose message the client scrubs of its secrets
-    sb.faults.add({ path: /account\/captcha/, fault: { kind: "status", status: 400, body: JSON.stringify({ code: 8, message: "no captcha 12345 today" }) } });
-    const e3 = await p.requestCaptcha().catch((e) => e);
-    const out = [e1, e2, e3].map((e) => `${e?.constructor?.name}: ${String(e?.message).slice(0, 160)}`);
-    expect(e1, out.join("\n")).toBeInstanceOf(PaysysError);
-    expect(e2, out.join("\n")).toBeInstanceOf(PaysysError);
-    expect(e3, out.join("\n")).toBeInstanceOf(PaysysError);
+    await laterErrorsTyped(p, await p.user.me().catch((e) => e));
   });
 
   it("signIn with a numeric psw (JS caller): typed error, later calls typed", async () => {
     const p = createPortalClient({ baseUrl: sb.portalUrl }) as PortalV2Client;
     const c = await p.requestCaptcha();
-    const e1 = await p.signIn({ lgn: "dealer01", psw: 12345 as never, captcha: "x", captchaSession: c.captchaSession }).catch((e) => e);
-    const e2 = await p.reports.payments({ dateFrom: "nonsense" }).catch((e) => e);
-    sb.faults.add({ path: /account\/captcha/, fault: { kind: "status", status: 400, body: JSON.stringify({ code: 8, message: "no captcha 12345 today" }) } });
-    const e3 = await p.requestCaptcha().catch((e) => e);
-    const out = [e1, e2, e3].map((e) => `${e?.constructor?.name}: ${String(e?.message).slice(0, 160)}`);
-    expect(e1, out.join("\n")).toBeInstanceOf(PaysysError);
-    expect(e2, out.join("\n")).toBeInstanceOf(PaysysError);
-    expect(e3, out.join("\n")).toBeInstanceOf(PaysysError);
+    await laterErrorsTyped(p, await p.signIn({ lgn: "dealer01", psw: 12345 as never, captcha: "x", captchaSession: c.captchaSession }).catch((e) => e));
   });
 
   it("signIn(undefined) and signIn(null) are typed errors", async () => {
@@ -94,14 +107,7 @@ describe("probe1 secrets", () => {
     });
 
     it(`echoing server (${as}) on a report shows neither token nor password`, async () => {
-      const lines: string[] = [];
-      const captchas: string[] = [];
-      const p = createPortalClient({
-        baseUrl: sb.portalUrl,
-        credentials: { lgn: TRICKY.lgn, psw: TRICKY.psw },
-        solveCaptcha: solver(captchas),
-        logger: (e) => lines.push(JSON.stringify(e)),
-      }) as PortalV2Client;
+      const { lines, captchas, p } = tricky();
       await p.user.me();
       sb.faults.add({ path: /report\/payments/, fault: { kind: "echo", status: 400, as, code: 9 } });
       const e = await p.reports.payments({ dateFrom: "20240501", dateTo: "20240502" }).catch((x) => x);
@@ -113,14 +119,7 @@ describe("probe1 secrets", () => {
   }
 
   it("echo on refresh and on logout shows no token", async () => {
-    const lines: string[] = [];
-    const captchas: string[] = [];
-    const p = createPortalClient({
-      baseUrl: sb.portalUrl,
-      credentials: { lgn: TRICKY.lgn, psw: TRICKY.psw },
-      solveCaptcha: solver(captchas),
-      logger: (e) => lines.push(JSON.stringify(e)),
-    }) as PortalV2Client;
+    const { lines, captchas, p } = tricky();
     await p.user.me();
     sb.portal.expireAccessTokens();
     sb.faults.add({ path: /account\/refresh/, fault: { kind: "echo", status: 400, as: "text" } });
