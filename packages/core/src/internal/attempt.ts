@@ -176,11 +176,13 @@ function presentAttempt(ctx: AttemptContext, prepared: Prepared, url: string, st
   return opened(p);
 }
 
+/** A caller who aborted while its call's credentials were obtained: nothing was sent. */
+export const signInAborted = (state: CallState, caller: AbortSignal | undefined, attempts: number): RequestAbortedError =>
+  new RequestAbortedError(`${state.op.id}: aborted by the caller while it signed in: nothing was sent`, { operation: state.op.id, attempts, cause: caller?.reason });
+
 /** The rest of `presentAttempt` once the step at `at` waits (a token being renewed): a caller who aborts stops waiting at once. */
 async function presentedLater(p: Presenting, waiting: Promise<unknown>, at: number): Promise<Presented> {
-  const { op, attempts } = p.state;
-  const aborted = () =>
-    new RequestAbortedError(`${op.id}: aborted by the caller while it signed in: nothing was sent`, { operation: op.id, attempts: attempts - 1, cause: p.caller?.reason });
+  const aborted = () => signInAborted(p.state, p.caller, p.state.attempts - 1);
   p.presented.push(await unlessAborted(waiting, p.caller, aborted));
   for (const step of p.state.steps.slice(at + 1)) p.presented.push(await unlessAborted(step.present(p.sink), p.caller, aborted));
   const attempt = opened(p);

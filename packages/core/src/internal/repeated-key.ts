@@ -4,21 +4,12 @@
 // of money operations, by default) are refused when they repeat a key.
 
 /**
- * The first key an object of a JSON text repeats (as `JSON.parse` reads keys: `"a"` and `"\u0061"`
- * are one), or undefined; `parsed` is what `JSON.parse` made of the text. Most texts repeat no key,
- * and that is known at a lower cost than naming one: with its strings taken out, a text has one colon
- * per key it writes; when the parsed value has as many keys, no key was given twice. Otherwise the
- * text is read key by key, which names the key.
- */
-export function repeatedKey(text: string, parsed: unknown): string | undefined {
-  return hiddenInText(text, parsed)?.key;
-}
-
-/**
  * What a JSON text says that the value `JSON.parse` made of it hides: a key given twice in one
- * object (`repeatedKey`), or a number it could not read exactly: an integer past 2^53 rounded (an
+ * object (as `JSON.parse` reads keys: `"a"` and `"\u0061"` are one), or a number it could not read exactly: an integer past 2^53 rounded (an
  * id of 9007199254740993 read as ...992: another payment's), `1e400` read as Infinity, `1e-400` as 0.
- * Both are found with the text's strings taken out, in one pass for most texts.
+ * Both are found with the text's strings taken out, in one pass for most texts: a text has one
+ * colon per key it writes, so when the parsed value has as many keys, no key was given twice;
+ * otherwise the text is read key by key, which names the key.
  */
 export function hiddenInText(text: string, parsed: unknown): { key?: string; number?: string } | undefined {
   let outside: string;

@@ -3,13 +3,11 @@
 // call aborted already asks nothing, and a failure is the attempt's typed error with the call's
 // secrets cut out (a token store's error may quote the token it holds). A call aborted while the
 // sign-in runs stops waiting for it at once; the sign-in goes on for the client's other calls.
-import { RequestAbortedError } from "../errors.js";
-import { asPaysysError, type CallState } from "./attempt.js";
+import { asPaysysError, type CallState, signInAborted } from "./attempt.js";
 import { unlessAborted } from "./attempt-signal.js";
 
 export async function signInFirst(signIn: () => Promise<unknown>, state: CallState, caller: AbortSignal | undefined): Promise<void> {
-  const { op } = state;
-  const aborted = () => new RequestAbortedError(`${op.id}: aborted by the caller while it signed in: nothing was sent`, { operation: op.id, attempts: 0, cause: caller?.reason });
+  const aborted = () => signInAborted(state, caller, 0);
   if (caller?.aborted) throw aborted();
   try {
     await unlessAborted(signIn(), caller, aborted);
