@@ -50,7 +50,8 @@ describe("landsUntil: until when another process's request may still land", () =
       const [boot, offset] = stamp.split(" ");
       const behind = { ...me, pid: process.ppid, life: "earlier", clock: `${boot} ${Number(offset) - 120_000}` };
       const entry = intent(behind);
-      expect(Math.abs(windowEnd(entry, me) - entry.sendBy - 120_000)).toBeLessThan(5);
+      // The stamp and the reading each sample two clocks a moment apart: a loaded machine parts them by a few ms (5 seen in CI).
+      expect(Math.abs(windowEnd(entry, me) - entry.sendBy - 120_000)).toBeLessThan(50);
       const steady = intent({ ...behind, clock: stamp });
       expect(windowEnd(steady, me)).toBe(steady.sendBy);
       const otherBoot = intent({ ...behind, clock: `another-boot ${Number(offset) - 120_000}` });
