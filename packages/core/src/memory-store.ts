@@ -148,6 +148,12 @@ export class MemoryStore implements Store {
   #settle(key: string, settlement: Settlement): void {
     const kept = this.#journal.get(key);
     if (!settles(kept, settlement)) return;
+    if (settlement.forgettable && settlement.state === "applied") {
+      // Nobody can ask about this key again (stores.ts): keeping it would only fill the heap.
+      this.#markResolved(key);
+      this.#drop(key);
+      return;
+    }
     kept.settlement = JSON.stringify(settlement);
     kept.state = settlement.state;
     if (!isUnresolved(settlement.state)) {

@@ -98,6 +98,12 @@ export interface Settlement {
   state: Exclude<IntentState, "pending">;
   answer?: unknown;
   answerLost?: boolean;
+  /**
+   * The SDK made the key and the caller got the answer: no caller knows the key, so none can ask
+   * about it again. A store may drop such an entry once it is settled instead of keeping it for its
+   * retention (the memory store does: a busy till's default store then holds only what can be asked).
+   */
+  forgettable?: boolean;
   /** A refusal as it was answered (no secret: its message was scrubbed before it was kept). */
   refusal?: { name: string; message: string; status?: number; serviceCode?: number | string; serviceMessage?: string };
   settledAt: number;

@@ -116,6 +116,45 @@ const leaseChecks = (two: TwoHandles): Checks => ({
   },
 });
 
+/** Settlements: which intent one settles, and what a store may drop. */
+const settlementChecks = (two: TwoHandles): Checks => ({
+  "journal: a settlement naming its intent (intentId) settles it while unresolved, never one begun since; then only applied replaces it": async () => {
+    const [a, b] = await two();
+    const of = (e: JournalEntry, state: Settlement["state"], answer?: unknown) => ({ ...settled(state, answer), intentId: intentIdOf(e) });
+    const first = { ...intent(`${unique("journal-named")}/k`), id: "intent-1" };
+    await a.beginIntent(first);
+    await a.settleIntent(first.key, of(first, "not-applied"));
+    const second = { ...first, id: "intent-2", holder: holder("another") }; // the same start (clocks differ): told apart by id
+    check((await b.beginIntent(second)) === undefined, "a not-applied entry must be replaced by a new begin");
+    for (const state of ["not-applied", "applied"] as const) {
+      await a.settleIntent(first.key, of(first, state)); // a slow resolver of the first intent
+      const now = await b.getIntent(first.key);
+      check(now?.state === "pending" && now.id === second.id, `a settlement (${state}) of an earlier intent must leave the one begun since as it is`);
+    }
+    const outcomes = async (id: string, states: Settlement["state"][]) => {
+      const e = { ...intent(`${first.key}-${id}`), id };
+      await a.beginIntent(e);
+      for (const [i, state] of states.entries()) await (i % 2 ? a : b).settleIntent(e.key, of(e, state, { n: i }));
+      return b.getIntent(e.key).then((done) => `${done?.state} ${JSON.stringify(done?.settlement?.answer)}`);
+    };
+    check((await outcomes("a", ["not-applied", "applied"])) === 'applied {"n":1}', "applied must replace a not-applied outcome of the same intent");
+    check((await outcomes("b", ["refused", "applied"])) === 'applied {"n":1}', "applied must replace a refused outcome of the same intent");
+    check((await outcomes("c", ["applied", "not-applied", "applied"])) === 'applied {"n":0}', "an applied outcome must be kept, its answer too");
+    check((await outcomes("d", ["disputed", "not-applied"])) === 'not-applied {"n":1}', "a person's settlement of a dispute must be written");
+  },
+
+  "journal: an applied settlement whose key nobody was shown (forgettable) leaves the key applied or gone, never pending": async () => {
+    const [a, b] = await two();
+    const prefix = unique("journal-forgettable");
+    const entry = intent(`${prefix}/made`, "scope-1");
+    await a.beginIntent(entry);
+    await a.settleIntent(entry.key, { ...settled("applied", { IdDocument: 8 }), forgettable: true });
+    const after = await b.getIntent(entry.key);
+    check(after === undefined || after.state === "applied", `a forgettable applied settlement may drop the entry or keep it applied, got ${after?.state}`);
+    check((await b.pendingIntents(`${prefix}/`)).length === 0, "a forgettable settled intent is not pending");
+  },
+});
+
 /** The journal: intents written once, settled, listed while unresolved, fenced. */
 const journalChecks = (two: TwoHandles): Checks => ({
   "journal: an intent is written once; a second begin answers it; settling moves it out of the pending list": async () => {
@@ -153,31 +192,6 @@ const journalChecks = (two: TwoHandles): Checks => ({
       "a disputed intent must stay among the unresolved",
     );
     check((await b.beginIntent(disputed))?.state === "disputed", "a disputed key is never begun again");
-  },
-
-  "journal: a settlement naming its intent (intentId) settles it while unresolved, never one begun since; then only applied replaces it": async () => {
-    const [a, b] = await two();
-    const of = (e: JournalEntry, state: Settlement["state"], answer?: unknown) => ({ ...settled(state, answer), intentId: intentIdOf(e) });
-    const first = { ...intent(`${unique("journal-named")}/k`), id: "intent-1" };
-    await a.beginIntent(first);
-    await a.settleIntent(first.key, of(first, "not-applied"));
-    const second = { ...first, id: "intent-2", holder: holder("another") }; // the same start (clocks differ): told apart by id
-    check((await b.beginIntent(second)) === undefined, "a not-applied entry must be replaced by a new begin");
-    for (const state of ["not-applied", "applied"] as const) {
-      await a.settleIntent(first.key, of(first, state)); // a slow resolver of the first intent
-      const now = await b.getIntent(first.key);
-      check(now?.state === "pending" && now.id === second.id, `a settlement (${state}) of an earlier intent must leave the one begun since as it is`);
-    }
-    const outcomes = async (id: string, states: Settlement["state"][]) => {
-      const e = { ...intent(`${first.key}-${id}`), id };
-      await a.beginIntent(e);
-      for (const [i, state] of states.entries()) await (i % 2 ? a : b).settleIntent(e.key, of(e, state, { n: i }));
-      return b.getIntent(e.key).then((done) => `${done?.state} ${JSON.stringify(done?.settlement?.answer)}`);
-    };
-    check((await outcomes("a", ["not-applied", "applied"])) === 'applied {"n":1}', "applied must replace a not-applied outcome of the same intent");
-    check((await outcomes("b", ["refused", "applied"])) === 'applied {"n":1}', "applied must replace a refused outcome of the same intent");
-    check((await outcomes("c", ["applied", "not-applied", "applied"])) === 'applied {"n":0}', "an applied outcome must be kept, its answer too");
-    check((await outcomes("d", ["disputed", "not-applied"])) === 'not-applied {"n":1}', "a person's settlement of a dispute must be written");
   },
 
   "journal: of ten begins of one key racing, exactly one writes": async () => {
@@ -312,7 +326,15 @@ export function storeConformance(factory: StoreFactory): ConformanceCheck[] {
     const a = await factory.fresh();
     return [a, factory.again ? await factory.again(a) : a];
   };
-  const checks = { ...chainChecks(two), ...leaseChecks(two), ...journalChecks(two), ...fencedJournalChecks(two), ...carriedJournalChecks(two), ...tokenChecks(two, fresh) };
+  const checks = {
+    ...chainChecks(two),
+    ...leaseChecks(two),
+    ...journalChecks(two),
+    ...settlementChecks(two),
+    ...fencedJournalChecks(two),
+    ...carriedJournalChecks(two),
+    ...tokenChecks(two, fresh),
+  };
   return Object.entries(checks).map(([name, run]) => ({ name, run }));
 }
 

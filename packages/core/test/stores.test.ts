@@ -72,6 +72,23 @@ describe("MemoryStore keeps its memory bounded", () => {
     expect((await store.pendingIntents("k")).map((e) => e.key)).toEqual(["k5"]);
   });
 
+  it("drops an applied entry whose key nobody was shown (forgettable) at once; every other one it keeps as before", async () => {
+    const store = new MemoryStore();
+    const keys = ["made", "given", "made-refused", "made-pending"];
+    for (const key of keys) await store.beginIntent(intent(key, 1));
+    await store.settleIntent("made", { state: "applied", answer: { IdDocument: 1 }, forgettable: true, settledAt: 2 });
+    await store.settleIntent("given", { state: "applied", answer: { IdDocument: 2 }, settledAt: 2 });
+    // Only an applied call's answer reached its caller: anything else keeps its entry, whatever the flag says.
+    await store.settleIntent("made-refused", { state: "refused", forgettable: true, settledAt: 2 });
+    expect(await kept(store, keys)).toEqual(["gone", "applied", "refused", "pending"]);
+    expect((await store.pendingIntents("made")).map((e) => e.key)).toEqual(["made-pending"]);
+    // Dropped through the deferred write too (an applied call's outcome carried by the register's next intent).
+    const fence = (await store.acquireLease("fiscal/101", holder, 60_000))!;
+    await store.settleThenBegin({ key: "made-pending", settlement: { state: "applied", answer: {}, forgettable: true, settledAt: 3 }, link: { key: "uid/101", value: "u-2" } }, intent("next", 3), fence);
+    expect(await kept(store, ["made-pending", "next"])).toEqual(["gone", "pending"]);
+    expect(store.get("uid/101")).toBe("u-2");
+  });
+
   it("a cap that is not a whole number ≥ 0 is a ConfigurationError, not a store that keeps everything", () => {
     for (const bad of [Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY, "10"]) {
       expect(() => new MemoryStore({ maxSettledEntries: bad as number })).toThrow(ConfigurationError);

@@ -54,7 +54,8 @@ export class Journal implements ClientJournal {
     const { op } = call;
     if (!isKey(call.idempotencyKey))
       throw new RequestValidationError(op.id, [{ path: "(idempotencyKey)", message: "must be 1 to 200 printable ASCII characters, without spaces" }]);
-    const key = this.#full({ operation: op.id, key: call.idempotencyKey ?? defaultKey(op, call.encoded) });
+    const given = call.idempotencyKey === undefined ? defaultKey(op, call.encoded) : { key: call.idempotencyKey, made: false };
+    const key = this.#full({ operation: op.id, key: given.key });
     const hash = await hashOf(op.id, call.encoded, this.#o.sensitiveKeys);
     if (call.signIn) {
       // Signed in before the register's lease and the intent (steps.ts); a key the journal answers needs no sign-in.
@@ -64,8 +65,8 @@ export class Journal implements ClientJournal {
     }
     // A register's id as JSON (`106`), a string key the store gives back as it was.
     const scope = op.chain ? JSON.stringify(call.encoded[op.chain.key]) : undefined;
-    if (scope !== undefined && this.#o.chain) return this.#o.chain.run(scope, (turn) => this.#once(call, key, hash, turn));
-    return this.#once(call, key, hash, undefined);
+    if (scope !== undefined && this.#o.chain) return this.#o.chain.run(scope, (turn) => this.#once(call, key, hash, turn, given.made));
+    return this.#once(call, key, hash, undefined, given.made);
   }
 
   /** Resolves every pending intent of this client now (after a restart, say) and tells what each was. */
@@ -119,7 +120,7 @@ export class Journal implements ClientJournal {
   #short = (full: string) =>
     full.slice(full.startsWith(this.#prefix()) ? this.#prefix().length : full.indexOf("/", this.#o.registerPrefix?.length ?? 0) + 1).replace(/^[^/]*\//, "");
 
-  async #once(call: JournaledCall, key: string, hash: string, turn: ChainTurn | undefined): Promise<unknown> {
+  async #once(call: JournaledCall, key: string, hash: string, turn: ChainTurn | undefined, made: boolean): Promise<unknown> {
     const { op } = call;
     if (inflight.has(key)) throw keyInUse(op.id, this.#short(key), "is under way in this process: nothing was sent");
     inflight.add(key);
@@ -134,7 +135,7 @@ export class Journal implements ClientJournal {
         if (replayed !== undefined) return replayed.value;
       }
       if (turn) await this.#clearScope(op, turn);
-      return await this.#send(call, key, hash, turn);
+      return await this.#send(call, key, hash, turn, made);
     } finally {
       inflight.delete(key);
     }
@@ -185,7 +186,8 @@ export class Journal implements ClientJournal {
     turn.clear = true;
   }
 
-  async #send(call: JournaledCall, key: string, hash: string, turn: ChainTurn | undefined): Promise<unknown> {
+  /** `made`: the SDK made the key, which nobody has seen; once the call answers, nobody can ask about it again. */
+  async #send(call: JournaledCall, key: string, hash: string, turn: ChainTurn | undefined, made: boolean): Promise<unknown> {
     const { op } = call;
     const outcome = op.outcome!;
     const timeoutMs = call.timeoutMs ?? this.#o.timeoutMs;
@@ -212,7 +214,7 @@ export class Journal implements ClientJournal {
     if (raced) {
       this.#sameRequest(op, raced, hash);
       const replayed = this.#replay(op, raced.state === "pending" ? await this.#resolve(raced, turn) : raced);
-      return replayed !== undefined ? replayed.value : this.#send(call, key, hash, turn);
+      return replayed !== undefined ? replayed.value : this.#send(call, key, hash, turn, made);
     }
     for (let resent = false; ; resent = true) {
       const watch: SendWatch = {
@@ -225,7 +227,7 @@ export class Journal implements ClientJournal {
       const chained = turn?.step(presented);
       try {
         const value = await call.send(chained ? [chained] : [], watch);
-        const settled = await this.#applied(key, turn, linkLeft(op, turn, chained?.next(), presented), ended(intent, "applied", { answer: value }));
+        const settled = await this.#applied(key, turn, linkLeft(op, turn, chained?.next(), presented), ended(intent, "applied", made ? { answer: value, forgettable: true } : { answer: value }));
         if (turn && settled) turn.clear = true;
         return value;
       } catch (e) {

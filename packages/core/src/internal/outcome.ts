@@ -14,11 +14,11 @@ import { evaluatePointer, parsePointer } from "./pointer.js";
 export type Query = (op: OperationSpec, params: Record<string, unknown>) => Promise<unknown>;
 type QueryOutcome = Extract<OutcomeSpec, { by: "query" }>;
 
-/** The key of a call the caller gave none: the parameter that names the request (`x-outcome` key), or a random one. */
-export function defaultKey(op: OperationSpec, encoded: Record<string, unknown>): string {
+/** The key of a call the caller gave none: the parameter that names the request (`x-outcome` key), or a random one the SDK `made` (nobody knows it unless an error shows it). */
+export function defaultKey(op: OperationSpec, encoded: Record<string, unknown>): { key: string; made: boolean } {
   const pointer = op.outcome?.key;
   const { found, value } = pointer ? evaluatePointer(encoded, parsePointer(pointer)) : { found: false, value: undefined };
-  return found && (typeof value === "string" || typeof value === "number") ? String(value) : randomUuid();
+  return found && (typeof value === "string" || typeof value === "number") ? { key: String(value), made: false } : { key: randomUuid(), made: true };
 }
 
 /**
@@ -149,6 +149,6 @@ export async function learnOutcomeAt(
 }
 
 /** The outcome of `intent`, named by its id: a store writes it over that intent only (`settles`). */
-export function ended(intent: JournalEntry, state: Settlement["state"], more?: Pick<Settlement, "answer" | "answerLost" | "refusal">): Settlement {
+export function ended(intent: JournalEntry, state: Settlement["state"], more?: Pick<Settlement, "answer" | "answerLost" | "refusal" | "forgettable">): Settlement {
   return { state, ...more, settledAt: Date.now(), intentId: intentIdOf(intent) };
 }
