@@ -5,7 +5,8 @@
 //      orval client (fetch mode) generated from the same spec (src/generated; orval/generate.mjs)
 //   2. portal client vs raw fetch, same request, sandbox in another process (validation off / on;
 //      the client's default HTTP in Node is node:http, so the same client over Node's fetch too).
-//      Every client-vs-raw-fetch comparison (2, 4, 5) is a pair in a process of its own (pairs.ts).
+//      Every client-vs-raw-fetch comparison (2, 4, 5) is a pair in a process of its own (pairs.ts),
+//      measured once both sides are compiled; its first 300 rounds are shown apart (V8 still compiling).
 //      2b: the same pair on Bun and on Deno, the client over the runtime's own fetch
 //   3. response validation vs JSON.parse of the same text: a schema with real typed fields (the
 //      fiscal registers list) and the portal's payments report (whose rows are undocumented)
@@ -43,7 +44,7 @@ import { ensureRuntime, runtimes } from "../../npm-tools.mjs";
 import { fleetSection } from "./fleet.js";
 import { userProfile as orvalUserProfile } from "./generated/orval-portal-user.js";
 import { loadSection } from "./load.js";
-import { against, median, type PairTimes, startSandbox, time } from "./measure.js";
+import { against, median, type PairRun, startSandbox, time } from "./measure.js";
 import { postgresCost, redisCost, redisReceiptCost, type StoreCost } from "./store-cost.js";
 
 const rows: string[][] = [];
@@ -53,7 +54,7 @@ const report = (what: string, value: string, goal = "") => rows.push([what, valu
  * Runs one pair in a process of its own (pairs.ts says why): Node's, or another runtime's command
  * (its arguments before the script) against a sandbox already running.
  */
-async function pair(name: string, candidate: string, rounds: number, on?: { command: string; args: string[]; sandboxUrl: string }): Promise<PairTimes> {
+async function pair(name: string, candidate: string, rounds: number, on?: { command: string; args: string[]; sandboxUrl: string }): Promise<PairRun> {
   const script = fileURLToPath(new URL("./pairs.ts", import.meta.url));
   const [command, args] = on
     ? [on.command, [...on.args, script, name, candidate, String(rounds), on.sandboxUrl]]
@@ -63,16 +64,18 @@ async function pair(name: string, candidate: string, rounds: number, on?: { comm
   child.stdout!.on("data", (chunk) => (out += chunk));
   const code = await new Promise((resolve) => child.once("exit", resolve));
   if (code !== 0) throw new Error(`the ${name} ${candidate} pair failed (exit ${code})`);
-  return JSON.parse(out) as PairTimes;
+  return JSON.parse(out) as PairRun;
 }
 /** Each candidate's pair, one after another. */
 async function pairs(name: string, candidates: string[], rounds: number) {
-  const runs = new Map<string, PairTimes>();
+  const runs = new Map<string, PairRun>();
   for (const candidate of candidates) runs.set(candidate, await pair(name, candidate, rounds));
   const floors = [...runs.values()].map((times) => against(times, "floor").total);
   return {
     baselineMs: median([...runs.values()].flatMap((times) => times.baseline)),
     result: (candidate: string) => against(runs.get(candidate)!, "candidate"),
+    /** The same pair over a process's first rounds, while V8 still compiles (pairs.ts). */
+    warmup: (candidate: string) => against(runs.get(candidate)!.warmup, "candidate").total.toFixed(3),
     floor: `${Math.min(...floors).toFixed(3)}–${Math.max(...floors).toFixed(3)} (totals, one per pair)`,
   };
 }
@@ -163,6 +166,7 @@ const shown = (r: { total: number; median: number; spread: string }) => `${r.tot
   report("portal client / that careful raw fetch, validation off", (run.result("off").total / run.result("careful").total).toFixed(3));
   report("portal client over Node's fetch (not node:http) / raw fetch, validation off", shown(run.result("overFetch")));
   report("raw fetch / raw fetch (noise floor)", run.floor);
+  report("  the same pairs over a process's first 300 calls (V8 compiling): off, on, over Node's fetch", ["off", "on", "overFetch"].map(run.warmup).join(", "));
 }
 
 // 2b. The portal client on Bun and on Deno against the runtime's own fetch, the same request as 2's
@@ -201,6 +205,7 @@ const shown = (r: { total: number; median: number; spread: string }) => `${r.tot
       const times = await pair("portal", "off", 1500, { command, args: flags[name](new URL(sandbox.url).host), sandboxUrl: sandbox.url });
       report(label, shown(against(times, "candidate")), "≤ 1.11 (≥ 0.9 of native fetch)");
       report(`raw fetch / raw fetch on ${name} (noise floor)`, against(times, "floor").total.toFixed(3));
+      report(`  the same pair over its first 300 calls on ${name} (compiling)`, against(times.warmup, "candidate").total.toFixed(3));
     } finally {
       sandbox.child.kill();
     }
@@ -242,6 +247,7 @@ try {
   report("fiscal client / that minimal client", (chain.result("client").total / chain.result("minimal").total).toFixed(3));
   report("fiscal client over Node's fetch (not node:http) / raw fetch", shown(chain.result("overFetch")));
   report("raw fetch / raw fetch (noise floor), receipts", chain.floor);
+  report("  the same pairs over a process's first 300 receipts (V8 compiling): client, over Node's fetch", ["client", "overFetch"].map(chain.warmup).join(", "));
 
   // The journal: every receipt is written before it is sent and settled after. One register each,
   // receipts one after another (a till), the memory store against the file store (fsync'd intents).
@@ -353,6 +359,7 @@ try {
 
   const create = await pairs("ecommerce", ["client"], 1000);
   report("e-commerce payments.create / raw fetch", shown(create.result("client")), "≤ 1.10");
+  report("  the same pair over a process's first 300 payments (V8 compiling)", create.warmup("client"));
 } finally {
   child.kill();
 }

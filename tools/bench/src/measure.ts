@@ -52,6 +52,16 @@ export interface PairTimes {
 }
 
 /**
+ * A pair as a process runs it: its first rounds, while V8 still compiles both sides' code (the
+ * candidate has far more of it), then its rounds once both are warm. Goals are read against the
+ * warm rounds, as JMH measures after its warm-up iterations; the first rounds are shown apart, as
+ * what a process pays once.
+ */
+export interface PairRun extends PairTimes {
+  warmup: PairTimes;
+}
+
+/**
  * Each round times one call of the baseline, of the candidate and of the baseline again (the
  * floor), in an order shuffled anew each round. A fixed order (even a rotating one) always ran the
  * baseline right after its twin, the floor, still warm; that alone made the floor read 1.05–1.10.
