@@ -186,7 +186,6 @@ export class Journal implements ClientJournal {
     turn.clear = true;
   }
 
-  /** `made`: the SDK made the key, which nobody has seen; once the call answers, nobody can ask about it again. */
   async #send(call: JournaledCall, key: string, hash: string, turn: ChainTurn | undefined, made: boolean): Promise<unknown> {
     const { op } = call;
     const outcome = op.outcome!;
@@ -227,7 +226,8 @@ export class Journal implements ClientJournal {
       const chained = turn?.step(presented);
       try {
         const value = await call.send(chained ? [chained] : [], watch);
-        const settled = await this.#applied(key, turn, linkLeft(op, turn, chained?.next(), presented), ended(intent, "applied", made ? { answer: value, forgettable: true } : { answer: value }));
+        const answered = ended(intent, "applied", made ? { answer: value, forgettable: true } : { answer: value });
+        const settled = await this.#applied(key, turn, linkLeft(op, turn, chained?.next(), presented), answered);
         if (turn && settled) turn.clear = true;
         return value;
       } catch (e) {
