@@ -55,6 +55,7 @@ export {
 export { accountName, journalOptions, processStore, serviceName, sharedTransportOptions } from "./options.js";
 export { evaluatePointer, parsePointer, placeAt } from "./pointer.js";
 export { REDACTED, redactValue, SecretSet, scrub, withoutUrlCredentials } from "./redact.js";
+export { hiddenInText } from "./repeated-key.js";
 export { hashOf } from "./request-hash.js";
 export { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDefaults, sleep } from "./retry.js";
 export { type AttemptStep, basicScheme, bearerScheme, type HeaderSink, type SecurityScheme } from "./steps.js";

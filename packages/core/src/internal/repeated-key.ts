@@ -12,20 +12,45 @@
  * otherwise the text is read key by key, which names the key.
  */
 export function hiddenInText(text: string, parsed: unknown): { key?: string; number?: string } | undefined {
-  let outside: string;
-  try {
-    outside = text.replace(STRING, "");
-  } catch {
-    // A string of more escapes than the pattern's stack holds: read key by key; numbers from the whole text.
-    const key = firstRepeatedKey(text);
-    const number = inexactNumber(text);
-    return key === undefined && number === undefined ? undefined : { key, number };
-  }
-  let keys = 0;
-  for (let i = outside.indexOf(":"); i !== -1; i = outside.indexOf(":", i + 1)) keys++;
+  const { keys, suspect } = scanOutsideStrings(text);
   const key = keys === keysIn(parsed) ? undefined : firstRepeatedKey(text);
-  const number = inexactNumber(outside);
+  const number = suspect ? inexactNumber(textOutsideStrings(text)) : undefined;
   return key === undefined && number === undefined ? undefined : { key, number };
+}
+
+/**
+ * One pass over a JSON text (one `JSON.parse` took), its strings skipped: the colons outside them
+ * (one per key written) and whether a number there looks as `SUSPECT` says. A text's strings never
+ * touch a digit in valid JSON, so skipping them finds what the pattern finds on the text without
+ * them; and it makes no copy of the text (the copy was a fifth of what a callback's checks cost).
+ */
+function scanOutsideStrings(text: string): { keys: number; suspect: boolean } {
+  let keys = 0;
+  let digits = 0;
+  let suspect = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      for (i++; text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+      digits = 0;
+    } else if (c >= 0x30 && c <= 0x39) {
+      if (++digits >= 16) suspect = true;
+    } else {
+      if ((c === 0x65 || c === 0x45) && digits > 0) suspect = true;
+      else if (c === 0x3a) keys++;
+      digits = 0;
+    }
+  }
+  return { keys, suspect };
+}
+
+/** The text with its strings taken out, for the numbers in it; a string of more escapes than the pattern's stack holds leaves the whole text. */
+function textOutsideStrings(text: string): string {
+  try {
+    return text.replace(STRING, "");
+  } catch {
+    return text;
+  }
 }
 
 /** A number JSON writes with an exponent or with 16 digits in a row: only such a one can be read inexactly. */
