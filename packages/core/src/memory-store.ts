@@ -46,7 +46,8 @@ export class MemoryStore implements Store {
   readonly #values = new Map<string, string>();
   readonly #leases = new Map<string, Lease>();
   /** Each entry as JSON: the intent as written, and its settlement apart (settling never rewrites the intent). */
-  readonly #journal = new Map<string, { intent: string; id?: string; startedAt: number; state: IntentState; settlement?: string }>();
+  /** `listed`: `pendingIntents` gave the entry out, and with it its key (which a forgettable settlement then no longer drops). */
+  readonly #journal = new Map<string, { intent: string; id?: string; startedAt: number; state: IntentState; settlement?: string; listed?: boolean }>();
   /** The keys of unresolved intents, and their scopes: what `pendingIntents` lists without reading every entry. */
   readonly #unresolved = new Map<string, string | undefined>();
   /** The same keys by scope: a register's call lists its register's only, not every call under way (1,000 registers at once). */
@@ -148,7 +149,7 @@ export class MemoryStore implements Store {
   #settle(key: string, settlement: Settlement): void {
     const kept = this.#journal.get(key);
     if (!settles(kept, settlement)) return;
-    if (settlement.forgettable && settlement.state === "applied") {
+    if (settlement.forgettable && settlement.state === "applied" && !kept.listed) {
       // Nobody can ask about this key again (stores.ts): keeping it would only fill the heap.
       this.#markResolved(key);
       this.#drop(key);
@@ -180,7 +181,12 @@ export class MemoryStore implements Store {
   async pendingIntents(prefix: string, scope?: string): Promise<JournalEntry[]> {
     const out: JournalEntry[] = [];
     const keys = scope === undefined ? this.#unresolved.keys() : (this.#unresolvedIn.get(scope) ?? []);
-    for (const key of keys) if (key.startsWith(prefix)) out.push(this.#read(key)!);
+    for (const key of keys) {
+      if (!key.startsWith(prefix)) continue;
+      // Listed, the key is shown (journal.pending, recover, an error naming it): asked about later, it must answer.
+      this.#journal.get(key)!.listed = true;
+      out.push(this.#read(key)!);
+    }
     return out.length > 1 ? out.sort((a, b) => a.startedAt - b.startedAt) : out;
   }
 

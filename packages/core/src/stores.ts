@@ -100,8 +100,11 @@ export interface Settlement {
   answerLost?: boolean;
   /**
    * The SDK made the key and the caller got the answer: no caller knows the key, so none can ask
-   * about it again. A store may drop such an entry once it is settled instead of keeping it for its
-   * retention (the memory store does: a busy till's default store then holds only what can be asked).
+   * about it again, unless the store listed the intent while it was pending (`pendingIntents`:
+   * `journal.pending()` and `recover()` show keys, and errors name the keys of a register's other
+   * intents). A store may drop such an entry once it is settled instead of keeping it for its
+   * retention, if it never listed it since it was begun (the memory store does: a busy till's
+   * default store then holds only what can be asked).
    */
   forgettable?: boolean;
   /** A refusal as it was answered (no secret: its message was scrubbed before it was kept). */

@@ -143,7 +143,7 @@ const settlementChecks = (two: TwoHandles): Checks => ({
     check((await outcomes("d", ["disputed", "not-applied"])) === 'not-applied {"n":1}', "a person's settlement of a dispute must be written");
   },
 
-  "journal: an applied settlement whose key nobody was shown (forgettable) leaves the key applied or gone, never pending": async () => {
+  "journal: an applied settlement whose key nobody was shown (forgettable) leaves the key applied or gone, never pending; listed before, applied": async () => {
     const [a, b] = await two();
     const prefix = unique("journal-forgettable");
     const entry = intent(`${prefix}/made`, "scope-1");
@@ -152,6 +152,16 @@ const settlementChecks = (two: TwoHandles): Checks => ({
     const after = await b.getIntent(entry.key);
     check(after === undefined || after.state === "applied", `a forgettable applied settlement may drop the entry or keep it applied, got ${after?.state}`);
     check((await b.pendingIntents(`${prefix}/`)).length === 0, "a forgettable settled intent is not pending");
+    // Listed while pending, its key was shown (journal.pending, recover): whoever asks about it later must find it applied.
+    const shown = intent(`${prefix}/shown`, "scope-1");
+    await a.beginIntent(shown);
+    check(
+      (await b.pendingIntents(`${prefix}/`)).some((e) => e.key === shown.key),
+      "a pending intent must be listed",
+    );
+    await a.settleIntent(shown.key, { ...settled("applied", { IdDocument: 9 }), forgettable: true });
+    const kept = await b.getIntent(shown.key);
+    check(kept?.state === "applied" && same(kept.settlement?.answer, { IdDocument: 9 }), "an intent listed while pending must keep its applied entry, forgettable or not");
   },
 });
 

@@ -81,12 +81,23 @@ describe("MemoryStore keeps its memory bounded", () => {
     // Only an applied call's answer reached its caller: anything else keeps its entry, whatever the flag says.
     await store.settleIntent("made-refused", { state: "refused", forgettable: true, settledAt: 2 });
     expect(await kept(store, keys)).toEqual(["gone", "applied", "refused", "pending"]);
-    expect((await store.pendingIntents("made")).map((e) => e.key)).toEqual(["made-pending"]);
     // Dropped through the deferred write too (an applied call's outcome carried by the register's next intent).
     const fence = (await store.acquireLease("fiscal/101", holder, 60_000))!;
-    await store.settleThenBegin({ key: "made-pending", settlement: { state: "applied", answer: {}, forgettable: true, settledAt: 3 }, link: { key: "uid/101", value: "u-2" } }, intent("next", 3), fence);
+    const carried = { key: "made-pending", settlement: { state: "applied" as const, answer: {}, forgettable: true, settledAt: 3 }, link: { key: "uid/101", value: "u-2" } };
+    await store.settleThenBegin(carried, intent("next", 3), fence);
     expect(await kept(store, ["made-pending", "next"])).toEqual(["gone", "pending"]);
     expect(store.get("uid/101")).toBe("u-2");
+    expect((await store.pendingIntents("made")).map((e) => e.key)).toEqual([]);
+  });
+
+  it("keeps a forgettable entry it listed while pending: the listing showed its key (journal.pending, recover)", async () => {
+    const store = new MemoryStore();
+    await store.beginIntent(intent("listed", 1));
+    await store.beginIntent(intent("unlisted", 1));
+    expect((await store.pendingIntents("listed")).map((e) => e.key)).toEqual(["listed"]);
+    for (const key of ["listed", "unlisted"]) await store.settleIntent(key, { state: "applied", answer: { key }, forgettable: true, settledAt: 2 });
+    expect(await kept(store, ["listed", "unlisted"])).toEqual(["applied", "gone"]);
+    expect((await store.getIntent("listed"))?.settlement?.answer).toEqual({ key: "listed" });
   });
 
   it("a cap that is not a whole number ≥ 0 is a ConfigurationError, not a store that keeps everything", () => {

@@ -45,11 +45,41 @@ describe("the memory store keeps only what a caller can ask about", () => {
     const states = Object.fromEntries(await store.states());
     expect(Object.keys(states)).toHaveLength(6); // the shift, five receipts
     expect(states["kept-1"]).toBe("applied");
-    expect(Object.entries(states).filter(([key]) => key !== "kept-1")).toEqual(Object.entries(states).filter(([key]) => key !== "kept-1").map(([key]) => [key, "gone"]));
+    expect(Object.entries(states).filter(([key]) => key !== "kept-1")).toEqual(
+      Object.entries(states)
+        .filter(([key]) => key !== "kept-1")
+        .map(([key]) => [key, "gone"]),
+    );
     const { documents } = sb.fiscal.stats;
     await using again = createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials, store });
     expect(await again.operations.sale(sale, { idempotencyKey: "kept-1" })).toEqual(kept);
     expect(sb.fiscal.stats.documents).toBe(documents);
+  });
+
+  it("a key journal.pending() showed while its receipt was under way is kept: recover and get find it applied, and sent again under it nothing is sent twice", async () => {
+    // A hostile review's case: the key was the SDK's own, but listing the pending intents showed it.
+    const slow = await startSandbox({ latencyMs: 200, fiscal: { registers: [1, 0] } });
+    try {
+      const store = new MemoryStore();
+      await using fiscal = createFiscalClient({ baseUrl: slow.fiscalUrl, credentials: fiscalCredentials, store });
+      await fiscal.shifts.open({ IdKkm: 101 });
+      const selling = fiscal.operations.sale(sale);
+      let shown: string | undefined;
+      for (let i = 0; i < 100 && !shown; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        shown = (await fiscal.journal.pending()).find((p) => p.operation === "operations.sale")?.key;
+      }
+      expect(shown).toBeDefined();
+      const recovering = fiscal.journal.recover(); // waits for the register's turn, as an admin's endpoint would
+      const answer = await selling;
+      expect((await recovering).filter((r) => r.operation === "operations.sale")).toEqual([{ operation: "operations.sale", key: shown, state: "applied" }]);
+      expect((await fiscal.journal.get({ operation: "operations.sale", key: shown! }))?.state).toBe("applied");
+      const { documents } = slow.fiscal.stats;
+      expect(await fiscal.operations.sale(sale, { idempotencyKey: shown })).toEqual(answer);
+      expect(slow.fiscal.stats.documents).toBe(documents);
+    } finally {
+      await slow.close();
+    }
   });
 
   it("a payment keyed by its order id (the caller's) keeps its entry", async () => {
