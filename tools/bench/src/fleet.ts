@@ -4,7 +4,8 @@
 //   - ten registers / one register in one process: the chain serialises per register only (goal ≥ 9.5);
 //   - 1,000 registers in one process against the ideal 1,000 / latency, with the CPU each side spent,
 //     which names the bottleneck, and the client's CPU per receipt over that of bare node:http POSTs
-//     at the same concurrency (the floor any Node client pays);
+//     at the same concurrency (the floor any Node client pays); and against the same chains walked
+//     by hand with bare node:http, real receipts (what a client that checks nothing reaches here);
 //   - N processes × 100 registers (five receipts each) / one process, all on one shared store (a
 //     FileStore, Redis, PostgreSQL; real servers from tools/test-servers), with the CPU the clients,
 //     the sandbox and the whole machine spent: where it stops growing, and why.
@@ -107,6 +108,54 @@ async function bareCpu(url: string, rounds: number): Promise<number> {
   return (used.user + used.system) / 1e6;
 }
 
+/**
+ * The same 1,000 registers walked by hand with bare node:http, as the client's agent sends (the
+ * client's agent options): sign in, read each register's Uid, then `rounds` real receipts one after
+ * another on each register and every register at once, each carrying its register's Uid, its answer
+ * parsed and its next Uid taken. What a hand-written till server without checks, journal, leases or
+ * retries costs and reaches, against the same sandbox: the SDK's receipts per second over these
+ * says how much of the limit is the SDK's (the sandbox, at its CPU shown beside, is the rest).
+ */
+async function handWalkedChains(url: string, sandboxPid: number, rounds: number): Promise<{ rate: number; cpu: number; sandbox: number | undefined }> {
+  const agent = new Agent(clientAgentOptions);
+  const call = (method: string, path: string, headers: Record<string, string>, body?: string) =>
+    new Promise<{ status: number; uid: string | undefined; json: { Data?: { Token?: string; Uid?: string } } | null }>((resolve, reject) => {
+      const sent = body === undefined ? headers : { ...headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) };
+      const req = request(new URL(`${url}${path}`), { method, agent, headers: sent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode!, uid: res.headers.uid as string | undefined, json: JSON.parse(Buffer.concat(chunks).toString() || "null") }));
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+  const token = (await call("POST", "/auth", {}, JSON.stringify({ Login: credentials.login, Password: credentials.password }))).json?.Data?.Token;
+  const authorization = `Bearer ${token}`;
+  const registers = ids(0, REGISTERS);
+  const uids = new Map<number, string>();
+  await Promise.all(registers.map(async (id) => uids.set(id, (await call("GET", `/uid/${id}`, { authorization })).json?.Data?.Uid ?? "")));
+  const wire = { IdDomain: 1, Positions: [{ Name: "Coffee", IdSection: 1, Price: 625.25, Qty: 2 }], Total: 1250.5, Cash: 1250.5 };
+  const sale = async (id: number) => {
+    const answer = await call("POST", `/kkms/${id}/sales`, { authorization, uid: uids.get(id)! }, JSON.stringify(wire));
+    if (answer.status !== 200 || !answer.uid) throw new Error(`a hand-walked receipt was refused: HTTP ${answer.status}`);
+    uids.set(id, answer.uid);
+  };
+  await Promise.all(registers.map(sale)); // its connections opened, as the client's were
+  const before = process.cpuUsage();
+  const theirs = cpuSeconds(sandboxPid);
+  const t = performance.now();
+  await Promise.all(
+    registers.map(async (id) => {
+      for (let round = 0; round < rounds; round++) await sale(id);
+    }),
+  );
+  const wall = (performance.now() - t) / 1000;
+  const used = process.cpuUsage(before);
+  agent.destroy();
+  const sandbox = theirs === undefined ? undefined : (100 * (cpuSeconds(sandboxPid)! - theirs)) / wall;
+  return { rate: (rounds * REGISTERS) / wall, cpu: (used.user + used.system) / 1e6, sandbox };
+}
+
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined elsewhere. */
 function cpuSeconds(pid: number): number | undefined {
   try {
@@ -184,7 +233,13 @@ export async function fleetSection(report: Report): Promise<void> {
     report(`  bare node:http CPU per POST, same concurrency (the floor)`, `${((bare / (3 * REGISTERS)) * 1e6).toFixed(0)} µs`);
     report("  client CPU ÷ that floor", (clientCpu / bare).toFixed(2), "the SDK's own part is what exceeds 1");
     report("  receipts sent again (NotAppliedError: a keep-alive connection closed under them)", String(resent));
-    await fiscal.close(); // its leases given back: the processes below take the same registers
+    await fiscal.close(); // its leases given back: the chains walked by hand, then the processes below, take the same registers
+    const hand = await handWalkedChains(fiscalUrl, child.pid!, 3);
+    report(
+      `  the same ${REGISTERS} registers walked by hand (bare node:http, real receipts): receipts/s, CPU per receipt, sandbox CPU`,
+      `${hand.rate.toFixed(0)}, ${((hand.cpu / (3 * REGISTERS)) * 1e6).toFixed(0)} µs, ${hand.sandbox === undefined ? "?" : `${hand.sandbox.toFixed(0)}%`}`,
+    );
+    report(`  the client's receipts/s ÷ the hand-walked chains'`, (many / hand.rate).toFixed(2), "near 1: the SDK not the bottleneck");
     // The same 1,000 registers in a process of their own, with V8's young generation as Node sets it
     // and four times as large: how much of the client's CPU its garbage collector takes (fleets.md, "Sizing").
     for (const flags of [[], [`--max-semi-space-size=${SEMI_SPACE_MB}`]]) {
