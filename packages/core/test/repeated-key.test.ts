@@ -62,3 +62,26 @@ describe("hiddenInText: numbers JSON.parse cannot read exactly", () => {
     }
   });
 });
+
+describe("hiddenInText reads the text's UTF-8 bytes as it reads the text", () => {
+  const utf8 = new TextEncoder();
+  const cases = [
+    '{"сообщение":"Заголовок не содержит Uid","Σ":1}',
+    '{"Σ":1,"Σ":2}',
+    '{"ключ":"€","n":9007199254740993}',
+    '{"a":"😀\\"","b":1e400,"c":"9007199254740993"}',
+    '["€1","€",12345678901234567890]',
+  ];
+  it.each(cases)("%s: the same answer from the text alone, its bytes, and its bytes after a byte-order mark", (text) => {
+    const parsed = JSON.parse(text);
+    const alone = hiddenInText(text, parsed);
+    expect(hiddenInText(text, parsed, utf8.encode(text))).toEqual(alone);
+    expect(hiddenInText(text, parsed, new Uint8Array([0xef, 0xbb, 0xbf, ...utf8.encode(text)]))).toEqual(alone);
+  });
+  it("finds what is there in them", () => {
+    expect(hiddenInText(cases[1]!, JSON.parse(cases[1]!))?.key).toBe("Σ");
+    expect(hiddenInText(cases[2]!, JSON.parse(cases[2]!))?.number).toBe("9007199254740993");
+    expect(hiddenInText(cases[3]!, JSON.parse(cases[3]!))?.number).toBe("1e400");
+    expect(hiddenInText(cases[0]!, JSON.parse(cases[0]!))).toBeUndefined();
+  });
+});

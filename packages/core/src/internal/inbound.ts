@@ -43,7 +43,7 @@ export function parseInbound<Event>(spec: Inbound<Event>, raw: string | Uint8Arr
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw new WebhookError(`${spec.id}: the body is not a JSON object`, [], { operation: spec.id });
   // JSON.parse keeps a repeated key's last value: which one the sender meant (a status) is unknown;
   // and reads a number past 2^53 as another one (an amount, an id).
-  const hidden = hiddenInText(text, value);
+  const hidden = hiddenInText(text, value, typeof raw === "string" ? undefined : raw instanceof ArrayBuffer ? new Uint8Array(raw) : raw);
   if (hidden?.key !== undefined)
     throw new WebhookError(`${spec.id}: the body gives the key ${JSON.stringify(hidden.key.slice(0, 40))} twice in one object`, [], { operation: spec.id });
   if (hidden?.number !== undefined)

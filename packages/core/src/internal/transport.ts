@@ -324,7 +324,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
     if (op.textAnswer) return { kind: "json", body: text, ...this.#facts(answer, state, excerpt) };
     const body = parseJson(text, contentType, op, ctx, excerpt);
     const checks = this.#checksAnswer(op);
-    const hidden = checks && body !== null && typeof body === "object" ? hiddenInText(text, body) : undefined;
+    const hidden = checks && body !== null && typeof body === "object" ? hiddenInText(text, body, bytes) : undefined;
     if (hidden) {
       const what =
         hidden.key !== undefined
