@@ -23,7 +23,7 @@ import { migrate, PostgresStore } from "@paysys/store-postgres";
 import { RedisStore } from "@paysys/store-redis";
 import { startPostgres, startRedis } from "@paysys/test-servers";
 import pg from "pg";
-import { createClient } from "redis";
+import type { createClient } from "redis";
 import { interleave, median, startSandbox, time } from "./measure.js";
 
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
@@ -117,6 +117,14 @@ async function postgresFloor(pool: pg.Pool, name: string): Promise<Floor> {
 }
 
 /** Redis's floor: one MSET, the intent and the previous receipt's outcome. */
+/**
+ * node-redis, imported when a section needs it: its client declares a class that extends `String`
+ * (`VerbatimString`), and from then on every `charCodeAt` loop of the process ran six to ten times
+ * slower (Node 20); the sections that run before this one measure the SDK, not node-redis's effect on it. Users of the Redis store have it in their process:
+ * core's checks read bytes where they loop for that reason.
+ */
+const redisClient = async () => (await import("redis")).createClient;
+
 function redisFloor(client: ReturnType<typeof createClient>): Floor {
   let n = 0;
   return async () => {
@@ -148,7 +156,7 @@ export async function postgresCost(rounds: number): Promise<{ durable: StoreCost
 /** Redis: with the append-only file fsync'd on every write (what the store's README asks), and once a second. */
 export async function redisCost(rounds: number): Promise<{ durable: StoreCost; unflushed: StoreCost }> {
   const server = await startRedis();
-  const client = createClient({ url: server.url });
+  const client = (await redisClient())({ url: server.url });
   client.on("error", () => {});
   await client.connect();
   try {
@@ -171,7 +179,7 @@ export async function redisCost(rounds: number): Promise<{ durable: StoreCost; u
  */
 export async function redisReceiptCost(rounds: number): Promise<{ memory: Cost; redis: Cost; added: Cost }> {
   const [sandbox, server] = await Promise.all([startSandbox(), startRedis()]);
-  const redis = createClient({ url: server.url });
+  const redis = (await redisClient())({ url: server.url });
   redis.on("error", () => {});
   await redis.connect();
   await redis.configSet("appendfsync", "always");
