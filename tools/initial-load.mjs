@@ -11,32 +11,20 @@ import { build } from "esbuild";
 /** The goal of issue 25 (point 5): a page loads at most this much before its first call. */
 export const INITIAL_LOAD_GOAL = 6000;
 /**
- * How far the same code's first load moves from build to build: the lazily loaded chunks' names
- * carry content hashes (the dist's and the page's), random bytes gzip cannot shrink, so a change to
- * any lazily loaded file moves the first load by a few bytes (5,998 to 6,007 B seen for one portal page).
+ * Where the check fails: the goal itself. A bundler splits code by file (esbuild keeps a file whole
+ * in one chunk, and puts in the first load every file the page's imports reach that anything uses,
+ * evanw/esbuild#2869), so whatever a client's entry reaches and its runtime uses is loaded before the
+ * first call, whatever the page imports. That is why the runtime has its own copy of the pure helpers
+ * an entry exports (tools/runtime-copies.ts: decimal arithmetic, dates, the token answer; some 850 B
+ * of the fiscal page and 1 kB of the portal's), why client entries re-export @paysys/core/calls, not all
+ * of @paysys/core (whose stores were ~1 kB of it); why core imports no module as a namespace (the
+ * bundler's `__export` helper was a chunk of its own); why a shell's routes carry no documented paths,
+ * and why runtime-only code (the portal's date codec, the status-to-class map) lives apart from the
+ * helpers and errors the entries export. What stays is what a page needs at once or cannot load later:
+ * the option checks, the shell, the copy a shell takes of a call's parameters before it loads the
+ * client (snapshot.ts), and the error classes and BinaryFile, whose identity `instanceof` needs.
  */
-const INITIAL_LOAD_NOISE = 16;
-/**
- * What the goal does not hold, both safety a page cannot load later:
- * - a client's shell takes the call's own copy of its parameters before it loads the client (core's
- *   snapshot.ts, as JSON reads them, and the journal's references): without it, an object changed
- *   right after a first call was sent changed, and one payout paid twice. Some 390 B.
- * - a downloaded file is read once, and a second read is a typed error, not a stream's TypeError
- *   (file.ts, which every entry exports with the errors). Some 60 B.
- * So the goal is not met (portal 6.46 kB, fiscal 6.30); the check holds the first load where it is now.
- */
-const ALLOWANCE = 450;
-/**
- * Where the check fails: the goal, its allowance and the noise; the bench prints the measure beside the goal itself. A bundler splits code by file
- * (esbuild keeps a file whole in one chunk, and puts in the first load every file the page's imports
- * reach that anything uses, evanw/esbuild#2869), so whatever a client's entry reaches and its runtime
- * uses is loaded before the first call, whatever the page imports. That is why client entries
- * re-export @paysys/core/calls, not all of @paysys/core (whose stores were ~1 kB of it); why core
- * imports no module as a namespace (the bundler's `__export` helper was a chunk of its own); why a
- * shell's routes carry no documented paths, and why runtime-only code (the portal's date codec, the
- * status-to-class map) lives apart from the helpers and errors the entries export.
- */
-export const INITIAL_LOAD_BUDGET = INITIAL_LOAD_GOAL + ALLOWANCE + INITIAL_LOAD_NOISE;
+export const INITIAL_LOAD_BUDGET = INITIAL_LOAD_GOAL;
 
 /** A page that makes a client at load time and calls it later, per browser client. */
 export const firstCallPages = {

@@ -1,4 +1,4 @@
 import { defineConfig } from "tsup";
 import { packageBuild } from "../../tsup.shared";
 
-export default defineConfig(packageBuild(["src/index.ts", "src/spec.ts", "src/node.ts"]));
+export default defineConfig(packageBuild(["src/index.ts", "src/spec.ts", "src/node.ts"], {}, { firstLoad: ["src/index.ts"], pure: ["src/dates.ts", "src/tokens.ts"] }));

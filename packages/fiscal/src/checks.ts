@@ -4,8 +4,7 @@
 // spec marks them `by: sdk`): the payment covers the total, every quantity is above 0, no discount
 // is above its line.
 import type { ValidationIssue } from "@paysys/core/calls";
-import type { Check } from "@paysys/core/internal";
-import { addDecimal, compareDecimal, type Decimal, decimalToString, roundedSumRange } from "@paysys/core/shell";
+import { addDecimal, type Check, compareDecimal, type Decimal, decimalToString, roundedSumRange } from "@paysys/core/internal";
 import { amount, lineValue, type PositionValues, positionIssues, ZERO } from "./positions.js";
 
 /**

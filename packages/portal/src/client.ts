@@ -6,12 +6,12 @@ import { type CallOptions, ClientClosedError, UnsupportedOperationError } from "
 import { asyncDispose, bearerScheme, defineClient, randomUuid, SecretSet, TokenManager } from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
 import { portalCodecs } from "./codecs.js";
-import { defaultExtractTokens } from "./create.js";
 import { type PortalV1Methods, spec as v1 } from "./generated/v1/client.js";
 import type { paths as V1Paths } from "./generated/v1/schema.js";
 import { type PortalV2Methods, spec as v2 } from "./generated/v2/client.js";
 import type { paths as V2Paths } from "./generated/v2/schema.js";
 import type { CaptchaChallenge, PortalClientOptions, PortalCredentials } from "./options.js";
+import { defaultExtractTokens } from "./tokens.js";
 
 /** What both versions add to the generated methods. */
 export interface PortalClientBase<Paths extends object> {

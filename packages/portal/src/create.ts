@@ -1,18 +1,12 @@
 // `createPortalClient`: a shell (core's lazyClient) that checks the options now and loads the client
 // (client.ts, with the runtime) at its first call, so a page loads a few kB until it calls.
-import { ConfigurationError, type TokenSet } from "@paysys/core/calls";
-import { tokensFromAnswer } from "@paysys/core/helpers";
+import { ConfigurationError } from "@paysys/core/calls";
 import { asyncDispose, lazyClient } from "@paysys/core/shell";
 import type { PortalV1Client, PortalV2Client } from "./client.js";
 import { settings } from "./generated/settings.js";
 import { routes as v1 } from "./generated/v1/routes.js";
 import { routes as v2 } from "./generated/v2/routes.js";
 import { functionOptionKeys, type PortalClientOptions } from "./options.js";
-
-/** The default reading of the token answer, whose fields the document does not show. */
-export function defaultExtractTokens(result: Record<string, unknown>, now: number = Date.now()): TokenSet {
-  return tokensFromAnswer("account.token", "extractTokens", result, now);
-}
 
 /**
  * Creates a partner-portal client. `version: "v1"` gives the v1 interface with the same method
