@@ -26,6 +26,7 @@ export interface RuntimeCopies {
 }
 
 const SUFFIX = "?runtime";
+const CLASS = /^\s*(?:export\s+)?(?:default\s+)?(?:abstract\s+)?class\s/m;
 const CORE_FIRST_LOAD = /(["'])@paysys\/core\/(?:shell|helpers)\1/g;
 
 /** Every source file the first-load entries reach by static imports: the package's first load. */
@@ -63,10 +64,12 @@ export function runtimeCopies({ firstLoad, pure }: RuntimeCopies): Plugin {
     setup(build) {
       build.onStart(async () => {
         shell = await firstLoadFiles(build, firstLoad);
-        const unreached = [...copied].filter((p) => !shell.has(p));
-        // A listed helper the first load does not reach needs no copy: the list is wrong, say so.
-        if (unreached.length) return { errors: unreached.map((p) => ({ text: `runtime-copies: ${p} is not in the first load; take it off the list` })) };
-        return undefined;
+        // A listed helper the first load does not reach needs no copy, and one that declares a class
+        // must not have two: the list is wrong, say so.
+        const unreached = [...copied].filter((p) => !shell.has(p)).map((p) => `${p} is not in the first load; take it off the list`);
+        const classes = [...copied].filter((p) => CLASS.test(readFileSync(p, "utf8"))).map((p) => `${p} declares a class, whose two copies instanceof would tell apart`);
+        const problems = [...unreached, ...classes];
+        return problems.length ? { errors: problems.map((text) => ({ text: `runtime-copies: ${text}` })) } : undefined;
       });
       build.onResolve({ filter: /^\./ }, (args) => {
         const inRuntime = args.pluginData?.runtimeCopy === true || !shell.has(args.importer);
