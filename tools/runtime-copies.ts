@@ -14,7 +14,7 @@
 // registry or a store. Inside a runtime copy, imports of @paysys/core's first-load entries
 // (`/shell`, `/helpers`) read `@paysys/core/internal` instead, which exports the same helpers from
 // core's own runtime copy, so a copy never pulls the page's copy back into the runtime.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, extname, resolve } from "node:path";
 import type { Plugin, PluginBuild } from "esbuild";
 
@@ -27,19 +27,20 @@ export interface RuntimeCopies {
 
 const SUFFIX = "?runtime";
 const CLASS = /^\s*(?:export\s+)?(?:default\s+)?(?:abstract\s+)?class\s/m;
-const CORE_FIRST_LOAD = /(["'])@paysys\/core\/(?:shell|helpers)\1/g;
+// An import's or export's `from "…"` only: a string that happens to name the entry is left alone.
+const CORE_FIRST_LOAD = /(\bfrom\s*)(["'])@paysys\/core\/(?:shell|helpers)\2/g;
 
 /** Every source file the first-load entries reach by static imports: the package's first load. */
-async function firstLoadFiles(build: PluginBuild, entries: string[]): Promise<Set<string>> {
+export async function firstLoadFiles(build: PluginBuild["esbuild"]["build"], entries: string[]): Promise<Set<string>> {
   const beforeFirstCall: Plugin = {
     name: "before-first-call",
     setup: (b) => void b.onResolve({ filter: /.*/ }, (args) => (args.kind === "dynamic-import" ? { path: args.path, external: true } : undefined)),
   };
-  const { metafile } = await build.esbuild.build({
+  const { metafile } = await build({
     entryPoints: entries,
     bundle: true,
     write: false,
-    outdir: "runtime-copies.out", // never written: esbuild needs one for several entries
+    outdir: "first-load.out", // never written: esbuild needs one for several entries
     metafile: true,
     packages: "external",
     format: "esm",
@@ -50,10 +51,10 @@ async function firstLoadFiles(build: PluginBuild, entries: string[]): Promise<Se
   return new Set(Object.keys(metafile.inputs).map((p) => resolve(p)));
 }
 
-/** The TypeScript or JavaScript file a relative import names (`./x.js` is `./x.ts` in our sources). */
-function sourceFile(dir: string, specifier: string): string {
+/** The file a relative import names: `./x.js` is `./x.ts` in our sources, unless the JavaScript file is there (generated code). */
+export function sourceFile(dir: string, specifier: string): string {
   const path = resolve(dir, specifier);
-  return extname(path) === ".js" && !path.endsWith(".d.js") ? path.replace(/\.js$/, ".ts") : path;
+  return path.endsWith(".js") && !existsSync(path) ? path.replace(/\.js$/, ".ts") : path;
 }
 
 export function runtimeCopies({ firstLoad, pure }: RuntimeCopies): Plugin {
@@ -63,7 +64,7 @@ export function runtimeCopies({ firstLoad, pure }: RuntimeCopies): Plugin {
     name: "runtime-copies",
     setup(build) {
       build.onStart(async () => {
-        shell = await firstLoadFiles(build, firstLoad);
+        shell = await firstLoadFiles(build.esbuild.build, firstLoad);
         // A listed helper the first load does not reach needs no copy, and one that declares a class
         // must not have two: the list is wrong, say so.
         const unreached = [...copied].filter((p) => !shell.has(p)).map((p) => `${p} is not in the first load; take it off the list`);
@@ -79,7 +80,7 @@ export function runtimeCopies({ firstLoad, pure }: RuntimeCopies): Plugin {
       });
       build.onLoad({ filter: /.*/ }, (args) => {
         if (args.suffix !== SUFFIX) return undefined;
-        const contents = readFileSync(args.path, "utf8").replace(CORE_FIRST_LOAD, "$1@paysys/core/internal$1");
+        const contents = readFileSync(args.path, "utf8").replace(CORE_FIRST_LOAD, "$1$2@paysys/core/internal$2");
         return { contents, loader: extname(args.path) === ".js" ? "js" : "ts", resolveDir: dirname(args.path), pluginData: { runtimeCopy: true } };
       });
     },

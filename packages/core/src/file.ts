@@ -1,7 +1,6 @@
 // A file answer (an xlsx report). The body is not read until the caller asks, so a large report
 // can be streamed straight to disk (see `saveToFile` in `@paysys/core/node`).
 import { InvalidArgumentError } from "./errors.js";
-import { asyncDispose } from "./internal/dispose.js";
 
 /**
  * A downloaded file: read it whole, or stream it. Its body can be consumed once. A file nobody
@@ -52,8 +51,13 @@ export class BinaryFile {
     if (body && !body.locked && !this.#response.bodyUsed) await body.cancel();
   }
 
-  /** `await using file = await portal.reports.dealerStatistics(...)`: an unread file is cancelled at the end of the block. */
-  async [asyncDispose](): Promise<void> {
+  /**
+   * `await using file = await portal.reports.dealerStatistics(...)`: an unread file is cancelled at
+   * the end of the block. The well-known symbol itself (every runtime the SDK supports has it, and
+   * `await using` needs it): a bundler drops a class keyed by it when unused, not one keyed by a
+   * variable, and core's first layer is one file every client entry reaches (src/first-load.ts).
+   */
+  async [Symbol.asyncDispose](): Promise<void> {
     await this.cancel();
   }
 }
