@@ -19,7 +19,7 @@ import { dirname, extname, resolve } from "node:path";
 import type { Plugin, PluginBuild } from "esbuild";
 
 export interface RuntimeCopies {
-  /** The entries a page imports before its first call (a client's `src/index.ts`; core's shell, helpers, calls, index). */
+  /** The entries a page imports before its first call (a client's `src/index.ts`). */
   firstLoad: string[];
   /** The helpers the runtime gets a copy of, each pure (see above). */
   pure: string[];
@@ -59,21 +59,21 @@ export function sourceFile(dir: string, specifier: string): string {
 
 export function runtimeCopies({ firstLoad, pure }: RuntimeCopies): Plugin {
   const copied = new Set(pure.map((p) => resolve(p)));
-  let shell = new Set<string>();
+  let firstLoadSet = new Set<string>();
   return {
     name: "runtime-copies",
     setup(build) {
       build.onStart(async () => {
-        shell = await firstLoadFiles(build.esbuild.build, firstLoad);
+        firstLoadSet = await firstLoadFiles(build.esbuild.build, firstLoad);
         // A listed helper the first load does not reach needs no copy, and one that declares a class
         // must not have two: the list is wrong, say so.
-        const unreached = [...copied].filter((p) => !shell.has(p)).map((p) => `${p} is not in the first load; take it off the list`);
+        const unreached = [...copied].filter((p) => !firstLoadSet.has(p)).map((p) => `${p} is not in the first load; take it off the list`);
         const classes = [...copied].filter((p) => CLASS.test(readFileSync(p, "utf8"))).map((p) => `${p} declares a class, whose two copies instanceof would tell apart`);
         const problems = [...unreached, ...classes];
         return problems.length ? { errors: problems.map((text) => ({ text: `runtime-copies: ${text}` })) } : undefined;
       });
       build.onResolve({ filter: /^\./ }, (args) => {
-        const inRuntime = args.pluginData?.runtimeCopy === true || !shell.has(args.importer);
+        const inRuntime = args.pluginData?.runtimeCopy === true || !firstLoadSet.has(args.importer);
         const path = sourceFile(args.resolveDir, args.path);
         if (!inRuntime || !copied.has(path)) return undefined;
         return { path, suffix: SUFFIX, pluginData: { runtimeCopy: true } };

@@ -27,6 +27,7 @@ export default defineConfig([
     onSuccess: () => writeFacades(layer),
   }),
   packageBuild(["src/index.ts", "src/internal/index.ts", "src/node.ts", "src/testing.ts"], { ...shared, format: ["esm"], dts: false, esbuildPlugins: [besideFirstLoad(layer)] }),
-  packageBuild(entries, { ...shared, format: ["cjs"], dts: false }, { firstLoad: ["src/shell.ts", "src/helpers.ts", "src/calls.ts", "src/index.ts"], pure: layer.pure }),
+  // CommonJS is Node's (and Node's bundles'): no page's first load to spare, so no runtime copies.
+  packageBuild(entries, { ...shared, format: ["cjs"], dts: false }),
   packageBuild(entries, { ...shared, dts: { only: true } }),
 ]);
