@@ -42,6 +42,16 @@ describe("landsUntil: until when another process's request may still land", () =
     expect(landsUntil(entry, processHolder("till"), DEFAULT_LANDING_MS)).toBe(entry.sendBy);
   });
 
+  it("an intent's holder is the holder's fields, its life read, and the clock, as a plain record", () => {
+    const me = processHolder("till");
+    const stamped = stampedHolder(me);
+    const { clock, ...rest } = stamped;
+    expect(rest).toEqual({ id: me.id, host: me.host, pid: process.pid, life: me.life });
+    expect(Object.keys(stamped)).toEqual(["id", "host", "pid", "life", ...(clock === undefined ? [] : ["clock"])]);
+    expect(Object.getOwnPropertyDescriptor(stamped, "life")).toHaveProperty("value", me.life);
+    expect(stampedHolder({ id: "bare" })).toEqual(clock === undefined ? { id: "bare" } : { id: "bare", clock: expect.any(String) });
+  });
+
   it.runIf(existsSync("/proc/sys/kernel/random/boot_id"))(
     "a holder of this boot whose wall clock stood two minutes behind ours (ours stepped since): its window on the monotonic clock; of another boot, as stamped",
     () => {

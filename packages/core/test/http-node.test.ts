@@ -14,7 +14,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ResponseTooLargeError } from "../src/errors.js";
 import type { HttpAnswer } from "../src/internal/http.js";
-import { nodeHttp, nodeHttpModules } from "../src/internal/http-node.js";
+import { nodeHttp, nodeHttpModules, utf8Length } from "../src/internal/http-node.js";
 import { Transport } from "../src/internal/index.js";
 import { testOperation } from "./operation.js";
 
@@ -90,6 +90,39 @@ describe("the node:http adapter", () => {
     expect(got.headers["content-length"]).toBe(String(Buffer.byteLength(body)));
     expect(got.headers["transfer-encoding"]).toBeUndefined();
     expect(got.headers).toMatchObject({ "content-type": "application/json", uid: "u-1", accept: "*/*", "accept-encoding": "gzip, deflate" });
+  });
+
+  it("sends a text body byte for byte with its UTF-8 length (a pair, a lone surrogate) in the write of its headers", async () => {
+    handler = (_q, _b, res) => res.end();
+    // A lone surrogate is no JSON.stringify output, but a text body may be any text: U+FFFD, as Node writes it.
+    for (const text of ['{"n":"Кофе ☕ 𝄞"}', "a\ud800b", "\udc00", "x\ud83d"]) {
+      await send(`${base}/t`, { method: "POST", body: text });
+      expect(last().headers["content-length"]).toBe(String(Buffer.byteLength(text)));
+      expect(last().body).toBe(Buffer.from(text).toString());
+    }
+  });
+
+  it("keeps a header's Latin-1 bytes beside a text body (node:http would join them as UTF-8)", async () => {
+    let raw = "";
+    handler = (req, _b, res) => {
+      raw = req.rawHeaders[req.rawHeaders.findIndex((h) => h.toLowerCase() === "x-name") + 1]!;
+      res.end();
+    };
+    await send(`${base}/l`, { method: "POST", headers: { "x-name": "café" }, body: "é" });
+    // The server reads header bytes as Latin-1: one byte for é, not the two of its UTF-8.
+    expect(raw).toBe("café");
+    expect(last().body).toBe("é");
+    expect(last().headers["content-length"]).toBe("2");
+  });
+
+  it("counts UTF-8 lengths as Buffer.byteLength does", () => {
+    const units = ["a", "\u007f", "\u0080", "\u07ff", "\u0800", "\uffff", "\ud800", "\udbff", "\udc00", "\udfff", "\ud83d\ude00"];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let n = 0; n < 2_000; n++) {
+      const text = Array.from({ length: next() % 12 }, () => units[next() % units.length]).join("");
+      expect(utf8Length(text), JSON.stringify(text)).toBe(Buffer.byteLength(text));
+    }
   });
 
   it("lets the request's own headers win over the defaults", async () => {
