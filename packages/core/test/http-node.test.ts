@@ -437,6 +437,8 @@ describe("an agent of the caller's, and the environment's proxies", () => {
       expect(await direct(a)).toBe("via");
       expect(p.log).toEqual([`GET ${base}/p?x=1 auth=Basic ${Buffer.from("user:p@ss").toString("base64")}`]);
       expect(last().headers.host).toBe(new URL(base).host);
+      // The proxy's password is the proxy's: the service gets no Authorization made of it.
+      expect(last().headers.authorization).toBeUndefined();
       const exempt = nodeHttp(modules!, { env: { HTTP_PROXY: p.url, NO_PROXY: "localhost, 127.0.0.1" } });
       await direct(await exempt({ url: `${base}/p`, method: "GET", headers: {}, body: undefined, signal: new AbortController().signal }));
       expect(p.log).toHaveLength(1);

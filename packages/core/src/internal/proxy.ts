@@ -59,6 +59,11 @@ export function proxyFor(target: URL, env: Record<string, string | undefined>, m
   const auth: Record<string, string> = proxy.username
     ? { "proxy-authorization": `Basic ${base64(new TextEncoder().encode(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`))}` }
     : {};
+  // The credentials go in Proxy-Authorization only: node:http makes an Authorization header of a
+  // URL's user and password, which a proxy passes on, so a request with none of its own (a sign-in)
+  // would give the service the proxy's password.
+  proxy.username = "";
+  proxy.password = "";
   if (!https) return { url: proxy, options: { path: target.href, headers: { host: target.host, ...auth } } };
   const authority = `${target.hostname}:${defaultPort(target)}`;
   return {
