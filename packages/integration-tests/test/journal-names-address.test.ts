@@ -32,3 +32,35 @@ it("one store, one login, one idempotency key, baseUrl spelt HTTP:// by one till
   await a.close();
   await b.close();
 });
+
+it("a user and password in baseUrl (a gateway's basic auth) reach no store key and split no register: one receipt, the password nowhere", async () => {
+  const store = new MemoryStore();
+  // Every text and record the store is handed, as a shared store's keys and rows would hold them.
+  const seen: string[] = [];
+  const recording = new Proxy(store, {
+    get(target, name) {
+      const v = Reflect.get(target, name, target);
+      return typeof v === "function"
+        ? (...args: unknown[]) => {
+            seen.push(JSON.stringify(args) ?? "");
+            return v.apply(target, args);
+          }
+        : v;
+    },
+  });
+  const password = "gw-secret-PW-7";
+  const withUser = sb.fiscalUrl.replace("http://", `http://gw-user:${password}@`);
+  const a = createFiscalClient({ baseUrl: withUser, credentials: fiscalCredentials, store: recording, holder: "till-a" });
+  const b = createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials, store: recording, holder: "till-b" });
+  const register = 102;
+  await a.shifts.open({ IdKkm: register }).catch(() => {});
+  const before = sb.fiscal.stats.documents;
+  const first = await a.operations.sale(receipt(register), { idempotencyKey: "order-78" });
+  const second = await b.operations.sale(receipt(register), { idempotencyKey: "order-78" }).catch((e: unknown) => e);
+  expect(sb.fiscal.stats.documents - before).toBe(1);
+  expect(second).toEqual(first);
+  expect(seen.length).toBeGreaterThan(0);
+  expect(seen.filter((text) => text.includes(password) || text.includes("gw-user"))).toEqual([]);
+  await a.close();
+  await b.close();
+});

@@ -4,6 +4,7 @@ import { ConfigurationError } from "../errors.js";
 import { MemoryStore } from "../memory-store.js";
 import { processHolder } from "./holder.js";
 import type { InvokerOptions } from "./invoker.js";
+import { withoutUrlCredentials } from "./redact.js";
 
 /** The options every client hands to its transport unchanged. */
 export function sharedTransportOptions(o: ClientSettings & ClientFunctions) {
@@ -26,12 +27,17 @@ export const processStore = new MemoryStore();
 /**
  * The name a service's records go under in a shared store: its interface and its address, spelt one
  * way (`HTTP://Host:80/x/` and `http://host/x` are one service: two spellings were two journals and
- * two leases on one register, and a receipt registered twice).
+ * two leases on one register, and a receipt registered twice). A user and password in the address
+ * (a gateway's basic auth) are left out: the name is a store's key and goes into error messages, and
+ * with them one register had two names, one per spelling, which did not exclude each other.
  */
 export function serviceName(interfaceName: string, baseUrl: string): string {
-  let url = baseUrl;
+  let url = withoutUrlCredentials(baseUrl);
   try {
-    url = new URL(baseUrl).href;
+    const parsed = new URL(baseUrl);
+    parsed.username = "";
+    parsed.password = "";
+    url = parsed.href;
   } catch {
     // Checked at construction; a name is still made of what there is.
   }
