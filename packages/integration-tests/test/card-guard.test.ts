@@ -23,7 +23,7 @@ type Json = Record<string, unknown>;
 const SEED = 24112026;
 const RUNS = Number(process.env.FUZZ_RUNS ?? 5_000) / 5;
 
-/** A Luhn-valid card number of 13 to 19 digits, written plainly, with spaces or with dashes. */
+/** A Luhn-valid card number of 13 to 19 digits, written plainly or in groups of four: spaces, dashes, slashes, underscores, dots or zero-width spaces between. */
 const luhnDigit = (body: string) => {
   let sum = 0;
   for (let i = 0; i < body.length; i++) {
@@ -33,10 +33,12 @@ const luhnDigit = (body: string) => {
   }
   return String((10 - (sum % 10)) % 10);
 };
-const cardNumber = fc.tuple(fc.integer({ min: 12, max: 18 }), fc.stringMatching(/^[1-9]\d{17}$/), fc.constantFrom("", " ", "-")).map(([n, digits, sep]) => {
-  const pan = digits.slice(0, n) + luhnDigit(digits.slice(0, n));
-  return sep ? (pan.match(/.{1,4}/g) ?? []).join(sep) : pan;
-});
+const cardNumber = fc
+  .tuple(fc.integer({ min: 12, max: 18 }), fc.stringMatching(/^[1-9]\d{17}$/), fc.constantFrom("", " ", "-", "/", "_", ".", "\u200b"))
+  .map(([n, digits, sep]) => {
+    const pan = digits.slice(0, n) + luhnDigit(digits.slice(0, n));
+    return sep ? (pan.match(/.{1,4}/g) ?? []).join(sep) : pan;
+  });
 const cardName = fc.constantFrom("pan", "PAN", "cvv", "cvc2", "card", "cardDATA", "carddata", "card_number", "cardNumber", "ccNumber", "creditCard", "securityCode");
 /** True when a JSON value has a key that reads as card data anywhere in it. */
 const hasCardName = (v: unknown): boolean => v !== null && typeof v === "object" && Object.entries(v).some(([k, inner]) => isCardName(k) || hasCardName(inner));
@@ -63,6 +65,25 @@ describe("card guard: card data hidden anywhere in the open parts of a request i
       fc.property(innocent, fc.array(name, { minLength: 1, maxLength: 4 }), cardNumber, (haystack, keys, pan) => {
         const issues = cardDataIssues({ amount: 100, metadata: placed(haystack, keys, pan) }, create.openAt, undefined, ecommerceSensitive);
         expect(issues.map((i) => i.path)).toEqual([`/metadata${pointer(keys)}`]);
+        expect(JSON.stringify(issues)).not.toContain(pan.replace(/\D/g, "").slice(4));
+      }),
+      { numRuns: RUNS, seed: SEED },
+    );
+  });
+
+  it("a card number used as a name at any depth of the metadata, of extraParams or of a cash-out body: refused, the path showing [card number], never the number", () => {
+    const cashout = cashoutSpec.operations["requests.create"] as Op;
+    fc.assert(
+      fc.property(innocent, fc.array(name, { maxLength: 3 }), cardNumber, innocent, fc.constantFrom("metadata", "extra", "cashout"), (haystack, keys, pan, value, where) => {
+        const open = placed(haystack, [...keys, pan], value);
+        const issues =
+          where === "cashout"
+            ? cardDataIssues(open, cashout.openAt, undefined, new Set(cashoutSpec.sensitiveKeys))
+            : where === "extra"
+              ? cardDataIssues({ amount: 100 }, create.openAt, open, ecommerceSensitive)
+              : cardDataIssues({ amount: 100, metadata: open }, create.openAt, undefined, ecommerceSensitive);
+        const prefix = { metadata: "/metadata", extra: "(extraParams)", cashout: "" }[where];
+        expect(issues.map((i) => i.path)).toEqual([`${prefix}${pointer(keys)}/[card number]`]);
         expect(JSON.stringify(issues)).not.toContain(pan.replace(/\D/g, "").slice(4));
       }),
       { numRuns: RUNS, seed: SEED },
@@ -193,6 +214,14 @@ describe("card guard over HTTP: the issue's misspellings and a card in the clear
     ["the card number in the clear as the cryptogram", { customerData: { cardData: "4111 1111 1111 1111" } }, "/customerData/cardData"],
     ["the card in the open metadata", { metadata: { note: { cardNumber: TestCards.success } } }, "/metadata/note/cardNumber"],
     ["a card number as a metadata value", { metadata: { ref: "4111-1111-1111-1111" } }, "/metadata/ref"],
+    // Separators a copy-paste or a careless form leaves (found by a hostile probe: sent in the clear).
+    ["a card number with zero-width spaces", { metadata: { ref: "4111\u200b1111\u200b1111\u200b1111" } }, "/metadata/ref"],
+    ["a card number with slashes", { metadata: { ref: "4111/1111/1111/1111" } }, "/metadata/ref"],
+    ["a card number with underscores", { metadata: { ref: "4111_1111_1111_1111" } }, "/metadata/ref"],
+    // A card number as a name (an object keyed by card): sent in the clear in an open object, quoted
+    // by the error in a closed one (found by a hostile probe).
+    ["a card number as a metadata name", { metadata: { [TestCards.success]: "x" } }, "/metadata/[card number]"],
+    ["a card number as an unknown name of a closed object", { customerData: { [TestCards.success]: 1 } }, "/customerData/[card number]"],
     // What JSON writes is what the guard reads: a boxed string, a value object's toJSON.
     ["a card number as a String object", { metadata: { ref: new String(TestCards.success) } }, "/metadata/ref"],
     ["a card number a value object writes", { metadata: { ref: { toJSON: () => TestCards.success } } }, "/metadata/ref"],

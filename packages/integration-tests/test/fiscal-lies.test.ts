@@ -63,3 +63,44 @@ describe("fiscal answers about another object", () => {
     }
   });
 });
+
+describe("a sale's answer whose Uid header is no Uid", () => {
+  // A proxy that adds its own Uid header (fetch joins the two: "a, b"), or writes garbage there. Kept
+  // as the next link, it was presented with the next receipt, refused as malformed, and the refusal
+  // read as "the chain moved": a receipt the service never registered disputed, the register stopped
+  // (found by a hostile probe). Now a value that does not match the spec's Uid pattern is no link.
+  const cases: [string, (uid: string) => [string, string][]][] = [
+    [
+      "two Uid headers (joined by fetch)",
+      (uid) => [
+        ["uid", uid],
+        ["uid", crypto.randomUUID()],
+      ],
+    ],
+    ["a Uid that is no UUID v4", () => [["uid", "not-a-uid"]]],
+  ];
+  for (const [[what, uidHeaders], idKkm] of cases.map((c, i) => [c, 103 + i] as const)) {
+    it(`${what}: the next receipt is registered (the current Uid read afresh), nothing disputed`, async () => {
+      const presented: (string | null)[] = [];
+      let sales = 0;
+      const proxy = async (url: string, init: RequestInit) => {
+        if (!/\/sales$/.test(url)) return globalThis.fetch(url, init);
+        presented.push(new Headers(init.headers).get("uid"));
+        const answer = await globalThis.fetch(url, init);
+        if (++sales > 1) return answer;
+        return new Response(await answer.text(), { status: answer.status, headers: [["content-type", "application/json"], ...uidHeaders(answer.headers.get("uid")!)] });
+      };
+      const fiscal = client({ fetch: proxy });
+      await fiscal.shifts.open({ IdKkm: idKkm });
+      const before = sb.fiscal.documents(idKkm).length;
+      await fiscal.operations.sale({ idKkm, ...sale }, { idempotencyKey: `uid-lie-${idKkm}-1` });
+      const second = await fiscal.operations.sale({ idKkm, ...sale }, { idempotencyKey: `uid-lie-${idKkm}-2` });
+      expect(second.IdDocument).toBeDefined();
+      expect(sb.fiscal.documents(idKkm).length - before).toBe(2);
+      expect((await fiscal.journal.get({ operation: "operations.sale", key: `uid-lie-${idKkm}-2` }))?.state).toBe("applied");
+      // Every Uid presented was one (the second the service's current, read afresh).
+      expect(presented.every((uid) => /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i.test(uid ?? ""))).toBe(true);
+      await fiscal.close();
+    });
+  }
+});

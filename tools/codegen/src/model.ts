@@ -3,7 +3,7 @@
 // caller's input and of the result, and per webhook the schema of its body. Every fact comes from
 // the spec; what the spec cannot say fails generation with a message that names the place.
 
-import type { SchemeFacts } from "@paysys/core/internal";
+import type { ChainDefinition, SchemeFacts } from "@paysys/core/internal";
 import { deref, escapePointer, type Json, readUnwrap, resolveRef, operations as specOperations, walk } from "@paysys/spec-tools";
 import { parsePointer } from "../../../packages/core/src/internal/pointer.js";
 
@@ -62,7 +62,7 @@ export interface SpecModel {
   envelope: Json;
   operations: OperationModel[];
   webhooks: WebhookModel[];
-  chain?: { header: string; current: { operation: string; param: string } };
+  chain?: ChainDefinition;
   sensitiveKeys: string[];
   /** Security schemes and the lifecycle the spec gives each (`x-obtained-by`, `x-token-lifetime`, ...). */
   schemes: Record<string, SchemeModel>;
@@ -300,13 +300,26 @@ function outcomeOf(doc: Json, where: string, op: Json, properties: Record<string
   return { by: "query", operation: spec.operation, params: spec.params ?? {}, applied, ...key };
 }
 
+/**
+ * The chain the runtime keeps (`x-chain`): its header, the read of a key's current link, and the
+ * pattern a link must match, from the header's own schema (`components.headers`): a link that does
+ * not match (two `Uid` headers joined into one) is not kept, and the next call reads the current one.
+ */
+function chainOf(doc: Json, chainSpec: Json, specPath: string): ChainDefinition {
+  const current = { operation: chainSpec.current.operation, param: chainSpec.current.param };
+  const headerSpec = doc.components?.headers?.[chainSpec.header];
+  const schema = headerSpec?.schema ? deref(doc, headerSpec.schema) : undefined;
+  if (schema?.pattern !== undefined && typeof schema.pattern !== "string") fail(specPath, `the pattern of the chain header ${chainSpec.header} is not a string`);
+  return { header: chainSpec.header, current, ...(schema?.pattern ? { pattern: schema.pattern } : {}) };
+}
+
 export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string): SpecModel {
   const inputCopies: Record<string, Json> = {};
   // Its prose (x-gap, x-note) stays in the spec; the runtime gets the facts.
   const docEnvelope = withoutExtensions(doc["x-envelope"] ?? fail(specPath, "x-envelope is missing at the root (where params go, and the answer's code and message)"));
   const schemes: Record<string, Json> = doc.components?.securitySchemes ?? {};
   const chainSpec = doc["x-chain"];
-  const chain = chainSpec ? { header: chainSpec.header, current: { operation: chainSpec.current.operation, param: chainSpec.current.param } } : undefined;
+  const chain = chainSpec ? chainOf(doc, chainSpec, specPath) : undefined;
   const models: OperationModel[] = [];
   const webhooks: WebhookModel[] = [];
 

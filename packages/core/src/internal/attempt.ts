@@ -9,7 +9,7 @@ import { attemptSignal, isTimeout, unlessAborted } from "./attempt-signal.js";
 import type { HttpAdapter, HttpAnswer, HttpRequest } from "./http.js";
 import { copyInto, put } from "./objects.js";
 import { type OperationSpec, outcomeNote } from "./operation.js";
-import { redactHeaders, scrub } from "./redact.js";
+import { addressShown, causeShown, redactHeaders, scrub } from "./redact.js";
 import { type RetryOptions, retryDelay, sleep } from "./retry.js";
 import type { AttemptStep, HeaderSink } from "./steps.js";
 
@@ -60,6 +60,9 @@ export interface AttemptContext {
 
 /** An error's message (or a text) with every secret of the call cut out. */
 export const scrubbed = (e: unknown, state: CallState) => scrub(e instanceof Error ? e.message : String(e), state.secrets());
+
+/** What an error that ended an attempt keeps as its `cause`: the SDK's own as it is, any other scrubbed (redact.ts). */
+const shownCause = (e: unknown, state: CallState) => (e instanceof PaysysError ? e : causeShown(e, state.secrets()));
 
 const noop = () => {};
 const MAX_REDIRECTS = 5;
@@ -219,8 +222,9 @@ function logged(ctx: AttemptContext, prepared: Prepared, state: CallState, attem
     type: "request",
     operation: state.op.id,
     method: request.method,
-    // A value in the address may be a card number (a forged callback's order id, asked of the status query): cut out, as in error messages.
-    url: scrub(request.url, []),
+    // A value in the address may be a card number (a forged callback's order id, asked of the status
+    // query) or a secret of the call: cut out, as in error messages; a user and password in it left out.
+    url: scrub(addressShown(request.url), state.secrets()),
     attempt: state.attempts,
     headers: redactHeaders(
       new Headers(request.headers),
@@ -260,7 +264,12 @@ async function lost(ctx: AttemptContext, request: HttpRequest, state: CallState,
   const delay = retryDelay(op.idempotent, state.retries, { kind: "lost" }, ctx.retry);
   if (delay !== undefined) return retryWait(ctx, state, what, caller, delay);
   const ErrorClass = timedOut ? TimeoutError : ConnectionError;
-  throw new ErrorClass(`${op.id}: ${what}${outcomeNote(op)}`, { operation: op.id, attempts: state.attempts, outcomeUnknown: !op.idempotent, cause: timedOut ? undefined : e });
+  throw new ErrorClass(`${op.id}: ${what}${outcomeNote(op)}`, {
+    operation: op.id,
+    attempts: state.attempts,
+    outcomeUnknown: !op.idempotent,
+    cause: timedOut ? undefined : shownCause(e, state),
+  });
 }
 
 /**

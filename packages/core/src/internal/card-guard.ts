@@ -6,7 +6,10 @@
 // goes there. Fields the spec declares otherwise are left alone (a barcode may pass the Luhn check).
 // The value is never shown: the error names the path only.
 import type { ValidationIssue } from "../errors.js";
+import { looksLikeCardNumber, pathShown } from "./card-number.js";
 import { pointerOf } from "./pointer.js";
+
+export { looksLikeCardNumber } from "./card-number.js";
 
 /**
  * Names that carry card data, as `nameForm` writes them: what a form (HTML's `cc-number`, `cc-exp`,
@@ -59,27 +62,6 @@ function nameForm(name: string): string {
 /** True when a property name reads as one that carries card data. */
 export const isCardName = (name: string): boolean => CARD_NAME.test(nameForm(name));
 
-/** Digits in groups of four with dots between (`4111.1111.1111.1111`): a card number's dots, not a decimal's or a timestamp's. */
-const DOTTED_GROUPS = /^\d{4}(\.\d{1,4}){2,}$/;
-
-/**
- * True when a value is written like a card number: 13 to 19 digits (spaces and dashes aside, dots
- * between groups of four, full-width digits as digits) that pass the Luhn check.
- */
-export function looksLikeCardNumber(value: unknown): boolean {
-  if (typeof value !== "string" && typeof value !== "number") return false;
-  const written = String(value).normalize("NFKC").replace(/[\s-]/g, "");
-  const digits = DOTTED_GROUPS.test(written) ? written.replace(/\./g, "") : written;
-  if (!/^\d{13,19}$/.test(digits)) return false;
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-    if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
-    sum += d;
-  }
-  return sum % 10 === 0;
-}
-
 const NEVER = "card data is sent only as the gateway's cryptogram (customerData.cardData), never in the clear; the value is not shown";
 
 /**
@@ -88,7 +70,7 @@ const NEVER = "card data is sent only as the gateway's cryptogram (customerData.
  */
 function searchOpen(value: unknown, keys: string[], prefix: string, issues: ValidationIssue[], declared: readonly string[] = [], within: unknown[] = []): void {
   if (within.length > 0 && looksLikeCardNumber(value)) {
-    issues.push({ path: prefix + pointerOf(keys), message: `looks like a card number: ${NEVER}` });
+    issues.push({ path: prefix + pathShown(pointerOf(keys)), message: `looks like a card number: ${NEVER}` });
     return;
   }
   if (value === null || typeof value !== "object" || within.includes(value)) return;
@@ -96,7 +78,9 @@ function searchOpen(value: unknown, keys: string[], prefix: string, issues: Vali
   for (const [k, v] of Object.entries(value)) {
     if (within.length === 1 && declared.includes(k)) continue;
     keys.push(k);
-    if (isCardName(k)) issues.push({ path: prefix + pointerOf(keys), message: `is named like card data: ${NEVER}` });
+    // A name that is itself a card number (an object keyed by card) is card data on the wire too.
+    if (looksLikeCardNumber(k)) issues.push({ path: prefix + pathShown(pointerOf(keys)), message: `is a card number used as a name: ${NEVER}` });
+    else if (isCardName(k)) issues.push({ path: prefix + pathShown(pointerOf(keys)), message: `is named like card data: ${NEVER}` });
     else searchOpen(v, keys, prefix, issues, [], within);
     keys.pop();
   }
@@ -154,7 +138,7 @@ function searchSecrets(value: unknown, keys: string[], sensitive: ReadonlySet<st
   if (value === null || typeof value !== "object") return;
   for (const [k, v] of Object.entries(value)) {
     keys.push(k);
-    if (sensitive.has(k) && looksLikeCardNumber(v)) issues.push({ path: pointerOf(keys), message: `is a card number: ${NEVER}` });
+    if (sensitive.has(k) && looksLikeCardNumber(v)) issues.push({ path: pathShown(pointerOf(keys)), message: `is a card number: ${NEVER}` });
     else if (typeof v === "object") searchSecrets(v, keys, sensitive, issues);
     keys.pop();
   }

@@ -104,6 +104,8 @@ export interface Held {
 export interface TurnHost {
   readonly header: string;
   readonly headerNames: readonly string[];
+  /** Whether an answer's header value is a link at all (two headers joined into one, `a, b`, is not). */
+  isLink(value: string): boolean;
   /** The store's plain write of a link. */
   readonly set: LinkWrite;
   /** The service's current link of a key (given as the value the call carried). */
@@ -215,23 +217,30 @@ export class Turn implements ChainTurn {
 /** The attempt step of a chained call: presents its link, and notes the next one its answer carries. */
 export class LinkStep implements AttemptStep {
   readonly headerNames: readonly string[];
-  readonly #header: string;
+  readonly #host: TurnHost;
   readonly #link: string | undefined;
   #next: string | undefined;
 
   constructor(host: TurnHost, link: string | undefined) {
     this.headerNames = host.headerNames;
-    this.#header = host.header;
+    this.#host = host;
     this.#link = link;
   }
 
   present(headers: HeaderSink): string | undefined {
-    if (this.#link !== undefined) headers.set(this.#header, this.#link);
+    if (this.#link !== undefined) headers.set(this.#host.header, this.#link);
     return this.#link;
   }
 
+  /**
+   * Notes the answer's next link. A value that is no link (two headers joined, a proxy's garbage) is
+   * as none: kept, it was presented next, refused, and the refusal read as "the chain moved", so a
+   * receipt the service never registered was disputed and the register stopped. Unknown, the next
+   * call reads the service's current link first (linkLeft).
+   */
   answered(answer: AnswerHead): boolean {
-    this.#next = answer.header(this.#header) ?? undefined;
+    const next = answer.header(this.#host.header);
+    this.#next = next !== null && this.#host.isLink(next) ? next : undefined;
     return false;
   }
 

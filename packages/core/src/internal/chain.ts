@@ -41,6 +41,8 @@ export interface LeaseOptions {
 export interface HeaderChainOptions {
   /** The header that carries the link both ways. */
   header: string;
+  /** What a link looks like (the spec's pattern for the header): an answer's value that does not match is no link. */
+  linkPattern?: RegExp;
   /** Reads the service's current link of a key (given as the value the call carried). */
   current: (key: unknown) => Promise<string>;
   store: ChainStore & LeaseStore;
@@ -83,6 +85,7 @@ export class HeaderChain {
     this.#host = {
       header: options.header,
       headerNames: [options.header],
+      isLink: options.linkPattern ? (value) => options.linkPattern!.test(value) : () => true,
       set: (name, link, fence) => options.store.set(name, link, fence),
       current: (key) => options.current(key),
       flush: (key, held) => this.#flush(key, held),

@@ -181,6 +181,7 @@ function journalParts(options: InvokerOptions, invoke: (op: OperationSpec, param
     if (!current) throw new ConfigurationError(`the chain reads its links with ${definition.current.operation}, which the spec does not have`);
     chain = new HeaderChain({
       header: definition.header,
+      linkPattern: definition.pattern === undefined ? undefined : new RegExp(definition.pattern),
       store: j.store,
       holder,
       namespace: j.chainNamespace ?? j.namespace,

@@ -5,9 +5,18 @@
 
 import type { CallOptions } from "../call.js";
 import { ConfigurationError } from "../errors.js";
-import type { Validator } from "./validator.js";
+import { pathShown } from "./card-number.js";
+import { validatorIssues as issuesOf, type Validator } from "./validator.js";
 
-export { type Validator, validatorIssues } from "./validator.js";
+export type { Validator } from "./validator.js";
+
+/**
+ * A validator's issues as a call's error shows them: a name that is a card number (an object keyed
+ * by one) as `[card number]` (card-number.ts). Not in validator.ts, which a page's first load reaches.
+ */
+export function validatorIssues(v: Validator): { path: string; message: string }[] {
+  return issuesOf(v).map((i) => ({ ...i, path: pathShown(i.path) }));
+}
 
 export type HttpMethod = "get" | "put" | "post" | "delete" | "patch";
 
@@ -62,6 +71,8 @@ export interface ChainDefinition {
   header: string;
   /** The operation that reads the current link of a key, and its parameter that takes the key. */
   current: { operation: string; param: string };
+  /** The pattern every link matches (the header's schema): an answer's link that does not is not kept. */
+  pattern?: string;
 }
 
 /**

@@ -4,7 +4,7 @@ import { ConfigurationError } from "../errors.js";
 import { MemoryStore } from "../memory-store.js";
 import { processHolder } from "./holder.js";
 import type { InvokerOptions } from "./invoker.js";
-import { withoutUrlCredentials } from "./redact.js";
+import { addressShown } from "./redact.js";
 
 /** The options every client hands to its transport unchanged. */
 export function sharedTransportOptions(o: ClientSettings & ClientFunctions) {
@@ -32,16 +32,7 @@ export const processStore = new MemoryStore();
  * with them one register had two names, one per spelling, which did not exclude each other.
  */
 export function serviceName(interfaceName: string, baseUrl: string): string {
-  let url = withoutUrlCredentials(baseUrl);
-  try {
-    const parsed = new URL(baseUrl);
-    parsed.username = "";
-    parsed.password = "";
-    url = parsed.href;
-  } catch {
-    // Checked at construction; a name is still made of what there is.
-  }
-  return `${interfaceName} ${url.replace(/\/+$/, "")}`;
+  return `${interfaceName} ${addressShown(baseUrl).replace(/\/+$/, "")}`;
 }
 
 /**
@@ -76,6 +67,16 @@ export function journalOptions(
   };
 }
 
+/** Whether an address is one `fetch` can take (`http://u:p@[::1` passes the pattern but no request can be made of it). */
+function parses(address: string): boolean {
+  try {
+    new URL(address);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The service's address and the client's time zone, checked when the client's code loads (its first
  * call): a typed ConfigurationError then, not a ConnectionError after every retry, nor (with a `#`
@@ -84,9 +85,11 @@ export function journalOptions(
  */
 export function checkServiceOptions(baseUrl: string, timeZone: string | undefined): void {
   const relative = baseUrl.startsWith("/");
-  if (!/^(https?:\/\/[^/?#\s]+|\/(?!\/))[^?#\s]*$/i.test(baseUrl) || (relative && !globalThis.location)) {
+  if (!/^(https?:\/\/[^/?#\s]+|\/(?!\/))[^?#\s]*$/i.test(baseUrl) || (relative ? !globalThis.location : !parses(baseUrl))) {
+    // Shown without a user and password, and without its query (an API key may be either).
+    const shown = addressShown(baseUrl).replace(/[?#][\s\S]*$/, "?…");
     throw new ConfigurationError(
-      `baseUrl: must be the service's http(s) address, without a query or fragment (a path of the page's own origin in a browser); got ${JSON.stringify(baseUrl)}`,
+      `baseUrl: must be the service's http(s) address, without a query or fragment (a path of the page's own origin in a browser); got ${JSON.stringify(shown)}`,
     );
   }
   if (timeZone === undefined) return;

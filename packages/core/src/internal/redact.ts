@@ -2,12 +2,17 @@
 // by key (a structured value: any property whose name the spec marks x-sensitive) and by value
 // (free text such as a body excerpt: every secret the client holds is cut out, in the forms a
 // server that echoes its input would write it back).
-import { looksLikeCardNumber } from "./card-guard.js";
+import { looksLikeCardNumber } from "./card-number.js";
 
 export const REDACTED = "[REDACTED]";
 
 /** Header names that always carry credentials, whatever the scheme. */
 const credentialHeaders = ["authorization", "cookie", "set-cookie", "proxy-authorization"];
+/**
+ * Header names a caller's own credential goes under (`X-Api-Key`, `X-Auth-Token`, `X-Session`): a
+ * header the spec does not know is the caller's, and one named so was logged as given.
+ */
+const CREDENTIAL_NAME = /auth|token|secret|passw|api-?key|signature|session|credential|cookie/;
 
 /** Returns a deep copy with the values of sensitive keys replaced. Keys such as `__proto__` stay plain data. */
 export function redactValue(value: unknown, sensitiveKeys: ReadonlySet<string>): unknown {
@@ -25,7 +30,8 @@ export function redactHeaders(headers: Headers, alsoSecret: Iterable<string> = [
   const secret = new Set([...credentialHeaders, ...[...alsoSecret].map((h) => h.toLowerCase())]);
   const out: Record<string, string> = {};
   headers.forEach((v, k) => {
-    out[k] = secret.has(k.toLowerCase()) ? REDACTED : v;
+    const name = k.toLowerCase();
+    out[k] = secret.has(name) || CREDENTIAL_NAME.test(name.replace(/_/g, "-")) ? REDACTED : v;
   });
   return out;
 }
@@ -67,6 +73,48 @@ function forms(secret: string): string[] {
  */
 export const withoutUrlCredentials = (text: string) => text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]*:[^\s/@]*@/gi, "$1");
 
+/**
+ * An HTTP address as a log line, an error or a store's name shows it: without its user and password
+ * (a gateway's basic auth in `baseUrl`), a lone user too (an API key may be one). An address that does
+ * not parse loses whatever sits between `//` and an `@`.
+ */
+export function addressShown(address: string): string {
+  try {
+    const url = new URL(address);
+    url.username = "";
+    url.password = "";
+    return url.href;
+  } catch {
+    return address.replace(/\/\/[^/?#\s]*@/g, "//");
+  }
+}
+
+/** Error fields that describe a failed connection and never carry a request's content. */
+const CAUSE_FIELDS = ["code", "errno", "syscall", "address", "port"] as const;
+
+/**
+ * What an error thrown under a request (by a `fetch`, an agent, a proxy) may keep as its `cause`:
+ * a copy with its message and stack scrubbed, its connection fields (`code`, `syscall`…) and its own
+ * cause likewise, and nothing else. The error as thrown may quote the request (a custom `fetch` that
+ * echoes its headers, Node's `TypeError` whose `input` is the address with its password), and a
+ * `cause` is printed whole by `console.error` and `util.inspect`.
+ */
+export function causeShown(e: unknown, secrets: Iterable<string>, depth = 0): Error | undefined {
+  if (e === undefined || e === null || depth > 3) return undefined;
+  const list = [...secrets];
+  const given = e instanceof Error ? e : undefined;
+  const copy = new Error(scrub(given ? given.message : String(e), list));
+  copy.name = given ? given.name : "Error";
+  copy.stack = given?.stack === undefined ? `${copy.name}: ${copy.message}` : scrub(given.stack, list);
+  for (const field of CAUSE_FIELDS) {
+    const value = (given as Record<string, unknown> | undefined)?.[field];
+    if (typeof value === "string" || typeof value === "number") Object.assign(copy, { [field]: typeof value === "string" ? scrub(value, list) : value });
+  }
+  const cause = causeShown(given?.cause, list, depth + 1);
+  if (cause) copy.cause = cause;
+  return copy;
+}
+
 const JSON_ESCAPES: Readonly<Record<string, string>> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
 const HTML_NAMES: Readonly<Record<string, string>> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
 const codePoint = (n: number, whole: string) => (n <= 0x10ffff ? String.fromCodePoint(n) : whole);
@@ -105,12 +153,12 @@ function cut(text: string, secrets: Iterable<string>): string {
 }
 
 /**
- * A run of 13 to 19 digits, up to two spaces, tabs, dashes, pluses (a form's spaces) or dots between
- * them, first digit 2 to 6 (the payment networks' industry identifiers; a millisecond timestamp
- * begins with 1): a card number when the card guard reads it as one (dots only between groups of
- * four: two IP addresses are no card), Luhn included.
+ * A run of 13 to 19 digits, up to two spaces, tabs, dashes, pluses (a form's spaces), zero-width
+ * characters or group separators (`.`, `/`, `_`…) between them, first digit 2 to 6 (the payment
+ * networks' industry identifiers; a millisecond timestamp begins with 1): a card number when the
+ * card guard reads it as one (separators only between groups: two IP addresses are no card), Luhn included.
  */
-const DIGIT_RUN = /(?<!\d)[2-6](?:[ \t.+-]{0,2}\d){12,18}(?!\d)/g;
+const DIGIT_RUN = /(?<!\d)[2-6](?:[ \t.+\-/_,:|\\\u200b-\u200d\u2060\ufeff]{0,2}\d){12,18}(?!\d)/g;
 const maskRuns = (text: string) => text.replace(DIGIT_RUN, (run) => (looksLikeCardNumber(run.replace(/\+/g, " ")) ? REDACTED : run));
 
 /**
@@ -137,7 +185,7 @@ function maskCards(text: string): string {
  * that quotes one (another card's, the one inside a cryptogram) puts it in no message of ours.
  */
 export function scrub(given: string, secrets: Iterable<string>): string {
-  const text = maskCards(given);
+  const text = maskCards(withoutUrlCredentials(given));
   // Whatever a step or a store gives as a secret, only text is cut (a number as its digits).
   const list = [...secrets].map(secretText).filter((v): v is string => Boolean(v));
   if (list.length === 0) return text;
