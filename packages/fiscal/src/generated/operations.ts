@@ -279,7 +279,7 @@ export const webhooks = {
 };
 
 /** The per-key chain of the interface (a header each call presents and each answer renews), if it has one. */
-export const chain: ChainDefinition | undefined = {"header":"Uid","current":{"operation":"uid.get","param":"idKkm"}};
+export const chain: ChainDefinition | undefined = {"header":"Uid","current":{"operation":"uid.get","param":"idKkm"},"pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"};
 
 /** The addresses of the spec's servers (a template such as `{fiscal_url}` means no source shows it). */
 export const servers: readonly string[] = ["{fiscal_test_url}","{fiscal_url}"];
