@@ -6,7 +6,7 @@
 // every card number is cut from what the SDK writes.
 import { inspect } from "node:util";
 import { MemoryStore } from "@paysys/core";
-import { createEcommerceClient } from "@paysys/ecommerce";
+import { createEcommerceClient, OutcomeUnknownError } from "@paysys/ecommerce";
 import { type Sandbox, startSandbox, TestCards } from "@paysys/sandbox";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { merchant } from "./credentials.js";
@@ -66,6 +66,38 @@ describe("callback confirmation by the status query", () => {
       const raw = `{"id":"t-a","orderId":"o-a","merchantId":"${merchant.merchantId}","amount":${amount},"status":1}`;
       const r = await outcome(shop().callbacks.parse(raw, { remoteAddress: "203.0.113.9" }));
       if ("ok" in r) expect((r.ok as { amount: unknown }).amount).toBe(1000);
+    });
+  }
+});
+
+describe("the payment page address in a create answer", () => {
+  // The shop sends its customer to this address: one that would run script, stay on the shop's own
+  // page, or hide another host behind a user name or a backslash is no created payment.
+  const lieCreate = (url: unknown) =>
+    sb.faults.add({
+      path: "/ecommerce/payment/create",
+      fault: { kind: "status", status: 200, body: JSON.stringify({ id: "t-page", url }), contentType: "application/json" },
+      times: 1,
+    });
+  const refused = ["", "javascript:alert(document.cookie)", "JavaScript://%0aalert(1)", "data:text/html,<script>x</script>", "/payment/t-page", "//evil.example/pay", "https://ecommerce.pult24.kz@evil.example/pay", "https://evil.example\\@ecommerce.pult24.kz/", "https:///payment", "https://ecommerce.pult24.kz/pay ment", 42];
+  for (const url of refused) {
+    it(`${JSON.stringify(url)} is refused as a lost answer, the order left pending`, async () => {
+      const shop = createEcommerceClient({ ...merchant, baseUrl: sb.ecommerceUrl, store: new MemoryStore(), validateResponses: false });
+      lieCreate(url);
+      const orderId = `page-${Math.random().toString(36).slice(2)}`;
+      const e = await shop.payments.create({ amount: 1_000, orderId }).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(OutcomeUnknownError);
+      expect(String((e as Error).message)).toMatch(/\/url/);
+      expect((await shop.journal.get({ operation: "payments.create", key: orderId }))?.state).toBe("pending");
+    });
+  }
+  const accepted = ["https://ecommerce.pult24.kz/payment/t-page", "https://ecommerce.pult24.kz/payment/view?id=t-page", "HTTPS://pay.example:8443#t", "http://127.0.0.1:4010/payment/t-page"];
+  for (const url of accepted) {
+    it(`${JSON.stringify(url)} is a payment page`, async () => {
+      const shop = createEcommerceClient({ ...merchant, baseUrl: sb.ecommerceUrl, store: new MemoryStore() });
+      lieCreate(url);
+      const created = await shop.payments.create({ amount: 1_000 });
+      expect(created.url).toBe(url);
     });
   }
 });
