@@ -274,7 +274,7 @@ export interface components {
         CreatePaymentResponse: {
             /** @description Transaction id. */
             id: string;
-            /** @description Payment page to redirect the user to. */
+            /** @description Payment page to redirect the user to. An absolute http or https address with a host and no user name (the SDK checks the answer against this). */
             url: string;
         } & {
             [key: string]: unknown;

@@ -314,7 +314,8 @@ return errors === 0;
 }
 
 export const payments_create_response = validate1;
-const schema1 = {"type":"object","required":["id","url"],"properties":{"id":{"type":"string"},"url":{"type":"string"}},"additionalProperties":true,"$id":"op-payments_create_response"};
+const schema1 = {"type":"object","required":["id","url"],"properties":{"id":{"type":"string"},"url":{"type":"string","pattern":"^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#@\\\\]+([/?#]\\S*)?$"}},"additionalProperties":true,"$id":"op-payments_create_response"};
+const pattern0 = new RegExp("^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#@\\\\]+([/?#]\\S*)?$", "");
 
 function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-payments_create_response" */;
@@ -354,8 +355,10 @@ errors++;
 }
 }
 if(data.url !== undefined){
-if(typeof data.url !== "string"){
-const err3 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data1 = data.url;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err3 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/pattern",keyword:"pattern",params:{pattern: "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#@\\\\]+([/?#]\\S*)?$"},message:"must match pattern \""+"^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#@\\\\]+([/?#]\\S*)?$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -365,14 +368,25 @@ vErrors.push(err3);
 errors++;
 }
 }
-}
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
 else {
 vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }

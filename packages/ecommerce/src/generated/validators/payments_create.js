@@ -328,7 +328,8 @@ return errors === 0;
 
 export const response = validate1;
 const schema1 = {"$ref":"spec#/components/schemas/CreatePaymentResponse","$id":"op-response"};
-const schema3 = {"type":"object","required":["id","url"],"properties":{"id":{"type":"string"},"url":{"type":"string"}},"additionalProperties":true};
+const schema3 = {"type":"object","required":["id","url"],"properties":{"id":{"type":"string"},"url":{"type":"string","pattern":"^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#@\\\\]+([/?#]\\S*)?$"}},"additionalProperties":true};
+const pattern0 = new RegExp("^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#@\\\\]+([/?#]\\S*)?$", "");
 
 function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="op-response" */;
@@ -368,8 +369,10 @@ errors++;
 }
 }
 if(data.url !== undefined){
-if(typeof data.url !== "string"){
-const err3 = {instancePath:instancePath+"/url",schemaPath:"spec#/components/schemas/CreatePaymentResponse/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data1 = data.url;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err3 = {instancePath:instancePath+"/url",schemaPath:"spec#/components/schemas/CreatePaymentResponse/properties/url/pattern",keyword:"pattern",params:{pattern: "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#@\\\\]+([/?#]\\S*)?$"},message:"must match pattern \""+"^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#@\\\\]+([/?#]\\S*)?$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -379,14 +382,25 @@ vErrors.push(err3);
 errors++;
 }
 }
-}
 else {
-const err4 = {instancePath,schemaPath:"spec#/components/schemas/CreatePaymentResponse/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath:instancePath+"/url",schemaPath:"spec#/components/schemas/CreatePaymentResponse/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
 else {
 vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"spec#/components/schemas/CreatePaymentResponse/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
