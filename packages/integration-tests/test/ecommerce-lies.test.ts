@@ -79,7 +79,19 @@ describe("the payment page address in a create answer", () => {
       fault: { kind: "status", status: 200, body: JSON.stringify({ id: "t-page", url }), contentType: "application/json" },
       times: 1,
     });
-  const refused = ["", "javascript:alert(document.cookie)", "JavaScript://%0aalert(1)", "data:text/html,<script>x</script>", "/payment/t-page", "//evil.example/pay", "https://ecommerce.pult24.kz@evil.example/pay", "https://evil.example\\@ecommerce.pult24.kz/", "https:///payment", "https://ecommerce.pult24.kz/pay ment", 42];
+  const refused = [
+    "",
+    "javascript:alert(document.cookie)",
+    "JavaScript://%0aalert(1)",
+    "data:text/html,<script>x</script>",
+    "/payment/t-page",
+    "//evil.example/pay",
+    "https://ecommerce.pult24.kz@evil.example/pay",
+    "https://evil.example\\@ecommerce.pult24.kz/",
+    "https:///payment",
+    "https://ecommerce.pult24.kz/pay ment",
+    42,
+  ];
   for (const url of refused) {
     it(`${JSON.stringify(url)} is refused as a lost answer, the order left pending`, async () => {
       const shop = createEcommerceClient({ ...merchant, baseUrl: sb.ecommerceUrl, store: new MemoryStore(), validateResponses: false });
@@ -91,7 +103,12 @@ describe("the payment page address in a create answer", () => {
       expect((await shop.journal.get({ operation: "payments.create", key: orderId }))?.state).toBe("pending");
     });
   }
-  const accepted = ["https://ecommerce.pult24.kz/payment/t-page", "https://ecommerce.pult24.kz/payment/view?id=t-page", "HTTPS://pay.example:8443#t", "http://127.0.0.1:4010/payment/t-page"];
+  const accepted = [
+    "https://ecommerce.pult24.kz/payment/t-page",
+    "https://ecommerce.pult24.kz/payment/view?id=t-page",
+    "HTTPS://pay.example:8443#t",
+    "http://127.0.0.1:4010/payment/t-page",
+  ];
   for (const url of accepted) {
     it(`${JSON.stringify(url)} is a payment page`, async () => {
       const shop = createEcommerceClient({ ...merchant, baseUrl: sb.ecommerceUrl, store: new MemoryStore() });
