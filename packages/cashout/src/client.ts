@@ -63,13 +63,14 @@ function maximumAmount(limit: MaximumAmount | undefined): Check {
 export function buildCashoutClient(options: CashoutClientOptions): CashoutClient {
   const { credentials } = options;
   const secrets = new SecretSet();
+  const named = spec.operations["auth.authorize"]?.names ?? [];
   if ("password" in credentials) secrets.pin(credentials.password);
-  else for (const v of Object.values(credentials.fields)) if (typeof v === "string") secrets.pin(v);
+  // Another variant's fields are its secret, numbers and nested values too: all but those the spec names (a login).
+  else for (const [k, v] of Object.entries(credentials.fields)) if (!named.includes(k)) secrets.pinEvery(v);
   const extract = options.extractToken ?? ((answer: Record<string, unknown>) => tokensFromAnswer("auth.authorize", "extractToken", answer));
   // The login-and-password body is the spec's; another variant's fields are not shown, so they go as
   // they are given, beside `authType`: those the spec names (a login) as parameters, where they are
   // checked, the others through `extraParams` (still searched for card data).
-  const named = spec.operations["auth.authorize"]?.names ?? [];
   const [body, extraParams] =
     "password" in credentials
       ? [{ authType: credentials.authType, login: credentials.login, password: credentials.password }, undefined]
@@ -85,7 +86,8 @@ export function buildCashoutClient(options: CashoutClientOptions): CashoutClient
     earlyRenewalMs: 60_000,
     lifetime: securitySchemes.cashoutToken?.tokenLifetime,
     obtain: async () => extract(await methods.auth.authorize(body, extraParams && { extraParams })),
-    shared: { store: options.store ?? processStore, key: credentialId(options.baseUrl, credentials) },
+    // The whole credential proves the holder: the authType too, since another variant is another sign-in.
+    shared: { store: options.store ?? processStore, key: credentialId(options.baseUrl, credentials), credential: credentials },
   });
   const { methods, invoker, transport } = defineClient(spec, {
     interface: "cashout",

@@ -145,7 +145,9 @@ export interface ClientFunctions {
   /**
    * The `fetch` for every attempt, called as `fetch(url, init)`. Default: in Node, node:http(s)
    * (faster than Node's own `fetch`); on Bun, Deno, workerd and in browsers, their own `fetch`. Pass
-   * `globalThis.fetch` to use Node's own `fetch` (to have a fetch mock see the calls, say).
+   * `globalThis.fetch` to use Node's own `fetch` (to have a fetch mock see the calls, say). A fetch
+   * of your own must pass `init.redirect` (`"manual"`) on: an answer it got by following a redirect
+   * itself is refused (`RedirectError`), except a read that stayed on the same origin.
    */
   fetch?: FetchLike;
   /**

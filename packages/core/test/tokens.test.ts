@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AuthenticationError, MemoryStore } from "../src/index.js";
-import { bearerScheme, TokenManager } from "../src/internal/index.js";
+import { bearerScheme, hashOf, TokenManager } from "../src/internal/index.js";
 
 describe("TokenManager", () => {
   it("200 concurrent callers on an expired token cause exactly one renewal", async () => {
@@ -62,9 +62,10 @@ describe("TokenManager", () => {
 
   it("a shared token whose stored expiry is no number (another writer's null for Infinity) is taken, not renewed", async () => {
     const store = new MemoryStore();
-    await store.update("k", async () => JSON.stringify({ accessToken: "theirs", expiresAt: null }));
+    const credential = await hashOf("k", { credential: "pw" }, new Set());
+    await store.update("k", async () => JSON.stringify({ accessToken: "theirs", expiresAt: null, credential }));
     let obtained = 0;
-    const tm = new TokenManager({ now: () => 0, shared: { store, key: "k" }, obtain: async () => ({ accessToken: `t${++obtained}` }) });
+    const tm = new TokenManager({ now: () => 0, shared: { store, key: "k", credential: "pw" }, obtain: async () => ({ accessToken: `t${++obtained}` }) });
     tm.set({ accessToken: "mine", expiresAt: 1 });
     tm.reject("mine");
     expect(await tm.accessToken()).toBe("theirs");
@@ -171,7 +172,24 @@ describe("TokenManager", () => {
 });
 
 describe("TokenManager with a shared store (one token per credential)", () => {
-  const shared = () => ({ store: new MemoryStore(), key: "svc:login" });
+  const shared = () => ({ store: new MemoryStore(), key: "svc:login", credential: { password: "pw" } as unknown });
+
+  it("a token stored by a holder of another secret (or by an earlier version, with no hash) is not taken: the manager authorizes itself", async () => {
+    let obtained = 0;
+    const obtain = async () => ({ accessToken: `t${++obtained}`, expiresAt: Date.now() + 3_600_000 });
+    const where = shared();
+    const real = new TokenManager({ obtain, shared: where });
+    expect(await real.accessToken()).toBe("t1");
+    const stored = JSON.parse(where.store.get(where.key)!);
+    expect(stored.credential).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(stored)).not.toContain("pw");
+    const impostor = new TokenManager({ obtain, shared: { ...where, credential: { password: "wrong" } } });
+    expect(await impostor.accessToken()).toBe("t2");
+    await where.store.update(where.key, async () => JSON.stringify({ accessToken: "old-version", expiresAt: Date.now() + 3_600_000 }));
+    expect(await new TokenManager({ obtain, shared: where }).accessToken()).toBe("t3");
+    // The same secret under another account hashes otherwise: the hash is salted with the account's name.
+    expect(await hashOf("svc:other", { credential: where.credential }, new Set())).not.toBe(stored.credential);
+  });
 
   it("two managers and 200 concurrent callers: exactly one authorization; the second takes the stored token", async () => {
     let obtained = 0;
@@ -230,6 +248,6 @@ describe("TokenManager with a shared store (one token per credential)", () => {
     expect(where.store.get(where.key)).toBe("not json");
     fail = false;
     expect(await tm.accessToken()).toBe("ok");
-    expect(JSON.parse(where.store.get(where.key)!)).toEqual({ accessToken: "ok" });
+    expect(JSON.parse(where.store.get(where.key)!)).toEqual({ accessToken: "ok", credential: expect.stringMatching(/^[0-9a-f]{64}$/) });
   });
 });

@@ -359,6 +359,7 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
     let checks: string[] = [];
     let additional: Json = false;
     let bodyNames: string[] = [];
+    let secretExtras = false;
     if (requestSchema) {
       const keys = parsePointer(envelope.params);
       const found = resolveIn(doc, requestSchema, keys);
@@ -378,6 +379,7 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
       // Known parameters are checked strictly; where the document calls the list open, the
       // unknown ones go through the named escape hatch `extraParams`, never beside the known ones.
       openParams = known && params.additionalProperties === true;
+      secretExtras = openParams && params["x-sensitive-extras"] === true;
       additional = known ? false : (params.additionalProperties ?? true);
     }
     const inputSchema: Json = {
@@ -461,6 +463,7 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
       ...(doc["x-key-case"]?.["request-bodies"] === "insensitive" && openParams && bodyNames.length ? { namesIgnoreCase: bodyNames.map((n) => n.toLowerCase()) } : {}),
       ...(op["x-path-default"] === true ? { pathIsDefault: true } : {}),
       ...(reachesSensitive(doc, response) ? { secretAnswer: true } : {}),
+      ...(secretExtras ? { secretExtras: true } : {}),
     };
     models.push({
       id,

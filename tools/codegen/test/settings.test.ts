@@ -23,6 +23,7 @@ function near(schema: Json, definitions: Json, depth = 0): fc.Arbitrary<unknown>
   if (s.type === "string") right.push(fc.string());
   if (s.type === "boolean") right.push(fc.boolean());
   if (s.type === "number") right.push(fc.double({ min: (s.minimum ?? 0) - 2, max: Math.min(s.maximum ?? 1e6, 1e10) + 2 }), fc.integer());
+  if (s.type === "integer") right.push(fc.integer({ min: (s.minimum ?? 0) - 2, max: (s.maximum ?? 1e6) + 2 }), fc.double({ min: -1, max: (s.maximum ?? 1e6) + 1 }));
   if (s.type === "object") right.push(objectNear(s, definitions, depth + 1));
   return fc.oneof({ weight: 4, arbitrary: fc.oneof(...(right.length ? right : [fc.anything()])) }, { weight: 1, arbitrary: wrong });
 }

@@ -74,6 +74,8 @@ export function checkOperations(spec: SpecInfo, doc: Json): string[] {
   }
   walk(doc, (node, pointer) => {
     if ("x-sensitive" in node && node["x-sensitive"] !== true) problems.push(`${spec.name}: ${pointer}: x-sensitive is only ever true`);
+    if ("x-sensitive-extras" in node && (node["x-sensitive-extras"] !== true || typeof node["x-open"] !== "string"))
+      problems.push(`${spec.name}: ${pointer}: x-sensitive-extras is only ever true, on an open request object (x-open)`);
   });
   return problems;
 }

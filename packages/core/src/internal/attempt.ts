@@ -55,7 +55,7 @@ export interface AttemptContext {
   hooks?: Hooks;
   logger?: (event: LogEvent) => void;
   /** The body as a log shows it (sensitive values redacted). */
-  redactBody(body: string | Uint8Array): unknown;
+  redactBody(body: string | Uint8Array, op: OperationSpec): unknown;
 }
 
 /** An error's message (or a text) with every secret of the call cut out. */
@@ -230,7 +230,7 @@ function logged(ctx: AttemptContext, prepared: Prepared, state: CallState, attem
       new Headers(request.headers),
       state.steps.flatMap((s) => s.headerNames),
     ),
-    body: prepared.body && ctx.redactBody(prepared.body),
+    body: prepared.body && ctx.redactBody(prepared.body, state.op),
   });
   return attempt;
 }
@@ -318,6 +318,7 @@ export async function retryWait(ctx: AttemptContext, state: CallState, reason: s
  * moves money or changes a register never follows one.
  */
 function redirectTarget(op: OperationSpec, answer: HttpAnswer, url: string, method: string, state: CallState): string | undefined {
+  if (answer.followed !== undefined) refuseFollowed(op, answer, answer.followed, url, method, state);
   // A 2xx is neither a redirect nor an opaque one (status 0): the common answer reads no more.
   if (answer.status >= 200 && answer.status < 300) return undefined;
   const errorCtx = { operation: op.id, status: answer.status, attempts: state.attempts };
@@ -339,6 +340,26 @@ function redirectTarget(op: OperationSpec, answer: HttpAnswer, url: string, meth
   if (target.origin !== new URL(url).origin) throw refuse(`another origin (${target.origin}); not followed, so no credential leaves ${new URL(url).origin}`);
   if (answer.status !== 307 && answer.status !== 308 && method !== "GET") throw refuse(`it would turn the ${method} into a GET; not followed`);
   return target.href;
+}
+
+/**
+ * A `fetch` that followed redirects itself (a caller's, not passing `redirect: "manual"` on) answered
+ * from where they ended: trusted, a withdrawal re-sent elsewhere, password and all, was taken as
+ * done on another host's word. Refused unless it is what the SDK would have followed: a read
+ * that stayed on the origin.
+ */
+function refuseFollowed(op: OperationSpec, answer: HttpAnswer, followed: string, url: string, method: string, state: CallState): void {
+  let sameOrigin = false;
+  try {
+    sameOrigin = new URL(followed).origin === new URL(url).origin;
+  } catch {}
+  if (sameOrigin && method === "GET" && !state.once && !op.movesMoney) return;
+  answer.drop();
+  const where = followed ? ` to ${JSON.stringify(scrubbed(followed, state).slice(0, 200))}` : "";
+  throw new RedirectError(
+    `${op.id}: the fetch followed a redirect${where} by itself (a fetch passed to the client must pass redirect: "manual" on); its answer is not the service's`,
+    { operation: op.id, status: answer.status, attempts: state.attempts },
+  );
 }
 
 /** For errors a step or hook throws that are not the SDK's own. */

@@ -21,6 +21,11 @@ export interface HttpAnswer {
   readonly status: number;
   /** A browser hid where a redirect pointed (`redirect: "manual"`): status 0. */
   readonly opaqueRedirect: boolean;
+  /**
+   * Where redirects the HTTP followed by itself ended (a caller's `fetch` that does not pass
+   * `redirect: "manual"` on); `""` when it does not say where; undefined when it followed none.
+   */
+  readonly followed?: string;
   /** A header's value (name in any case), or null. */
   header(name: string): string | null;
   /** The body's chunks, once; null when there is none or it was taken already. */
@@ -42,7 +47,7 @@ export type HttpAdapter = (request: HttpRequest) => Promise<HttpAnswer>;
 
 /** An adapter over a `fetch` (the runtime's, or the caller's). Not an async function: one promise per request, not two. */
 export function fetchHttp(fetch: FetchLike): HttpAdapter {
-  return ({ url, method, headers, body, signal }) => fetch(url, { method, headers, body, signal, redirect: "manual" }).then(fromResponse);
+  return ({ url, method, headers, body, signal }) => fetch(url, { method, headers, body, signal, redirect: "manual" }).then((response) => fromResponse(response, url));
 }
 
 /**
@@ -51,8 +56,23 @@ export function fetchHttp(fetch: FetchLike): HttpAdapter {
  * runs the same stream through more layers than its reader (some 8 µs a call more): there every
  * body is read as chunks.
  */
-export function fromResponse(response: Response): HttpAnswer {
-  return wholeNatively ? new WholeFetchAnswer(response) : new FetchAnswer(response);
+export function fromResponse(response: Response, url?: string): HttpAnswer {
+  return wholeNatively ? new WholeFetchAnswer(response, url) : new FetchAnswer(response, url);
+}
+
+/**
+ * Where a fetch's own redirects ended: it says so (`redirected`), or its address is on another
+ * origin than the one asked (a wrapper that followed them by hand). Undefined when none were followed.
+ */
+function followedTo(response: Response, asked: string | undefined): string | undefined {
+  if (response.redirected) return response.url;
+  const { url } = response;
+  if (!url || asked === undefined || url === asked) return undefined;
+  try {
+    return new URL(url).origin === new URL(asked).origin ? undefined : url;
+  } catch {
+    return url;
+  }
 }
 const wholeNatively = !isNode();
 
@@ -66,10 +86,12 @@ class FetchAnswer implements HttpAnswer {
   // Read once: the transport reads the status several times, and a Response's getters are native calls.
   readonly status: number;
   readonly opaqueRedirect: boolean;
-  constructor(response: Response) {
+  readonly followed: string | undefined;
+  constructor(response: Response, url?: string) {
     this.#response = response;
     this.status = response.status;
     this.opaqueRedirect = response.type === "opaqueredirect";
+    this.followed = followedTo(response, url);
   }
   header(name: string): string | null {
     return this.#response.headers.get(name);

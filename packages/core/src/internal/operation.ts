@@ -158,6 +158,11 @@ export interface OperationSpec {
   pathIsDefault?: boolean;
   /** The answer carries secrets (tokens): no excerpt of it ever appears in an error. */
   secretAnswer?: boolean;
+  /**
+   * The body's fields the spec does not name are secrets (`x-sensitive-extras`: another credential
+   * variant's body, which no source shows): a log shows each of their values redacted.
+   */
+  secretExtras?: boolean;
   /** The body's parameter names in lower case, where the service reads body keys regardless of case (`x-key-case`): an open parameter in another case is one of them. */
   namesIgnoreCase?: readonly string[];
   /** A read that decides a lost call's outcome (a status query, the chain's current link): its answers are checked as a money operation's. */

@@ -25,6 +25,18 @@ export function redactValue(value: unknown, sensitiveKeys: ReadonlySet<string>):
   return out;
 }
 
+/**
+ * `value` (a redacted copy, changed in place) with every field of the object at `at` that is not in
+ * `names` redacted: the fields of a body the spec marks `x-sensitive-extras`.
+ */
+export function redactUnnamed(value: unknown, at: readonly string[], names: readonly string[]): unknown {
+  let target = value;
+  for (const key of at) target = target !== null && typeof target === "object" ? (target as Record<string, unknown>)[key] : undefined;
+  if (target === null || typeof target !== "object" || Array.isArray(target)) return value;
+  for (const k of Object.keys(target)) if (!names.includes(k)) (target as Record<string, unknown>)[k] = REDACTED;
+  return value;
+}
+
 /** Returns the headers as a plain object with credential headers, and the `alsoSecret` ones (set by a security scheme), replaced. */
 export function redactHeaders(headers: Headers, alsoSecret: Iterable<string> = []): Record<string, string> {
   const secret = new Set([...credentialHeaders, ...[...alsoSecret].map((h) => h.toLowerCase())]);
@@ -222,6 +234,12 @@ export class SecretSet implements Iterable<string> {
   pin(value: unknown): void {
     const text = secretText(value);
     if (text) this.#pinned.add(text);
+  }
+
+  /** Pins every text and number in a value, at any depth (a credential whose fields no source shows). */
+  pinEvery(value: unknown): void {
+    if (value !== null && typeof value === "object") for (const v of Object.values(value)) this.pinEvery(v);
+    else this.pin(value);
   }
 
   remember(value: unknown): void {

@@ -1,14 +1,33 @@
 // When and how long to wait before another attempt. Pure functions, so the policy is tested
 // without timers.
 
+// Checked when the client is made (the settings' generated validator): a negative delay waited
+// nothing and a billion retries were taken at their word, a storm of requests against a failing service.
 export interface RetryOptions {
-  /** Further attempts after the first, for idempotent operations only. Default 2. */
+  /**
+   * Further attempts after the first, for idempotent operations only. Default 2. At most 10.
+   * @TJS-type integer
+   * @minimum 0
+   * @maximum 10
+   */
   maxRetries?: number;
-  /** First backoff step in ms. Default 300. */
+  /**
+   * First backoff step in ms. Default 300.
+   * @minimum 0
+   * @maximum 2147483647
+   */
   baseDelayMs?: number;
-  /** Largest backoff step in ms. Default 8000. */
+  /**
+   * Largest backoff step in ms. Default 8000.
+   * @minimum 0
+   * @maximum 2147483647
+   */
   maxDelayMs?: number;
-  /** Longest `Retry-After` the client will wait; a longer one ends the retries. Default 30000. */
+  /**
+   * Longest `Retry-After` the client will wait; a longer one ends the retries. Default 30000.
+   * @minimum 0
+   * @maximum 2147483647
+   */
   retryAfterCapMs?: number;
 }
 

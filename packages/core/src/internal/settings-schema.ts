@@ -27,7 +27,17 @@ type Issue = NonNullable<Validator["errors"]>[number];
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 /** A number is a finite one, as the generated validators take it: NaN and Infinity are no JSON numbers. */
 const hasType = (v: unknown, t: string) =>
-  t === "object" ? isObject(v) : t === "array" ? Array.isArray(v) : t === "null" ? v === null : t === "number" ? Number.isFinite(v) : typeof v === t;
+  t === "object"
+    ? isObject(v)
+    : t === "array"
+      ? Array.isArray(v)
+      : t === "null"
+        ? v === null
+        : t === "number"
+          ? Number.isFinite(v)
+          : t === "integer"
+            ? Number.isInteger(v)
+            : typeof v === t;
 /** The keywords Ajv checks only on a value of their type, by type, in Ajv's order. */
 const groups: readonly (readonly [string, readonly (keyof SettingsSchema)[]])[] = [
   ["number", ["maximum", "minimum"]],

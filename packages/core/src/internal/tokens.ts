@@ -8,6 +8,7 @@ import type { TokenStore } from "../stores.js";
 import { withFields } from "./objects.js";
 import { durationMs } from "./operation.js";
 import type { SecretSet } from "./redact.js";
+import { hashOf } from "./request-hash.js";
 import type { TokenSet } from "./token-answer.js";
 
 export { type TokenSet, tokensFromAnswer } from "./token-answer.js";
@@ -31,12 +32,18 @@ export interface TokenManagerOptions {
    * One token per credential across clients and processes (a service where a new token kills the
    * old one). Renewal then happens inside `store.update`: a token another client stored meanwhile
    * is taken instead of authorizing again, so no two holders ever authorize in turn against each other.
+   *
+   * `credential` is the secret that authorizes (the password, the other variant's fields): a token
+   * is taken from the store only by a holder of the same secret. The key names the account, never
+   * its secret, so without this a client built with the right login and a wrong password took the
+   * account's token and moved its money. Only a salted hash of it is stored, beside the token.
    */
-  shared?: { store: TokenStore; key: string };
+  shared?: { store: TokenStore; key: string; credential: unknown };
 }
 
 export class TokenManager {
   #tokens: TokenSet | undefined;
+  #proof: Promise<string> | undefined;
   #stale = false;
   #inflight: Promise<TokenSet> | undefined;
   readonly #options: TokenManagerOptions;
@@ -132,15 +139,18 @@ export class TokenManager {
   async #renew(current: TokenSet | undefined): Promise<TokenSet> {
     const { shared } = this.#options;
     if (!shared) return this.#renewHere(current);
+    // Salted with the account's name, so one password has another hash under each account.
+    this.#proof ??= hashOf(shared.key, { credential: shared.credential }, new Set());
+    const proof = await this.#proof;
     let renewed: TokenSet | undefined;
     const stored = await shared.store.update(shared.key, async (value) => {
-      const other = parseStored(value);
-      // Another holder stored a token that is not the one we hold (or were refused with): take it.
+      const other = parseStored(value, proof);
+      // Another holder of this secret stored a token that is not the one we hold (or were refused with): take it.
       if (other && other.accessToken !== current?.accessToken && this.#fresh(other, false)) return undefined;
       renewed = await this.#renewHere(current);
-      return JSON.stringify(renewed);
+      return JSON.stringify({ ...renewed, credential: proof });
     });
-    const token = renewed ?? parseStored(stored);
+    const token = renewed ?? parseStored(stored, proof);
     if (!token) throw new TypeError(`the token store holds no readable token under ${shared.key}`);
     return token;
   }
@@ -189,12 +199,15 @@ export class TokenManager {
   }
 }
 
-/** A token as a shared store keeps it (JSON); anything else is no token. */
-function parseStored(value: string | undefined): TokenSet | undefined {
+/**
+ * A token as a shared store keeps it (JSON, with the hash of the secret that obtained it); anything
+ * else, and a token another secret obtained (or an earlier version stored without its hash), is no token.
+ */
+function parseStored(value: string | undefined, proof: string): TokenSet | undefined {
   if (value === undefined) return undefined;
   try {
-    const t = JSON.parse(value) as TokenSet;
-    if (typeof t?.accessToken !== "string") return undefined;
+    const { credential, ...t } = JSON.parse(value) as TokenSet & { credential?: unknown };
+    if (typeof t?.accessToken !== "string" || credential !== proof) return undefined;
     // An expiry that is no number (another writer's null for Infinity) is unknown, not past.
     return t.expiresAt === undefined || Number.isFinite(t.expiresAt) ? t : withFields(t, { expiresAt: undefined });
   } catch {

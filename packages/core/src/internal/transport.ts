@@ -29,8 +29,9 @@ import { copyInto, put } from "./objects.js";
 import { loadValidators, type OperationSpec, outcomeNote, rawOperation, validatorIssues } from "./operation.js";
 import { pathOf } from "./path-template.js";
 import { httpFor } from "./platform.js";
+import { parsePointer } from "./pointer.js";
 import { ERROR_BODY_LIMIT, excerptOf, jsonOrUndefined, parseJson, type ReadBody, readBody, strictText } from "./read.js";
-import { collectSecrets, redactValue, type SecretSet, scrub } from "./redact.js";
+import { collectSecrets, redactUnnamed, redactValue, type SecretSet, scrub } from "./redact.js";
 import { hiddenInText } from "./repeated-key.js";
 import { isRetryableStatus, type RetryOptions, retryDefaults, retryDelay } from "./retry.js";
 import { signInFirst } from "./sign-in-first.js";
@@ -144,7 +145,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
       retry: { ...retryDefaults, ...options.retry },
       hooks: options.hooks,
       logger: options.logger && harmless(options.logger),
-      redactBody: (body) => this.#redactBody(body),
+      redactBody: (body, op) => this.#redactBody(body, op),
     };
     // The escape hatch: openapi-fetch typed by the spec, over our attempts with the client's first scheme.
     const rawScheme = Object.keys(options.schemes ?? {}).slice(0, 1);
@@ -356,9 +357,10 @@ export class Transport<Paths extends {} = Record<string, never>> {
     return new ErrorClass(`${op.id}: HTTP ${status}${shown}${notRetried}`, { operation: op.id, status, attempts: state.attempts, serviceCode: code, serviceMessage });
   }
 
-  #redactBody(body: Uint8Array | string): unknown {
+  #redactBody(body: Uint8Array | string, op: OperationSpec): unknown {
     try {
-      return redactValue(JSON.parse(typeof body === "string" ? body : new TextDecoder().decode(body)), this.#sensitive);
+      const shown = redactValue(JSON.parse(typeof body === "string" ? body : new TextDecoder().decode(body)), this.#sensitive);
+      return op.secretExtras ? redactUnnamed(shown, parsePointer(op.envelope.params), op.names ?? []) : shown;
     } catch {
       return `[${typeof body === "string" ? body.length : body.byteLength} bytes]`;
     }
