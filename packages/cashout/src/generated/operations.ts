@@ -24,6 +24,7 @@ export const operations = {
     openParams: true,
     names: ["Accept","authType","login","password"],
     secretAnswer: true,
+    secretExtras: true,
     validators: () => import("./validators/auth_authorize.js"),
   }),
   "requests.create": operation<S.RequestsCreateParams, S.RequestsCreateResult, CallOptions & IdempotencyOptions>({
