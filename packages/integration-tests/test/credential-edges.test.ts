@@ -2,16 +2,18 @@
 // showed: a cash-out token shared by login alone (a client with a wrong password withdrew on the
 // real one's token), another credential variant's fields in the request log, a caller's `fetch`
 // that follows redirects itself (a withdrawal re-sent elsewhere taken as done), and retry settings
-// no one checked (a billion retries with no wait between them).
+// no one checked (a billion retries with no wait between them). And the caller's own code failing
+// (a captcha solver, a beforeRequest hook) said so, not "a connection error", before anything was sent.
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { inspect } from "node:util";
-import { ConfigurationError, createCashoutClient, OutcomeUnknownError, PaysysError } from "@paysys/cashout";
+import { AuthenticationError, ConfigurationError, createCashoutClient, OutcomeUnknownError, PaysysError } from "@paysys/cashout";
 import { MemoryStore } from "@paysys/core";
 import { createFiscalClient } from "@paysys/fiscal";
+import { createPortalClient, type PortalClientOptions } from "@paysys/portal";
 import { type Sandbox, startSandbox } from "@paysys/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cashoutCredentials, fiscalCredentials } from "./credentials.js";
+import { cashoutCredentials, fiscalCredentials, portalCredentials } from "./credentials.js";
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -180,5 +182,43 @@ describe("retry settings are checked when the client is made", () => {
     expect(() =>
       createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials, retry: { maxRetries: 10, baseDelayMs: 0, maxDelayMs: 0, retryAfterCapMs: 0 } }),
     ).not.toThrow();
+  });
+});
+
+describe("the caller's own code failing is said to be so, before anything is sent", () => {
+  const portal = (solveCaptcha: PortalClientOptions["solveCaptcha"]) => createPortalClient({ baseUrl: sb.portalUrl, credentials: portalCredentials, solveCaptcha });
+
+  it.each([
+    ["throws", async () => Promise.reject(new Error("solver down"))],
+    ["answers undefined", async () => undefined as unknown as string],
+    ["answers an empty text", async () => ""],
+    ["answers a number", async () => 1234 as unknown as string],
+  ])("a captcha solver that %s: an AuthenticationError naming solveCaptcha, and no sign-in sent", async (_, solveCaptcha) => {
+    const before = sb.portal.stats.token;
+    const e = await portal(solveCaptcha)
+      .user.profile()
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(AuthenticationError);
+    expect((e as Error).message).toContain("solveCaptcha");
+    expect((e as Error).message).toContain("the sign-in was not sent");
+    expect(sb.portal.stats.token).toBe(before);
+  });
+
+  it.each([
+    ["a text", "x"],
+    ["a number", 42],
+    ["a plain object", { url: 1 }],
+  ])("a beforeRequest hook that returns %s: a ConfigurationError naming the hook, and nothing sent", async (_, returned) => {
+    const before = sb.cashout.stats.requests;
+    const client = createCashoutClient({
+      baseUrl: sb.cashoutUrl,
+      credentials: cashoutCredentials,
+      store: new MemoryStore(),
+      hooks: { beforeRequest: () => returned as never },
+    });
+    const e = await client.requests.create({ amount: 4 }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ConfigurationError);
+    expect((e as Error).message).toContain("the beforeRequest hook returned");
+    expect(sb.cashout.stats.requests).toBe(before);
   });
 });

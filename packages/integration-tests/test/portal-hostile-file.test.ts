@@ -1,4 +1,6 @@
 // A hostile probe of the portal client (2026-11-28), kept as tests: xlsx files cut off mid-download, saved to disk: typed errors, no partial workbook left behind.
+// And one of 2026-12-04: a file whose length nothing declared, ended early (half the real workbook,
+// the connection closed), or bytes that only begin as a zip: refused at their end, never the workbook.
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -96,5 +98,41 @@ describe("probe6 files cut off", () => {
       process.off("uncaughtException", listener);
     }
     expect(uncaught.map(describeError)).toEqual([]);
+  });
+});
+
+/** A fetch that gives the cash report as `shape` makes it of the sandbox's real workbook, with no declared length: the body simply ends. */
+const reshaping =
+  (shape: (workbook: Uint8Array) => Uint8Array): PortalClientOptions["fetch"] =>
+  async (url, init) => {
+    const real = await fetch(url, init);
+    if (!url.includes("/report/cashs") || !real.ok) return real;
+    const bytes = shape(new Uint8Array(await real.arrayBuffer()));
+    return new Response(new Blob([new Uint8Array(bytes)]).stream(), { status: 200, headers: { "content-type": "application/octet-stream" } });
+  };
+
+describe("a file that ends without its end (no declared length)", () => {
+  const ask = (p: PortalV2Client) => p.reports.cashCollections({ dateFrom: "20240501", dateTo: "20240503", subOn: true, format: "xlsx" });
+
+  it.each([
+    ["half the real workbook", (w: Uint8Array) => w.subarray(0, Math.floor(w.byteLength / 2))],
+    ["all of it but its last byte", (w: Uint8Array) => w.subarray(0, w.byteLength - 1)],
+    ["a zip's first bytes, then a page", () => new TextEncoder().encode("PK\u0003\u0004<html>login</html>")],
+  ])("%s: bytes() and saveToFile are typed errors, and no file is left at the path", async (_, shape) => {
+    const p = client({ fetch: reshaping(shape) });
+    const e = await (await ask(p)).bytes().catch((x: unknown) => x);
+    expect(e, describeError(e)).toBeInstanceOf(PaysysError);
+    expect((e as Error).message).toContain("ends without its end record");
+    const path = join(dir, "ended-early.xlsx");
+    const saved = await saveToFile(await ask(p), path).catch((x: unknown) => x);
+    expect(saved, describeError(saved)).toBeInstanceOf(PaysysError);
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it("the whole workbook, the same way: given whole, byte for byte", async () => {
+    const whole = await (await ask(client({ fetch: undefined }))).bytes();
+    const got = await (await ask(client({ fetch: reshaping((w) => w) }))).bytes();
+    expect(got.byteLength).toBeGreaterThan(22);
+    expect(Buffer.from(got).equals(Buffer.from(whole))).toBe(true);
   });
 });

@@ -2,8 +2,8 @@
 // generated methods of v2 or v1 over the shared invoker. What the spec
 // cannot say is written here and nowhere else: the captcha sign-in, reading the token answer
 // (whose fields the document does not show), logout on close, and v1's missing `user.me`.
-import { type CallOptions, ClientClosedError, UnsupportedOperationError } from "@paysys/core/calls";
-import { asyncDispose, bearerScheme, defineClient, randomUuid, SecretSet, TokenManager } from "@paysys/core/internal";
+import { AuthenticationError, type CallOptions, ClientClosedError, UnsupportedOperationError } from "@paysys/core/calls";
+import { asyncDispose, bearerScheme, causeShown, defineClient, randomUuid, SecretSet, TokenManager } from "@paysys/core/internal";
 import type { Client } from "openapi-fetch";
 import { portalCodecs } from "./codecs.js";
 import { type PortalV1Methods, spec as v1 } from "./generated/v1/client.js";
@@ -55,8 +55,7 @@ export function buildPortalClient(options: PortalClientOptions): PortalV1Client 
         ? async () => {
             if (closing) throw notAgain();
             const challenge = await requestCaptcha();
-            const captcha = await options.solveCaptcha!(challenge);
-            secrets.remember(captcha);
+            const captcha = await solved(options.solveCaptcha!, challenge, secrets);
             return extract(await methods.account.token({ initiator: "sdk", ...options.credentials, captcha, captchaSession: challenge.captchaSession }));
           }
         : undefined,
@@ -145,4 +144,25 @@ export function buildPortalClient(options: PortalClientOptions): PortalV1Client 
     raw: transport.raw,
   } satisfies Omit<PortalClientBase<object>, "raw"> & { raw: PortalV1Client["raw"] | PortalV2Client["raw"] };
   return Object.assign(Object.create(base) as object, methods) as PortalV1Client | PortalV2Client;
+}
+
+/**
+ * The captcha's text from the caller's solver (remembered as a secret), or a sign-in error that says the solver failed or
+ * answered no text, before the sign-in is sent (a sign-in without its captcha spends the session):
+ * the solver is the caller's code, so its failure is no connection error.
+ */
+async function solved(solve: NonNullable<PortalClientOptions["solveCaptcha"]>, challenge: CaptchaChallenge, secrets: SecretSet): Promise<string> {
+  let captcha: unknown;
+  try {
+    captcha = await solve(challenge);
+  } catch (e) {
+    throw new AuthenticationError("not signed in: the solveCaptcha function failed (see the cause); the sign-in was not sent", { attempts: 0, cause: causeShown(e, secrets) });
+  }
+  // A secret whatever it is: a number a service quotes back is the captcha's text all the same.
+  secrets.remember(captcha);
+  if (typeof captcha !== "string" || captcha.trim() === "") {
+    const got = typeof captcha === "string" ? "an empty text" : captcha === null ? "null" : typeof captcha;
+    throw new AuthenticationError(`not signed in: solveCaptcha answered ${got}, not the captcha's text; the sign-in was not sent`, { attempts: 0 });
+  }
+  return captcha;
 }

@@ -253,6 +253,25 @@ function signatureOf(doc: Json, where: string, ok: Json | undefined, binaryWhen:
   return signature;
 }
 
+/**
+ * `x-file-end` beside `x-file-signature`: the record every such file's last `within` bytes hold whole
+ * (`record` bytes from its hex `signature` on: a zip's end record), so a file cut off where nothing
+ * declared its length is an error and not the file.
+ */
+function fileEndOf(doc: Json, where: string, ok: Json | undefined, signature: string | undefined): { signature: string; record: number; within: number } | undefined {
+  const marks = Object.values<Json>(ok?.content ?? {}).flatMap((m) => deref(doc, m.schema)?.["x-file-end"] ?? []);
+  if (marks.length === 0) return undefined;
+  const [end] = marks;
+  if (!signature) fail(where, "x-file-end without an x-file-signature");
+  const bytes = typeof end?.signature === "string" && /^([0-9a-f]{2})+$/.test(end.signature) ? end.signature.length / 2 : 0;
+  if (marks.length > 1 || !bytes || !Number.isInteger(end.record) || end.record < bytes || !Number.isInteger(end.within) || end.within < end.record)
+    fail(
+      where,
+      "x-file-end must be one { signature: lowercase hex bytes, record: its record's length (at least the signature's), within: the last bytes it is in (at least the record's) }",
+    );
+  return { signature: end.signature, record: end.record, within: end.within };
+}
+
 /** Reads the spec's security requirement of an operation into scheme names. */
 function securityOf(doc: Json, op: Json): string[] {
   const requirements: Json[] = op.security ?? doc.security ?? [];
@@ -420,6 +439,7 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
     const textAnswer = !response && Object.values<Json>(ok?.content ?? {}).some((m) => deref(doc, m.schema)?.type === "string");
     const binaryWhen = op["x-binary-when"];
     const fileSignature = signatureOf(doc, where, ok, binaryWhen);
+    const fileEnd = fileEndOf(doc, where, ok, fileSignature);
     const answerNames: Record<string, string> | undefined = op["x-answer-names"];
     for (const [pointer, name] of Object.entries(answerNames ?? {})) {
       if (!pointer.startsWith("/") || !properties[name]) fail(where, `x-answer-names ${pointer}: ${name}, which is not one of its parameters`);
@@ -449,6 +469,7 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
       unwrap,
       ...(binaryWhen ? { binaryWhen } : {}),
       ...(fileSignature ? { fileSignature } : {}),
+      ...(fileEnd ? { fileEnd } : {}),
       ...(answerNames ? { answerNames } : {}),
       ...(textAnswer ? { textAnswer: true } : {}),
       ...(Object.keys(codecs).length ? { codecs } : {}),

@@ -4,7 +4,7 @@
 // next link), and the one retry decision (retry.ts). What the transport then reads is the answer
 // this returns, its timer still running until the body is read (`endAttempt`).
 import type { Hooks, LogEvent } from "../call.js";
-import { ConnectionError, PaysysError, RedirectError, RequestAbortedError, TimeoutError } from "../errors.js";
+import { ConfigurationError, ConnectionError, PaysysError, RedirectError, RequestAbortedError, TimeoutError } from "../errors.js";
 import { attemptSignal, isTimeout, unlessAborted } from "./attempt-signal.js";
 import type { HttpAdapter, HttpAnswer, HttpRequest } from "./http.js";
 import { copyInto, put } from "./objects.js";
@@ -207,6 +207,12 @@ async function hookedAttempt(ctx: AttemptContext, state: CallState, attempt: Pre
   const hooked = new Request(url, { method, headers, body });
   const replaced = await ctx.hooks!.beforeRequest?.({ operation: state.op.id, attempt: state.attempts, request: hooked.clone() });
   if (!replaced) return { ...attempt, hooked };
+  // Read as a Request by its members (one from another copy of undici is no `instanceof` of this one).
+  if (typeof replaced !== "object" || typeof replaced.url !== "string" || typeof replaced.method !== "string" || typeof replaced.headers?.forEach !== "function") {
+    throw new ConfigurationError(
+      `${state.op.id}: the beforeRequest hook returned ${replaced === null ? "null" : typeof replaced}, not a Request (return nothing to send the request as it is); nothing was sent`,
+    );
+  }
   const own: Record<string, string> = {};
   replaced.headers.forEach((v, k) => {
     put(own, k, v);

@@ -51,6 +51,8 @@ function rest(
 ): ReadableStream<Uint8Array> {
   let abort: (() => void) | undefined;
   const stop = () => signal?.removeEventListener("abort", abort!);
+  const end = op.fileEnd && new Tail(op.fileEnd);
+  end?.push(first);
   return new ReadableStream<Uint8Array>({
     start(c) {
       if (first.byteLength > 0) c.enqueue(first);
@@ -67,8 +69,13 @@ function rest(
         // Cut off mid-file (the connection reset, the server gone): a typed error, never a bare TypeError.
         throw signal?.aborted ? signal.reason : new ConnectionError(`${op.id}: the file was cut off`, { ...ctx, cause: e });
       });
-      if (!read.done) return c.enqueue(read.value);
+      if (!read.done) {
+        end?.push(read.value);
+        return c.enqueue(read.value);
+      }
       stop();
+      // A file whose length nothing declared ends where the connection did: only its own end says it is whole.
+      if (end && !end.found()) return c.error(refused(op, ctx, "the file ends without its end record: cut off, or not the file asked for"));
       c.close();
     },
     cancel(reason) {
@@ -76,6 +83,34 @@ function rest(
       return reader.cancel(reason);
     },
   });
+}
+
+/** The last `within` bytes of a stream (kept as its chunks), and whether they hold the end record whole. */
+class Tail {
+  readonly #chunks: Uint8Array[] = [];
+  #size = 0;
+  readonly #signature: Uint8Array;
+  readonly #record: number;
+  readonly within: number;
+  constructor(end: NonNullable<OperationSpec["fileEnd"]>) {
+    this.#signature = Uint8Array.from(end.signature.match(/../g) ?? [], (byte) => Number.parseInt(byte, 16));
+    this.#record = end.record;
+    this.within = end.within;
+  }
+  push(chunk: Uint8Array): void {
+    if (chunk.byteLength === 0) return;
+    this.#chunks.push(chunk);
+    this.#size += chunk.byteLength;
+    while (this.#size - this.#chunks[0]!.byteLength >= this.within) this.#size -= this.#chunks.shift()!.byteLength;
+  }
+  found(): boolean {
+    const all = joined(this.#chunks);
+    const tail = all.subarray(Math.max(0, all.byteLength - this.within));
+    const wanted = this.#signature;
+    // From the end: a zip's end record is nearly always its last 22 bytes.
+    for (let at = tail.byteLength - this.#record; at >= 0; at--) if (wanted.every((byte, i) => tail[at + i] === byte)) return true;
+    return false;
+  }
 }
 
 function begins(bytes: Uint8Array, hex: string): boolean {

@@ -54,7 +54,7 @@ export {
 } from "./operation.js";
 export { accountName, journalOptions, processStore, serviceName, sharedTransportOptions } from "./options.js";
 export { evaluatePointer, parsePointer, placeAt } from "./pointer.js";
-export { REDACTED, redactValue, SecretSet, scrub, withoutUrlCredentials } from "./redact.js";
+export { causeShown, REDACTED, redactValue, SecretSet, scrub, withoutUrlCredentials } from "./redact.js";
 export { hiddenInText } from "./repeated-key.js";
 export { hashOf } from "./request-hash.js";
 export { backoffDelay, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDefaults, sleep } from "./retry.js";

@@ -128,6 +128,8 @@ export interface OperationSpec {
   answerNames?: Readonly<Record<string, string>>;
   /** How every such file begins, as hex bytes (`504b0304`: an xlsx is a zip); other bytes are no file of its kind. */
   fileSignature?: string;
+  /** The record the file's last `within` bytes hold whole, `record` bytes from its hex `signature` on (`x-file-end`: a zip's end record); a file that ends without it was cut off. */
+  fileEnd?: { signature: string; record: number; within: number };
   /** Codecs by JSON pointer into the input (`/dateFrom`, `/Positions/*\/Price`). */
   codecs?: Readonly<Record<string, string>>;
   /** Codecs of top-level parameters known only by a name pattern (a regular expression source). */
