@@ -136,6 +136,13 @@ export interface ClientSettings {
    * @minimum 1
    */
   maxResponseBytes?: number;
+  /**
+   * Lets `baseUrl` be plain `http://` to a host other than this machine's own (loopback: `localhost`,
+   * `127.x.x.x`, `[::1]`). Default false: the password, the tokens and card data would cross the
+   * network unencrypted, so such an address is a ConfigurationError. Set it only where something
+   * else encrypts the way (a TLS sidecar on a private network).
+   */
+  allowInsecureHttp?: boolean;
   /** Extra headers sent with every request. */
   headers?: { [name: string]: string };
 }

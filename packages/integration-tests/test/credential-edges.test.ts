@@ -3,7 +3,8 @@
 // real one's token), another credential variant's fields in the request log, a caller's `fetch`
 // that follows redirects itself (a withdrawal re-sent elsewhere taken as done), and retry settings
 // no one checked (a billion retries with no wait between them). And the caller's own code failing
-// (a captcha solver, a beforeRequest hook) said so, not "a connection error", before anything was sent.
+// (a captcha solver, a beforeRequest hook) said so, not "a connection error", before anything was sent;
+// and a plain http address to another host sent the password unencrypted.
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { inspect } from "node:util";
@@ -220,5 +221,44 @@ describe("the caller's own code failing is said to be so, before anything is sen
     expect(e).toBeInstanceOf(ConfigurationError);
     expect((e as Error).message).toContain("the beforeRequest hook returned");
     expect(sb.cashout.stats.requests).toBe(before);
+  });
+});
+
+describe("plain http to another host", () => {
+  /** A fetch that records what would have gone out, and sends nothing. */
+  const capturing = (seen: string[]) => async (url: string | URL | Request) => {
+    seen.push(String(url));
+    return new Response("{}", { status: 500 });
+  };
+
+  it.each(["http://cashout.example.com", "http://10.0.0.7:8080/api", "http://[2001:db8::1]/", "http://127.0.0.1.example.com"])(
+    "%s: a ConfigurationError at the first call, and nothing sent, the password least of all",
+    async (baseUrl) => {
+      const seen: string[] = [];
+      const client = createCashoutClient({ baseUrl, credentials: cashoutCredentials, store: new MemoryStore(), fetch: capturing(seen) });
+      const e = await client.requests.create({ amount: 1 }).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(ConfigurationError);
+      expect((e as Error).message).toContain("plain http to another host");
+      expect(seen).toEqual([]);
+    },
+  );
+
+  it("loopback addresses, https, and allowInsecureHttp: true are taken", async () => {
+    for (const baseUrl of ["http://localhost:1/", "http://127.8.0.1:1/", "http://[::1]:1/", "https://cashout.example.com"]) {
+      const seen: string[] = [];
+      const client = createCashoutClient({ baseUrl, credentials: cashoutCredentials, store: new MemoryStore(), fetch: capturing(seen) });
+      await client.requests.create({ amount: 1 }).catch(() => undefined);
+      expect(seen.length, baseUrl).toBeGreaterThan(0);
+    }
+    const seen: string[] = [];
+    const allowed = createCashoutClient({
+      baseUrl: "http://10.0.0.7:8080",
+      allowInsecureHttp: true,
+      credentials: cashoutCredentials,
+      store: new MemoryStore(),
+      fetch: capturing(seen),
+    });
+    await allowed.requests.create({ amount: 1 }).catch(() => undefined);
+    expect(seen).toEqual(["http://10.0.0.7:8080/authorize"]);
   });
 });

@@ -11,7 +11,7 @@ describe("client options", () => {
   it("names a wrong type and a wrong enum value", () => {
     expect(make({ baseUrl: "http://x", timeoutMs: "5s" })).toThrow(/\/timeoutMs must be number/);
     expect(make({ baseUrl: "http://x", version: "v3" })).toThrow(/\/version must be equal to one of the allowed values/);
-    expect(make({ baseUrl: "http://x", retry: { maxRetries: "2" } })).toThrow(/\/retry\/maxRetries must be number/);
+    expect(make({ baseUrl: "http://x", retry: { maxRetries: "2" } })).toThrow(/\/retry\/maxRetries must be integer/);
   });
   it("wants a baseUrl, an object, and functions where functions go", () => {
     expect(make({})).toThrow(ConfigurationError);

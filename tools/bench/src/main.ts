@@ -98,15 +98,15 @@ const shown = (r: { total: number; median: number; spread: string }) => `${r.tot
   const body = JSON.stringify({ code: 0, message: "OK", result: { idUser: 1, lgn: "x" } });
   const stub = async () => new Response(body, { headers: { "content-type": "application/json" } });
   // Tokens are not the subject here: user.profile needs one, so the client signs in once.
-  const signed = createPortalClient({ baseUrl: "http://stub.invalid", fetch: stub, extractTokens: () => ({ accessToken: "t" }) });
+  const signed = createPortalClient({ baseUrl: "https://stub.invalid", fetch: stub, extractTokens: () => ({ accessToken: "t" }) });
   await signed.signIn({ lgn: "a", psw: "b", captcha: "c", captchaSession: "s" });
   // The same client with its answers unchecked, as orval's and openapi-fetch's are: the check's own cost apart.
-  const unchecked = createPortalClient({ baseUrl: "http://stub.invalid", fetch: stub, extractTokens: () => ({ accessToken: "t" }), validateResponses: false });
+  const unchecked = createPortalClient({ baseUrl: "https://stub.invalid", fetch: stub, extractTokens: () => ({ accessToken: "t" }), validateResponses: false });
   await unchecked.signIn({ lgn: "a", psw: "b", captcha: "c", captchaSession: "s" });
   const n = 5_000;
   await time(() => signed.user.profile({ idUser: 1 }), 2_000); // warm-up
   // Bare openapi-fetch: the same request through the same stub, with the token header and JSON body.
-  const bare = createClient<Record<string, never>>({ baseUrl: "http://stub.invalid", fetch: () => stub() });
+  const bare = createClient<Record<string, never>>({ baseUrl: "https://stub.invalid", fetch: () => stub() });
   const bareCall = () => bare.request("post", "/v2/user/profile" as never, { body: { params: { idUser: 1 } }, headers: { Authorization: "Bearer t" } } as never);
   await time(bareCall, 2_000);
   // orval's fetch client calls the global fetch: the stub stands in for it during this section.

@@ -62,7 +62,7 @@ export interface ClientCore<Methods, Paths extends {}> {
 
 export function defineClient<N extends SpecNames, Methods, Paths extends {}>(spec: GeneratedSpec<N, Methods, Paths>, parts: ClientParts<N>): ClientCore<Methods, Paths> {
   const { options, baseUrl } = parts;
-  checkServiceOptions(baseUrl, options.timeZone);
+  checkServiceOptions(baseUrl, options.timeZone, options.allowInsecureHttp === true);
   const transport = new Transport<Paths>({
     ...sharedTransportOptions(options),
     baseUrl,

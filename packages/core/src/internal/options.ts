@@ -67,6 +67,11 @@ export function journalOptions(
   };
 }
 
+/** This machine's own host: `localhost` (and its subdomains), 127.0.0.0/8, `[::1]`. */
+function isLoopback(hostname: string): boolean {
+  return hostname === "localhost" || hostname.endsWith(".localhost") || hostname === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
 /** Whether an address is one `fetch` can take (`http://u:p@[::1` passes the pattern but no request can be made of it). */
 function parses(address: string): boolean {
   try {
@@ -83,13 +88,19 @@ function parses(address: string): boolean {
  * or `?` in the address) a request to the base without the operation's path. Not in the shell: a
  * page's first load stays small (tools/initial-load.mjs).
  */
-export function checkServiceOptions(baseUrl: string, timeZone: string | undefined): void {
+export function checkServiceOptions(baseUrl: string, timeZone: string | undefined, allowInsecureHttp = false): void {
   const relative = baseUrl.startsWith("/");
+  // Shown without a user and password, and without its query (an API key may be either).
+  const shown = () => addressShown(baseUrl).replace(/[?#][\s\S]*$/, "?…");
   if (!/^(https?:\/\/[^/?#\s]+|\/(?!\/))[^?#\s]*$/i.test(baseUrl) || (relative ? !globalThis.location : !parses(baseUrl))) {
-    // Shown without a user and password, and without its query (an API key may be either).
-    const shown = addressShown(baseUrl).replace(/[?#][\s\S]*$/, "?…");
     throw new ConfigurationError(
-      `baseUrl: must be the service's http(s) address, without a query or fragment (a path of the page's own origin in a browser); got ${JSON.stringify(shown)}`,
+      `baseUrl: must be the service's http(s) address, without a query or fragment (a path of the page's own origin in a browser); got ${JSON.stringify(shown())}`,
+    );
+  }
+  // A path of the page's own origin is the page's choice; an address of its own is the client's.
+  if (!relative && !allowInsecureHttp && new URL(baseUrl).protocol === "http:" && !isLoopback(new URL(baseUrl).hostname)) {
+    throw new ConfigurationError(
+      `baseUrl: ${JSON.stringify(shown())} is plain http to another host: the password, tokens and card data would cross the network unencrypted. Use https, or set allowInsecureHttp: true where something else encrypts the way`,
     );
   }
   if (timeZone === undefined) return;
