@@ -11,7 +11,7 @@
 import { PaysysError, StoreUnavailableError } from "@paysys/core";
 import { scrub, withoutUrlCredentials } from "@paysys/core/internal";
 import type { PgPool, PgPoolClient } from "./pool.js";
-import { describeTarget, secretsOf } from "./target.js";
+import { checkConnectionString, describeTarget, secretsOf } from "./target.js";
 
 /** One connection, for one store call: statements bounded by the time the call has left. */
 export interface Session {
@@ -55,6 +55,7 @@ export class Database {
   readonly #secrets: string[];
 
   constructor(pool: PgPool, timeoutMs: number) {
+    checkConnectionString(pool);
     this.#pool = pool;
     this.timeoutMs = timeoutMs;
     this.target = describeTarget(pool);

@@ -4,7 +4,7 @@
 // sandbox's own records. Also: a server that accepts connections but never answers, and no
 // password in any message.
 import { createServer, type Server, type Socket } from "node:net";
-import { StoreUnavailableError } from "@paysys/core";
+import { ConfigurationError, StoreUnavailableError } from "@paysys/core";
 import { AnswerLostError, createFiscalClient } from "@paysys/fiscal";
 import { defaultFiscalUser, type Sandbox, startSandbox } from "@paysys/sandbox";
 import pg from "pg";
@@ -167,5 +167,34 @@ describe("a server that accepts connections and never answers", () => {
     expect((error as Error).message).toMatch(/could not read a value on postgres:\/\/till@127\.0\.0\.1:1\/payments: .*ECONNREFUSED/);
     expect(`${(error as Error).message} ${JSON.stringify(error)}`).not.toContain("hunter2");
     await pool.end();
+  });
+
+  it.each(["#k3y-Zq81-secret", "pzp@zzq#w0rdq", "qxq/zkz@vwv?jyj#uvu"])(
+    "a password with a # / or ? written unencoded in the connection string (%s): a ConfigurationError at once that shows no part of it",
+    async (password) => {
+      const pool = new pg.Pool({ connectionString: `postgres://till:${password}@127.0.0.1:1/payments` });
+      const error = (() => {
+        try {
+          return new PostgresStore(pool, { timeoutMs: TIMEOUT_MS });
+        } catch (e) {
+          return e;
+        }
+      })();
+      await pool.end();
+      expect(error).toBeInstanceOf(ConfigurationError);
+      // pg would read what follows the # as no password (WHATWG URL's fragment): a part of it became the host, or the fragment, shown whole.
+      for (const part of password.split(/[#@/?]/).filter((p) => p.length > 2)) expect((error as Error).message).not.toContain(part);
+      expect((error as Error).message).toContain("percent-encode it");
+    },
+  );
+
+  it("a password with an @ written unencoded: the server named, the password in no part of the message", async () => {
+    const pool = new pg.Pool({ connectionString: "postgres://till:p@ssw0rd-x@127.0.0.1:1/payments", connectionTimeoutMillis: 500 });
+    const store = new PostgresStore(pool, { timeoutMs: TIMEOUT_MS });
+    const error = await store.get("k").catch((e: unknown) => e);
+    await pool.end();
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(store.target).toBe("postgres://till@127.0.0.1:1/payments");
+    expect(`${(error as Error).message} ${JSON.stringify(error)}`).not.toContain("ssw0rd");
   });
 });
