@@ -8,6 +8,7 @@
 //   destroyed, not returned to the pool, since its answer may still arrive.
 // - Transactions also bound themselves on the server (`SET LOCAL statement_timeout`, `lock_timeout`,
 //   `idle_in_transaction_session_timeout`), so a waiting transaction gives its locks back there too.
+import { createHash } from "node:crypto";
 import { PaysysError, StoreUnavailableError } from "@paysys/core";
 import { scrub, withoutUrlCredentials } from "@paysys/core/internal";
 import type { PgPool, PgPoolClient } from "./pool.js";
@@ -29,14 +30,16 @@ const TIMED_OUT = "timed out";
 
 // The name a statement is prepared under on each connection (pg prepares a named statement once per
 // connection, then only binds it): the store's statements run thousands of times, and their CTEs
-// cost more to parse and plan than to run. One name per text in the process, so stores over one pool
-// with other table names never meet under one name. Statements without parameters (the transaction
-// preambles, several statements in one) are sent as they are.
+// cost more to parse and plan than to run. The name is the text's hash, so stores over one pool with
+// other table names never meet under one name, nor do two copies of this package on one pool (its
+// ES module and CommonJS builds, two versions): numbered in each copy, their names met, and every
+// call of the second failed ("Prepared statements must be unique"). Statements without parameters
+// (the transaction preambles, several statements in one) are sent as they are.
 const preparedNames = new Map<string, string>();
 function preparedName(text: string): string {
   let name = preparedNames.get(text);
   if (name === undefined) {
-    name = `paysys_store_${preparedNames.size}`;
+    name = `paysys_store_${createHash("sha256").update(text).digest("hex").slice(0, 32)}`;
     preparedNames.set(text, name);
   }
   return name;

@@ -1,6 +1,6 @@
 // migrate(): the tables made once, whoever runs it and however often; table names of your own.
 import { ConfigurationError, StoreUnavailableError } from "@paysys/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { migrate, PostgresStore, shippedMigrations } from "../src/index.js";
 import { startDatabase, type TestDatabase } from "./database.js";
 
@@ -74,5 +74,23 @@ describe("migrate", () => {
     expect(() => new PostgresStore(db.pool(), { schema: "Public" })).toThrow(ConfigurationError);
     expect(() => new PostgresStore(db.pool(), { tables: { names: { journal: "paysys_leases" } } })).toThrow(/two tables share a name/);
     await expect(migrate(db.pool(), { tables: { prefix: "bad-" } })).rejects.toThrow(ConfigurationError);
+  });
+});
+
+describe("two copies of the package on one pool", () => {
+  // Its ES module and CommonJS builds in one process, or two versions: each prepares its statements
+  // on the same connections, and numbered in each copy their names met, with other texts.
+  it("each works on its own tables over one connection, neither refused for the other's statement names", async () => {
+    const pool = db.pool({ max: 1 });
+    await migrate(pool, { tables: { prefix: "copy_a_" } });
+    await migrate(pool, { tables: { prefix: "copy_b_" } });
+    vi.resetModules();
+    const other = (await import("../src/index.js")) as typeof import("../src/index.js");
+    expect(other.PostgresStore).not.toBe(PostgresStore);
+    const a = new PostgresStore(pool, { tables: { prefix: "copy_a_" } });
+    const b = new other.PostgresStore(pool, { tables: { prefix: "copy_b_" } });
+    await a.set("k", "from a");
+    await b.set("k", "from b");
+    expect([await a.get("k"), await b.get("k")]).toEqual(["from a", "from b"]);
   });
 });
