@@ -98,7 +98,8 @@ export function checkServiceOptions(baseUrl: string, timeZone: string | undefine
     );
   }
   // A path of the page's own origin is the page's choice; an address of its own is the client's.
-  if (!relative && !allowInsecureHttp && new URL(baseUrl).protocol === "http:" && !isLoopback(new URL(baseUrl).hostname)) {
+  const address = relative ? undefined : new URL(baseUrl);
+  if (address && !allowInsecureHttp && address.protocol === "http:" && !isLoopback(address.hostname)) {
     throw new ConfigurationError(
       `baseUrl: ${JSON.stringify(shown())} is plain http to another host: the password, tokens and card data would cross the network unencrypted. Use https, or set allowInsecureHttp: true where something else encrypts the way`,
     );

@@ -3,6 +3,7 @@
 // (free text such as a body excerpt: every secret the client holds is cut out, in the forms a
 // server that echoes its input would write it back).
 import { looksLikeCardNumber } from "./card-number.js";
+import { evaluatePointer } from "./pointer.js";
 
 export const REDACTED = "[REDACTED]";
 
@@ -30,8 +31,7 @@ export function redactValue(value: unknown, sensitiveKeys: ReadonlySet<string>):
  * `names` redacted: the fields of a body the spec marks `x-sensitive-extras`.
  */
 export function redactUnnamed(value: unknown, at: readonly string[], names: readonly string[]): unknown {
-  let target = value;
-  for (const key of at) target = target !== null && typeof target === "object" ? (target as Record<string, unknown>)[key] : undefined;
+  const target = evaluatePointer(value, at).value;
   if (target === null || typeof target !== "object" || Array.isArray(target)) return value;
   for (const k of Object.keys(target)) if (!names.includes(k)) (target as Record<string, unknown>)[k] = REDACTED;
   return value;
