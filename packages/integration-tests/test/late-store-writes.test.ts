@@ -16,6 +16,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createCashoutClient } from "@paysys/cashout";
 import type { Store } from "@paysys/core";
 import { FileStore } from "@paysys/core/node";
 import { createFiscalClient } from "@paysys/fiscal";
@@ -24,7 +25,7 @@ import { RedisStore } from "@paysys/store-redis";
 import pg from "pg";
 import { createClient } from "redis";
 import { describe, expect, it } from "vitest";
-import { fiscalCredentials } from "./credentials.js";
+import { cashoutCredentials, fiscalCredentials } from "./credentials.js";
 import { useSandboxAndServers } from "./fleet/kinds.js";
 import { startWorker } from "./workers.js";
 
@@ -245,6 +246,89 @@ describe("an intent write that lands after its caller was told nothing was sent"
       frozen.child.kill("SIGKILL");
       await office.close();
       rmSync(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+// A withdrawal's outcome nothing can check (x-outcome: none). Its intent's write that lands after the
+// caller was told "nothing was sent" used to stay pending in the store: this process settled it when
+// it met the key again, but another process, or this one after a restart, found a withdrawal of
+// unknown outcome and left it to a person, who could book as paid one that was never submitted.
+// The client now settles it "not applied" in the store itself as soon as the store answers again.
+describe("a withdrawal's intent that lands late is settled in the store, for every process", () => {
+  /** The journal as another process reads it: its own client, holder and connection. */
+  const stateSeenElsewhere = async (store: Store, key: string) =>
+    (await createCashoutClient({ baseUrl: env.sb.cashoutUrl, credentials: cashoutCredentials, store, holder: "elsewhere" }).journal.get({ operation: "requests.create", key }))
+      ?.state;
+  /** Polls until the state is no longer `pending` (at most 10 s): the store is asked again 0.25 s, then 1 s, then 4 s after a failed try. */
+  const settledElsewhere = async (store: Store, key: string) => {
+    let state = await stateSeenElsewhere(store, key);
+    for (let i = 0; i < 100 && state !== "not-applied"; i++) {
+      await pause(100);
+      state = await stateSeenElsewhere(store, key);
+    }
+    return state;
+  };
+
+  // A paused Redis does not show it: the script the client gave up on is withdrawn, never run. A
+  // queue between the two (a proxy) can still run it late: here the store's write is held in the client.
+  it("redis: the intent's write held past the store's timeout, then run as it was sent", async () => {
+    const client = createClient({ url: url("redis") });
+    await client.connect();
+    const real = new RedisStore(client, { timeoutMs: 400 });
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let late: Promise<unknown> | undefined;
+    const store = new Proxy(real, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target);
+        if (prop !== "beginIntent") return typeof value === "function" ? value.bind(target) : value;
+        return (...args: [never, never]) => {
+          if (!(args[0] as { key: string }).key.endsWith("/late-redis-2") || late) return value.apply(target, args);
+          late = released.then(() => value.apply(target, args));
+          return pause(400).then(() => Promise.reject(new Error("read timeout")));
+        };
+      },
+    });
+    const cashout = createCashoutClient({ baseUrl: env.sb.cashoutUrl, credentials: cashoutCredentials, store, holder: "cashier-redis" });
+    try {
+      await cashout.requests.create({ amount: 1 }, { idempotencyKey: "late-redis-1" }); // signed in, the token kept
+      const stored = env.sb.cashout.stats.stored;
+      const error = await errorOf(cashout.requests.create({ amount: 2 }, { idempotencyKey: "late-redis-2" }));
+      expect(error?.name).toBe("StoreUnavailableError");
+      release();
+      await late; // the intent is in the store now, pending
+      expect(await settledElsewhere(real, "late-redis-2")).toBe("not-applied");
+      expect(env.sb.cashout.stats.stored).toBe(stored); // and it was indeed never sent
+    } finally {
+      await cashout.close();
+      await client.close();
+    }
+  }, 60_000);
+
+  it("postgres: the intent's statement waits on another session's row lock past the store's timeout, and commits later", async () => {
+    const pool = new pg.Pool({ connectionString: url("postgres"), max: 4 });
+    pool.on("error", () => {});
+    const reader = new pg.Pool({ connectionString: url("postgres"), max: 2 });
+    const locker = new pg.Client({ connectionString: url("postgres") });
+    await locker.connect();
+    const cashout = createCashoutClient({ baseUrl: env.sb.cashoutUrl, credentials: cashoutCredentials, store: new PostgresStore(pool, { timeoutMs: 400 }), holder: "cashier-pg" });
+    try {
+      await cashout.requests.create({ amount: 1 }, { idempotencyKey: "late-pg-1" });
+      const stored = env.sb.cashout.stats.stored;
+      const { rows } = await locker.query("SELECT key FROM paysys_journal WHERE key LIKE '%/late-pg-1'");
+      await locker.query("BEGIN");
+      await locker.query("INSERT INTO paysys_journal (key, state, started_at, intent) VALUES ($1, 'not-applied', 0, '{}')", [(rows[0].key as string).replace(/1$/, "2")]);
+      const error = await errorOf(cashout.requests.create({ amount: 2 }, { idempotencyKey: "late-pg-2" }));
+      expect(error?.name).toBe("StoreUnavailableError");
+      await locker.query("ROLLBACK"); // the abandoned statement gets its lock and commits the intent, pending
+      expect(await settledElsewhere(new PostgresStore(reader), "late-pg-2")).toBe("not-applied");
+      expect(env.sb.cashout.stats.stored).toBe(stored);
+    } finally {
+      await locker.end();
+      await cashout.close();
+      await pool.end();
+      await reader.end();
     }
   }, 60_000);
 });

@@ -13,7 +13,7 @@
 //   only once the SDK knows the first request did not take effect.
 // - Before anything new is sent on a register, its pending intents are resolved; an intent that
 //   cannot be resolved blocks the register (UnresolvedOutcomeError) rather than risk a duplicate.
-import { AuthenticationError, type OutcomeUnknownError, PaysysError, RequestValidationError, UnresolvedOutcomeError } from "../errors.js";
+import { AuthenticationError, type OutcomeUnknownError, PaysysError, RequestValidationError, StoreUnavailableError, UnresolvedOutcomeError } from "../errors.js";
 import { randomUuid } from "../ids.js";
 import { DEFAULT_LANDING_MS, isUnresolved, type JournalEntry, type Settlement, START_WITHIN_MS, settledEntry } from "../stores.js";
 import { type ChainTurn, type LinkWrite, linkLeft } from "./chain-turn.js";
@@ -22,7 +22,7 @@ import { holderIsGone, stampedHolder } from "./holder.js";
 import type { JournaledCall, JournalOptions } from "./journal-options.js";
 import { settleByHand } from "./journal-settle.js";
 import { askAgainAt, landingUntil, landsUntil, noteLanding, windowEnd } from "./landing.js";
-import { forgetNeverSent, noteNeverSent, wasNeverSent } from "./never-sent.js";
+import { forgetNeverSent, noteNeverSent, settleWhenStoreAnswers, wasNeverSent } from "./never-sent.js";
 import type { OperationSpec } from "./operation.js";
 import { defaultKey, ended, isRefusal, learnOutcomeAt, probeParams, refusalOf } from "./outcome.js";
 import { answerLost, keyInUse, keyReused, notApplied, notStarted, outcomeUnknown, refusedBefore } from "./outcome-errors.js";
@@ -287,11 +287,11 @@ export class Journal implements ClientJournal {
       if (raced && turn) turn.clear = wasClear;
       return raced;
     } catch (e) {
-      // A write that did not answer may still be written (a statement waiting for a lock, a script
-      // behind a paused server); sent after it, the register's next request would make this intent
-      // read as applied. The lease is taken again first.
+      // A write that did not answer may still land (a lock's wait, a paused server). The register's next request would make it
+      // read as applied, so the lease is taken again first; and it is settled "not applied" once the store answers (never-sent.ts).
       turn?.abandon();
       noteNeverSent(intent);
+      if (e instanceof StoreUnavailableError) settleWhenStoreAnswers(this.#o.store, intent);
       throw e;
     }
   }
