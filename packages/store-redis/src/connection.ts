@@ -11,8 +11,11 @@ import { withoutUrlCredentials } from "@paysys/core/internal";
  * the server in errors (without credentials).
  */
 export interface RedisCommandClient {
-  /** Sends one command; a command not yet written when `abortSignal` fires is withdrawn. */
-  sendCommand<T = unknown>(args: ReadonlyArray<string>, options?: { abortSignal?: AbortSignal }): Promise<T>;
+  /**
+   * Sends one command; a command not yet written when `abortSignal` fires is withdrawn. `typeMapping`
+   * replaces the client's own (node-redis merges a command's options over the client's `commandOptions`).
+   */
+  sendCommand<T = unknown>(args: ReadonlyArray<string>, options?: { abortSignal?: AbortSignal; typeMapping?: Record<string, never> }): Promise<T>;
   /** The options the client was created with: only the address is read, to name the server in errors. */
   readonly options?: { url?: string; socket?: { host?: string; port?: number; path?: string }; database?: number } | undefined;
 }
@@ -35,6 +38,9 @@ export function storeName(client: RedisCommandClient, prefix: string): string {
   }
   return `${where} (prefix ${prefix})`;
 }
+
+/** node-redis's own decoding: bulk and simple strings as strings, integers as numbers. */
+const NO_TYPE_MAPPING: Record<string, never> = {};
 
 const sha1 = (source: string) => createHash("sha1").update(source).digest("hex");
 
@@ -65,7 +71,9 @@ export class Connection {
         reject(new StoreUnavailableError(`the Redis store ${this.name} did not answer ${operation} within ${this.#timeoutMs} ms`, this.name));
       }, this.#timeoutMs);
     });
-    const send = <R>(args: string[]) => this.#client.sendCommand<R>(args, { abortSignal: controller.signal });
+    // Text answers whatever the client maps Redis's types to for the app (Buffers, say): the store's
+    // scripts answer states ("exists", "done") that a Buffer never equals, and a begin would read as written.
+    const send = <R>(args: string[]) => this.#client.sendCommand<R>(args, { abortSignal: controller.signal, typeMapping: NO_TYPE_MAPPING });
     try {
       return await Promise.race([work(send), timedOut]);
     } catch (e) {

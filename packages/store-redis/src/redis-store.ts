@@ -267,6 +267,14 @@ export class RedisStore implements Store, CallbackStore {
       return this.#connection.script<R>(send, source, [this.#keys.generation, ...keys, ...fenced.keys], [generation, ...args, ...fenced.args]);
     });
     const state = Array.isArray(answer) ? answer[0] : answer;
+    // Every script answers its state as text first: anything else (a client that decodes answers its
+    // own way) is never read as a state it merely fails to equal, such as "written" for a begin.
+    if (typeof state !== "string") {
+      throw new StoreCorruptError(
+        `the Redis store ${this.#connection.name} answered ${operation} with ${describeAnswer(state)} where its script answers text: the client decodes answers its own way (only node-redis's own decoding is supported)`,
+        this.#connection.name,
+      );
+    }
     if (state === "lost") {
       throw new StoreCorruptError(
         `the Redis store ${this.#connection.name} lost the data this process wrote (a restart without its append-only file, a failover to a replica behind, a flush): ${operation} refused to carry on as if nothing had been written`,
@@ -286,4 +294,11 @@ export class RedisStore implements Store, CallbackStore {
     });
     return opening;
   }
+}
+
+/** What an answer is, for an error: its type, never its content. */
+function describeAnswer(answer: unknown): string {
+  if (answer === null || answer === undefined) return String(answer);
+  const name = (answer as { constructor?: { name?: string } }).constructor?.name;
+  return `a ${name ?? typeof answer}`;
 }

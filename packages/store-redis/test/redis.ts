@@ -9,8 +9,8 @@ export async function redisForTests() {
   return {
     server,
     /** A connected client (another connection: another process's view), retrying fast so a resumed server is found again soon. */
-    async client(url = server.url): Promise<RedisClientType> {
-      const client: RedisClientType = createClient({ url, socket: { reconnectStrategy: () => 50, connectTimeout: 1000 } });
+    async client(url = server.url, options: Parameters<typeof createClient>[0] = {}): Promise<RedisClientType> {
+      const client = createClient({ url, socket: { reconnectStrategy: () => 50, connectTimeout: 1000 }, ...options }) as RedisClientType;
       client.on("error", () => {}); // a halted server is expected here; the store reports it
       clients.push(client);
       await client.connect();
