@@ -4,7 +4,7 @@
 // letter, echoed by PHP's json_encode, was in an error's body excerpt (a hostile probe).
 import { describe, expect, it } from "vitest";
 import { excerptOf } from "../src/internal/read.js";
-import { REDACTED, scrub } from "../src/internal/redact.js";
+import { REDACTED, redactValue, scrub } from "../src/internal/redact.js";
 
 /** How PHP's json_encode, Python's json.dumps and .NET write a string by default: `/` escaped (PHP), every non-ASCII character as \uXXXX. */
 const asciiJson = (s: string) =>
@@ -86,9 +86,23 @@ describe("card numbers in a service's text", () => {
     for (const kept of ["1732337391000", "4111111111111112", "411111111111", "41111111111111111111", "order 123456789012", "203.0.113.12 203.0.113.13"]) {
       expect(scrub(`at ${kept}`, [])).toBe(`at ${kept}`);
     }
+    // Cards of every first digit the card guard takes: UzCard, Humo, Belkart, a 7, UATP's 15 digits
+    // starting with 1 (masked only from 2 to 6, a gateway's "card 8600… declined" was shown whole).
+    for (const pan of ["8600123456789012", "9860 1234 5678 9015", "9112123456789011", "7000123456789010", "120000000000005"]) {
+      expect(scrub(`card ${pan} declined`, [])).toBe(`card ${REDACTED} declined`);
+    }
+    // A millisecond timestamp that passes Luhn is still no card: 13 digits starting with 1.
+    expect(scrub("at 1732337391004", [])).toBe("at 1732337391004");
     // Escaped, it is cut too; a JSON excerpt with no card number in it keeps its escapes.
     expect(scrub("card=4111%201111%201111%201111", [])).toBe(`card=${REDACTED}`);
     const json = '{"message":"blocked 203.0.113.12\\n203.0.113.13","hint":"say \\"hi\\""}';
     expect(scrub(json, [])).toBe(json);
+  });
+});
+
+describe("a logged body", () => {
+  it("shows no card number a caller wrote into a text field, and leaves other text and numbers as they are", () => {
+    const body = { description: "4111111111111111", metadata: { note: "card 8600 1234 5678 9012 at the till" }, amount: 4111111111111111, when: "1732337391004" };
+    expect(redactValue(body, new Set())).toEqual({ description: REDACTED, metadata: { note: `card ${REDACTED} at the till` }, amount: 4111111111111111, when: "1732337391004" });
   });
 });

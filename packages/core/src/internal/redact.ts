@@ -15,9 +15,14 @@ const credentialHeaders = ["authorization", "cookie", "set-cookie", "proxy-autho
  */
 const CREDENTIAL_NAME = /auth|token|secret|passw|api-?key|signature|session|credential|cookie/;
 
-/** Returns a deep copy with the values of sensitive keys replaced. Keys such as `__proto__` stay plain data. */
+/**
+ * Returns a deep copy with the values of sensitive keys replaced, and every card number inside a
+ * text masked (one a caller wrote into a description or a note is logged as no card number). Keys
+ * such as `__proto__` stay plain data.
+ */
 export function redactValue(value: unknown, sensitiveKeys: ReadonlySet<string>): unknown {
   if (Array.isArray(value)) return value.map((v) => redactValue(v, sensitiveKeys));
+  if (typeof value === "string") return maskCards(value);
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
@@ -166,11 +171,14 @@ function cut(text: string, secrets: Iterable<string>): string {
 
 /**
  * A run of 13 to 19 digits, up to two spaces, tabs, dashes, pluses (a form's spaces), zero-width
- * characters or group separators (`.`, `/`, `_`…) between them, first digit 2 to 6 (the payment
- * networks' industry identifiers; a millisecond timestamp begins with 1): a card number when the
- * card guard reads it as one (separators only between groups: two IP addresses are no card), Luhn included.
+ * characters or group separators (`.`, `/`, `_`…) between them: a card number when the card guard
+ * reads it as one (separators only between groups: two IP addresses are no card), Luhn included.
+ * Its first digit is 2 to 9 (8600 UzCard, 9860 Humo, 9112 Belkart, 9792 Troy as well as the
+ * international networks), or 1 for 14 digits and more (UATP's 15): a millisecond timestamp's 13
+ * digits begin with 1, and one in ten would pass the check.
  */
-const DIGIT_RUN = /(?<!\d)[2-6](?:[ \t.+\-/_,:|\\\u200b-\u200d\u2060\ufeff]{0,2}\d){12,18}(?!\d)/g;
+const SEPARATED_DIGIT = "[ \\t.+\\-/_,:|\\\\\\u200b-\\u200d\\u2060\\ufeff]{0,2}\\d";
+const DIGIT_RUN = new RegExp(`(?<!\\d)(?:[2-9](?:${SEPARATED_DIGIT}){12,18}|1(?:${SEPARATED_DIGIT}){13,18})(?!\\d)`, "g");
 const maskRuns = (text: string) => text.replace(DIGIT_RUN, (run) => (looksLikeCardNumber(run.replace(/\+/g, " ")) ? REDACTED : run));
 
 /**
