@@ -299,21 +299,37 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
    * Renews a delivery's claim every third of the lease while it processes, so a live delivery's claim
    * never runs out under it (only a dead one's is taken over). A renewal that fails is retried at the
    * next tick; one that finds the claim gone aborts `signal` and is logged: another delivery may be
-   * processing the event.
+   * processing the event. So does a claim that no renewal kept: its lease, counted from before the
+   * claim or the last renewal that answered, is about to end (the store stalled or unreachable from
+   * this process, not from the others: another delivery may take it over from then on).
    */
-  function keepClaimed(key: string, token: string): { signal: AbortSignal; stop(): void } {
+  function keepClaimed(key: string, token: string, claimedAt: number): { signal: AbortSignal; stop(): void } {
     const lost = new AbortController();
     let renewing = false; // a slow store's renewal is not joined by the next tick's
     let stopped = false; // a renewal answered after the function ended says nothing any more
+    const lose = (message: string) => {
+      stop();
+      log?.({ type: "error", operation: "callbacks.handle", error: { name: "CallbackClaimLost", message: `event ${key}: ${message}; another delivery may process it too` } });
+      lost.abort();
+    };
+    // Ends the claim a little before its lease would, in this process's clock (which started it no later than the store's).
+    let lapse: ReturnType<typeof setTimeout> | undefined;
+    const heldUntil = (from: number) => {
+      clearTimeout(lapse);
+      const left = from + options.leaseMs - Math.min(1_000, options.leaseMs / 10) - Date.now();
+      lapse = setTimeout(() => lose("this delivery's claim could not be renewed before its lease ran out"), Math.min(TIMER_LIMIT_MS, Math.max(0, left)));
+      (lapse as { unref?(): void }).unref?.();
+    };
     const renew = async () => {
       if (renewing) return;
       renewing = true;
+      const sentAt = Date.now();
       try {
-        if ((await options.store.renew(key, options.leaseMs, token)) || stopped) return;
-        stop();
-        const message = `event ${key}: this delivery's claim ran out while it was processed; another delivery may process it too`;
-        log?.({ type: "error", operation: "callbacks.handle", error: { name: "CallbackClaimLost", message } });
-        lost.abort();
+        if (await options.store.renew(key, options.leaseMs, token)) {
+          if (!stopped) heldUntil(sentAt);
+          return;
+        }
+        if (!stopped) lose("this delivery's claim ran out while it was processed");
       } catch (e) {
         const message = `event ${key}: its claim could not be renewed (tried again in a moment): ${e instanceof Error ? e.message : String(e)}`;
         log?.({ type: "error", operation: "callbacks.handle", error: { name: "CallbackStoreError", message } });
@@ -324,9 +340,11 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     // A third of the lease, within what a timer can wait (a longer one fires at once, again and again).
     const renewal = setInterval(renew, Math.min(TIMER_LIMIT_MS, Math.max(1, Math.floor(options.leaseMs / 3))));
     (renewal as { unref?(): void }).unref?.();
+    heldUntil(claimedAt);
     const stop = () => {
       stopped = true;
       clearInterval(renewal);
+      clearTimeout(lapse);
     };
     return { signal: lost.signal, stop };
   }
@@ -350,6 +368,7 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     }
     const key = eventKey(event);
     const token = randomUuid();
+    const claimedAt = Date.now();
     let claim: Awaited<ReturnType<CallbackStore["claim"]>>;
     try {
       claim = await options.store.claim(key, options.leaseMs, token);
@@ -361,7 +380,7 @@ export function createCallbackReceiver(spec: Inbound<CallbackEvent>, options: Ca
     if (claim === "done") return { status: 200, body: { accepted: true } };
     if (claim === "processing") return { status: 409, body: { accepted: false } };
     let previousStatus: number | undefined;
-    const held = keepClaimed(key, token);
+    const held = keepClaimed(key, token, claimedAt);
     try {
       previousStatus = await options.store.orderStatus(orderName(event));
       const superseded = isSuperseded(event, gatewayStatus);

@@ -75,4 +75,56 @@ describe("a callback claim, on a store several processes share", () => {
       }
     }, 30_000);
   }
+
+  // A store that stalls for one process only (its pool taken by the app's own queries, a network
+  // blip on one host): its renewals fail, its claim lapses on the server and another process takes
+  // the event. The stalled delivery's signal is aborted before that can happen, as documented; it
+  // stayed unaborted, and both processes shipped the order (found by the store probe).
+  for (const kind of ["redis", "postgres"] as const) {
+    it(`${kind}: a delivery whose store stalls for its renewals has its signal aborted before its lease ends, before another delivery can take the event`, async () => {
+      const opened = await Promise.all([0, 1].map(() => openStore(servers.config(kind))));
+      const stalled = new Proxy(opened[0]!.store as object, {
+        get(target, prop) {
+          const value = Reflect.get(target, prop, target);
+          if (prop === "renew") return () => pause(300).then(() => Promise.reject(new Error("timeout exceeded when trying to connect")));
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      const shop = (store: unknown) =>
+        createEcommerceClient({
+          merchantId: defaultMerchant.login,
+          password: defaultMerchant.password,
+          baseUrl: "http://127.0.0.1:9",
+          callbackStore: store as never,
+          callbacks: { allowedAddresses: "any", confirm: false, leaseMs: 1_000 },
+        });
+      const [a, b] = [shop(stalled), shop(opened[1]!.store)];
+      const id = `stall-${kind}-${Math.random().toString(36).slice(2)}`;
+      let aSignal: AbortSignal | undefined;
+      let abortedAt: number | undefined;
+      const started = Date.now();
+      const aDone = a.callbacks.handle(body(id), {}, async (_event, ctx) => {
+        aSignal = ctx.signal;
+        ctx.signal.addEventListener("abort", () => (abortedAt = Date.now() - started));
+        await pause(2_500);
+      });
+      try {
+        while (!aSignal) await pause(5); // A holds the event
+        // The gateway delivers again until another process takes the event (once A's claim lapsed).
+        let aAbortedWhenBRan: boolean | undefined;
+        for (let tries = 0; aAbortedWhenBRan === undefined && tries < 100; tries++) {
+          await b.callbacks.handle(body(id), {}, async () => {
+            aAbortedWhenBRan = aSignal?.aborted;
+          });
+
+          await pause(50);
+        }
+        expect(aAbortedWhenBRan).toBe(true);
+        expect(abortedAt).toBeLessThan(1_000); // within its lease (1 s from the claim), not after
+      } finally {
+        await aDone.catch(() => {});
+        for (const o of opened) await o.close();
+      }
+    }, 30_000);
+  }
 });
