@@ -6,7 +6,7 @@
 import type { Hooks, LogEvent } from "../call.js";
 import { ConfigurationError, ConnectionError, PaysysError, RedirectError, RequestAbortedError, TimeoutError } from "../errors.js";
 import { attemptSignal, isTimeout, unlessAborted } from "./attempt-signal.js";
-import type { HttpAdapter, HttpAnswer, HttpRequest } from "./http.js";
+import { type HttpAdapter, type HttpAnswer, type HttpRequest, NeverSentError } from "./http.js";
 import { copyInto, put } from "./objects.js";
 import { type OperationSpec, outcomeNote } from "./operation.js";
 import { addressShown, causeShown, redactHeaders, scrub } from "./redact.js";
@@ -96,12 +96,14 @@ export async function attempts(ctx: AttemptContext, prepared: Prepared, state: C
       state.endAttempt();
       throw new RequestAbortedError(`${op.id}: aborted by the caller before the request was sent`, { operation: op.id, attempts: state.attempts - 1, cause: caller.reason });
     }
+    const sentBefore = state.once?.sent === true;
     beforeSend(state);
     const started = ctx.logger ? performance.now() : 0;
     let answer: HttpAnswer;
     try {
       answer = await ctx.http(request);
     } catch (e) {
+      if (e instanceof NeverSentError && state.once) state.once.sent = sentBefore; // this one never left
       await lost(ctx, request, state, caller, e);
       continue; // retried
     }
@@ -257,24 +259,26 @@ function beforeSend(state: CallState): void {
 async function lost(ctx: AttemptContext, request: HttpRequest, state: CallState, caller: AbortSignal | undefined, e: unknown): Promise<void> {
   const { op } = state;
   state.endAttempt();
+  const neverSent = e instanceof NeverSentError;
+  const note = neverSent ? " (the request was never sent)" : outcomeNote(op);
   // The request may have left before the signal fired: for an operation that is not idempotent, its outcome is unknown.
   if (caller?.aborted)
-    throw new RequestAbortedError(`${op.id}: aborted by the caller while the request was under way${outcomeNote(op)}`, {
+    throw new RequestAbortedError(`${op.id}: aborted by the caller while the request was under way${note}`, {
       operation: op.id,
       attempts: state.attempts,
       cause: caller.reason,
-      outcomeUnknown: !op.idempotent,
+      outcomeUnknown: !op.idempotent && !neverSent,
     });
   const timedOut = isTimeout(request.signal.reason);
   const what = timedOut ? `timed out after ${state.timeoutMs} ms` : `connection failed: ${scrubbed(e, state)}`;
   const delay = retryDelay(op.idempotent, state.retries, { kind: "lost" }, ctx.retry);
   if (delay !== undefined) return retryWait(ctx, state, what, caller, delay);
   const ErrorClass = timedOut ? TimeoutError : ConnectionError;
-  throw new ErrorClass(`${op.id}: ${what}${outcomeNote(op)}`, {
+  throw new ErrorClass(`${op.id}: ${what}${note}`, {
     operation: op.id,
     attempts: state.attempts,
-    outcomeUnknown: !op.idempotent,
-    cause: timedOut ? undefined : shownCause(e, state),
+    outcomeUnknown: !op.idempotent && !neverSent,
+    cause: timedOut ? undefined : shownCause(neverSent ? (e as NeverSentError).cause : e, state),
   });
 }
 

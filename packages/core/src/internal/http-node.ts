@@ -10,7 +10,7 @@
 // body with its own reason. An `agent` (client certificates, a proxy agent) goes to every request;
 // without one, `HTTPS_PROXY`/`HTTP_PROXY` (and `NO_PROXY`) are honoured as curl does. The modules
 // come from `process.getBuiltinModule` (Node 20.16+), so no bundler for a browser meets a `node:` import.
-import { fromResponse, type HttpAdapter, type HttpAnswer } from "./http.js";
+import { fromResponse, type HttpAdapter, type HttpAnswer, isConnectFailure, NeverSentError } from "./http.js";
 import { nodeBuiltins } from "./node-builtins.js";
 import { withFields } from "./objects.js";
 import { type ProxyModules, type ProxyRoute, proxyFor } from "./proxy.js";
@@ -31,11 +31,19 @@ interface Incoming extends NodeStream {
   resume(): unknown;
   pipe<T>(to: T): T;
 }
+/** The socket node:http gives an https request, as far as the adapter reads it. */
+interface TlsSocket {
+  /** Still connecting: a new connection, not one kept alive. */
+  connecting: boolean;
+  once(event: "secureConnect", listener: () => void): unknown;
+}
 interface Outgoing extends NodeStream {
   end(body?: Uint8Array | string): unknown;
   on(event: "error", listener: (error?: unknown) => void): unknown;
   on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
   on(event: "close", listener: () => void): unknown;
+  once(event: "close" | "end", listener: () => void): unknown;
+  once(event: "socket", listener: (socket: TlsSocket) => void): unknown;
 }
 export interface RequestOptions {
   method: string;
@@ -125,17 +133,26 @@ export function nodeHttp(modules: NodeHttpModules, options: NodeHttpOptions = {}
         pools[target.protocol] ??= new http.Agent(clientAgentOptions);
         agent = pools[target.protocol];
       }
-      const request = http.request(route?.url ?? target, requestOptions(method, headers, agent, route), (res) => {
-        under = res;
-        res.once("close", () => signal.removeEventListener("abort", onAbort));
-        resolve(answer(res, modules));
-      });
+      let request: Outgoing;
+      try {
+        request = http.request(route?.url ?? target, requestOptions(method, headers, agent, route), (res) => {
+          under = res;
+          res.once("close", () => signal.removeEventListener("abort", onAbort));
+          resolve(answer(res, modules));
+        });
+      } catch (e) {
+        throw new NeverSentError(e); // refused as it was built (a header value node:http will not write): nothing left
+      }
       under = request;
+      // A TLS handshake that fails writes none of the request (it waits for the secure connection);
+      // a connection refused or a host not found is known by its system call (isConnectFailure).
+      let handshaking = false;
+      if (target.protocol === "https:" && !route) request.once("socket", (socket) => watchHandshake(socket, (on) => (handshaking = on)));
       signal.addEventListener("abort", onAbort, { once: true });
       // `on`, not `once`: a second error with no listener would crash the process.
       request.on("error", (e) => {
         if (under === request) signal.removeEventListener("abort", onAbort);
-        reject(e);
+        reject(handshaking || isConnectFailure(e) ? new NeverSentError(e) : e);
       });
       // A close before any answer ends the request as cut. node:http answers nothing else then:
       // neither a response nor an error for a 101 nobody asked for (it drops the socket), and the
@@ -147,6 +164,13 @@ export function nodeHttp(modules: NodeHttpModules, options: NodeHttpOptions = {}
       });
       request.end(body);
     });
+}
+
+/** Tells `on(true)` while a new TLS connection's handshake is under way, `on(false)` once it is done. A kept-alive socket is past it. */
+function watchHandshake(socket: TlsSocket, on: (handshaking: boolean) => void): void {
+  if (!socket.connecting) return;
+  on(true);
+  socket.once("secureConnect", () => on(false));
 }
 
 /** Whether every value is ASCII. */

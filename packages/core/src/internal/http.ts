@@ -45,9 +45,36 @@ export interface HttpAnswer {
 /** Sends one request. Redirects are answered as they are: the transport decides about them. */
 export type HttpAdapter = (request: HttpRequest) => Promise<HttpAnswer>;
 
+/**
+ * An adapter's failure from before any byte of the request left: the request was refused while it was
+ * built (a header value HTTP cannot carry), or no connection was made (refused, no such host, a TLS
+ * handshake that failed). The transport then knows the request was never sent, money call or not.
+ */
+export class NeverSentError extends Error {
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = cause instanceof Error ? cause.name : "Error";
+  }
+}
+
+/** The system calls that fail before a connection exists: nothing can have been written on it. */
+const BEFORE_CONNECTION = new Set(["connect", "getaddrinfo"]);
+
+/** Whether an error (or the cause `fetch` wraps it in) is a connection that was never made. */
+export const isConnectFailure = (e: unknown): boolean => {
+  const syscall = (e as { syscall?: unknown } | null)?.syscall ?? ((e as { cause?: { syscall?: unknown } } | null)?.cause as { syscall?: unknown } | undefined)?.syscall;
+  return typeof syscall === "string" && BEFORE_CONNECTION.has(syscall);
+};
+
 /** An adapter over a `fetch` (the runtime's, or the caller's). Not an async function: one promise per request, not two. */
 export function fetchHttp(fetch: FetchLike): HttpAdapter {
-  return ({ url, method, headers, body, signal }) => fetch(url, { method, headers, body, signal, redirect: "manual" }).then((response) => fromResponse(response, url));
+  return ({ url, method, headers, body, signal }) =>
+    fetch(url, { method, headers, body, signal, redirect: "manual" }).then(
+      (response) => fromResponse(response, url),
+      (e: unknown) => {
+        throw isConnectFailure(e) ? new NeverSentError(e) : e;
+      },
+    );
 }
 
 /**
