@@ -28,7 +28,8 @@ describe("callbackStoreConformance", () => {
 // callback as neither new nor done (its function run on every redelivery). The store asks for text
 // whatever the client's own mapping.
 describe("storeConformance, on a client that maps strings to Buffers", () => {
-  const mapped = async () => new RedisStore(await redis.client(undefined, { commandOptions: { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer, [RESP_TYPES.SIMPLE_STRING]: Buffer } } }));
+  const mapped = async () =>
+    new RedisStore(await redis.client(undefined, { commandOptions: { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer, [RESP_TYPES.SIMPLE_STRING]: Buffer } } }));
   for (const check of storeConformance({ fresh: mapped, again: mapped })) it(check.name, check.run);
   for (const check of callbackStoreConformance({ fresh: mapped, again: mapped })) it(check.name, check.run);
 });
