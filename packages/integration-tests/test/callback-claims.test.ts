@@ -18,6 +18,16 @@ afterAll(async () => {
   await servers?.stop();
 });
 
+/** A shop's callback receiver on `store`, as one process of several sharing it (a claim of 1 s). */
+const shopOn = (store: unknown) =>
+  createEcommerceClient({
+    merchantId: defaultMerchant.login,
+    password: defaultMerchant.password,
+    baseUrl: "http://127.0.0.1:9",
+    callbackStore: store as never,
+    callbacks: { allowedAddresses: "any", confirm: false, leaseMs: 1_000 },
+  });
+
 const body = (id: string) => JSON.stringify({ id, orderId: `o-${id}`, merchantId: defaultMerchant.login, amount: 1_000, status: 1, errCode: 0 });
 
 describe("a callback claim, on a store several processes share", () => {
@@ -25,15 +35,7 @@ describe("a callback claim, on a store several processes share", () => {
     it(`${kind}: a delivery that outlived its claim and failed leaves the claim of the one processing alone: a third is told 409`, async () => {
       const opened = await Promise.all([0, 1, 2].map(() => openStore(servers.config(kind))));
       // Three processes (own connection each) sharing one store.
-      const shops = opened.map(({ store }) =>
-        createEcommerceClient({
-          merchantId: defaultMerchant.login,
-          password: defaultMerchant.password,
-          baseUrl: "http://127.0.0.1:9",
-          callbackStore: store as never,
-          callbacks: { allowedAddresses: "any", confirm: false, leaseMs: 1_000 },
-        }),
-      );
+      const shops = opened.map(({ store }) => shopOn(store));
       const id = `claims-${kind}-${Math.random().toString(36).slice(2)}`;
       const runs: string[] = [];
       let releaseB!: () => void;
@@ -90,15 +92,7 @@ describe("a callback claim, on a store several processes share", () => {
           return typeof value === "function" ? value.bind(target) : value;
         },
       });
-      const shop = (store: unknown) =>
-        createEcommerceClient({
-          merchantId: defaultMerchant.login,
-          password: defaultMerchant.password,
-          baseUrl: "http://127.0.0.1:9",
-          callbackStore: store as never,
-          callbacks: { allowedAddresses: "any", confirm: false, leaseMs: 1_000 },
-        });
-      const [a, b] = [shop(stalled), shop(opened[1]!.store)];
+      const [a, b] = [shopOn(stalled), shopOn(opened[1]!.store)];
       const id = `stall-${kind}-${Math.random().toString(36).slice(2)}`;
       let aSignal: AbortSignal | undefined;
       let abortedAt: number | undefined;

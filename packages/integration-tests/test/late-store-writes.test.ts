@@ -59,6 +59,30 @@ async function expectEachOnce(till: Till, idKkm: number, tag: string) {
   expect(registered(idKkm, `${tag}-r3`)).toBe(r3?.state === "applied" ? 1 : 0);
 }
 
+/**
+ * `real` with the first intent write of a key ending `ending` held in the client: the call is told
+ * "read timeout" after 400 ms, and the write runs as it was sent once `release()` is called (`late`
+ * then answers its outcome, or its error).
+ */
+function holdingWrite(real: Store, ending: string) {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let late: Promise<unknown> | undefined;
+  const store = new Proxy(real, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (prop !== "settleThenBegin" && prop !== "beginIntent") return typeof value === "function" ? value.bind(target) : value;
+      return (...args: [never, never, never]) => {
+        const entry = (prop === "settleThenBegin" ? args[1] : args[0]) as { key: string };
+        if (!entry.key.endsWith(ending) || late) return value.apply(target, args);
+        late = released.then(() => value.apply(target, args)).catch((e: Error) => e);
+        return pause(400).then(() => Promise.reject(new Error("read timeout")));
+      };
+    },
+  });
+  return { store, release: () => release(), late: () => late };
+}
+
 async function openShift(till: Till, idKkm: number, tag: string) {
   await till.shifts.open({ IdKkm: idKkm });
   await till.operations.sale(receipt(idKkm, `${tag}-r1`), { idempotencyKey: `${tag}-r1` });
@@ -134,29 +158,15 @@ describe("an intent write that lands after its caller was told nothing was sent"
       const client = createClient({ url: url("redis") });
       await client.connect();
       const real = kind === "postgres" ? new PostgresStore(pool, { timeoutMs: 400 }) : new RedisStore(client, { timeoutMs: 400 });
-      let release!: () => void;
-      const released = new Promise<void>((r) => (release = r));
-      let late: Promise<unknown> | undefined;
-      const store = new Proxy(real, {
-        get(target, prop) {
-          const value = Reflect.get(target, prop, target);
-          if (prop !== "settleThenBegin" && prop !== "beginIntent") return typeof value === "function" ? value.bind(target) : value;
-          return (...args: [never, never, never]) => {
-            const entry = (prop === "settleThenBegin" ? args[1] : args[0]) as { key: string };
-            if (!entry.key.endsWith("-r2") || late) return value.apply(target, args);
-            late = released.then(() => value.apply(target, args)).catch((e: Error) => e);
-            return pause(400).then(() => Promise.reject(new Error("read timeout")));
-          };
-        },
-      });
-      const till = tillOn(store, `till-held-${kind}`);
+      const held = holdingWrite(real, "-r2");
+      const till = tillOn(held.store, `till-held-${kind}`);
       try {
         await openShift(till, idKkm, `held-${kind}`);
         const r2 = await errorOf(till.operations.sale(receipt(idKkm, `held-${kind}-r2`), { idempotencyKey: `held-${kind}-r2` }));
         expect(r2?.name).toBe("StoreUnavailableError");
         await errorOf(till.operations.sale(receipt(idKkm, `held-${kind}-r3`), { idempotencyKey: `held-${kind}-r3` }));
-        release();
-        const outcome = await late;
+        held.release();
+        const outcome = await held.late();
         // Refused by its stale fence: the till took the register's lease again before R3.
         expect((outcome as Error | undefined)?.name).toBe("LeaseLostError");
         await expectEachOnce(till, idKkm, `held-${kind}`);
@@ -276,28 +286,15 @@ describe("a withdrawal's intent that lands late is settled in the store, for eve
     const client = createClient({ url: url("redis") });
     await client.connect();
     const real = new RedisStore(client, { timeoutMs: 400 });
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    let late: Promise<unknown> | undefined;
-    const store = new Proxy(real, {
-      get(target, prop) {
-        const value = Reflect.get(target, prop, target);
-        if (prop !== "beginIntent") return typeof value === "function" ? value.bind(target) : value;
-        return (...args: [never, never]) => {
-          if (!(args[0] as { key: string }).key.endsWith("/late-redis-2") || late) return value.apply(target, args);
-          late = released.then(() => value.apply(target, args));
-          return pause(400).then(() => Promise.reject(new Error("read timeout")));
-        };
-      },
-    });
-    const cashout = createCashoutClient({ baseUrl: env.sb.cashoutUrl, credentials: cashoutCredentials, store, holder: "cashier-redis" });
+    const held = holdingWrite(real, "/late-redis-2");
+    const cashout = createCashoutClient({ baseUrl: env.sb.cashoutUrl, credentials: cashoutCredentials, store: held.store, holder: "cashier-redis" });
     try {
       await cashout.requests.create({ amount: 1 }, { idempotencyKey: "late-redis-1" }); // signed in, the token kept
       const stored = env.sb.cashout.stats.stored;
       const error = await errorOf(cashout.requests.create({ amount: 2 }, { idempotencyKey: "late-redis-2" }));
       expect(error?.name).toBe("StoreUnavailableError");
-      release();
-      await late; // the intent is in the store now, pending
+      held.release();
+      expect(await held.late()).toBeUndefined(); // the intent is in the store now, pending
       expect(await settledElsewhere(real, "late-redis-2")).toBe("not-applied");
       expect(env.sb.cashout.stats.stored).toBe(stored); // and it was indeed never sent
     } finally {
