@@ -168,7 +168,25 @@ export const cases: Case[] = [
     // its outcome is learnt once it can no longer land.
     { ...m, fault: { kind: "html", status: 200 }, times: always, expect: "OutcomeUnknownError", attempts: 1, reached: 1, tellsOutcome: true },
     { ...m, fault: { kind: "truncated-json" }, times: always, expect: "OutcomeUnknownError", attempts: 1, reached: 1, tellsOutcome: true },
-    { ...m, fault: { kind: "status", status: 429, headers: { "retry-after": "0" } }, times: always, expect: "RateLimitError", attempts: 1, reached: 1 },
+    // A refusal: where nothing can check it (cash-out), only the service's own (its JSON) is final; an
+    // empty 429 or a WAF's page could have come after the request was passed on.
+    {
+      ...m,
+      fault: { kind: "status", status: 429, body: '{"error":"too many requests"}', headers: { "retry-after": "0" } },
+      times: always,
+      expect: "RateLimitError",
+      attempts: 1,
+      reached: 1,
+    },
+    {
+      ...m,
+      fault: { kind: "status", status: 429, headers: { "retry-after": "0" } },
+      times: always,
+      expect: m.client === "cashout" ? "OutcomeUnknownError" : "RateLimitError",
+      attempts: 1,
+      reached: 1,
+    },
+    { ...m, fault: { kind: "html", status: 403 }, times: always, expect: m.client === "cashout" ? "OutcomeUnknownError" : "PermissionDeniedError", attempts: 1, reached: 1 },
     { ...m, fault: { kind: "echo", status: 500, as: "text" }, times: always, expect: "OutcomeUnknownError", attempts: 1, reached: 1, tellsOutcome: true },
     // In JSON with the envelope's fields (`error`, `code`, `message`): a server error all the same.
     { ...m, fault: { kind: "echo", status: 500, as: "json" }, times: always, expect: "OutcomeUnknownError", attempts: 1, reached: 1, tellsOutcome: true },
@@ -185,7 +203,7 @@ export function labelOf(c: Case): string {
   const f = c.fault;
   const detail =
     f.kind === "status"
-      ? `${f.status}${f.headers?.["retry-after"] ? ` Retry-After ${f.headers["retry-after"]}` : ""}`
+      ? `${f.status}${f.body ? " with a body" : ""}${f.headers?.["retry-after"] ? ` Retry-After ${f.headers["retry-after"]}` : ""}`
       : f.kind === "html" || f.kind === "empty"
         ? `${f.status}`
         : f.kind === "redirect"

@@ -43,6 +43,17 @@ export function serviceFields(envelope: Envelope, body: unknown): { code?: numbe
   };
 }
 
+/**
+ * Whether an error answer's body shows it is the service's own: a JSON object sent as JSON, with
+ * the service's code or message where the envelope says they are. A gateway's or a proxy's page,
+ * text or an empty body could come from anything on the way, before or after it passed the request on.
+ */
+export function isServiceAnswer(envelope: Envelope, contentType: string, body: unknown, fields: { code?: unknown; message?: unknown }): boolean {
+  if (!/[/+]json\b/i.test(contentType) || body === null || typeof body !== "object" || Array.isArray(body)) return false;
+  const names = envelope.code !== undefined || envelope.message !== undefined || envelope.error !== undefined;
+  return !names || fields.code !== undefined || fields.message !== undefined;
+}
+
 /** An answer that arrived with a success status and cannot be used: the request may have taken effect. */
 function unexpected(op: OperationSpec, a: Answer, what: string): UnexpectedResponseError {
   return new UnexpectedResponseError(`${op.id}: ${what}${outcomeNote(op)}`, { operation: op.id, status: a.status, attempts: a.attempts, bodyExcerpt: a.excerpt() });

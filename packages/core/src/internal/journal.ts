@@ -24,7 +24,7 @@ import { settleByHand } from "./journal-settle.js";
 import { askAgainAt, landingUntil, landsUntil, noteLanding, windowEnd } from "./landing.js";
 import { forgetNeverSent, noteNeverSent, settleWhenStoreAnswers, wasNeverSent } from "./never-sent.js";
 import type { OperationSpec } from "./operation.js";
-import { defaultKey, ended, isRefusal, learnOutcomeAt, probeParams, refusalOf } from "./outcome.js";
+import { defaultKey, ended, isRefusal, learnOutcomeAt, probeParams, refusalOf, refusalPassedOn } from "./outcome.js";
 import { answerLost, keyInUse, keyReused, notApplied, notStarted, outcomeUnknown, refusedBefore } from "./outcome-errors.js";
 import { processWide } from "./process-wide.js";
 import { hashOf } from "./request-hash.js";
@@ -255,14 +255,13 @@ export class Journal implements ClientJournal {
           await this.#settle(key, turn, ended(intent, "not-applied"));
           throw isRefusal(e) ? e : notApplied(op, this.#short(key), e);
         }
-        if (isRefusal(e)) {
-          // The service's refusal is passed on. Where nothing can check it, the key is spent; where
-          // the check failed for now (its query was refused too), the intent stays pending and is
-          // checked before anything is sent under its key (or on its register) again.
-          if (outcome.by === "none") await this.#settle(key, turn, ended(intent, "refused", { refusal: refusalOf(e) }));
-          throw e;
+        // The service's refusal is passed on, spending the key where nothing can check it; another refusal is unknown (outcome.ts).
+        const refusal = refusalPassedOn(op, e);
+        if (refusal) {
+          if (outcome.by === "none") await this.#settle(key, turn, ended(intent, "refused", { refusal: refusalOf(refusal) }));
+          throw refusal;
         }
-        throw this.#unknown(op, intent, e, "its answer was lost");
+        throw this.#unknown(op, intent, e, isRefusal(e) ? "refused by an answer that does not show it is the service's own" : "its answer was lost");
       }
     }
   }

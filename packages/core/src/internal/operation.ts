@@ -230,6 +230,7 @@ export function operation<Params, Result, Options extends CallOptions = CallOpti
  */
 export function outcomeNote(op: OperationSpec): string {
   if (op.idempotent) return "";
+  if (op.outcome?.by === "none") return " (not retried: sent once, and nothing the interface offers can tell its outcome)";
   if (op.outcome) return " (not retried: sent once, and its outcome is learnt from the service)";
   return " (not retried: the operation is not idempotent, so its outcome is unknown; check its status before sending it again)";
 }

@@ -30,6 +30,26 @@ export function isRefusal(e: unknown): e is APIError | ServiceError {
   return !stoppedWaiting(e) && (e instanceof APIError || e instanceof ServiceError);
 }
 
+/** HTTP error answers whose body is the service's own (`isServiceAnswer`), marked by the transport that read them. */
+const serviceAnswers = new WeakSet<object>();
+export const markServiceAnswer = (error: object) => void serviceAnswers.add(error);
+
+/**
+ * The refusal a call that was sent ends with, as the service gave it; undefined if its outcome is
+ * unknown instead. Where a check can learn the outcome but failed for now (its query was refused
+ * too), the intent stays pending and is checked before anything is sent under its key again. Where
+ * nothing can check it (`by: none`), the refusal spends the key, so only the service's own is taken:
+ * an envelope reporting a failure, or a 4xx whose body is the service's, but a 409 (a conflict may be
+ * "I have it already"). Any other (a WAF's 403 page, a proxy's 413, an empty 429) may have come
+ * after the request was passed on; taken at its word, the caller's next attempt under a new key
+ * would move the money twice.
+ */
+export function refusalPassedOn(op: OperationSpec, e: unknown): APIError | ServiceError | undefined {
+  if (!isRefusal(e)) return undefined;
+  const own = e instanceof ServiceError || (serviceAnswers.has(e) && e.status !== 409);
+  return op.outcome?.by !== "none" || own ? e : undefined;
+}
+
 export function refusalOf(e: APIError | ServiceError): Settlement["refusal"] {
   return { name: e.name, message: e.message, status: e.status, serviceCode: e.serviceCode, serviceMessage: e.serviceMessage };
 }

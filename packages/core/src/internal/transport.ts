@@ -21,12 +21,13 @@ import {
 import { BinaryFile } from "../file.js";
 import { type AttemptContext, asPaysysError, attempts, type CallState, callState, type Prepared, retryWait, type SendWatch } from "./attempt.js";
 import { isTimeout } from "./attempt-signal.js";
-import { serviceFields } from "./envelope.js";
+import { isServiceAnswer, serviceFields } from "./envelope.js";
 import { fileResponse } from "./file-answer.js";
 import type { HttpAnswer } from "./http.js";
 import { harmless } from "./logger.js";
 import { copyInto, put } from "./objects.js";
 import { loadValidators, type OperationSpec, outcomeNote, rawOperation, validatorIssues } from "./operation.js";
+import { markServiceAnswer } from "./outcome.js";
 import { pathOf } from "./path-template.js";
 import { httpFor } from "./platform.js";
 import { parsePointer } from "./pointer.js";
@@ -320,7 +321,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
   #answer(op: OperationSpec, answer: HttpAnswer, bytes: Uint8Array, ctx: ErrorContext, state: CallState): CallResult {
     const contentType = answer.header("content-type") ?? "";
     const excerpt = () => excerptOf(bytes, contentType, op.secretAnswer === true, [...state.secrets()], scrub);
-    if (answer.status < 200 || answer.status >= 300) throw this.#httpError(op, answer.status, new TextDecoder().decode(bytes), excerpt, state);
+    if (answer.status < 200 || answer.status >= 300) throw this.#httpError(op, answer.status, new TextDecoder().decode(bytes), contentType, excerpt, state);
     const text = strictText(bytes, op, ctx, excerpt);
     if (op.textAnswer) return { kind: "json", body: text, ...this.#facts(answer, state, excerpt) };
     const body = parseJson(text, contentType, op, ctx, excerpt);
@@ -348,13 +349,16 @@ export class Transport<Paths extends {} = Record<string, never>> {
   }
 
   /** The typed error for an HTTP error status, with the service's code and message where the envelope says they are. */
-  #httpError(op: OperationSpec, status: number, text: string, excerpt: () => string, state: CallState): PaysysError {
-    const { code, message } = serviceFields(op.envelope, jsonOrUndefined(text));
+  #httpError(op: OperationSpec, status: number, text: string, contentType: string, excerpt: () => string, state: CallState): PaysysError {
+    const body = jsonOrUndefined(text);
+    const { code, message } = serviceFields(op.envelope, body);
     const serviceMessage = message === undefined ? undefined : scrub(message, state.secrets());
     const shown = serviceMessage !== undefined ? `: ${serviceMessage}` : text.trim() ? `; body begins: ${JSON.stringify(excerpt())}` : "";
     const notRetried = !op.idempotent && isRetryableStatus(status) ? (op.movesMoney ? outcomeNote(op) : " (not retried: the operation is not idempotent)") : "";
     const ErrorClass = apiErrorClass(status);
-    return new ErrorClass(`${op.id}: HTTP ${status}${shown}${notRetried}`, { operation: op.id, status, attempts: state.attempts, serviceCode: code, serviceMessage });
+    const error = new ErrorClass(`${op.id}: HTTP ${status}${shown}${notRetried}`, { operation: op.id, status, attempts: state.attempts, serviceCode: code, serviceMessage });
+    if (isServiceAnswer(op.envelope, contentType, body, { code, message })) markServiceAnswer(error);
+    return error;
   }
 
   #redactBody(body: Uint8Array | string, op: OperationSpec): unknown {
