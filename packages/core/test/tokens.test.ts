@@ -1,6 +1,19 @@
+import { pbkdf2Sync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { AuthenticationError, MemoryStore } from "../src/index.js";
+import { proofFor, proves } from "../src/internal/credential-proof.js";
 import { bearerScheme, hashOf, TokenManager } from "../src/internal/index.js";
+import { hashedText } from "../src/internal/request-hash.js";
+
+/** What a holder of `credential` under `key` proves itself with (the text the proof is derived from). */
+const secretOf = (key: string, credential: unknown) => hashedText(key, { credential }, new Set());
+/** A proof made by another implementation of PBKDF2 (node:crypto's): `rounds` of 100,000 iterations, each on the last one's bits, under a salt of the test's choosing. */
+const proofBy = (secret: string, salt: string, rounds: number) => {
+  let bits: Buffer | string = secret;
+  for (let i = 0; i < rounds; i++) bits = pbkdf2Sync(bits, salt, 100_000, 32, "sha256");
+  return `pbkdf2-sha256$${rounds}x100000$${salt}$${bits.toString("hex")}`;
+};
+const PROOF = /^pbkdf2-sha256\$6x100000\$[0-9a-f]{32}\$[0-9a-f]{64}$/;
 
 describe("TokenManager", () => {
   it("200 concurrent callers on an expired token cause exactly one renewal", async () => {
@@ -62,7 +75,7 @@ describe("TokenManager", () => {
 
   it("a shared token whose stored expiry is no number (another writer's null for Infinity) is taken, not renewed", async () => {
     const store = new MemoryStore();
-    const credential = await hashOf("k", { credential: "pw" }, new Set());
+    const credential = await proofFor(secretOf("k", "pw"));
     await store.update("k", async () => JSON.stringify({ accessToken: "theirs", expiresAt: null, credential }));
     let obtained = 0;
     const tm = new TokenManager({ now: () => 0, shared: { store, key: "k", credential: "pw" }, obtain: async () => ({ accessToken: `t${++obtained}` }) });
@@ -174,21 +187,65 @@ describe("TokenManager", () => {
 describe("TokenManager with a shared store (one token per credential)", () => {
   const shared = () => ({ store: new MemoryStore(), key: "svc:login", credential: { password: "pw" } as unknown });
 
-  it("a token stored by a holder of another secret (or by an earlier version, with no hash) is not taken: the manager authorizes itself", async () => {
+  it("a token stored by a holder of another secret (or by an earlier version with no proof) is not taken: the manager authorizes itself", async () => {
     let obtained = 0;
     const obtain = async () => ({ accessToken: `t${++obtained}`, expiresAt: Date.now() + 3_600_000 });
     const where = shared();
     const real = new TokenManager({ obtain, shared: where });
     expect(await real.accessToken()).toBe("t1");
     const stored = JSON.parse(where.store.get(where.key)!);
-    expect(stored.credential).toMatch(/^[0-9a-f]{64}$/);
+    expect(stored.credential).toMatch(PROOF);
     expect(JSON.stringify(stored)).not.toContain("pw");
     const impostor = new TokenManager({ obtain, shared: { ...where, credential: { password: "wrong" } } });
     expect(await impostor.accessToken()).toBe("t2");
-    await where.store.update(where.key, async () => JSON.stringify({ accessToken: "old-version", expiresAt: Date.now() + 3_600_000 }));
+    await where.store.update(where.key, async () => JSON.stringify({ accessToken: "no-hash", expiresAt: Date.now() + 3_600_000 }));
     expect(await new TokenManager({ obtain, shared: where }).accessToken()).toBe("t3");
-    // The same secret under another account hashes otherwise: the hash is salted with the account's name.
-    expect(await hashOf("svc:other", { credential: where.credential }, new Set())).not.toBe(stored.credential);
+    // The same secret under another account proves nothing: the account's name is part of what is derived.
+    expect(await proves(stored.credential, secretOf(where.key, where.credential))).toEqual({ legacy: false });
+    expect(await proves(stored.credential, secretOf("svc:other", where.credential))).toBeUndefined();
+  });
+
+  it("an earlier version's SHA-256 proof is taken (a fleet being upgraded does not sign in against itself), and replaced on the next renewal", async () => {
+    let obtained = 0;
+    const obtain = async () => ({ accessToken: `t${++obtained}`, expiresAt: Date.now() + 3_600_000 });
+    const where = shared();
+    const sha256 = await hashOf(where.key, { credential: where.credential }, new Set());
+    const wrong = await hashOf(where.key, { credential: { password: "wrong" } }, new Set());
+    await where.store.update(where.key, async () => JSON.stringify({ accessToken: "old-host", expiresAt: Date.now() + 3_600_000, credential: wrong }));
+    expect(await new TokenManager({ obtain, shared: where }).accessToken()).toBe("t1");
+    await where.store.update(where.key, async () => JSON.stringify({ accessToken: "old-host", expiresAt: Date.now() + 3_600_000, credential: sha256 }));
+    const tm = new TokenManager({ obtain, shared: where });
+    expect(await tm.accessToken()).toBe("old-host");
+    tm.reject("old-host");
+    expect(await tm.accessToken()).toBe("t2");
+    expect(JSON.parse(where.store.get(where.key)!).credential).toMatch(PROOF);
+  });
+
+  it("the stored proof is PBKDF2-HMAC-SHA-256, 6 rounds of 100,000 iterations (Workers' cap), under a random salt of its own", async () => {
+    const secret = secretOf("svc:salted", { password: "pw" });
+    const proof = await proofFor(secret);
+    expect(proof).toMatch(PROOF);
+    const salt = proof.split("$")[2]!;
+    // Recomputed by node:crypto: the derivation is what the proof says, not a fast hash dressed as one.
+    expect(proofBy(secret, salt, 6)).toBe(proof);
+    expect(await proofFor(secretOf("svc:salted-2", { password: "pw" }))).not.toContain(`$${salt}$`);
+    // Another writer's proof of the same secret, under its own salt or with more rounds, is taken.
+    expect(await proves(proofBy(secret, "0".repeat(32), 6), secret)).toEqual({ legacy: false });
+    expect(await proves(proofBy(secret, "1".repeat(32), 7), secret)).toEqual({ legacy: false });
+    expect(await proves(proofBy("another secret", "1".repeat(32), 6), secret)).toBeUndefined();
+    // Too few rounds to protect anything, or so many that checking would stall the client: no proof.
+    expect(await proves(proofBy(secret, "2".repeat(32), 1), secret)).toBeUndefined();
+    expect(await proves(`pbkdf2-sha256$99x100000$${"3".repeat(32)}$${"0".repeat(64)}`, secret)).toBeUndefined();
+    expect(await proves(`pbkdf2-sha256$6x1000$${"3".repeat(32)}$${"0".repeat(64)}`, secret)).toBeUndefined();
+  });
+
+  it("a proof of this secret another holder wrote is kept when the token is renewed, not replaced by this process's own", async () => {
+    const where = shared();
+    const theirs = proofBy(secretOf(where.key, where.credential), "4".repeat(32), 6);
+    await where.store.update(where.key, async () => JSON.stringify({ accessToken: "theirs", expiresAt: Date.now() - 1, credential: theirs }));
+    const tm = new TokenManager({ obtain: async () => ({ accessToken: "mine", expiresAt: Date.now() + 3_600_000 }), shared: where });
+    expect(await tm.accessToken()).toBe("mine");
+    expect(JSON.parse(where.store.get(where.key)!)).toEqual({ accessToken: "mine", expiresAt: expect.any(Number), credential: theirs });
   });
 
   it("two managers and 200 concurrent callers: exactly one authorization; the second takes the stored token", async () => {
@@ -248,6 +305,6 @@ describe("TokenManager with a shared store (one token per credential)", () => {
     expect(where.store.get(where.key)).toBe("not json");
     fail = false;
     expect(await tm.accessToken()).toBe("ok");
-    expect(JSON.parse(where.store.get(where.key)!)).toEqual({ accessToken: "ok", credential: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(JSON.parse(where.store.get(where.key)!)).toEqual({ accessToken: "ok", credential: expect.stringMatching(PROOF) });
   });
 });

@@ -2,6 +2,7 @@
 // credential across clients and processes (a new token kills the old one), expiry of tokens and of
 // requests on the sandbox clock, the maximum amount, lost answers and secrets.
 
+import { createHash, pbkdf2Sync } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -192,6 +193,23 @@ describe("cash-out: one token per credential", () => {
     expect(counts.revokedUses + counts.expiredUses).toBe(refused);
     // The store file holds the token only for this machine's processes; it is written owner-only.
     expect(JSON.parse(readFileSync(path, "utf8")).values).toHaveProperty([`cashout ${sb.cashoutUrl} provider03`]);
+  });
+
+  it("the token's row shows a reader of the store no cheap way to the password: a PBKDF2 proof under a salt of its own", async () => {
+    const path = join(storeFolder(), "tokens.json");
+    await client({ store: new FileStore(path) }).requests.create({ amount: 1 });
+    const row = JSON.parse(JSON.parse(readFileSync(path, "utf8")).values[`cashout ${sb.cashoutUrl} ${defaultCashoutUser.login}`]);
+    const text = readFileSync(path, "utf8");
+    expect(text).not.toContain(defaultCashoutUser.password);
+    const [scheme, rounds, salt, hash] = String(row.credential).split("$");
+    expect([scheme, rounds, salt?.length, hash?.length]).toEqual(["pbkdf2-sha256", "6x100000", 32, 64]);
+    // What a reader must do per guess: 600,000 HMACs under this row's salt (the probe's dictionary
+    // tested a fast SHA-256 per guess, its only salt the account's name, in 200 ms). One right guess:
+    const secret = `${JSON.stringify(`cashout ${sb.cashoutUrl} ${defaultCashoutUser.login}`)}:${JSON.stringify({ credential: credentials })}`;
+    let bits: Buffer | string = secret;
+    for (let i = 0; i < 6; i++) bits = pbkdf2Sync(bits, salt!, 100_000, 32, "sha256");
+    expect(bits.toString("hex")).toBe(hash);
+    expect(createHash("sha256").update(secret).digest("hex")).not.toBe(row.credential);
   });
 
   it("a FileStore also shares the token between clients of one process", async () => {

@@ -3,7 +3,12 @@
 // keys in order.
 /** SHA-256 (hex) of the operation and its parameters, with every secret replaced and keys in order. */
 export async function hashOf(operation: string, params: Record<string, unknown>, sensitive: ReadonlySet<string>): Promise<string> {
-  return sha256Hex(`${JSON.stringify(operation)}:${canonical(params, sensitive)}`);
+  return sha256Hex(hashedText(operation, params, sensitive));
+}
+
+/** The text `hashOf` hashes: the operation's name and its parameters in canonical JSON. */
+export function hashedText(operation: string, params: Record<string, unknown>, sensitive: ReadonlySet<string>): string {
+  return `${JSON.stringify(operation)}:${canonical(params, sensitive)}`;
 }
 
 /**
@@ -56,7 +61,7 @@ const cryptoModule = (): NodeCrypto | null =>
  * half that, and no stream object to collect), WebCrypto elsewhere (its digest hops to another thread
  * and back: 50 µs, most of what the journal cost a call).
  */
-function sha256Hex(text: string): string | Promise<string> {
+export function sha256Hex(text: string): string | Promise<string> {
   const node = cryptoModule();
   if (node?.hash) return node.hash("sha256", text, "hex");
   if (node) return node.createHash("sha256").update(text).digest("hex");

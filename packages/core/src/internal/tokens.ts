@@ -5,10 +5,11 @@
 // kills the old one at once: a background refresh would break requests in flight.
 import { AuthenticationError } from "../errors.js";
 import type { TokenStore } from "../stores.js";
+import { proofFor, proves } from "./credential-proof.js";
 import { withFields } from "./objects.js";
 import { durationMs } from "./operation.js";
 import type { SecretSet } from "./redact.js";
-import { hashOf } from "./request-hash.js";
+import { hashedText } from "./request-hash.js";
 import type { TokenSet } from "./token-answer.js";
 
 export { type TokenSet, tokensFromAnswer } from "./token-answer.js";
@@ -36,14 +37,14 @@ export interface TokenManagerOptions {
    * `credential` is the secret that authorizes (the password, the other variant's fields): a token
    * is taken from the store only by a holder of the same secret. The key names the account, never
    * its secret, so without this a client built with the right login and a wrong password took the
-   * account's token and moved its money. Only a salted hash of it is stored, beside the token.
+   * account's token and moved its money. Only a slow salted hash of it is stored, beside the token
+   * (credential-proof.ts).
    */
   shared?: { store: TokenStore; key: string; credential: unknown };
 }
 
 export class TokenManager {
   #tokens: TokenSet | undefined;
-  #proof: Promise<string> | undefined;
   #stale = false;
   #inflight: Promise<TokenSet> | undefined;
   readonly #options: TokenManagerOptions;
@@ -139,18 +140,21 @@ export class TokenManager {
   async #renew(current: TokenSet | undefined): Promise<TokenSet> {
     const { shared } = this.#options;
     if (!shared) return this.#renewHere(current);
-    // Salted with the account's name, so one password has another hash under each account.
-    this.#proof ??= hashOf(shared.key, { credential: shared.credential }, new Set());
-    const proof = await this.#proof;
+    // The account's name is part of the secret, so one password proves nothing under another account.
+    const secret = hashedText(shared.key, { credential: shared.credential }, new Set());
+    const mine = await proofFor(secret);
+    // Read first, so a proof another holder wrote is derived outside the store's transaction (and remembered for inside it).
+    await storedToken(await shared.store.get(shared.key), secret);
     let renewed: TokenSet | undefined;
     const stored = await shared.store.update(shared.key, async (value) => {
-      const other = parseStored(value, proof);
+      const other = await storedToken(value, secret);
       // Another holder of this secret stored a token that is not the one we hold (or were refused with): take it.
-      if (other && other.accessToken !== current?.accessToken && this.#fresh(other, false)) return undefined;
+      if (other && other.token.accessToken !== current?.accessToken && this.#fresh(other.token, false)) return undefined;
       renewed = await this.#renewHere(current);
-      return JSON.stringify({ ...renewed, credential: proof });
+      // A proof of this secret already there is kept: the other holders have derived it once already.
+      return JSON.stringify({ ...renewed, credential: other?.proof ?? mine });
     });
-    const token = renewed ?? parseStored(stored, proof);
+    const token = renewed ?? (await storedToken(stored, secret))?.token;
     if (!token) throw new TypeError(`the token store holds no readable token under ${shared.key}`);
     return token;
   }
@@ -200,17 +204,22 @@ export class TokenManager {
 }
 
 /**
- * A token as a shared store keeps it (JSON, with the hash of the secret that obtained it); anything
- * else, and a token another secret obtained (or an earlier version stored without its hash), is no token.
+ * A token as a shared store keeps it (JSON, with the proof of the secret that obtained it), and that
+ * proof to write again (none for an earlier version's SHA-256: it is replaced); anything else, and a
+ * token another secret obtained (or an earlier version stored without a proof), is no token.
  */
-function parseStored(value: string | undefined, proof: string): TokenSet | undefined {
-  if (value === undefined) return undefined;
+async function storedToken(value: string | null | undefined, secret: string): Promise<{ token: TokenSet; proof: string | undefined } | undefined> {
+  if (typeof value !== "string") return undefined;
+  let parsed: TokenSet & { credential?: unknown };
   try {
-    const { credential, ...t } = JSON.parse(value) as TokenSet & { credential?: unknown };
-    if (typeof t?.accessToken !== "string" || credential !== proof) return undefined;
-    // An expiry that is no number (another writer's null for Infinity) is unknown, not past.
-    return t.expiresAt === undefined || Number.isFinite(t.expiresAt) ? t : withFields(t, { expiresAt: undefined });
+    parsed = JSON.parse(value);
   } catch {
     return undefined;
   }
+  const { credential, ...t } = parsed ?? {};
+  const proof = typeof t.accessToken === "string" ? await proves(credential, secret) : undefined;
+  if (!proof) return undefined;
+  // An expiry that is no number (another writer's null for Infinity) is unknown, not past.
+  const token = t.expiresAt === undefined || Number.isFinite(t.expiresAt) ? (t as TokenSet) : withFields(t as TokenSet, { expiresAt: undefined });
+  return { token, proof: proof.legacy ? undefined : (credential as string) };
 }
