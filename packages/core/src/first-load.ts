@@ -14,6 +14,7 @@ export * from "./file.js";
 export * from "./helpers.js";
 export * from "./internal/construction.js";
 export * from "./internal/dispose.js";
+export * from "./internal/header-check.js";
 export * from "./internal/lazy.js";
 export * from "./internal/node-builtins.js";
 export * from "./internal/pointer-of.js";

@@ -4,7 +4,7 @@
 // letter, echoed by PHP's json_encode, was in an error's body excerpt (a hostile probe).
 import { describe, expect, it } from "vitest";
 import { excerptOf } from "../src/internal/read.js";
-import { REDACTED, redactValue, scrub } from "../src/internal/redact.js";
+import { REDACTED, redactHeaders, redactValue, scrub } from "../src/internal/redact.js";
 
 /** How PHP's json_encode, Python's json.dumps and .NET write a string by default: `/` escaped (PHP), every non-ASCII character as \uXXXX. */
 const asciiJson = (s: string) =>
@@ -104,5 +104,30 @@ describe("a logged body", () => {
   it("shows no card number a caller wrote into a text field, and leaves other text and numbers as they are", () => {
     const body = { description: "4111111111111111", metadata: { note: "card 8600 1234 5678 9012 at the till" }, amount: 4111111111111111, when: "1732337391004" };
     expect(redactValue(body, new Set())).toEqual({ description: REDACTED, metadata: { note: `card ${REDACTED} at the till` }, amount: 4111111111111111, when: "1732337391004" });
+  });
+});
+
+describe("header names of a caller's credential", () => {
+  it("a name with key, token, secret or auth in it is redacted; an idempotency key, which names a call, stays readable", () => {
+    const headers = new Headers({
+      "X-Merchant-Key": "a",
+      private_key: "b",
+      "X-Key-Id": "c",
+      "X-Api-Key": "d",
+      "Idempotency-Key": "k-1",
+      "X-Idempotency-Key": "k-2",
+      "X-Note": "n",
+      "X-Monkey": "m",
+    });
+    expect(redactHeaders(headers)).toEqual({
+      "x-merchant-key": REDACTED,
+      private_key: REDACTED,
+      "x-key-id": REDACTED,
+      "x-api-key": REDACTED,
+      "idempotency-key": "k-1",
+      "x-idempotency-key": "k-2",
+      "x-note": "n",
+      "x-monkey": "m",
+    });
   });
 });

@@ -4,7 +4,7 @@
 // be asked), a value the checks saw but JSON drops (non-enumerable), and card objects with a field
 // misspelt (left out of the cryptogram, or a payment card read as a payout's).
 import { createCashoutClient } from "@paysys/cashout";
-import { MemoryStore, RequestValidationError } from "@paysys/core";
+import { ConfigurationError, MemoryStore, RequestValidationError } from "@paysys/core";
 import { createEcommerceClient } from "@paysys/ecommerce";
 import { createFiscalClient } from "@paysys/fiscal";
 import { type Sandbox, startSandbox, TestCards } from "@paysys/sandbox";
@@ -47,6 +47,63 @@ describe("a headers option HTTP cannot carry", () => {
       expect(await c.journal.pending()).toEqual([]);
     });
   }
+});
+
+describe("a header the HTTP stack sets itself (framing, connection, host), given by a caller", () => {
+  // `transfer-encoding: chunked` beside the stack's `content-length` is the shape of request
+  // smuggling; `host` sends a payment to another virtual host than its address; `upgrade` and
+  // `connection` speak to a proxy on the way. Each is refused where it was given, nothing sent.
+  const names = ["Transfer-Encoding", "content-length", "Host", "connection", "upgrade", "te", "expect", "keep-alive"];
+  const client = (extra: object = {}) => createCashoutClient({ baseUrl: sb.cashoutUrl, credentials: cashoutCredentials, store: new MemoryStore(), ...extra });
+
+  for (const name of names)
+    it(`per call, ${name}: a RequestValidationError at (options)/headers/${name}, before the journal`, async () => {
+      const c = client();
+      await c.requests.create({ amount: 1 });
+      const before = sb.cashout.storedBodies().length;
+      const e = await c.requests.create({ amount: 1 }, { headers: { [name]: "chunked" } }).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(RequestValidationError);
+      expect((e as RequestValidationError).issues.map((i) => i.path)).toEqual([`(options)/headers/${name}`]);
+      expect(sb.cashout.storedBodies().length).toBe(before);
+      expect(await c.journal.pending()).toEqual([]);
+    });
+
+  it("in the client's options: a ConfigurationError at construction, naming the header", () => {
+    expect(() => client({ headers: { "Transfer-Encoding": "chunked" } })).toThrow(ConfigurationError);
+    expect(() => client({ headers: { "Transfer-Encoding": "chunked" } })).toThrow(/\/headers\/Transfer-Encoding is set by the HTTP stack/);
+    expect(() => createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials, headers: { host: "other.example" } })).toThrow(
+      /\/headers\/host is set by the HTTP stack/,
+    );
+  });
+
+  it("added by a beforeRequest hook: a ConfigurationError naming the hook, nothing sent, nothing pending", async () => {
+    const c = client({
+      hooks: {
+        beforeRequest: ({ request }: { request: Request }) => {
+          const headers = new Headers(request.headers);
+          headers.set("connection", "upgrade");
+          return new Request(request, { headers });
+        },
+      },
+    });
+    const before = sb.cashout.stats.requests;
+    const e = await c.requests.create({ amount: 1 }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ConfigurationError);
+    expect((e as Error).message).toMatch(/beforeRequest hook's request has the header connection.*nothing was sent/);
+    expect(sb.cashout.stats.requests).toBe(before);
+    expect(await c.journal.pending()).toEqual([]);
+  });
+
+  it("through raw: a RequestValidationError at (options)/headers/…, nothing sent", async () => {
+    const c = client();
+    await c.requests.create({ amount: 1 });
+    const before = sb.cashout.storedBodies().length;
+    const raw = c.raw as unknown as { POST(path: string, init: object): Promise<unknown> };
+    const e = await raw.POST("/cash-out-request", { body: { amount: 1 }, headers: { "transfer-encoding": "chunked" } }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(RequestValidationError);
+    expect((e as RequestValidationError).issues[0]?.path).toBe("(options)/headers/transfer-encoding");
+    expect(sb.cashout.storedBodies().length).toBe(before);
+  });
 });
 
 describe("lone surrogates in a query-bound value", () => {

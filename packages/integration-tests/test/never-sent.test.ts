@@ -75,12 +75,9 @@ describe("a money call whose request never left", () => {
     expect(sb.ecommerce.stats.requests).toBe(created);
   });
 
-  it("e-commerce: a client header node:http will not write is not applied, and the gateway saw nothing", async () => {
+  it("e-commerce: a client header node:http will not write is refused at construction, and the gateway saw nothing", async () => {
     const created = sb.ecommerce.stats.requests;
-    const client = shop(sb.ecommerceUrl, { headers: { "x-note": "line\r\nbreak" } });
-    const e = await errorOf(client.payments.create(payment("header-1")));
-    expect(e?.outcomeUnknown).toBe(false);
-    expect((await client.journal.get({ operation: "payments.create", key: "header-1" }))?.state).toBe("not-applied");
+    expect(() => shop(sb.ecommerceUrl, { headers: { "x-note": "line\r\nbreak" } })).toThrow(/\/headers\/x-note must be a header name with a value of one line/);
     expect(sb.ecommerce.stats.requests).toBe(created);
   });
 

@@ -67,6 +67,23 @@ it("a user and password in baseUrl and a caller's X-Api-Key header: in no log li
   await fiscal.close();
 });
 
+it.each(["X-Merchant-Key", "Private-Key", "x_client_key", "X-Key-Secret"])(
+  "a caller's credential header %s: redacted in the log, and cut out of an error that quotes the request",
+  async (name) => {
+    const value = "caller-own-key-77";
+    const lines: string[] = [];
+    const logged = createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials, logger: (event) => lines.push(JSON.stringify(event)) });
+    await logged.kkms.list({}, { headers: { [name]: value } });
+    expect(lines.some((l) => l.includes('"type":"request"') && l.toLowerCase().includes(name.toLowerCase()))).toBe(true);
+    expect(lines.filter((l) => l.includes(value))).toEqual([]);
+    await logged.close();
+    const echoed = createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials, fetch: echoingFetch, retry: { maxRetries: 0 } });
+    const e = await echoed.kkms.list({}, { headers: { [name]: value } }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ConnectionError);
+    expect(shown(e)).not.toContain(value);
+  },
+);
+
 it("a bad baseUrl's ConfigurationError shows neither its password nor its query, and an address no request can be made of is refused as one", async () => {
   const cases = ["ftp://u:Cfg-Secret-1@127.0.0.1/", "https://127.0.0.1:9/fiscal?apikey=Cfg-Secret-1", "http://u:Cfg-Secret-1@[::1"];
   for (const baseUrl of cases) {

@@ -6,6 +6,7 @@
 import type { Hooks, LogEvent } from "../call.js";
 import { ConfigurationError, ConnectionError, PaysysError, RedirectError, RequestAbortedError, TimeoutError } from "../errors.js";
 import { attemptSignal, isTimeout, unlessAborted } from "./attempt-signal.js";
+import { refuseStackHeaders } from "./header-check.js";
 import { type HttpAdapter, type HttpAnswer, type HttpRequest, NeverSentError } from "./http.js";
 import { copyInto, put } from "./objects.js";
 import { type OperationSpec, outcomeNote } from "./operation.js";
@@ -219,6 +220,7 @@ async function hookedAttempt(ctx: AttemptContext, state: CallState, attempt: Pre
   replaced.headers.forEach((v, k) => {
     put(own, k, v);
   });
+  refuseStackHeaders(own, (name, why) => new ConfigurationError(`${state.op.id}: the beforeRequest hook's request has the header ${name}, which ${why}; nothing was sent`));
   const replacedBody = replaced.body ? new Uint8Array(await replaced.clone().arrayBuffer()) : undefined;
   return { request: { url: replaced.url, method: replaced.method, headers: own, body: replacedBody, signal }, presented: attempt.presented, hooked: replaced };
 }

@@ -5,6 +5,7 @@
 import type { StandardSchemaV1 } from "../call.js";
 import { RequestValidationError, RowValidationError, type ValidationIssue } from "../errors.js";
 import { wrapParams } from "./envelope.js";
+import { HEADER_VALUE, headerIssues } from "./header-check.js";
 import { copyInto, put } from "./objects.js";
 import type { OperationSpec } from "./operation.js";
 import { pointerOf } from "./pointer.js";
@@ -122,15 +123,6 @@ function refuse(issues: ValidationIssue[], prefix: string, keys: string[], messa
 export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /**
- * A header name (an HTTP token), and a value of one line in Latin-1 without the C0 controls (tabs
- * aside) and DEL: what HTTP can carry at all (bytes 0x80–0xFF are its obs-text). Anything else both
- * HTTP stacks refuse only when they send, after a journaled call's intent is written: a call
- * believed perhaps sent that never was.
- */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
-
-/**
  * The call options, checked like the parameters: an object of the options the operation takes,
  * each of its type. A misspelt option (`timeout`, `idempotency_key`) is refused, never ignored.
  */
@@ -151,9 +143,7 @@ export function checkCallOptions(op: OperationSpec, options: unknown): void {
         break;
       case "headers":
         if (!isPlainObject(value)) wrong(name, "must be an object of header names and string values");
-        else
-          for (const [h, v] of Object.entries(value))
-            if (!HEADER_NAME.test(h) || typeof v !== "string" || !HEADER_VALUE.test(v)) wrong(`${name}/${h}`, "must be a header name with a value of one line of Latin-1 text");
+        else for (const issue of headerIssues(value)) wrong(`${name}/${issue.name}`, issue.message);
         break;
       case "extraParams":
       case "rows":

@@ -6,6 +6,7 @@
 // callers get the same strictness as TypeScript ones; the rest are functions and objects, checked by kind.
 import type { TelemetryOptions } from "../call.js";
 import { ConfigurationError } from "../errors.js";
+import { headerIssues } from "./header-check.js";
 import { nodeBuiltins } from "./node-builtins.js";
 import { telemetryOptionIssues } from "./telemetry-option.js";
 import { type Validator, validatorIssues } from "./validator.js";
@@ -32,6 +33,7 @@ export function checkClientOptions(client: string, options: unknown, settings: V
     } else if (value !== undefined && typeof value !== kind) problems.push(`/${key} must be a ${kind}`);
   }
   if (!settings(data)) problems.push(...validatorIssues(settings).map((i) => `${i.path || "(options)"} ${i.message}`));
+  else if (data.headers) problems.push(...headerIssues(data.headers as Record<string, unknown>).map((i) => `/headers/${i.name} ${i.message}`));
   if (problems.length > 0) throw new ConfigurationError(`${client}: invalid options: ${problems.join("; ")}`);
 }
 

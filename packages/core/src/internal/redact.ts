@@ -10,10 +10,20 @@ export const REDACTED = "[REDACTED]";
 /** Header names that always carry credentials, whatever the scheme. */
 const credentialHeaders = ["authorization", "cookie", "set-cookie", "proxy-authorization"];
 /**
- * Header names a caller's own credential goes under (`X-Api-Key`, `X-Auth-Token`, `X-Session`): a
- * header the spec does not know is the caller's, and one named so was logged as given.
+ * Header names a caller's own credential goes under (`X-Api-Key`, `X-Auth-Token`, `X-Session`,
+ * `X-Merchant-Key`, `Private-Key`): a header the spec does not know is the caller's, and one named
+ * so was logged as given. An idempotency key names a call, not a caller, and stays readable.
  */
-const CREDENTIAL_NAME = /auth|token|secret|passw|api-?key|signature|session|credential|cookie/;
+const CREDENTIAL_NAME = /auth|token|secret|passw|api-?key|(^|-)key(-|$)|signature|session|credential|cookie/;
+const isCredentialName = (lowerName: string) => {
+  const name = lowerName.replace(/_/g, "-");
+  return CREDENTIAL_NAME.test(name) && !name.includes("idempotency");
+};
+
+/** The values of the headers named as credentials, to cut out of texts (a server that echoes a request's headers into its error). */
+export function* credentialHeaderValues(headers: Record<string, string>): Iterable<string> {
+  for (const [name, value] of Object.entries(headers)) if (value && isCredentialName(name.toLowerCase())) yield value;
+}
 
 /**
  * Returns a deep copy with the values of sensitive keys replaced, and every card number inside a
@@ -48,7 +58,7 @@ export function redactHeaders(headers: Headers, alsoSecret: Iterable<string> = [
   const out: Record<string, string> = {};
   headers.forEach((v, k) => {
     const name = k.toLowerCase();
-    out[k] = secret.has(name) || CREDENTIAL_NAME.test(name.replace(/_/g, "-")) ? REDACTED : v;
+    out[k] = secret.has(name) || isCredentialName(name) ? REDACTED : v;
   });
   return out;
 }

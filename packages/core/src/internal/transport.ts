@@ -23,6 +23,7 @@ import { type AttemptContext, asPaysysError, attempts, type CallState, callState
 import { isTimeout } from "./attempt-signal.js";
 import { isServiceAnswer, serviceFields } from "./envelope.js";
 import { fileResponse } from "./file-answer.js";
+import { refuseStackHeaders } from "./header-check.js";
 import type { HttpAnswer } from "./http.js";
 import { harmless } from "./logger.js";
 import { copyInto, put } from "./objects.js";
@@ -32,7 +33,7 @@ import { pathOf } from "./path-template.js";
 import { httpFor } from "./platform.js";
 import { parsePointer } from "./pointer.js";
 import { ERROR_BODY_LIMIT, excerptOf, jsonOrUndefined, parseJson, type ReadBody, readBody, strictText } from "./read.js";
-import { collectSecrets, redactUnnamed, redactValue, type SecretSet, scrub } from "./redact.js";
+import { collectSecrets, credentialHeaderValues, redactUnnamed, redactValue, type SecretSet, scrub } from "./redact.js";
 import { hiddenInText } from "./repeated-key.js";
 import { isRetryableStatus, type RetryOptions, retryDefaults, retryDelay } from "./retry.js";
 import { signInFirst } from "./sign-in-first.js";
@@ -160,6 +161,7 @@ export class Transport<Paths extends {} = Record<string, never>> {
         request.headers.forEach((v, k) => {
           put(headers, k, v);
         });
+        refuseStackHeaders(headers, (name, why) => new RequestValidationError("raw", [{ path: `(options)/headers/${name}`, message: why }]));
         const prepared = { url: request.url, method: request.method, headers, body };
         const reads = request.method === "GET" || request.method === "HEAD";
         const state = this.#state(reads ? rawRead : rawWrite, {}, prepared, undefined, [], undefined);
@@ -198,13 +200,13 @@ export class Transport<Paths extends {} = Record<string, never>> {
   #state(op: OperationSpec, input: HttpInput, prepared: Prepared, timeoutMs: number | undefined, extra: AttemptStep[], once: SendWatch | undefined): CallState {
     const scheme = this.schemeOf(op);
     const steps = scheme ? [scheme, ...extra] : extra;
-    return callState(op, steps, timeoutMs ?? this.#options.timeoutMs ?? 30_000, once, () => this.#secrets(input, prepared.body, steps));
+    return callState(op, steps, timeoutMs ?? this.#options.timeoutMs ?? 30_000, once, () => this.#secrets(input, prepared, steps));
   }
 
   /** Every secret that may be in play for a call: what it sent, what its steps hold, what the client holds. Collected only when a text needs scrubbing. */
-  *#secrets(input: HttpInput, body: Prepared["body"], steps: AttemptStep[]): Iterable<string> {
-    const { path, query, header, secretsOf } = input;
-    yield* collectSecrets([path, query, header, secretsOf], this.#sensitive);
+  *#secrets(input: HttpInput, { body, headers }: Prepared, steps: AttemptStep[]): Iterable<string> {
+    yield* collectSecrets([input.path, input.query, input.header, input.secretsOf], this.#sensitive);
+    yield* credentialHeaderValues(headers);
     if (typeof body === "string") yield* collectSecrets(JSON.parse(body), this.#sensitive);
     for (const step of steps) if (step.secrets) yield* step.secrets();
     if (this.#options.secrets) yield* this.#options.secrets;
