@@ -150,12 +150,29 @@ export async function encryptCard(card: PaymentCard | PayoutCard, key: GatewayKe
   // in Node, where the encryption itself is synchronous, each await is a measurable part of a card.
   const given = key instanceof Promise ? await key : key;
   const imported = isCryptoKey(given) ? given : await importGatewayKey(given);
+  checkFits(read, plaintext, imported);
   const viaNode = nodeEncrypt(imported, plaintext);
   if (viaNode !== undefined) return viaNode;
   const cipher = await subtle().encrypt({ name: "RSA-OAEP" }, imported, new TextEncoder().encode(plaintext));
   // An RSA block is at most 512 bytes, well under `fromCharCode`'s argument limit. (Not core's
   // base64 helper: importing core's internals would bring the whole transport into the page.)
   return btoa(String.fromCharCode(...new Uint8Array(cipher)));
+}
+
+/**
+ * RSA-OAEP encrypts one block: at most the key's size less 66 bytes with SHA-256 (RFC 8017 §7.1.1),
+ * 190 bytes of JSON for a 2048-bit key. Longer, both crypto stacks throw a bare "data too large"
+ * that names no field; the free-text fields (cardholder, ip) are what can make it so.
+ */
+function checkFits(card: PaymentCard | PayoutCard, plaintext: string, key: CryptoKey): void {
+  const bits = (key.algorithm as RsaHashedKeyAlgorithm).modulusLength;
+  const room = Math.floor(bits / 8) - 66;
+  const size = new TextEncoder().encode(plaintext).length;
+  if (!(size > room)) return;
+  const { cardholder, ip } = card as PaymentCard;
+  const field = (ip?.length ?? 0) > (cardholder?.length ?? 0) ? "ip" : "cardholder";
+  const message = `is too long: the card's data must fit one RSA-OAEP block of the gateway's key, ${room} bytes of UTF-8 JSON, and is ${size}`;
+  throw new RequestValidationError("card", [{ path: `/${field}`, message }]);
 }
 
 interface NodeCrypto {

@@ -2,6 +2,7 @@
 // node:crypto decrypts with the private key, as the gateway would), Luhn and the field checks as
 // properties, and no error that ever carries the card number or the CVV.
 import { constants, generateKeyPairSync, privateDecrypt } from "node:crypto";
+import { RequestValidationError } from "@paysys/core/calls";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { cardPlaintext, checkCard, encryptCard, importGatewayKey, luhn } from "../src/card.js";
@@ -72,6 +73,29 @@ describe("checkCard", () => {
 });
 
 describe("encryptCard", () => {
+  it("a card whose data cannot fit one RSA-OAEP block is refused at the long field, never a bare 'data too large'", async () => {
+    const room = 2048 / 8 - 66;
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: "grapheme", maxLength: 120 }), fc.boolean(), async (free, asIp) => {
+        const card = { pan: "4400430000000007", ...future, cvv: "123", ...(asIp ? { ip: free.replace(/\p{Cc}/gu, "") } : { cardholder: free.replace(/\p{Cc}/gu, "") }) };
+        const size = new TextEncoder().encode(cardPlaintext(card)).length;
+        const e = await encryptCard(card, pem).then(
+          (c) => decrypt(c),
+          (x: unknown) => x,
+        );
+        if (size <= room) return !(e instanceof Error);
+        const issues = (e as { issues?: { path: string; message: string }[] }).issues;
+        return (
+          e instanceof RequestValidationError &&
+          issues?.[0]?.path === (asIp ? "/ip" : "/cardholder") &&
+          !JSON.stringify(issues).includes("4400430000000007") &&
+          !(e as Error).message.includes("123,")
+        );
+      }),
+      { numRuns: 300, seed: 21 },
+    );
+  });
+
   it("is RSA-OAEP with SHA-256, standard Base64, of the spec's plaintext; the private key gives the card back", async () => {
     const card = { pan: "4400 4300 0000 0007", month: 3, year: 31, cvv: "0123", cardholder: "IVAN IVANOV", ip: "203.0.113.7" };
     for (const key of [pem, jwk, { ...jwk, alg: "RSA-OAEP" }, await importGatewayKey(pem)]) {
