@@ -165,14 +165,12 @@ export async function encryptCard(card: PaymentCard | PayoutCard, key: GatewayKe
  * that names no field; the free-text fields (cardholder, ip) are what can make it so.
  */
 function checkFits(card: PaymentCard | PayoutCard, plaintext: string, key: CryptoKey): void {
-  const bits = (key.algorithm as RsaHashedKeyAlgorithm).modulusLength;
-  const room = Math.floor(bits / 8) - 66;
+  const room = ((key.algorithm as RsaHashedKeyAlgorithm).modulusLength >> 3) - 66;
   const size = new TextEncoder().encode(plaintext).length;
-  if (!(size > room)) return;
+  if (size <= room) return;
   const { cardholder, ip } = card as PaymentCard;
-  const field = (ip?.length ?? 0) > (cardholder?.length ?? 0) ? "ip" : "cardholder";
-  const message = `is too long: the card's data must fit one RSA-OAEP block of the gateway's key, ${room} bytes of UTF-8 JSON, and is ${size}`;
-  throw new RequestValidationError("card", [{ path: `/${field}`, message }]);
+  const path = (ip?.length ?? 0) > (cardholder?.length ?? 0) ? "/ip" : "/cardholder";
+  throw new RequestValidationError("card", [{ path, message: `is too long: the card's data is ${size} bytes, one RSA-OAEP block of the key holds ${room}` }]);
 }
 
 interface NodeCrypto {
