@@ -2,6 +2,7 @@
 // in PHP's, Python's or .NET's style (`\/`, `\u0410`), HTML character references, percent-encoding in
 // either case. Only the forms `JSON.stringify` writes were cut: a password with a slash or a Cyrillic
 // letter, echoed by PHP's json_encode, was in an error's body excerpt (a hostile probe).
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { excerptOf } from "../src/internal/read.js";
 import { REDACTED, redactHeaders, redactValue, scrub } from "../src/internal/redact.js";
@@ -129,5 +130,44 @@ describe("header names of a caller's credential", () => {
       "x-note": "n",
       "x-monkey": "m",
     });
+  });
+});
+
+describe("a secret echoed changed: in another case, cut short, or as Base64 without its padding", () => {
+  const token = "eyJhbGciOiJIUzI1NiJ9.c2VjcmV0LXBheWxvYWQ.Sig-Nature_123";
+  it("in upper or lower case (a server that shouts its echo)", () => {
+    expect(scrub(`INVALID PASSWORD '${"Tiger-Lily-42".toUpperCase()}'`, ["Tiger-Lily-42"])).toBe(`INVALID PASSWORD '${REDACTED}'`);
+    expect(scrub(`token ${token.toLowerCase()} expired`, [token])).toBe(`token ${REDACTED} expired`);
+  });
+  it("by its start: the first 12 characters and whatever of the rest follows them", () => {
+    expect(scrub(`token ${token.slice(0, 20)}… expired`, [token])).toBe(`token ${REDACTED}… expired`);
+    expect(scrub(`token ${token.slice(0, 12)}`, [token])).toBe(`token ${REDACTED}`);
+    // a short secret (a captcha) is cut as written only: in another case it is too likely a word
+    expect(scrub("the AB12 room, lab12", ["ab12"])).toBe(`the AB12 room, l${REDACTED}`);
+  });
+  it("Base64 unpadded, and as Base64url", () => {
+    const basic = Buffer.from("shop-7:ü>>?~x").toString("base64");
+    expect(basic.endsWith("=")).toBe(true);
+    const unpadded = basic.replace(/=+$/, "");
+    const url = Buffer.from("shop-7:ü>>?~x").toString("base64url");
+    expect(scrub(`auth ${unpadded} refused; as url ${url}`, [basic])).toBe(`auth ${REDACTED} refused; as url ${REDACTED}`);
+  });
+  it("never leaves a secret of 8 characters or more in any mix of cases (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 8, maxLength: 40 }),
+        fc.string(),
+        fc.string(),
+        fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }),
+        (secret, before, after, upper) => {
+          const mixed = [...secret].map((c, i) => (upper[i] ? c.toUpperCase() : c.toLowerCase())).join("");
+          if (mixed.length !== secret.length) return true;
+          return !scrub(before + mixed + after, [secret])
+            .toLowerCase()
+            .includes(secret.toLowerCase());
+        },
+      ),
+      { numRuns: 2_000, seed: 31 },
+    );
   });
 });

@@ -91,7 +91,44 @@ function forms(secret: string): string[] {
     // a lone surrogate cannot be URL-encoded; the other forms still apply
   }
   const form = new URLSearchParams([["", secret]]).toString().slice(1);
-  return [...new Set([secret, json, url, url.replace(/%20/g, "+"), form, html, secret.replace(/ /g, "+")])].sort((a, b) => b.length - a.length);
+  const all = [secret, json, url, url.replace(/%20/g, "+"), form, html, secret.replace(/ /g, "+")];
+  // Base64 (a Basic header's credentials) as a server may write it back: unpadded, or Base64url.
+  if (/^[A-Za-z0-9+/]{6,}={1,2}$/.test(secret)) all.push(secret.replace(/=+$/, ""), secret.replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_"));
+  return [...new Set(all)].sort((a, b) => b.length - a.length);
+}
+
+/** A secret this long is also cut in any case (a server that upper-cases its echo) and by its start. */
+const LOOSE_LENGTH = 8;
+/** A secret's first characters that, echoed alone (a token shown as `eyJhbGciOiJI…`), are cut with whatever of the rest follows them. */
+const PREFIX_LENGTH = 12;
+const escapedForRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+const headOf = (form: string) => (form.length >= PREFIX_LENGTH + 4 ? form.slice(0, PREFIX_LENGTH) : form);
+/** How far from `at` the text reads as `form` in any case (0 when not even its head does). */
+function reach(text: string, at: number, form: string): number {
+  let i = 0;
+  while (i < form.length && at + i < text.length && text[at + i]!.toLowerCase() === form[i]!.toLowerCase()) i++;
+  return i >= headOf(form).length ? i : 0;
+}
+
+/**
+ * `text` with a secret cut out regardless of case, and, for a long one, every run that begins as it
+ * does (its first PREFIX_LENGTH characters, then as many more of it as follow) cut out too. All its
+ * `forms` at once, each run as far as the form that reaches furthest: one form cut first (its
+ * URL-encoding, which parts from the Base64 at a `/`) would leave the rest of another in the text.
+ */
+function cutLoose(text: string, forms: string[]): string {
+  const loose = forms.filter((f) => f.length >= LOOSE_LENGTH);
+  if (loose.length === 0) return text;
+  const find = new RegExp([...new Set(loose.map(headOf))].map(escapedForRegExp).join("|"), "gi");
+  let out = "";
+  let from = 0;
+  for (let m = find.exec(text); m; m = find.exec(text)) {
+    const end = m.index + Math.max(m[0].length, ...loose.map((f) => reach(text, m!.index, f)));
+    out += text.slice(from, m.index) + REDACTED;
+    from = find.lastIndex = end;
+  }
+  return from === 0 ? text : out + text.slice(from);
 }
 
 /**
@@ -174,7 +211,9 @@ function cut(text: string, secrets: Iterable<string>): string {
   let out = text;
   for (const s of secrets) {
     if (!s) continue;
-    for (const f of forms(s)) if (out.includes(f)) out = out.split(f).join(REDACTED);
+    const all = forms(s);
+    for (const f of all) if (out.includes(f)) out = out.split(f).join(REDACTED);
+    out = cutLoose(out, all);
   }
   return out;
 }
