@@ -58,6 +58,9 @@ export async function migrate(pool: PgPool, options: MigrateOptions = {}): Promi
   return db.transaction("migrate the store's tables", { lockWaitMs: options.timeoutMs ?? 60_000 }, async (session) => {
     // One lock per table set: migrations of other table sets in the same database do not wait.
     await session.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`@paysys/store-postgres ${history}`]);
+    // And one per schema: two table sets made at once in one new schema both found it missing, and the
+    // second CREATE SCHEMA failed (pg_namespace's unique key) where it should have waited and found it.
+    await session.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`@paysys/store-postgres schema ${tables.schema}`]);
     const [schema] = await session.query<{ exists: boolean }>("SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS exists", [tables.schema]);
     if (!schema!.exists) await session.query(`CREATE SCHEMA ${tables.schema}`);
     await session.query(`CREATE TABLE IF NOT EXISTS ${history} (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);

@@ -22,10 +22,27 @@ const TABLES: readonly TableName[] = ["migrations", "values", "leases", "journal
 // 63 is PostgreSQL's identifier limit; indexes are named after their table with a suffix of up to 15.
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,47}$/;
 
+/**
+ * PostgreSQL's reserved key words (`pg_get_keywords()`, categories R and T: PostgreSQL 15–17), which
+ * no table or schema can be named unquoted: a schema `user` or a table `order` made every statement
+ * a syntax error at run time. Checked against the test server's own list (test/migrate.test.ts).
+ */
+const RESERVED = new Set(
+  (
+    "all analyse analyze and any array as asc asymmetric authorization binary both case cast check collate collation column concurrently " +
+    "constraint create cross current_catalog current_date current_role current_schema current_time current_timestamp current_user default " +
+    "deferrable desc distinct do else end except false fetch for foreign freeze from full grant group having ilike in initially inner " +
+    "intersect into is isnull join lateral leading left like limit localtime localtimestamp natural not notnull null offset on only or " +
+    "order outer overlaps placing primary references returning right select session_user similar some symmetric system_user table " +
+    "tablesample then to trailing true union unique user using variadic verbose when where window with"
+  ).split(" "),
+);
+
 function checked(what: string, name: string): string {
   if (!IDENTIFIER.test(name)) {
     throw new ConfigurationError(`@paysys/store-postgres: ${what} ${JSON.stringify(name)} must be a lowercase identifier (a-z, 0-9, _; at most 48 characters)`);
   }
+  if (RESERVED.has(name)) throw new ConfigurationError(`@paysys/store-postgres: ${what} ${JSON.stringify(name)} is a reserved word of PostgreSQL's SQL: choose another`);
   return name;
 }
 

@@ -77,6 +77,35 @@ describe("migrate", () => {
   });
 });
 
+describe("names PostgreSQL cannot take unquoted, and a new schema made by two table sets at once", () => {
+  it("every reserved word of the running server (pg_get_keywords R and T) is refused as a schema or a table name, before any SQL", async () => {
+    const words = (await db.pool().query<{ word: string }>("SELECT word FROM pg_get_keywords() WHERE catcode IN ('R', 'T') ORDER BY word")).rows.map((r) => r.word);
+    expect(words.length).toBeGreaterThan(70);
+    const accepted = words.filter((word) => {
+      try {
+        new PostgresStore(db.pool(), { schema: word });
+        return true;
+      } catch (e) {
+        return !(e instanceof ConfigurationError && /reserved word/.test((e as Error).message));
+      }
+    });
+    expect(accepted).toEqual([]);
+    expect(() => new PostgresStore(db.pool(), { tables: { names: { orders: "order" } } })).toThrow(/the orders table's name "order" is a reserved word/);
+    // An unreserved key word is a name like any other: the store works on it.
+    await migrate(db.pool(), { schema: "value", tables: { prefix: "kw_" } });
+    const store = new PostgresStore(db.pool(), { schema: "value", tables: { prefix: "kw_" } });
+    await store.set("k", "v");
+    expect(await store.get("k")).toBe("v");
+  });
+
+  it("two table sets migrated at once into one schema that does not exist yet: both made, neither refused", async () => {
+    const schema = `fresh_${Date.now().toString(36)}`;
+    const results = await Promise.allSettled([migrate(db.pool(), { schema, tables: { prefix: "a_" } }), migrate(db.pool(), { schema, tables: { prefix: "b_" } })]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled"]);
+    expect((await tablesIn(schema)).length).toBe(12);
+  });
+});
+
 describe("two copies of the package on one pool", () => {
   // Its ES module and CommonJS builds in one process, or two versions: each prepares its statements
   // on the same connections, and numbered in each copy their names met, with other texts.

@@ -31,6 +31,10 @@ export function storeName(client: RedisCommandClient, prefix: string): string {
     } catch {
       where = "redis (unparsable url)";
     }
+  } else if (client.options === undefined) {
+    // A client that shows no options (node-redis's createClientPool): no address to name, and
+    // "localhost:6379" would send an operator to the wrong server.
+    where = "redis (address not shown by the client: a client pool?)";
   } else if (options.socket?.path) {
     where = `redis+unix://${options.socket.path}`;
   } else {

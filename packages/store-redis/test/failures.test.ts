@@ -6,7 +6,7 @@ import { inspect } from "node:util";
 import { ConfigurationError, intentIdOf, type JournalEntry, LeaseLostError, StoreCorruptError, StoreUnavailableError } from "@paysys/core";
 import { withoutUrlCredentials } from "@paysys/core/internal";
 import { freePort } from "@paysys/test-servers";
-import { createClient, type RedisClientType } from "redis";
+import { createClient, createClientPool, type RedisClientType } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisStore } from "../src/index.js";
 import { redisForTests, uniquePrefix } from "./redis.js";
@@ -43,6 +43,20 @@ describe("an unreachable server", () => {
       expect(e.message).toContain("beginIntent");
     } finally {
       unreachable.destroy();
+    }
+  });
+
+  it("a client pool of an unreachable server: named as a pool, never as localhost:6379 (where it is not)", async () => {
+    const port = await freePort();
+    const pool = createClientPool({ url: `redis://paysys:${PASSWORD}@127.0.0.1:${port}/2`, socket: { reconnectStrategy: false, connectTimeout: 200 } }, { acquireTimeout: 200 });
+    pool.on("error", () => {});
+    await pool.connect().catch(() => {});
+    try {
+      const e = shownNowhere(await new RedisStore(pool as never, { timeoutMs: 300 }).get("k").catch((x: unknown) => x));
+      expect(e.store).toBe("redis (address not shown by the client: a client pool?) (prefix paysys:)");
+      expect(e.message).not.toContain("localhost");
+    } finally {
+      pool.destroy();
     }
   });
 
