@@ -234,6 +234,15 @@ export interface LeaseSettings {
    * @minimum 0
    */
   lingerMs?: number;
+  /**
+   * Read the register's current link (`Uid`) from the service before every call that presents one,
+   * instead of presenting the one the last answer carried: one more request per receipt. For a till
+   * behind something that may rewrite answers (a caching proxy): an answer carrying a well-formed
+   * `Uid` that is not the service's, kept, makes the next receipt's refusal look like a receipt that
+   * took effect, so that receipt ends in `OutcomeUnknownError` and the register stops until it is
+   * settled. With this on, such a `Uid` is never presented. Default false.
+   */
+  readLinkFirst?: boolean;
 }
 
 /** The object option of a client that journals operations. */

@@ -4,7 +4,7 @@
 // error; the Z report, journaled, is learnt as after a lost answer. Ids past 2^53 are never rounded
 // into another document's number.
 import { MemoryStore } from "@paysys/core";
-import { AnswerLostError, createFiscalClient, type FiscalClientOptions, UnexpectedResponseError } from "@paysys/fiscal";
+import { AnswerLostError, createFiscalClient, type FiscalClientOptions, OutcomeUnknownError, UnexpectedResponseError } from "@paysys/fiscal";
 import { type Sandbox, startSandbox } from "@paysys/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fiscalCredentials } from "./credentials.js";
@@ -26,6 +26,17 @@ const rewriting = (match: RegExp, edit: (text: string) => string) => async (url:
 const client = (extra: Partial<FiscalClientOptions> = {}) =>
   createFiscalClient({ baseUrl: sb.fiscalUrl, credentials: fiscalCredentials, store: new MemoryStore(), ...extra } as FiscalClientOptions);
 const sale = { IdDomain: 1, Cash: "500", Total: "500", Positions: [{ Name: "Tea", IdSection: 1, Price: "250", Qty: 2 }] };
+/** A fetch that gives the first sale's answer the Uid headers `uidHeaders` makes of the service's, and notes the Uid each sale presents. */
+const lyingOnce = (uidHeaders: (uid: string) => [string, string][], presented: (string | null)[]) => {
+  let sales = 0;
+  return async (url: string, init: RequestInit) => {
+    if (!/\/sales$/.test(url)) return globalThis.fetch(url, init);
+    presented.push(new Headers(init.headers).get("uid"));
+    const answer = await globalThis.fetch(url, init);
+    if (++sales > 1) return answer;
+    return new Response(await answer.text(), { status: answer.status, headers: [["content-type", "application/json"], ...uidHeaders(answer.headers.get("uid")!)] });
+  };
+};
 
 describe("fiscal answers about another object", () => {
   it("shifts.get answering another shift's Id is an error", async () => {
@@ -82,15 +93,7 @@ describe("a sale's answer whose Uid header is no Uid", () => {
   for (const [[what, uidHeaders], idKkm] of cases.map((c, i) => [c, 103 + i] as const)) {
     it(`${what}: the next receipt is registered (the current Uid read afresh), nothing disputed`, async () => {
       const presented: (string | null)[] = [];
-      let sales = 0;
-      const proxy = async (url: string, init: RequestInit) => {
-        if (!/\/sales$/.test(url)) return globalThis.fetch(url, init);
-        presented.push(new Headers(init.headers).get("uid"));
-        const answer = await globalThis.fetch(url, init);
-        if (++sales > 1) return answer;
-        return new Response(await answer.text(), { status: answer.status, headers: [["content-type", "application/json"], ...uidHeaders(answer.headers.get("uid")!)] });
-      };
-      const fiscal = client({ fetch: proxy });
+      const fiscal = client({ fetch: lyingOnce(uidHeaders, presented) });
       await fiscal.shifts.open({ IdKkm: idKkm });
       const before = sb.fiscal.documents(idKkm).length;
       await fiscal.operations.sale({ idKkm, ...sale }, { idempotencyKey: `uid-lie-${idKkm}-1` });
@@ -103,4 +106,44 @@ describe("a sale's answer whose Uid header is no Uid", () => {
       await fiscal.close();
     });
   }
+});
+
+describe("a sale's answer carrying a well-formed Uid that is not the service's", () => {
+  // Kept, it is presented with the next receipt and refused; the chain has moved past it (it never
+  // was on the chain), which is also what a receipt that took effect behind a lying refusal leaves.
+  // The two cannot be told apart after the fact, so by default that receipt is disputed and the
+  // register stops (never a receipt believed refused that was registered). `readLinkFirst` reads the
+  // current Uid before every receipt, so such a Uid is never presented.
+  const foreign = (): [string, string][] => [["uid", crypto.randomUUID()]];
+
+  it("by default: the next receipt is refused by the service, disputed (OutcomeUnknownError), never sent again", async () => {
+    const presented: (string | null)[] = [];
+    const fiscal = client({ fetch: lyingOnce(foreign, presented) });
+    await fiscal.shifts.open({ IdKkm: 105 });
+    const before = sb.fiscal.documents(105).length;
+    await fiscal.operations.sale({ idKkm: 105, ...sale }, { idempotencyKey: "foreign-uid-1" });
+    const e = await fiscal.operations.sale({ idKkm: 105, ...sale }, { idempotencyKey: "foreign-uid-2" }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(OutcomeUnknownError);
+    expect(sb.fiscal.documents(105).length - before).toBe(1);
+    expect((await fiscal.journal.get({ operation: "operations.sale", key: "foreign-uid-2" }))?.state).toBe("disputed");
+    // The register stays stopped until the dispute is settled: the next receipt is not sent.
+    await expect(fiscal.operations.sale({ idKkm: 105, ...sale }, { idempotencyKey: "foreign-uid-3" })).rejects.toThrow(/foreign-uid-2/);
+    expect(presented).toHaveLength(2);
+    await fiscal.close();
+  });
+
+  it("with lease.readLinkFirst: the next receipt presents the service's current Uid and is registered", async () => {
+    const presented: (string | null)[] = [];
+    const fiscal = client({ fetch: lyingOnce(foreign, presented), lease: { readLinkFirst: true } });
+    await fiscal.shifts.open({ IdKkm: 107 });
+    const before = sb.fiscal.documents(107).length;
+    await fiscal.operations.sale({ idKkm: 107, ...sale }, { idempotencyKey: "foreign-uid-first-1" });
+    const current = sb.fiscal.register(107)!.uid;
+    const second = await fiscal.operations.sale({ idKkm: 107, ...sale }, { idempotencyKey: "foreign-uid-first-2" });
+    expect(second.IdDocument).toBeDefined();
+    expect(presented[1]).toBe(current);
+    expect(sb.fiscal.documents(107).length - before).toBe(2);
+    expect((await fiscal.journal.get({ operation: "operations.sale", key: "foreign-uid-first-2" }))?.state).toBe("applied");
+    await fiscal.close();
+  });
 });

@@ -23,7 +23,7 @@ export interface ChainTurn {
   readonly key: string;
   /** The lease's proof, for every write under it. */
   readonly fence: Fence;
-  /** The link the next request must present: the kept one, read afresh from the service when it is not sure. */
+  /** The link the next request must present: the kept one, read afresh from the service when it is not sure (or always, `readsFirst`). */
   link(): Promise<string>;
   /** The service's current link, read now, and kept. */
   current(): Promise<string>;
@@ -115,6 +115,8 @@ export interface TurnHost {
   renew(lease: Lease, atLeastMs: number): Promise<Lease>;
   /** Whether an outcome may wait for the key's next write (a lease that lingers, a chain not closing). */
   defers(): boolean;
+  /** Whether the link is read from the service before every request, the kept one never trusted (LeaseOptions.readLinkFirst). */
+  readonly readsFirst: boolean;
 }
 
 /**
@@ -153,7 +155,13 @@ export class Turn implements ChainTurn {
 
   async link(): Promise<string> {
     const held = this.#held;
-    return held.unsure || held.link === undefined ? this.current() : held.link;
+    if (held.unsure || held.link === undefined) return this.current();
+    if (!this.#host.readsFirst) return held.link;
+    // Under the lease only this client moves the chain: a current link other than the kept one means
+    // the answer that carried the kept one lied. Kept only then; otherwise the kept one stands.
+    const link = await this.#host.current(JSON.parse(this.key));
+    if (link !== held.link) await this.keep(link);
+    return link;
   }
 
   async current(): Promise<string> {

@@ -36,6 +36,8 @@ export interface LeaseOptions {
   waitMs?: number;
   /** How long a lease is kept after the key's last call, in ms (calls that follow reuse it, and carry its outcome). Default 1000. */
   lingerMs?: number;
+  /** Read the key's current link from the service before every request that presents one, rather than trust the last answer's. */
+  readLinkFirst?: boolean;
 }
 
 export interface HeaderChainOptions {
@@ -92,6 +94,7 @@ export class HeaderChain {
       carry: (held, name, lapses, write) => this.#carry(held, name, lapses, write),
       renew: (lease, ms) => this.#renew(lease, ms),
       defers: () => this.#lingerMs > 0 && !this.#closing,
+      readsFirst: options.lease?.readLinkFirst === true,
     };
   }
 
