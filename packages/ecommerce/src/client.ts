@@ -130,7 +130,9 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
     try {
       return await methods.payments.status({ orderid: orderId, ...(id ? { id } : {}) }, callOptions);
     } catch (e) {
-      if (e instanceof NotFoundError) return undefined;
+      // "None" only from the gateway's own 404 (its error envelope): a proxy's HTML page, a plain-text
+      // or empty 404 says nothing of the order, and read as "none" it would have a lost payment made again.
+      if (e instanceof NotFoundError && e.serviceMessage !== undefined) return undefined;
       throw e;
     }
   }
@@ -139,7 +141,9 @@ export function createEcommerceClient(options: EcommerceClientOptions): Ecommerc
     // What is not an object of parameters goes to the invoker as it is, which refuses it by name.
     if (params === null || typeof params !== "object" || Array.isArray(params)) return methods.payments.create(params as never, callOptions) as never;
     const orderId = params.orderId ?? newOrderId();
-    const input = { demo: options.demo ?? false, ...params, merchantId: params.merchantId ?? options.merchantId, orderId };
+    // Each default is taken where the parameter is undefined, present or not: `{ demo: order.isTest }`
+    // with the flag unset keeps a test client's payments test payments.
+    const input = { ...params, demo: params.demo ?? options.demo ?? false, merchantId: params.merchantId ?? options.merchantId, orderId };
     const created = await methods.payments.create(input as PaymentsCreateParams, callOptions);
     return { ...created, orderId };
   }

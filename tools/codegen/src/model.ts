@@ -315,7 +315,13 @@ function outcomeOf(doc: Json, where: string, op: Json, properties: Record<string
   }
   const applied = withoutExtensions(spec.applied ?? {});
   const kinds = ["found", "equals", "changed"].filter((k) => k in applied);
-  if (kinds.length !== 1 || (kinds[0] === "equals" && typeof applied.at !== "string")) fail(where, "x-outcome applied must be { found: true }, { at, equals } or { changed }");
+  if (kinds.length !== 1 || (kinds[0] === "equals" && typeof applied.at !== "string"))
+    fail(where, "x-outcome applied must be { found: true }, { at, equals, notAppliedWhen } or { changed }");
+  // Without it, every other value would read as "not applied": a status no source explains, which
+  // the call itself may have set, would free its key to be sent again.
+  if (kinds[0] === "equals" && (!Array.isArray(applied.notAppliedWhen) || applied.notAppliedWhen.length === 0 || applied.notAppliedWhen.includes(applied.equals))) {
+    fail(where, "x-outcome applied { at, equals } needs notAppliedWhen: the values (not equals) that say the call did not take effect; any other value says neither");
+  }
   return { by: "query", operation: spec.operation, params: spec.params ?? {}, applied, ...key };
 }
 
@@ -442,7 +448,9 @@ export function buildModel(doc: Json, codecTypes: CodecTypes, specPath: string):
     const fileEnd = fileEndOf(doc, where, ok, fileSignature);
     const answerNames: Record<string, string> | undefined = op["x-answer-names"];
     for (const [pointer, name] of Object.entries(answerNames ?? {})) {
-      if (!pointer.startsWith("/") || !properties[name]) fail(where, `x-answer-names ${pointer}: ${name}, which is not one of its parameters`);
+      // `$account`: the client's own account (the merchant whose credentials ask), not a parameter.
+      if (!pointer.startsWith("/") || (!properties[name] && name !== "$account"))
+        fail(where, `x-answer-names ${pointer}: ${name}, which is not one of its parameters (nor $account)`);
     }
     const security = securityOf(doc, op);
     const signsIn = Object.values<Json>(schemes).some((s) => s["x-obtained-by"] === id);

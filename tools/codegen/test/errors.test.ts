@@ -69,5 +69,14 @@ describe("generation refuses what it cannot model", () => {
     expect(() => buildModel(journaled({ "x-gap": "The answer names nothing." }), {}, "t.yaml")).not.toThrow();
     const model = buildModel(journaled({}, { "/id": "id" }), {}, "t.yaml");
     expect(model.operations.find((o) => o.id === "x.status")?.row.answerNames).toEqual({ "/id": "id" });
+    // `$account`: the client's own account, not a parameter.
+    const own = buildModel(journaled({}, { "/id": "id", "/merchantId": "$account" }), {}, "t.yaml");
+    expect(own.operations.find((o) => o.id === "x.status")?.row.answerNames).toEqual({ "/id": "id", "/merchantId": "$account" });
+    // A value rule must list the values that say "not applied": any other says neither.
+    const names = { "/id": "id" };
+    expect(() => buildModel(journaled({ applied: { at: "/status", equals: 3 } }, names), {}, "t.yaml")).toThrow(/needs notAppliedWhen/);
+    expect(() => buildModel(journaled({ applied: { at: "/status", equals: 3, notAppliedWhen: [3] } }, names), {}, "t.yaml")).toThrow(/needs notAppliedWhen/);
+    const rule = buildModel(journaled({ applied: { at: "/status", equals: 3, notAppliedWhen: [0, 1] } }, names), {}, "t.yaml");
+    expect(rule.operations.find((o) => o.id === "x.run")?.row.outcome).toMatchObject({ applied: { at: "/status", equals: 3, notAppliedWhen: [0, 1] } });
   });
 });

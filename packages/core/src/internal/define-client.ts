@@ -48,7 +48,10 @@ export interface ClientParts<N extends SpecNames> {
   checks: { readonly [K in N["check"]]: Check };
   /** The interface's name (`fiscal`): in the journal's keys and the telemetry's span names. */
   interface: string;
-  /** Whose keys and registers the journal holds (never a secret). Needed when the spec journals an operation or has a chain. */
+  /**
+   * Whose keys and registers the journal holds (never a secret), and the account answers name as
+   * `$account` (`x-answer-names`). Needed when the spec journals an operation or has a chain.
+   */
   journal?: { account: string };
   /** Runs before every call; throws when the client may not be used any more. */
   guard?: () => void;
@@ -83,6 +86,7 @@ export function defineClient<N extends SpecNames, Methods, Paths extends {}>(spe
     paths: options.paths,
     guard: parts.guard,
     telemetry: clientTelemetry(options.telemetry, { interface: parts.interface, baseUrl }),
+    account: parts.journal?.account,
   });
   return { methods: spec.build(invoker.invoke), invoker, transport };
 }

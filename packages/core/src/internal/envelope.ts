@@ -71,12 +71,19 @@ export function namesAsked(result: unknown, pointer: string, asked: unknown): bo
   return plain(value) && plain(asked) ? String(value) === String(asked) : undefined;
 }
 
-/** Refuses a result about something else than was asked (`answerNames`): another order's status, another register. */
-export function checkAnswerNames(op: OperationSpec, a: Answer, result: unknown, asked: Readonly<Record<string, unknown>>): void {
+/** The name in `answerNames` of the client's own account (the merchant whose credentials ask), not of a parameter. */
+export const ACCOUNT_NAME = "$account";
+
+/**
+ * Refuses a result about something else than was asked (`answerNames`): another order's status,
+ * another register, another merchant's transaction (`$account`: the client's `account`).
+ */
+export function checkAnswerNames(op: OperationSpec, a: Answer, result: unknown, asked: Readonly<Record<string, unknown>>, account: string | undefined): void {
   for (const [pointer, name] of Object.entries(op.answerNames ?? {})) {
-    if (namesAsked(result, pointer, asked[name]) !== false) continue;
+    const own = name === ACCOUNT_NAME;
+    if (namesAsked(result, pointer, own ? account : asked[name]) !== false) continue;
     const named = String(evaluatePointer(result, keys(pointer)).value).slice(0, 40);
-    throw unexpected(op, a, `the answer is about ${pointer.slice(1)} ${JSON.stringify(a.scrub(named))}, not the ${name} asked`);
+    throw unexpected(op, a, `the answer is about ${pointer.slice(1)} ${JSON.stringify(a.scrub(named))}, not ${own ? "the client's account" : `the ${name} asked`}`);
   }
 }
 

@@ -70,6 +70,8 @@ export interface InvokerOptions {
   sensitiveKeys?: readonly string[];
   /** Runs every call in its span (`telemetry.ts`); none when the client's telemetry is off. */
   telemetry?: Telemetry;
+  /** The client's own account (the merchant id; never a secret): an answer naming another (`answerNames` `$account`) is refused. */
+  account?: string;
 }
 
 export interface Invoker {
@@ -102,7 +104,7 @@ interface PreparedCall {
  *    success is unwrapped; rows are checked by the caller's schema.
  */
 export function createInvoker(options: InvokerOptions): Invoker {
-  const { transport, operations } = options;
+  const { transport, operations, account } = options;
   checkWiring(options);
   const effective = pathOverrides(operations, options.paths);
   const { chain, journal } = journalParts(options, (op, params) => invoke(op, params));
@@ -129,12 +131,13 @@ export function createInvoker(options: InvokerOptions): Invoker {
     if (op.outcome && journal) {
       // Sent, read, checked for the service's failure and unwrapped: an answer that arrived but
       // cannot be used leaves a journaled call's outcome to be learnt too.
-      const send = async (steps: AttemptStep[], once: SendWatch) => answerValue(op, await transport.send(request, callOptions, { steps, wantsFile, once, record }), record, call);
+      const send = async (steps: AttemptStep[], once: SendWatch) =>
+        answerValue(op, await transport.send(request, callOptions, { steps, wantsFile, once, record }), record, call, account);
       const signIn = transport.signIn(request, callOptions);
       return journal.run({ op, idempotencyKey: callOptions.idempotencyKey, encoded: call.encoded, timeoutMs: callOptions.timeoutMs, send, signIn });
     }
     const result = await transport.send(request, callOptions, { wantsFile, record });
-    const value = answerValue(op, result, record, call);
+    const value = answerValue(op, result, record, call, account);
     return callOptions.rows && result.kind === "json" ? checkedRows(op, callOptions.rows, value as unknown[], result) : value;
   }
 
@@ -292,13 +295,13 @@ function checked({ options, sensitive, target, op, callOptions, ctx, raw }: Chec
 }
 
 /** Step 4: the value an answer carries (a file, or the unwrapped payload); the service's failure is a typed error. */
-function answerValue(op: OperationSpec, result: CallResult, record: CallRecord | undefined, call: PreparedCall): unknown {
+function answerValue(op: OperationSpec, result: CallResult, record: CallRecord | undefined, call: PreparedCall, account: string | undefined): unknown {
   if (record) record.status = result.status;
   if (result.kind === "file") return result.file;
   checkFailure(op, result);
   if (call.wantsFile) throw notTheFile(op, result);
   const value = unwrap(op, result);
-  if (op.answerNames) checkAnswerNames(op, result, value, call.encoded);
+  if (op.answerNames) checkAnswerNames(op, result, value, call.encoded, account);
   return value;
 }
 

@@ -80,8 +80,9 @@ export interface ChainDefinition {
  * operations it journals (those that move money or change a register):
  * - `chain`: the per-key chain moved past the link the call presented (under the key's lease);
  * - `query`: a read-only operation, with parameters taken from the call's by JSON pointer, answers
- *   it: an answer at all (`found`; not found means not applied), a value at a pointer (`equals`),
- *   or a value that differs from what the same query answered before sending (`changed`);
+ *   it: an answer at all (`found`; not found means not applied), a value at a pointer (`equals`;
+ *   only the values of `notAppliedWhen` there mean not applied, any other says neither), or a value
+ *   that differs from what the same query answered before sending (`changed`);
  * - `none`: nothing the interface offers can tell (the spec says why in an x-gap).
  * `key`, if given, points at the parameter that names the request (an order id): the idempotency
  * key when the caller gives none.
@@ -92,7 +93,7 @@ export type OutcomeSpec = (
       by: "query";
       operation: string;
       params: Readonly<Record<string, string>>;
-      applied: { found: true } | { at: string; equals: unknown } | { changed: string };
+      applied: { found: true } | { at: string; equals: unknown; notAppliedWhen: readonly unknown[] } | { changed: string };
     }
   | { by: "none" }
 ) & { key?: string };

@@ -133,7 +133,9 @@ export async function learnOutcome(
       // "another status", nor "changed" (an answer unchecked, with validateResponses off, may say so).
       const { found, value } = evaluatePointer(answer, parsePointer("equals" in rule ? rule.at : rule.changed));
       if (!found || value === null || value === undefined) return undefined;
-      if ("equals" in rule) return value === rule.equals ? true : typeof value === typeof rule.equals ? false : undefined;
+      // Only a value the spec says the call leaves behind when it did not take effect says "not applied":
+      // a status no source explains (a refund's 4, 5 or 31) may be the call's own doing.
+      if ("equals" in rule) return value === rule.equals ? true : rule.notAppliedWhen.includes(value) ? false : undefined;
       const { before } = entry.probe; // null: nothing before, so anything now is a change
       return value === before ? false : before === null || typeof value === typeof before ? true : undefined;
     }
