@@ -38,7 +38,7 @@ export const operations = {
     body: false,
     envelope: envelope,
     unwrap: {"at":[""]},
-    answerNames: {"/orderId":"orderid","/id":"id"},
+    answerNames: {"/orderId":"orderid","/id":"id","/merchantId":"$account"},
     decidesOutcome: true,
     validators: () => import("./validators/payments_status.js"),
   }),
@@ -65,7 +65,7 @@ export const operations = {
     body: true,
     envelope: envelope,
     unwrap: {"at":[""]},
-    outcome: {"by":"query","operation":"payments.status","params":{"orderid":"/order_id"},"applied":{"at":"/status","equals":3},"key":"/order_id"},
+    outcome: {"by":"query","operation":"payments.status","params":{"orderid":"/order_id"},"applied":{"at":"/status","equals":3,"notAppliedWhen":[0,1,2]},"key":"/order_id"},
     validators: () => import("./validators/payments_cancel.js"),
   }),
   "publicKey.pem": operation<S.PublicKeyPemParams, S.PublicKeyPemResult, CallOptions>({

@@ -125,7 +125,7 @@ export const operations = {
     answerNames: {"/IdShift":"idShift","/IdKkm":"IdKkm"},
     codecs: {"/Date":"rfc3339"},
     chain: {"key":"IdKkm","presents":true,"returns":false},
-    outcome: {"by":"query","operation":"shifts.get","params":{"idShift":"/idShift"},"applied":{"at":"/IdStatusShift","equals":2}},
+    outcome: {"by":"query","operation":"shifts.get","params":{"idShift":"/idShift"},"applied":{"at":"/IdStatusShift","equals":2,"notAppliedWhen":[1]}},
     validators: () => import("./validators/shifts_closeWithZReport.js"),
   }),
   "uid.get": operation<S.UidGetParams, S.UidGetResult, CallOptions>({
