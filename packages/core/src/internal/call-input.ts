@@ -4,6 +4,7 @@
 // The invoker's "prepare" step is made of these.
 import type { StandardSchemaV1 } from "../call.js";
 import { RequestValidationError, RowValidationError, type ValidationIssue } from "../errors.js";
+import { CARD_IN_HEADER, holdsCardNumber } from "./card-number.js";
 import { wrapParams } from "./envelope.js";
 import { HEADER_VALUE, headerIssues } from "./header-check.js";
 import { copyInto, put } from "./objects.js";
@@ -143,7 +144,10 @@ export function checkCallOptions(op: OperationSpec, options: unknown): void {
         break;
       case "headers":
         if (!isPlainObject(value)) wrong(name, "must be an object of header names and string values");
-        else for (const issue of headerIssues(value)) wrong(`${name}/${issue.name}`, issue.message);
+        else {
+          for (const issue of headerIssues(value)) wrong(`${name}/${issue.name}`, issue.message);
+          for (const [header, v] of Object.entries(value)) if (typeof v === "string" && holdsCardNumber(v)) wrong(`${name}/${header}`, CARD_IN_HEADER);
+        }
         break;
       case "extraParams":
       case "rows":

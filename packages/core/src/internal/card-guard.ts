@@ -1,12 +1,12 @@
 // The card guard: card data never leaves in the clear. Requests are closed, so a name the spec does
 // not know can only be inside an object the spec leaves open (`openAt`) or in `extraParams`; there
 // the guard refuses a property named like card data (`pan`, `cvv`, `card`, `cardNumber`…) and any
-// value that is a card number (13 to 19 digits that pass the Luhn check). In the fields the spec
+// value that is or holds a card number (13 to 19 digits that pass the Luhn check). In the fields the spec
 // declares as secrets (the cryptogram's `cardData`), a card number is refused too: only a cryptogram
 // goes there. Fields the spec declares otherwise are left alone (a barcode may pass the Luhn check).
 // The value is never shown: the error names the path only.
 import type { ValidationIssue } from "../errors.js";
-import { looksLikeCardNumber, pathShown } from "./card-number.js";
+import { holdsCardNumber, looksLikeCardNumber, pathShown } from "./card-number.js";
 import { pointerOf } from "./pointer.js";
 
 export { looksLikeCardNumber } from "./card-number.js";
@@ -73,13 +73,18 @@ function searchOpen(value: unknown, keys: string[], prefix: string, issues: Vali
     issues.push({ path: prefix + pathShown(pointerOf(keys)), message: `looks like a card number: ${NEVER}` });
     return;
   }
+  // Written inside free text (`paid with 4111 1111 1111 1111`): nothing the spec declares is there to say it is not one.
+  if (within.length > 0 && typeof value === "string" && holdsCardNumber(value)) {
+    issues.push({ path: prefix + pathShown(pointerOf(keys)), message: `holds a card number: ${NEVER}` });
+    return;
+  }
   if (value === null || typeof value !== "object" || within.includes(value)) return;
   within.push(value);
   for (const [k, v] of Object.entries(value)) {
     if (within.length === 1 && declared.includes(k)) continue;
     keys.push(k);
     // A name that is itself a card number (an object keyed by card) is card data on the wire too.
-    if (looksLikeCardNumber(k)) issues.push({ path: prefix + pathShown(pointerOf(keys)), message: `is a card number used as a name: ${NEVER}` });
+    if (looksLikeCardNumber(k) || holdsCardNumber(k)) issues.push({ path: prefix + pathShown(pointerOf(keys)), message: `is a card number used as a name: ${NEVER}` });
     else if (isCardName(k)) issues.push({ path: prefix + pathShown(pointerOf(keys)), message: `is named like card data: ${NEVER}` });
     else searchOpen(v, keys, prefix, issues, [], within);
     keys.pop();

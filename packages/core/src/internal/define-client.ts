@@ -4,6 +4,8 @@
 // security scheme the spec names and the client does not bring is a compile error (and, for plain
 // JavaScript, the invoker's ConfigurationError at construction).
 import type { ClientFunctions, ClientSettings, JournalFunctions, JournalSettings } from "../call.js";
+import { ConfigurationError } from "../errors.js";
+import { CARD_IN_HEADER, holdsCardNumber } from "./card-number.js";
 import type { Codec } from "./codecs.js";
 import { type Check, createInvoker, type Invoke, type Invoker } from "./invoker.js";
 import type { ChainDefinition, OperationSpec } from "./operation.js";
@@ -66,6 +68,9 @@ export interface ClientCore<Methods, Paths extends {}> {
 export function defineClient<N extends SpecNames, Methods, Paths extends {}>(spec: GeneratedSpec<N, Methods, Paths>, parts: ClientParts<N>): ClientCore<Methods, Paths> {
   const { options, baseUrl } = parts;
   checkServiceOptions(baseUrl, options.timeZone, options.allowInsecureHttp === true);
+  // Here, with the runtime, rather than with the other option checks: the card-number reader is no page's first load.
+  const carded = Object.entries(options.headers ?? {}).find(([, value]) => holdsCardNumber(String(value)));
+  if (carded) throw new ConfigurationError(`${parts.interface}: invalid options: /headers/${carded[0]} ${CARD_IN_HEADER}`);
   const transport = new Transport<Paths>({
     ...sharedTransportOptions(options),
     baseUrl,

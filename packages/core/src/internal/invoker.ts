@@ -9,6 +9,7 @@ import type { BinaryFile } from "../file.js";
 import type { ChainStore, Holder, JournalStore, LeaseStore } from "../stores.js";
 import { asSent, checkCallOptions, checkExtraParams, checkedRows, checkRowSchema, isPlainObject, split } from "./call-input.js";
 import { cardDataIssues } from "./card-guard.js";
+import { maskCardRuns } from "./card-number.js";
 import { HeaderChain, type LeaseOptions } from "./chain.js";
 import { type CodecContext, type CodecRegistry, checkPeriod, encodeInput, missingCodecs } from "./codecs.js";
 import { checkPathOverrides } from "./construction.js";
@@ -125,8 +126,13 @@ export function createInvoker(options: InvokerOptions): Invoker {
   };
 
   async function run(op: OperationSpec, params: unknown, given: InvokeOptions | undefined, record: CallRecord | undefined): Promise<unknown> {
-    let call = prepare(effective.get(op) ?? op, op, params, given);
-    if (call instanceof Promise) call = await call;
+    let call: PreparedCall;
+    try {
+      const prepared = prepare(effective.get(op) ?? op, op, params, given);
+      call = prepared instanceof Promise ? await prepared : prepared;
+    } catch (e) {
+      throw cardNumbersHidden(e);
+    }
     const { request, callOptions, wantsFile } = call;
     if (op.outcome && journal) {
       // Sent, read, checked for the service's failure and unwrapped: an answer that arrived but
@@ -209,6 +215,21 @@ function journalParts(options: InvokerOptions, invoke: (op: OperationSpec, param
     query: invoke,
   });
   return { chain, journal };
+}
+
+/**
+ * A refusal of the caller's input with every card number written in it shown as `[card number]`:
+ * a check, a codec or a validator quotes what it was given (an amount's field given a card number,
+ * a misspelt name `card 4111…`), and whatever quoted it, no message, issue or stack carries one.
+ * Done here, once for every step of `prepare`, rather than in the error class: the class is in every
+ * page's first load, the card-number reader is not.
+ */
+function cardNumbersHidden(e: unknown): unknown {
+  if (!(e instanceof RequestValidationError)) return e;
+  Object.assign(e, { issues: e.issues.map((i) => ({ path: maskCardRuns(i.path), message: maskCardRuns(i.message) })) });
+  e.message = maskCardRuns(e.message);
+  if (e.stack) e.stack = maskCardRuns(e.stack);
+  return e;
 }
 
 type Prepare = (target: OperationSpec, op: OperationSpec, params: unknown, given: InvokeOptions | undefined) => PreparedCall | Promise<PreparedCall>;

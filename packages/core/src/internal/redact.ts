@@ -2,7 +2,7 @@
 // by key (a structured value: any property whose name the spec marks x-sensitive) and by value
 // (free text such as a body excerpt: every secret the client holds is cut out, in the forms a
 // server that echoes its input would write it back).
-import { looksLikeCardNumber } from "./card-number.js";
+import { maskCardRuns } from "./card-number.js";
 import { evaluatePointer } from "./pointer.js";
 
 export const REDACTED = "[REDACTED]";
@@ -218,17 +218,7 @@ function cut(text: string, secrets: Iterable<string>): string {
   return out;
 }
 
-/**
- * A run of 13 to 19 digits, up to two spaces, tabs, dashes, pluses (a form's spaces), zero-width
- * characters or group separators (`.`, `/`, `_`…) between them: a card number when the card guard
- * reads it as one (separators only between groups: two IP addresses are no card), Luhn included.
- * Its first digit is 2 to 9 (8600 UzCard, 9860 Humo, 9112 Belkart, 9792 Troy as well as the
- * international networks), or 1 for 14 digits and more (UATP's 15): a millisecond timestamp's 13
- * digits begin with 1, and one in ten would pass the check.
- */
-const SEPARATED_DIGIT = "[ \\t.+\\-/_,:|\\\\\\u200b-\\u200d\\u2060\\ufeff]{0,2}\\d";
-const DIGIT_RUN = new RegExp(`(?<!\\d)(?:[2-9](?:${SEPARATED_DIGIT}){12,18}|1(?:${SEPARATED_DIGIT}){13,18})(?!\\d)`, "g");
-const maskRuns = (text: string) => text.replace(DIGIT_RUN, (run) => (looksLikeCardNumber(run.replace(/\+/g, " ")) ? REDACTED : run));
+const maskRuns = (text: string) => maskCardRuns(text, REDACTED);
 
 /**
  * Card numbers masked as written and under escaping (URL-encoded, JSON- or HTML-escaped, a few times
