@@ -113,12 +113,12 @@ export function createInvoker(options: InvokerOptions): Invoker {
 
   const { telemetry } = options;
   // The call reads its own copy of what it was given, taken now, before its first await (snapshot.ts).
-  // A getter that throws while it is copied rejects the call's promise, as every other failure does.
+  // A getter that throws while it is copied, or a value nested too deep, rejects the call's promise with a RequestValidationError naming where.
   const invoke: Invoke = (op, given, givenOptions) => {
     let params: unknown;
     let options: InvokeOptions | undefined;
     try {
-      [params, options] = snapshotCall(given, givenOptions) as [unknown, InvokeOptions | undefined];
+      [params, options] = snapshotCall(given, givenOptions, op.id) as [unknown, InvokeOptions | undefined];
     } catch (e) {
       return Promise.reject(e);
     }

@@ -47,8 +47,8 @@ type Copy = "call" | "ref";
  * are copied now: the call is the one asked, whatever the caller does with its objects meanwhile (snapshot.ts).
  * `raw` takes fetch's own objects (a signal, Headers), used as they are.
  */
-function taken(args: unknown[], copy: Copy | undefined): unknown[] {
-  if (copy === "call") return snapshotCall(args[0], args[1]);
+function taken(args: unknown[], copy: Copy | undefined, name: PropertyKey): unknown[] {
+  if (copy === "call") return snapshotCall(args[0], args[1], String(name));
   // A reference is read by name: the OutcomeUnknownError itself is one, and its toJSON has no key.
   return copy === "ref" ? args.map((a) => (a !== null && typeof a === "object" ? { operation: (a as JournalRef).operation, key: (a as JournalRef).key } : a)) : args;
 }
@@ -87,9 +87,9 @@ export function lazyClient<C extends object, O extends object>(parts: ShellParts
     (...args: unknown[]) => {
       if (client) return of(client)[name]!(...args);
       try {
-        args = taken(args, copy);
+        args = taken(args, copy, name);
       } catch (e) {
-        return Promise.reject(e); // a getter that throws while it is copied rejects the call
+        return Promise.reject(e); // a getter that throws while it is copied, or a value nested too deep: RequestValidationError
       }
       return load().then((c) => of(c)[name]!(...args));
     };

@@ -5,7 +5,20 @@
 // under another (a payout to A changed to B: B paid twice, A never). So the call reads only this
 // copy, taken before its first await. Small, with put.ts alone: a client's shell (lazy.ts) takes
 // the same copy before it loads the client's code, and a page loads the shell first.
+import { RequestValidationError } from "../errors.js";
+import { pointerOf } from "./pointer-of.js";
 import { put } from "./put.js";
+
+/** How deep an input may nest: far past any request of the four interfaces, and well inside the stack (20,000 levels overflowed it). */
+const MAX_DEPTH = 100;
+
+/** A value that could not be copied, and where (keys from the input's root), until snapshotCall names its call. */
+class Unreadable {
+  constructor(
+    readonly keys: string[],
+    readonly message: string,
+  ) {}
+}
 
 /** A plain object: one made by a literal, `JSON.parse` or `Object.create(null)`. */
 export const isPlainObject = (v: unknown): v is Record<string, unknown> => {
@@ -35,9 +48,20 @@ export function snapshot(value: unknown, within: object[] = []): unknown {
   if (value === null || typeof value !== "object" || within.includes(value)) return value;
   if (value instanceof Date) return Object.setPrototypeOf(new Date(value.getTime()), Object.getPrototypeOf(value));
   if (kept(value)) return value;
+  if (within.length === MAX_DEPTH) throw new Unreadable([], `nests deeper than ${MAX_DEPTH} levels`);
   within.push(value);
   const copy: Record<string, unknown> = Array.isArray(value) ? (new Array(value.length) as never) : {};
-  for (const k of Object.keys(value)) put(copy, k, snapshot((value as Record<string, unknown>)[k], within));
+  for (const k of Object.keys(value)) {
+    let v: unknown;
+    try {
+      v = snapshot((value as Record<string, unknown>)[k], within);
+    } catch (e) {
+      // Where it was, built on the way out: a getter that threw, or a value nested too deep.
+      if (e instanceof Unreadable) e.keys.unshift(k);
+      throw e instanceof Unreadable ? e : new Unreadable([k], `could not be read (its getter threw ${e instanceof Error ? e.name : "a value"})`);
+    }
+    put(copy, k, v);
+  }
   within.pop();
   return copy;
 }
@@ -48,12 +72,19 @@ export function snapshot(value: unknown, within: object[] = []): unknown {
  * row schema are the caller's objects, used as they are. Parameters or options that are not a
  * plain object are left for the checks to refuse.
  */
-export function snapshotCall(params: unknown, options: unknown): [unknown, unknown] {
-  const p = isPlainObject(params) ? snapshot(params) : params;
-  if (!isPlainObject(options)) return [p, options];
-  const o: Record<string, unknown> = {};
-  // Non-enumerable ones too: an `idempotencyKey` the caller hid is still the call's key (or, misspelt, refused).
-  for (const k of Object.getOwnPropertyNames(options)) put(o, k, (options as Record<string, unknown>)[k]);
-  for (const k of ["headers", "extraParams"]) if (Object.hasOwn(o, k)) o[k] = snapshot(o[k]);
-  return [p, o];
+export function snapshotCall(params: unknown, options: unknown, operation: string): [unknown, unknown] {
+  let at = "";
+  try {
+    const p = isPlainObject(params) ? snapshot(params) : params;
+    if (!isPlainObject(options)) return [p, options];
+    at = "(options)";
+    const o: Record<string, unknown> = {};
+    // Non-enumerable ones too: an `idempotencyKey` the caller hid is still the call's key (or, misspelt, refused).
+    for (const k of Object.getOwnPropertyNames(options)) put(o, k, (options as Record<string, unknown>)[k]);
+    for (const k of ["headers", "extraParams"]) if (Object.hasOwn(o, k)) o[k] = snapshot(o[k]);
+    return [p, o];
+  } catch (e) {
+    // A value the call cannot read is bad input like any other: refused by path, nothing sent.
+    throw e instanceof Unreadable ? new RequestValidationError(operation, [{ path: at + pointerOf(e.keys), message: e.message }]) : e;
+  }
 }
