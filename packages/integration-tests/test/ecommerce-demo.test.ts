@@ -14,7 +14,8 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-it("demo: undefined in params keeps the client's demo: true (no real money moves)", async () => {
+/** A client made with `demo: true`, and the request bodies it sends. */
+function demoShop() {
   const bodies: string[] = [];
   const shop = createEcommerceClient({
     ...merchant,
@@ -26,6 +27,11 @@ it("demo: undefined in params keeps the client's demo: true (no real money moves
       return fetch(input, init);
     },
   });
+  return { shop, bodies };
+}
+
+it("demo: undefined in params keeps the client's demo: true (no real money moves)", async () => {
+  const { shop, bodies } = demoShop();
   const orderId = `demo-${Math.random().toString(36).slice(2)}`;
   await shop.payments.create({ amount: 1_000, orderId, demo: undefined });
   const sent = JSON.parse(bodies.find((b) => b.includes(orderId))!);
@@ -34,17 +40,7 @@ it("demo: undefined in params keeps the client's demo: true (no real money moves
 });
 
 it("payouts: demo: undefined keeps the client's demo: true", async () => {
-  const bodies: string[] = [];
-  const shop = createEcommerceClient({
-    ...merchant,
-    baseUrl: sb.ecommerceUrl,
-    demo: true,
-    store: new MemoryStore(),
-    fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
-      if (typeof init?.body === "string") bodies.push(init.body);
-      return fetch(input, init);
-    },
-  });
+  const { shop, bodies } = demoShop();
   const orderId = `demo-p-${Math.random().toString(36).slice(2)}`;
   await shop.payouts.create({ amount: 1_000, orderId, demo: undefined }).catch(() => undefined);
   const sent = JSON.parse(bodies.find((b) => b.includes(orderId))!);

@@ -69,13 +69,9 @@ const NEVER = "card data is sent only as the gateway's cryptogram (customerData.
  * open object itself declares (`declared`) are left to their schemas.
  */
 function searchOpen(value: unknown, keys: string[], prefix: string, issues: ValidationIssue[], declared: readonly string[] = [], within: unknown[] = []): void {
-  if (within.length > 0 && looksLikeCardNumber(value)) {
-    issues.push({ path: prefix + pathShown(pointerOf(keys)), message: `looks like a card number: ${NEVER}` });
-    return;
-  }
-  // Written inside free text (`paid with 4111 1111 1111 1111`): nothing the spec declares is there to say it is not one.
-  if (within.length > 0 && typeof value === "string" && holdsCardNumber(value)) {
-    issues.push({ path: prefix + pathShown(pointerOf(keys)), message: `holds a card number: ${NEVER}` });
+  // A text is searched whole (`paid with 4111 1111 1111 1111`): nothing the spec declares is there to say it is not one.
+  if (within.length > 0 && (typeof value === "string" ? holdsCardNumber(value) : looksLikeCardNumber(value))) {
+    issues.push({ path: prefix + pathShown(pointerOf(keys)), message: `is or holds a card number: ${NEVER}` });
     return;
   }
   if (value === null || typeof value !== "object" || within.includes(value)) return;
@@ -84,7 +80,7 @@ function searchOpen(value: unknown, keys: string[], prefix: string, issues: Vali
     if (within.length === 1 && declared.includes(k)) continue;
     keys.push(k);
     // A name that is itself a card number (an object keyed by card) is card data on the wire too.
-    if (looksLikeCardNumber(k) || holdsCardNumber(k)) issues.push({ path: prefix + pathShown(pointerOf(keys)), message: `is a card number used as a name: ${NEVER}` });
+    if (holdsCardNumber(k)) issues.push({ path: prefix + pathShown(pointerOf(keys)), message: `is a card number used as a name: ${NEVER}` });
     else if (isCardName(k)) issues.push({ path: prefix + pathShown(pointerOf(keys)), message: `is named like card data: ${NEVER}` });
     else searchOpen(v, keys, prefix, issues, [], within);
     keys.pop();

@@ -72,7 +72,7 @@ export function namesAsked(result: unknown, pointer: string, asked: unknown): bo
 }
 
 /** The name in `answerNames` of the client's own account (the merchant whose credentials ask), not of a parameter. */
-export const ACCOUNT_NAME = "$account";
+const ACCOUNT_NAME = "$account";
 
 /**
  * Refuses a result about something else than was asked (`answerNames`): another order's status,
